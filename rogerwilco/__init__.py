@@ -1,0 +1,51 @@
+"""rogerwilco: the reference Python implementation of RW1.
+
+A json-like front door::
+
+    import rogerwilco
+    msg = rogerwilco.loads("RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT")
+    msg.to_json(); msg.digest(); rogerwilco.dumps(msg)
+
+``check_line`` reports every finding of a line without raising; ``refusal``
+builds the ``UN`` reply a receiver sends for a line it must not guess at.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any, Iterable, Iterator
+
+from .errors import EncodeError, ProfileError, RefusedError, RW1Error, RW1SyntaxError
+from .findings import Finding
+from .message import Message, Source
+from .semantics import LineResult, check_line, refusal
+from .stream import read_lines, validate_stream
+from .vocab import Receiver, load_profile
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "EncodeError", "Finding", "LineResult", "Message", "ProfileError", "Receiver", "RefusedError",
+    "RW1Error", "RW1SyntaxError", "Source", "check_line", "dump", "dumps", "load", "load_profile",
+    "loads", "read_lines", "refusal", "validate_stream",
+]
+
+
+def loads(line: str, profiles: Receiver | Iterable[Any] | None = None) -> Message:
+    """Parse and validate one line into a Message (raises an RW1Error)."""
+    return Message.from_line(line, profiles)
+
+
+def dumps(message: Message) -> str:
+    """Write a Message as its line."""
+    return message.to_line()
+
+
+def load(fp: IO[str] | IO[bytes], profiles: Receiver | Iterable[Any] | None = None) -> Iterator[LineResult]:
+    """Every line of a stream, checked: one LineResult per input line, none dropped."""
+    return validate_stream(fp, profiles)
+
+
+def dump(messages: Iterable[Message], fp: IO[str]) -> None:
+    """Write messages one per line."""
+    for message in messages:
+        fp.write(message.to_line() + "\n")

@@ -1,0 +1,77 @@
+"""The ``rogerwilco`` command.
+
+Each subcommand lives in its own module under :mod:`rogerwilco.commands` and
+registers itself (``register(subparsers)``); this module finds them, runs the
+chosen one, and guarantees the exit contract: 0 clean, 1 findings, 2 usage
+or unreadable input, and never a Python traceback on the user's terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import sys
+from typing import Sequence
+
+from . import __version__, commands
+from .errors import RW1Error
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2, as argparse does, but say so plainly
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="rogerwilco",
+        description="RW1: parse, validate, read back and check one-line agent messages.",
+    )
+    parser.add_argument("--version", action="version", version=f"rogerwilco {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        code = args.func(args)
+        sys.stdout.flush()
+        return int(code or 0)
+    except RW1Error as exc:
+        sys.stderr.write(f"rogerwilco: {exc}\n")
+        return 2
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            # the reader went away (| head): not an error of ours
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 0
+        sys.stderr.write(f"rogerwilco: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the contract: no traceback reaches a user
+        sys.stderr.write(f"rogerwilco: internal error: {type(exc).__name__}: {exc}\n")
+        if os.environ.get("ROGERWILCO_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        return 2
+
+
+def run() -> None:
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Adapter ops, one module per area; each registers with ``adapter.op``."""

@@ -1,0 +1,30 @@
+"""Rendering: the only layer that imports rich.
+
+Reports are composed from rich renderables and printed on a console made by
+:func:`make_console`, which honours ``NO_COLOR`` and pipes (no colour, no
+markup surprises) and can write to a string for tests.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO
+
+from rich.console import Console
+
+
+def make_console(file: IO[str] | None = None, *, width: int | None = None, color: bool | None = None) -> Console:
+    stream = file if file is not None else sys.stdout
+    if color is None:
+        color = "NO_COLOR" not in os.environ and getattr(stream, "isatty", lambda: False)()
+    return Console(
+        file=stream,
+        width=width,
+        no_color=not color,
+        color_system="auto" if color else None,
+        highlight=False,
+        emoji=False,
+        markup=False,
+        soft_wrap=width is None and not getattr(stream, "isatty", lambda: False)(),
+    )

@@ -1,0 +1,39 @@
+"""Line reports: each finding with its place and a caret under the token."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ..errors import printable
+from ..findings import Finding
+from ..semantics import LineResult
+
+_STYLE = {"fail": "bold red", "note": "yellow"}
+
+
+def finding_text(result: LineResult, finding: Finding, file: str) -> Text:
+    """``file:line:col: fail UNK ask=PAYY unknown ask code`` and the caret."""
+    where = f"{file}:{result.line_number or 1}"
+    if finding.column:
+        where += f":{finding.column}"
+    out = Text()
+    out.append(where + ": ", style="bold")
+    out.append(finding.severity, style=_STYLE.get(finding.severity, ""))
+    if finding.why:
+        out.append(f" {finding.why}", style=_STYLE.get(finding.severity, ""))
+    out.append(f" [{finding.kind}]")
+    if finding.token:
+        out.append(" " + printable(finding.token), style="bold")
+    out.append(" " + printable(finding.message))
+    if finding.column and result.text:
+        shown = printable(result.text)
+        pad = len(printable(result.text[: finding.column - 1]))
+        width = max(1, len(printable(finding.token or "")))
+        out.append("\n  " + shown)
+        out.append("\n  " + " " * pad + "^" * width, style=_STYLE.get(finding.severity, ""))
+    return out
+
+
+def summary_text(counts: dict[str, int]) -> Text:
+    parts = [f"{n} {name}" for name, n in counts.items()]
+    return Text(", ".join(parts), style="bold")

@@ -1,0 +1,398 @@
+"""The never-guess pass: a parsed line against the vocabulary (spec 5 rules 2-4, D4).
+
+Theory of operation
+-------------------
+:func:`check_line` takes a line, parses it (:mod:`rogerwilco.syntax`), picks
+the vocabulary (``p=`` must name a profile the receiver holds; without it,
+the core alone), then walks the per-type slot table once, in written order:
+
+* a key of the type decodes with its slot type; a value that does not decode
+  (an unknown enum code, ``pri=9``, ``due=20261301``) is refused;
+* a known slot the type does not list decodes the same way (an unknown code
+  is still refused) and is noted as not of this type;
+* ``x_`` keys are kept as strings, silently; any other unknown key is kept as
+  a string and noted, unless a held profile *requires* that slot, in which
+  case using it without its ``p=`` is refused;
+* then the required slots, the conditional rules (core and the profile's
+  translation rules, all data), the closed answer vocabulary when the profile
+  defines ``ans``, the tail's length, and the profile's agent list (a note).
+
+Every finding is collected; the first ``fail`` is the refusal. Its ``why`` is
+``VER`` for an unknown version token and ``UNK`` for everything else, and its
+token is the offending text exactly as written (``ask=PAYY``, ``HX``,
+``RW2``; for a missing slot, its key).
+
+:func:`refusal` turns that into the ``UN`` reply line, or None where the line
+is valid or too broken to address.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any, Iterable, Mapping
+
+import attrs
+
+from .errors import EncodeError, RefusedError, RW1SyntaxError, printable
+from .findings import FAIL, NOTE, Finding
+from .message import JSON_KEYS, Message, Source, write_value
+from .slottypes import AGENT_RE, KEY_RE, MSGID_RE
+from .syntax import RawLine, parse_raw
+from .vocab import Receiver, Vocabulary, as_receiver, core_vocabulary
+
+VERSION = "RW1"
+_NUMBER_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+_DATE_RE = re.compile(r"[0-9]{8}")
+
+
+@attrs.frozen(kw_only=True)
+class LineResult:
+    """What the never-guess pass found for one line."""
+
+    text: str
+    message: Message | None
+    findings: tuple[Finding, ...]
+    raw: RawLine | None = None
+    line_number: int | None = None
+
+    @property
+    def valid(self) -> bool:
+        return not any(f.failed for f in self.findings)
+
+    @property
+    def refusal(self) -> Finding | None:
+        return next((f for f in self.findings if f.failed), None)
+
+
+def _fail(kind: str, token: str, message: str, *, why: str = "UNK", column: int | None = None, key: str | None = None) -> Finding:
+    return Finding(severity=FAIL, kind=kind, message=message, token=token, why=why, column=column, key=key)
+
+
+def _note(kind: str, message: str, *, key: str | None = None, token: str | None = None, column: int | None = None) -> Finding:
+    return Finding(severity=NOTE, kind=kind, message=message, key=key, token=token, column=column)
+
+
+def check_line(
+    text: str,
+    profiles: Receiver | Iterable | None = None,
+    *,
+    line_number: int | None = None,
+    file: str | None = None,
+) -> LineResult:
+    """Parse and validate one line; every finding, never an exception."""
+    receiver = as_receiver(profiles)
+    try:
+        raw = parse_raw(text, line_number=line_number)
+    except RW1SyntaxError as exc:
+        version = text.split(" ", 1)[0]
+        if re.fullmatch(r"RW[0-9]+", version) and version != VERSION:
+            finding = _fail("version", version, "unsupported protocol version", why="VER", column=1)
+        else:
+            finding = _fail("syntax", exc.token, exc.message, column=exc.column)
+        return LineResult(text=text, message=None, findings=(finding,), line_number=line_number)
+    return check_raw(raw, receiver, line_number=line_number, file=file)
+
+
+def check_raw(
+    raw: RawLine,
+    receiver: Receiver,
+    *,
+    line_number: int | None = None,
+    file: str | None = None,
+) -> LineResult:
+    findings: list[Finding] = []
+    if raw.version != VERSION:
+        findings.append(_fail("version", raw.version, "unsupported protocol version", why="VER", column=1))
+        return LineResult(text=raw.text, message=None, findings=tuple(findings), raw=raw, line_number=line_number)
+
+    vocab = core_vocabulary()
+    profile_name = None
+    seen: dict[str, int] = {}
+    for i, (key, value) in enumerate(raw.slots):
+        if key in seen:
+            findings.append(_fail("repeated", f"{key}={value}", "repeats a key already given", column=raw.slot_column(i), key=key))
+        else:
+            seen[key] = i
+        if key == "p" and profile_name is None:
+            profile_name = value
+    if profile_name is not None:
+        if receiver.holds(profile_name):
+            vocab = receiver.vocabulary(profile_name)
+        else:
+            findings.append(_fail("profile", f"p={profile_name}", "names a profile the receiver does not hold",
+                                  column=raw.slot_column(seen["p"]), key="p"))
+
+    table = vocab.types.get(raw.type)
+    if table is None:
+        findings.append(_fail("type", raw.type, "unknown message type", column=len(raw.version) + 2))
+        allowed: Mapping = vocab.slots
+    else:
+        allowed = table.slots
+
+    values: dict[str, Any] = {}
+    all_slots = vocab.slots
+    for i, (key, rawval) in enumerate(raw.slots):
+        if key in values:
+            continue
+        slot = allowed.get(key)
+        if slot is None:
+            slot = all_slots.get(key)
+            if slot is not None and table is not None:
+                findings.append(_note("off-type", f"{key} is not a slot of {raw.type}; ignored by receivers", key=key,
+                                      column=raw.slot_column(i)))
+        if slot is None:
+            values[key] = rawval
+            if key.startswith("x_"):
+                continue
+            owner = _requiring_profile(receiver, key)
+            if owner is not None and owner != vocab.profile:
+                findings.append(_fail("profile", f"{key}={rawval}", f"is a required slot of profile {owner}, used without p={owner}",
+                                      column=raw.slot_column(i), key=key))
+            else:
+                findings.append(_note("unknown-key", f"unknown key {key} kept as text", key=key, column=raw.slot_column(i)))
+            continue
+        try:
+            values[key] = slot.type.decode(rawval)
+        except ValueError as exc:
+            values[key] = rawval
+            kind = "enum" if slot.type.enum else "value"
+            findings.append(_fail(kind, f"{key}={rawval}", str(exc), column=raw.slot_column(i), key=key))
+
+    sender = values.get("from")
+    if isinstance(sender, str):
+        m = MSGID_RE.fullmatch(raw.id)
+        if m is None or m.group(1) != sender:
+            findings.append(_fail("id", raw.id, f"is not <from>-<n> for from={sender}",
+                                  column=len(raw.version) + len(raw.type) + 3))
+    if table is not None:
+        for key in table.required:
+            if key not in values:
+                findings.append(_fail("missing", key, f"required on {raw.type}, missing", key=key))
+    findings.extend(_check_rules(raw, vocab, values))
+    if raw.tail is not None and len(raw.tail) > vocab.tail_max:
+        findings.append(_fail("tail", "//", f"tail is {len(raw.tail)} characters, over {vocab.tail_max}",
+                              column=raw.tail_column() - 3))
+    if vocab.agents is not None:
+        for key in ("from", "to"):
+            agent = values.get(key)
+            if isinstance(agent, str) and agent not in vocab.agents and agent not in vocab.reserved_agents:
+                findings.append(_note("agent", f"{key}={agent} is not an agent of profile {vocab.profile}", key=key))
+
+    message = None
+    if not any(f.failed for f in findings):
+        envelope = {k: values.pop(k, None) for k in vocab.envelope}
+        message = Message(
+            type=raw.type,
+            id=raw.id,
+            re=envelope["re"],
+            from_=envelope["from"],
+            to=envelope["to"],
+            item=envelope["item"],
+            slots=values,
+            tail=raw.tail,
+            v=raw.version,
+            source=Source(text=raw.text, line=line_number, file=file),
+        )
+    return LineResult(text=raw.text, message=message, findings=tuple(findings), raw=raw, line_number=line_number)
+
+
+def _requiring_profile(receiver: Receiver, key: str) -> str | None:
+    for name in receiver.names:
+        vocab = receiver.vocabulary(name)
+        slot = vocab.slots.get(key)
+        if slot is not None and slot.profile == name:
+            if any(key in table.required for table in vocab.types.values()):
+                return name
+    return None
+
+
+def _condition_holds(cond: Any, value: Any) -> bool:
+    if value is None:
+        return False
+    if isinstance(cond, Mapping):
+        if "prefix" in cond:
+            return isinstance(value, str) and value.startswith(cond["prefix"])
+        if "in" in cond:
+            return value in cond["in"]
+        return False
+    return value == cond
+
+
+def _raw_of(raw: RawLine, key: str) -> str | None:
+    for k, v in raw.slots:
+        if k == key:
+            return v
+    return None
+
+
+def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any]) -> list[Finding]:
+    findings: list[Finding] = []
+    for rule in vocab.rules:
+        if raw.type not in rule.on:
+            continue
+        if not all(_condition_holds(cond, values.get(key)) for key, cond in rule.when.items()):
+            continue
+        why = rule.desc or rule.id
+        for key in rule.require:
+            if key not in values:
+                findings.append(_fail("rule", key, f"required: {why}", key=key))
+        if rule.require_tail and raw.tail is None:
+            findings.append(_fail("rule", "//", f"tail required: {why}"))
+        for key, pattern in rule.match.items():
+            written = _raw_of(raw, key)
+            if written is not None and pattern.search(written) is None:
+                findings.append(_fail("rule", f"{key}={written}", f"does not have the required shape: {why}", key=key))
+        if rule.sum is not None:
+            parts, total = rule.sum["parts"], rule.sum["total"]
+            if all(_raw_of(raw, k) is not None for k in (*parts, total)):
+                try:
+                    got = sum((Decimal(_raw_of(raw, k)) for k in parts), Decimal(0))  # type: ignore[arg-type]
+                    want = Decimal(_raw_of(raw, total))  # type: ignore[arg-type]
+                except InvalidOperation:
+                    continue  # a value that is not a number is already refused by its type
+                if got != want:
+                    findings.append(_fail("rule", f"{total}={_raw_of(raw, total)}",
+                                          f"is not {' + '.join(parts)} = {got}: {why}", key=total))
+    ans = vocab.enums.get("ans")
+    if ans:
+        if raw.type == "AQ" and values.get("need") == "ENUM":
+            for opt in values.get("opts", ()):
+                if opt not in ans:
+                    findings.append(_fail("answer", f"opts={_raw_of(raw, 'opts')}",
+                                          f"option {opt} is not in the profile's answer vocabulary (ans)", key="opts"))
+                    break
+        if raw.type == "AN":
+            val = values.get("val")
+            if isinstance(val, str) and not (
+                val in ("tail", "Y", "N") or _NUMBER_RE.fullmatch(val) or val in ans
+            ):
+                findings.append(_fail("answer", f"val={val}", "is not in the profile's answer vocabulary (ans)", key="val"))
+    return findings
+
+
+# --------------------------------------------------------------------------
+# strict constructors
+
+
+def strict_message(text: str, profiles=None, *, line_number: int | None = None) -> Message:
+    result = check_line(text, profiles, line_number=line_number)
+    if result.message is not None:
+        return result.message
+    first = result.refusal
+    assert first is not None
+    if first.kind == "syntax":
+        raise RW1SyntaxError(first.message, why="UNK", token=first.token or "", column=first.column,
+                             line=line_number, text=text, findings=result.findings)
+    raise RefusedError(first.message, why=first.why or "UNK", token=first.token or "", column=first.column,
+                       line=line_number, text=text, findings=result.findings)
+
+
+def message_from_json(obj: Mapping[str, Any] | str, profiles=None) -> Message:
+    """Validate a JSON form and build the message it describes (D1, D3)."""
+    if isinstance(obj, str):
+        try:
+            obj = json.loads(obj)
+        except json.JSONDecodeError as exc:
+            raise EncodeError(f"not JSON: {exc.msg}", token="json") from None
+    if not isinstance(obj, Mapping):
+        raise EncodeError("a JSON form is an object", token="json")
+    missing = [k for k in JSON_KEYS if k not in obj]
+    extra = [k for k in obj if k not in JSON_KEYS]
+    if missing or extra:
+        which = missing[0] if missing else extra[0]
+        raise EncodeError(f"a JSON form has exactly the keys {' '.join(JSON_KEYS)}", token=str(which))
+    if obj["v"] != VERSION:
+        raise RefusedError(f"unknown version token {obj['v']}", why="VER", token=str(obj["v"]))
+    for key in ("type", "id", "from", "to"):
+        if not isinstance(obj[key], str):
+            raise EncodeError(f"{key} is a string", token=key)
+    for key in ("re", "item", "tail"):
+        if obj[key] is not None and not isinstance(obj[key], str):
+            raise EncodeError(f"{key} is a string or null", token=key)
+    slots = obj["slots"]
+    if not isinstance(slots, Mapping):
+        raise EncodeError("slots is an object", token="slots")
+    parts = [obj["v"], obj["type"], obj["id"]]
+    for key in ("re", "from", "to", "item"):
+        if obj[key] is not None:
+            parts.append(f"{key}={obj[key]}")
+    for key, value in slots.items():
+        if not isinstance(key, str) or KEY_RE.fullmatch(key) is None:
+            raise EncodeError(f"slot key {key!r} is not [a-z][a-z0-9_]*", token=str(key))
+        if key in ("re", "from", "to", "item"):
+            raise EncodeError(f"{key} belongs at the top level, not in slots", token=key)
+        parts.append(f"{key}={write_value(key, value)}")
+    line = " ".join(parts)
+    if obj["tail"] is not None:
+        line += " // " + obj["tail"]
+    result = check_line(line, profiles)
+    if result.message is None:
+        first = result.refusal
+        assert first is not None
+        if first.kind == "syntax":
+            token = "tail" if obj["tail"] is not None and (first.column or 0) > len(line) - len(obj["tail"]) else first.token
+            raise EncodeError(f"cannot write: {first.message}", token=token or "", findings=result.findings)
+        raise RefusedError(first.message, why=first.why or "UNK", token=first.token or "", findings=result.findings)
+    message = result.message
+    decoded = message.to_json()["slots"]
+    for key, value in slots.items():
+        if not _same_json(decoded.get(key), value):
+            raise EncodeError(f"{key}: the JSON value {json.dumps(value)} is not of the slot's type", token=key)
+    return message.replace(source=None)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, list) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+# --------------------------------------------------------------------------
+# refusal replies
+
+
+def address_of(text: str, raw: RawLine | None = None) -> tuple[str, str] | None:
+    """(their id, their from) where the line is whole enough to reply to."""
+    if raw is not None:
+        tokens = [raw.id] + [f"{k}={v}" for k, v in raw.slots]
+    else:
+        tokens = text.split(" ")[2:]
+    if not tokens or MSGID_RE.fullmatch(tokens[0]) is None:
+        return None
+    senders = [t[5:] for t in tokens[1:] if t.startswith("from=")]
+    if len(senders) != 1 or AGENT_RE.fullmatch(senders[0]) is None:
+        return None
+    return tokens[0], senders[0]
+
+
+
+
+def refusal_for(result: LineResult, me: str, n: int) -> str | None:
+    first = result.refusal
+    if first is None:
+        return None
+    address = address_of(result.text, result.raw)
+    if address is None:
+        return None
+    their_id, their_from = address
+    if AGENT_RE.fullmatch(me) is None or n < 0:
+        raise ValueError(f"cannot reply as {me!r} with number {n}")
+    token = printable(first.token or "")
+    detail = printable(first.message)
+    tail = f"{token} {detail}" if token else detail
+    if len(tail) > 300:
+        tail = tail[:297].rstrip(" ") + "..."
+    line = f"RW1 UN {me}-{n} re={their_id} from={me} to={their_from} why={first.why or 'UNK'} // {tail}"
+    return line
+
+
+def refusal(text: str, me: str, n: int, profiles=None) -> str | None:
+    """The ``UN`` reply a receiver named ``me`` sends for ``text``, or None.
+
+    None where the line is valid, or too broken to find its id and from.
+    """
+    return refusal_for(check_line(text, profiles), me, n)

@@ -1,0 +1,238 @@
+"""Syntax: one RW1 line into its tokens, or a precise syntax error.
+
+Theory of operation
+-------------------
+``grammar/rw1.lark`` is the one source of syntax. It is loaded once (a cached
+factory) into a Lark LALR parser with the contextual lexer, and a transformer
+turns its parse tree into a :class:`RawLine`: the version, type and id tokens,
+the keyed slots as (key, raw value) pairs in written order, and the tail.
+Nothing here knows the vocabulary; a line with an unknown type parses, and the
+never-guess pass refuses it by name.
+
+Lark is general and therefore slow for a language this regular. The fast path
+is a single regular expression *derived from the grammar*: the ``start`` rule's
+EBNF tree is walked and every terminal is replaced by the regex Lark itself
+compiled for it. A line the derived regex accepts is split on its separators
+(the grammar guarantees a slot holds no space and that the first " // " is
+the tail mark), giving the same RawLine the Lark path gives; a line it
+rejects goes through Lark, which says exactly where and why. The two paths
+are proven to agree by a differential property test (tests/test_syntax.py).
+
+Errors never leave as Lark exceptions: they become RW1SyntaxError with the
+1-based column, the offending token (the space-delimited chunk at the error)
+and a message naming what was expected.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import attrs
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.load_grammar import GrammarBuilder
+
+from ._resources import grammar_path
+from .errors import RW1SyntaxError, printable
+
+TAIL_MARK = " // "
+
+# What each terminal looks like, for error messages a person can act on.
+_EXPECTED = {
+    "VERSION": "the version token RW1",
+    "TYPE": "a message type in uppercase (HO, RB, AQ, ...)",
+    "MSGID": "a message id <from>-<n>",
+    "SLOT": "a slot key=value (key: a lowercase letter, then [a-z0-9_])",
+    "_TAIL_MARK": "' // ' before a tail",
+    "_SP": "a single space",
+    "TAIL": "tail text",
+    "$END": "the end of the line",
+}
+
+
+@attrs.frozen(kw_only=True)
+class RawLine:
+    """A line split into its syntactic parts, values still as written."""
+
+    text: str
+    version: str
+    type: str
+    id: str
+    slots: tuple[tuple[str, str], ...]
+    tail: str | None = None
+
+    def slot_column(self, index: int) -> int:
+        """1-based column where slot ``index`` starts (for carets)."""
+        col = len(self.version) + len(self.type) + len(self.id) + 3
+        for key, raw in self.slots[:index]:
+            col += len(key) + len(raw) + 2
+        return col + 1
+
+    def tail_column(self) -> int:
+        return len(self.text) - len(self.tail or "") + 1
+
+
+class _ToRawLine(Transformer):
+    """One method per grammar rule: the grammar has one rule, ``start``."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def start(self, children: list[Token]) -> RawLine:
+        version, type_, msgid, *rest = children
+        slots, tail = [], None
+        for tok in rest:
+            if tok.type == "SLOT":
+                key, _, raw = tok.partition("=")
+                slots.append((key, raw))
+            else:
+                tail = str(tok)
+        return RawLine(
+            text=self.text,
+            version=str(version),
+            type=str(type_),
+            id=str(msgid),
+            slots=tuple(slots),
+            tail=tail,
+        )
+
+
+@lru_cache(maxsize=1)
+def grammar_text() -> str:
+    return grammar_path().read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def lark_parser() -> Lark:
+    """The grammar, loaded once."""
+    return Lark(grammar_text(), parser="lalr", lexer="contextual", propagate_positions=False)
+
+
+def _tree_to_regex(tree, terminals: dict[str, str]) -> str:
+    """Render a Lark EBNF tree (expansions/expansion/expr/value) as a regex."""
+    kind = tree.data
+    if kind == "expansions":
+        parts = [_tree_to_regex(child, terminals) for child in tree.children]
+        return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+    if kind == "expansion":
+        return "".join(_tree_to_regex(child, terminals) for child in tree.children)
+    if kind == "expr":
+        atom, op = tree.children[0], str(tree.children[1])
+        if op not in ("*", "+", "?"):
+            raise ValueError(f"operator {op!r} not supported by the fast path")
+        return "(?:" + _tree_to_regex(atom, terminals) + ")" + op
+    if kind == "value":
+        (sym,) = tree.children
+        if hasattr(sym, "name"):
+            return "(?:" + terminals[sym.name] + ")"
+        return _tree_to_regex(sym, terminals)
+    raise ValueError(f"grammar construct {kind!r} not supported by the fast path")
+
+
+@lru_cache(maxsize=1)
+def line_regex() -> re.Pattern[str]:
+    """The whole-line regex derived from the grammar's ``start`` rule."""
+    parser = lark_parser()
+    terminals = {t.name: t.pattern.to_regexp() for t in parser.terminals}
+    builder = GrammarBuilder()
+    builder.load_grammar(grammar_text(), "rw1.lark")
+    start = builder._definitions["start"].tree
+    return re.compile(_tree_to_regex(start, terminals))
+
+
+def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
+    """Split one line into a RawLine, or raise RW1SyntaxError."""
+    if line_regex().fullmatch(text) is not None:
+        head, mark, tail = text.partition(TAIL_MARK)
+        tokens = head.split(" ")
+        slots = tuple(tuple(tok.split("=", 1)) for tok in tokens[3:])
+        return RawLine(
+            text=text,
+            version=tokens[0],
+            type=tokens[1],
+            id=tokens[2],
+            slots=slots,  # type: ignore[arg-type]
+            tail=tail if mark else None,
+        )
+    return parse_raw_lark(text, line_number=line_number)
+
+
+def parse_raw_lark(text: str, *, line_number: int | None = None) -> RawLine:
+    """The Lark path alone (used on rejects, and by the differential test)."""
+    try:
+        tree = lark_parser().parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(text, exc, line_number) from None
+    return _ToRawLine(text).transform(tree)
+
+
+def chunk_at(text: str, column: int) -> tuple[str, int]:
+    """The space-delimited chunk containing 1-based ``column``, and its column.
+
+    At a space or past the end, the chunk is the next one, or failing that
+    the last one: the token a reader would point at.
+    """
+    idx = min(max(column - 1, 0), len(text))
+    if idx < len(text) and text[idx] != " ":
+        start = text.rfind(" ", 0, idx) + 1
+    else:
+        nxt = idx
+        while nxt < len(text) and text[nxt] == " ":
+            nxt += 1
+        if nxt < len(text):
+            start = nxt
+        else:
+            stripped = text.rstrip(" ")
+            start = stripped.rfind(" ") + 1 if stripped else 0
+            if not stripped:
+                return "", 1
+    end = text.find(" ", start)
+    end = len(text) if end == -1 else end
+    return text[start:end], start + 1
+
+
+def _syntax_error(text: str, exc: UnexpectedInput, line_number: int | None) -> RW1SyntaxError:
+    column = getattr(exc, "column", None)
+    if not isinstance(column, int) or column < 1:
+        column = len(text) + 1
+    if isinstance(exc, UnexpectedToken) and exc.token.type == "$END":
+        column = len(text) + 1
+    expected = sorted(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ())
+    message = _describe(text, column, expected, exc)
+    token, token_col = chunk_at(text, column)
+    return RW1SyntaxError(
+        message,
+        why="UNK",
+        token=token,
+        column=token_col if token else column,
+        line=line_number,
+        text=text,
+    )
+
+
+def _describe(text: str, column: int, expected: list[str], exc: UnexpectedInput) -> str:
+    """A precise message for the commonest breakages, else what was expected."""
+    idx = column - 1
+    if not text:
+        return "empty line"
+    for i, ch in enumerate(text):
+        code = ord(ch)
+        if code < 0x20 or 0x7F <= code <= 0x9F or (ch.isspace() and ch != " ") or ch in "\u2028\u2029":
+            return f"character {printable(ch)} (U+{code:04X}) at column {i + 1} is not allowed in a line"
+    if text[0] == " ":
+        return "leading space"
+    if text.endswith(" "):
+        return "trailing space"
+    if "  " in text:
+        return f"two spaces in a row at column {text.index('  ') + 1}"
+    if text.endswith(" //"):
+        return "empty tail: ' //' must be followed by a space and text"
+    if not text.startswith("RW") or not text[2:3].isdigit():
+        return "a line starts with the version token RW1"
+    if isinstance(exc, (UnexpectedCharacters, UnexpectedToken, UnexpectedEOF)) and expected:
+        wanted = " or ".join(_EXPECTED.get(name, name) for name in expected)
+        got = text[idx:].split(" ", 1)[0] if idx < len(text) else "the end of the line"
+        return f"expected {wanted}, found {printable(got)!r}"
+    return "malformed line"
