@@ -70,6 +70,7 @@ class Rule:
     require_tail: bool = False
     match: Mapping[str, re.Pattern[str]] = attrs.Factory(dict)
     sum: Mapping[str, Any] | None = None
+    evidence: str | None = None  # the slot pointing at the evidence the tail quotes verbatim
     desc: str = ""
     profile: str | None = None
 
@@ -286,7 +287,7 @@ def _rule_problems(rule: Any, path: str, slot_names: set[str], types: set[str]) 
     problems: list[tuple[str, str]] = []
     if not isinstance(rule, dict):
         return [(path, "a rule is an object")]
-    allowed = {"id", "on", "when", "require", "require_tail", "match", "sum", "desc"}
+    allowed = {"id", "on", "when", "require", "require_tail", "match", "sum", "evidence", "desc"}
     for key in rule:
         if key not in allowed:
             problems.append((f"{path}.{key}", f"unknown rule field {key!r}"))
@@ -320,6 +321,11 @@ def _rule_problems(rule: Any, path: str, slot_names: set[str], types: set[str]) 
             for i, key in enumerate(total["parts"]):
                 named.append((f"{path}.sum.parts[{i}]", key))
             named.append((f"{path}.sum.total", total["total"]))
+    if "evidence" in rule:
+        if not isinstance(rule["evidence"], str):
+            problems.append((f"{path}.evidence", "'evidence' names the slot that points at the evidence"))
+        else:
+            named.append((f"{path}.evidence", rule["evidence"]))
     for where, key in named:
         if key not in slot_names:
             problems.append((where, f"rule names unknown slot {key!r}"))
@@ -339,6 +345,7 @@ def _compile_rule(raw: Mapping[str, Any], profile: str | None, all_types: Iterab
         require_tail=bool(raw.get("require_tail", False)),
         match={k: re.compile(v) for k, v in raw.get("match", {}).items()},
         sum=raw.get("sum"),
+        evidence=raw.get("evidence"),
         desc=raw.get("desc", ""),
         profile=profile,
     )
