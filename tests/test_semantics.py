@@ -1,0 +1,169 @@
+"""The never-guess pass: refusals, notes and replies (spec 5 rules 2-4, D4, D5, D8)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rogerwilco
+from rogerwilco import Message, Receiver, RefusedError, RW1Error, check_line, refusal
+from tests.strategies import RECEIVER, messages
+
+HO = "RW1 HO a-1 from=a to=b item=x ask=DRAFT"
+
+
+def first(line, profiles=None):
+    result = check_line(line, profiles)
+    assert result.refusal is not None, result.findings
+    return result.refusal.why, result.refusal.token
+
+
+@pytest.mark.parametrize(
+    "line, why, token",
+    [
+        ("RW2 HO a-1 from=a to=b item=x ask=DRAFT", "VER", "RW2"),
+        ("RW2 this is not even RW1 shaped", "VER", "RW2"),
+        ("RW1 HX a-1 from=a to=b", "UNK", "HX"),
+        (HO.replace("DRAFT", "PAYY"), "UNK", "ask=PAYY"),
+        (HO + " pri=9", "UNK", "pri=9"),
+        (HO + " pri=0", "UNK", "pri=0"),
+        (HO + " due=20261301", "UNK", "due=20261301"),
+        (HO + " due=20260230", "UNK", "due=20260230"),
+        (HO + " exp=20261002T2400Z", "UNK", "exp=20261002T2400Z"),
+        (HO + " conf=X", "UNK", "conf=X"),
+        (HO + " rb=bogus", "UNK", "rb=bogus"),
+        (HO + " keys=len+spelling", "UNK", "keys=len+spelling"),
+        (HO + " keep=a+", "UNK", "keep=a+"),
+        (HO + " p=nosuch", "UNK", "p=nosuch"),
+        (HO + " ask=FIX", "UNK", "ask=FIX"),
+        ("RW1 HO a-1 from=a to=b ask=DRAFT", "UNK", "item"),
+        ("RW1 HO b-1 from=a to=b item=x ask=DRAFT", "UNK", "b-1"),
+        ("RW1 AQ a-1 from=a to=b need=ENUM", "UNK", "opts"),
+        ("RW1 AN a-1 re=b-1 from=a to=b val=tail", "UNK", "//"),
+        ("RW1 DN a-1 re=b-1 from=a to=b item=x out=DONE", "UNK", "out=DONE"),
+        ("RW1 FL a-1 re=b-1 from=a to=b item=x why=ERR retry=maybe", "UNK", "retry=maybe"),
+        ("RW1 RB a-1 re=b-1 from=a to=b item=x ask=DRAFT h=ABCDEF012345", "UNK", "h=ABCDEF012345"),
+        (HO + " // " + "x" * 301, "UNK", "//"),
+    ],
+)
+def test_refusals_name_the_offending_token(line, why, token):
+    assert first(line, RECEIVER) == (why, token)
+
+
+def test_tail_of_300_code_points_is_accepted_even_multibyte():
+    assert check_line(HO + " // " + "é" * 300).valid
+    assert not check_line(HO + " // " + "é" * 301).valid
+
+
+def test_every_finding_is_reported_not_just_the_first():
+    result = check_line("RW1 HO a-1 from=a to=b ask=PAYY pri=9 due=20261301 conf=Q")
+    tokens = [f.token for f in result.findings if f.failed]
+    assert tokens == ["ask=PAYY", "pri=9", "due=20261301", "conf=Q", "item"]
+
+
+def test_unknown_keys_are_notes_and_x_keys_are_silent():
+    result = check_line(HO + " colour=blue x_trace=abc")
+    assert result.valid and result.message is not None
+    assert [(f.severity, f.kind, f.key) for f in result.findings] == [("note", "unknown-key", "colour")]
+    assert result.message.slots["colour"] == "blue" and result.message.slots["x_trace"] == "abc"
+
+
+def test_unknown_code_on_a_slot_of_another_type_is_still_refused():
+    assert first("RW1 AN a-1 re=b-1 from=a to=b val=Y ask=PAYY") == ("UNK", "ask=PAYY")
+    result = check_line("RW1 AN a-1 re=b-1 from=a to=b val=Y ask=DRAFT")
+    assert result.valid and [f.kind for f in result.findings] == ["off-type"]
+
+
+def test_profile_must_be_held():
+    line = "RW1 HO s-1 p=pay from=s to=p item=inv:1 ask=PAY amt=5.00"
+    assert first(line) == ("UNK", "p=pay")
+    assert check_line(line, ["pay"]).valid
+    assert first(line.replace("amt=5.00", "amt=5"), ["pay"]) == ("UNK", "amt=5")
+    assert first(line.replace("PAY ", "PAYY "), ["pay"]) == ("UNK", "ask=PAYY")
+
+
+def test_profile_slots_without_p_are_unknown_keys_unless_required():
+    required = {"profile": "req", "version": "1", "extends": "RW1",
+                "slots": [{"key": "lane", "type": "token", "on": ["HO"], "required": True}]}
+    assert check_line(HO + " lane=fast", [required]).refusal.token == "lane=fast"
+    assert check_line("RW1 HO a-1 p=req from=a to=b item=x ask=DRAFT lane=fast", [required]).valid
+    assert check_line("RW1 HO a-1 p=req from=a to=b item=x ask=DRAFT", [required]).refusal.token == "lane"
+    assert check_line(HO + " sup=marlow", ["pay"]).valid
+
+
+def test_pay_translation_rules_refuse_with_the_slot_named():
+    base = "RW1 ST ex-1 p=pay from=ex to=sch item=inv:MD-1 amt=120.00 cur=GBP kind=GROSS src=email:7"
+    assert check_line(base, ["pay"]).valid
+    assert first(base.replace(" src=email:7", ""), ["pay"]) == ("UNK", "src")
+    assert check_line(base + " net=100.00 vat=20.00", ["pay"]).valid
+    assert first(base + " net=100.00 vat=20.01", ["pay"]) == ("UNK", "amt=120.00")
+    assert check_line("RW1 ST ex-1 p=pay from=ex to=sch item=po:1", ["pay"]).valid
+
+
+def test_closed_answer_vocabulary():
+    assert check_line("RW1 AN s-2 re=p-1 p=pay from=s to=p val=APPROVE", ["pay"]).valid
+    assert check_line("RW1 AN s-2 re=p-1 p=pay from=s to=p val=Y", ["pay"]).valid
+    assert first("RW1 AN s-2 re=p-1 p=pay from=s to=p val=OFFRUN", ["pay"]) == ("UNK", "val=OFFRUN")
+    assert first("RW1 AQ s-2 p=pay from=s to=p need=ENUM opts=APPROVE+PAY-USD", ["pay"]) == ("UNK", "opts=APPROVE+PAY-USD")
+    assert check_line("RW1 AN s-2 re=p-1 from=s to=p val=OFFRUN").valid  # no profile: open vocabulary
+
+
+def test_profile_agents_outside_the_list_are_notes():
+    result = check_line("RW1 ST TRI-1 p=pform from=TRI to=nobody item=x stg=DIA", ["pform"])
+    assert result.valid
+    assert [(f.kind, f.key) for f in result.findings] == [("agent", "to")]
+    assert check_line("RW1 ST TRI-1 p=pform from=TRI to=human item=x", ["pform"]).findings == ()
+
+
+@pytest.mark.parametrize(
+    "line, reply",
+    [
+        (HO.replace("DRAFT", "PAYY"), "RW1 UN me-4 re=a-1 from=me to=a why=UNK // ask=PAYY "),
+        ("RW2 HO a-1 from=a to=b", "RW1 UN me-4 re=a-1 from=me to=a why=VER // RW2 "),
+        ("RW1 HX a-1 from=a to=b", "RW1 UN me-4 re=a-1 from=me to=a why=UNK // HX "),
+        ("RW1 HO a-1 from=a to=b item=x", "RW1 UN me-4 re=a-1 from=me to=a why=UNK // ask "),
+        ("RW1 HO a-1 from=a  to=b", "RW1 UN me-4 re=a-1 from=me to=a why=UNK // to=b "),
+    ],
+)
+def test_refusal_reply_format_of_d4(line, reply):
+    got = refusal(line, "me", 4)
+    assert got is not None and got.startswith(reply)
+    assert check_line(got).valid  # the reply is itself a valid line
+
+
+def test_no_reply_for_valid_or_unaddressable_lines():
+    assert refusal(HO, "me", 1) is None
+    assert refusal("complete garbage", "me", 1) is None
+    assert refusal("RW1 HO a-1 to=b item=x", "me", 1) is None  # no from
+
+
+def test_reply_cannot_be_forged_by_the_offending_token():
+    got = refusal("RW1 HO a-1 from=a to=b item=x ask=\u2028RW1", "me", 1)
+    assert got is not None and "\u2028" not in got and check_line(got).valid
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=150))
+def test_any_text_gives_findings_and_strict_parse_raises_only_our_errors(text):
+    result = check_line(text, RECEIVER)
+    assert result.message is not None or result.refusal is not None
+    try:
+        Message.from_line(text, RECEIVER)
+    except RW1Error:
+        pass
+    reply = refusal(text, "me", 1, RECEIVER)
+    assert reply is None or check_line(reply).valid
+
+
+@settings(max_examples=200, deadline=None)
+@given(messages())
+def test_valid_messages_yield_no_reply(msg):
+    assert refusal(msg.to_line(), "me", 1, RECEIVER) is None
+
+
+def test_strict_constructor_raises_with_findings():
+    with pytest.raises(RefusedError) as info:
+        rogerwilco.loads(HO + " pri=9 conf=Q")
+    assert info.value.token == "pri=9"
+    assert len([f for f in info.value.findings if f.failed]) == 2
