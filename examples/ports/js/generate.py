@@ -1,0 +1,178 @@
+"""Generate the JavaScript port's parser from grammar/rw1.lark.
+
+Theory of operation
+-------------------
+The parser is not written by hand: Lark loads ``grammar/rw1.lark`` (LALR,
+contextual lexer, exactly as the Python package does), and the ``lark-js``
+runtime is given Lark's own serialised parse tables and terminals through
+``memo_serialize``. Two adjustments make that output load and behave the same
+in JavaScript:
+
+* Options that Lark 1.3 serialises and the ``lark-js`` 0.1.4 runtime does not
+  know (``strict``, ``cache_grammar``, ``ordered_sets``, and any other name
+  the runtime's option table lacks) are dropped; the runtime would refuse
+  them as unknown options.
+* Terminal patterns are Python regex source. They are rewritten for a
+  JavaScript ``RegExp`` with the ``u`` flag (the adapter passes
+  ``g_regex_flags: "u"``), so a class such as ``[\\ue000-\\U0010ffff]``,
+  which Lark has already turned into literal code points, means code points
+  and not UTF-16 halves. Under ``u`` an escaped character that is not regex
+  syntax (``\\-`` outside a class, ``\\ ``) is an error, so such escapes lose
+  their backslash; ``\\-`` inside a class stays. Any construct outside the
+  portable subset (``\\d``, ``(?P<``, lookaround, inline flags) stops the
+  generation instead of being translated silently.
+
+Usage: ``python examples/ports/js/generate.py [--check]``. Without
+arguments it writes ``examples/ports/js/rw1_parser.js``; ``--check`` exits 1
+when the checked-in file differs from what would be generated.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+from lark import Lark
+from lark.grammar import Rule
+from lark.lexer import TerminalDef
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+GRAMMAR = ROOT / "grammar" / "rw1.lark"
+OUTPUT = HERE / "rw1_parser.js"
+
+# Regex syntax characters that may be escaped in a JavaScript u-mode pattern.
+_JS_SYNTAX = set("^$\\.*+?()[]{}|/")
+_FORBIDDEN = re.compile(r"\\[dDwWsSbBAZ]|\(\?[P<=!>:#aiLmsux-]")
+
+
+def js_pattern(source: str) -> str:
+    """A Python terminal regex rewritten for a JavaScript u-mode RegExp."""
+    bad = [m.group(0) for m in _FORBIDDEN.finditer(source) if m.group(0) != "(?:"]
+    if bad:
+        raise ValueError(f"non-portable regex construct {bad[0]!r} in {source!r}")
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            nxt = source[i + 1]
+            if nxt in "uU" or nxt == "x":
+                raise ValueError(f"unexpected escape \\{nxt} left in {source!r}")
+            if nxt.isalnum():
+                raise ValueError(f"non-portable escape \\{nxt} in {source!r}")
+            if nxt in _JS_SYNTAX or (in_class and nxt == "-"):
+                out.append(ch + nxt)
+            else:
+                out.append(nxt)
+            i += 2
+            continue
+        if ch == "[" and not in_class:
+            in_class = True
+        elif ch == "]" and in_class:
+            in_class = False
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _runtime_options(runtime: str) -> set[str]:
+    block = runtime[runtime.index("_defaults = {"):]
+    block = block[: block.index("};")]
+    return set(re.findall(r"^\s*(\w+):", block, re.M))
+
+
+def runtime_path() -> Path:
+    """The lark-js runtime (``pip install lark-js``; a namespace package)."""
+    spec = importlib.util.find_spec("larkjs")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("lark-js is not installed: pip install 'rogerwilco[ports]'")
+    return Path(list(spec.submodule_search_locations)[0]) / "lark.js"
+
+
+def canonical_tables(table: dict) -> dict:
+    """The LALR table with tokens and states numbered in a fixed order.
+
+    Lark numbers parser states in the order its sets iterate, which varies
+    with Python's string hashing, so the same grammar can serialise to
+    different (equivalent) tables. Tokens are renumbered by name and states
+    breadth-first from the start states, following shifts in token order, so
+    that regenerating gives the checked-in file byte for byte.
+    """
+    names = table["tokens"]
+    token_index = {name: i for i, name in enumerate(sorted(names.values()))}
+    states = table["states"]
+    order: list = []
+    queue = [table["start_states"][s] for s in sorted(table["start_states"])]
+    queue += [table["end_states"][s] for s in sorted(table["end_states"])]
+    seen = set()
+    while queue:
+        state = queue.pop(0)
+        if state in seen:
+            continue
+        seen.add(state)
+        order.append(state)
+        for tok, (action, arg) in sorted(states[state].items(), key=lambda kv: names[kv[0]]):
+            if action == 0:
+                queue.append(arg)
+    order += sorted(set(states) - seen)
+    number = {old: new for new, old in enumerate(order)}
+
+    def action(entry):
+        kind, arg = entry
+        return [kind, number[arg]] if kind == 0 else [kind, arg]
+
+    return {
+        "tokens": {token_index[name]: name for name in sorted(names.values())},
+        "states": {
+            number[old]: {
+                token_index[names[tok]]: action(entry)
+                for tok, entry in sorted(states[old].items(), key=lambda kv: names[kv[0]])
+            }
+            for old in order
+        },
+        "start_states": {k: number[v] for k, v in sorted(table["start_states"].items())},
+        "end_states": {k: number[v] for k, v in sorted(table["end_states"].items())},
+    }
+
+
+def generate() -> str:
+    runtime = runtime_path().read_text(encoding="utf-8")
+    parser = Lark(GRAMMAR.read_text(encoding="utf-8"), parser="lalr", lexer="contextual")
+    data, memo = parser.memo_serialize([TerminalDef, Rule])
+    data["parser"]["parser"] = canonical_tables(data["parser"]["parser"])
+    known = _runtime_options(runtime)
+    data["options"] = {k: v for k, v in data["options"].items() if k in known}
+    for entry in memo.values():
+        if entry.get("__type__") == "TerminalDef" and entry["pattern"]["__type__"] == "PatternRE":
+            entry["pattern"]["value"] = js_pattern(entry["pattern"]["value"])
+    header = (
+        "// Generated by examples/ports/js/generate.py from grammar/rw1.lark with the\n"
+        "// lark-js runtime. Do not edit: regenerate.\n"
+    )
+    return (
+        header
+        + runtime
+        + "\nvar DATA=" + json.dumps(data, indent=1, sort_keys=True) + ";\n"
+        + "\nvar MEMO=" + json.dumps(memo, indent=1, sort_keys=True) + ";\n"
+    )
+
+
+def main(argv: list[str]) -> int:
+    text = generate()
+    if "--check" in argv:
+        current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
+        if current != text:
+            sys.stderr.write(f"{OUTPUT.relative_to(ROOT)} is out of date: run {Path(__file__).relative_to(ROOT)}\n")
+            return 1
+        return 0
+    OUTPUT.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
