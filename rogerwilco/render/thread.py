@@ -1,0 +1,63 @@
+"""Thread reports: the findings, then the ownership ledger as tables."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..errors import printable
+from ..thread import ThreadReport
+
+_STYLE = {"fail": "bold red", "note": "yellow"}
+_STATE_STYLE = {"orphaned": "bold red", "held": "red", "awaiting-readback": "yellow", "owned": "green",
+                "closed": "", "reissued": "dim"}
+
+
+def _cell(value: object) -> str:
+    return "" if value is None else printable(str(value))
+
+
+def findings_text(report: ThreadReport) -> Text:
+    out = Text()
+    for finding in report.findings:
+        out.append(finding.severity, style=_STYLE.get(finding.severity, ""))
+        out.append(f" [{finding.kind}]")
+        if finding.key and not finding.message.startswith(finding.key):
+            out.append(f" {printable(finding.key)}", style="bold")
+        out.append(" " + printable(finding.message) + "\n")
+    fails = sum(1 for f in report.findings if f.failed)
+    notes = len(report.findings) - fails
+    verdict = "passed" if report.passed else "failed"
+    out.append(f"{verdict}: {fails} fail, {notes} note", style="bold" if report.passed else "bold red")
+    return out
+
+
+def items_table(report: ThreadReport) -> Table:
+    table = Table(title="Owners", title_justify="left", show_lines=False)
+    for column in ("item", "owner", "via"):
+        table.add_column(column)
+    for entry in report.ledger.items:
+        table.add_row(_cell(entry.item), _cell(entry.owner), _cell(entry.via or "(no readback passed)"))
+    return table
+
+
+def handoffs_table(report: ThreadReport) -> Table:
+    table = Table(title="Handoffs", title_justify="left")
+    for column in ("HO", "item", "from", "to", "ask", "readback", "state", "by"):
+        table.add_column(column)
+    for h in report.ledger.handoffs:
+        if h.state == "closed":
+            by = f"{h.by} {h.closer}"
+        elif h.state == "reissued":
+            by = f"-> {h.next}"
+        else:
+            by = ""
+        readback = f"{h.readback} {h.rb}" if h.readback else "none"
+        table.add_row(_cell(h.id), _cell(h.item), _cell(h.from_), _cell(h.to), _cell(h.ask), _cell(readback),
+                      Text(h.state, style=_STATE_STYLE.get(h.state, "")), _cell(by))
+    return table
+
+
+def thread_report(report: ThreadReport) -> RenderableType:
+    return Group(findings_text(report), items_table(report), handoffs_table(report))

@@ -1,0 +1,186 @@
+"""check_thread: the ledger, the close table, the API's inputs, the CLI and its rendering."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from rogerwilco import Message
+from rogerwilco.adapter import handle
+from rogerwilco.cli import main
+from rogerwilco.render import make_console
+from rogerwilco.render.thread import thread_report
+from rogerwilco.thread import CLOSE_TRANSITIONS, HANDOFF_STATES, check_thread, echo_passes, parse_now
+
+HO = "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
+RB = "RW1 RB dev-1 re=lead-1 from=dev to=lead item=gh:org/app#7 ask=FIX due=20261010"
+BAD_RB = "RW1 RB dev-1 re=lead-1 from=dev to=lead item=gh:org/app#7 ask=TEST due=20261010"
+DN = "RW1 DN dev-2 re=lead-1 from=dev to=lead item=gh:org/app#7 out=OK"
+CX = "RW1 CX lead-2 re=lead-1 from=lead to=dev item=gh:org/app#7 why=REVOKED"
+RELAY = "RW1 HO dev-2 re=lead-1 from=dev to=qa item=gh:org/app#7 ask=TEST"
+RELAY_RB = "RW1 RB qa-1 re=dev-2 from=qa to=dev item=gh:org/app#7 ask=TEST"
+NOW = "20261003T0900Z"
+
+
+def states(report):
+    return {h.id: h.state for h in report.ledger.handoffs}
+
+
+def kinds(report):
+    return {(f.severity, f.kind, f.key) for f in report.findings}
+
+
+def test_every_close_state_answers_every_event():
+    reachable = {"open"} | {after for after, _ in CLOSE_TRANSITIONS.values()}
+    events = {"DN-act", "DN-noop", "UN", "FL", "CX"}
+    assert {(s, e) for s in reachable for e in events} <= set(CLOSE_TRANSITIONS)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    ([HO], "awaiting-readback"),
+    ([HO, RB], "owned"),
+    ([HO, BAD_RB], "held"),
+    ([HO, RB, DN], "closed"),
+    ([HO, CX], "closed"),
+])
+def test_handoff_states_in_time(lines, expected):
+    report = check_thread(lines, now=NOW)
+    assert states(report)["lead-1"] == expected
+    assert expected in HANDOFF_STATES
+
+
+def test_orphaned_when_open_past_due_whatever_the_readback():
+    for lines in ([HO], [HO, RB], [HO, BAD_RB]):
+        assert states(check_thread(lines, now="20261011T0000Z"))["lead-1"] == "orphaned"
+
+
+def test_closed_records_which_message_closed_it():
+    handoff = check_thread([HO, RB, DN, CX], now=NOW).ledger.handoff("lead-1")
+    assert (handoff.state, handoff.by, handoff.closer) == ("closed", "DN", "dev-2")
+    cancelled = check_thread([HO, CX], now=NOW).ledger.handoff("lead-1")
+    assert (cancelled.by, cancelled.closer) == ("CX", "lead-2")
+
+
+def test_owner_is_the_sender_until_a_readback_passes():
+    report = check_thread([HO], now=NOW)
+    assert report.ledger.owner("gh:org/app#7") == "lead"
+    assert report.ledger.items[0].via is None
+    assert check_thread([HO, BAD_RB], now=NOW).ledger.owner("gh:org/app#7") == "lead"
+    assert check_thread([HO, RB], now=NOW).ledger.owner("gh:org/app#7") == "dev"
+
+
+def test_owner_follows_the_most_recent_handoff_whose_readback_passed():
+    assert check_thread([HO, RB, RELAY], now=NOW).ledger.owner("gh:org/app#7") == "dev"
+    report = check_thread([HO, RB, RELAY, RELAY_RB], now=NOW)
+    assert report.ledger.owner("gh:org/app#7") == "qa"
+    assert report.ledger.items[0].via == "dev-2"
+
+
+def test_readback_order_in_stream_does_not_decide_the_owner():
+    """The most recent HO decides, even when an older HO's RB arrives last."""
+    report = check_thread([HO, RELAY, RELAY_RB, RB], now=NOW)
+    assert report.ledger.owner("gh:org/app#7") == "qa"
+
+
+def test_dup_answer_creates_no_second_owner_and_no_second_close():
+    resend = "RW1 HO lead-2 re=lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
+    dup = "RW1 UN dev-2 re=lead-2 from=dev to=lead why=DUP"
+    done = "RW1 DN dev-3 re=lead-1 from=dev to=lead item=gh:org/app#7 out=OK"
+    report = check_thread([HO, RB, resend, dup, done], now=NOW)
+    assert report.passed and report.findings == ()
+    assert states(report) == {"lead-1": "closed", "lead-2": "closed"}
+    assert report.ledger.handoff("lead-2").by == "UN"
+    assert report.ledger.handoff("lead-1").closer == "dev-3"
+    assert report.ledger.owner("gh:org/app#7") == "dev"
+
+
+def test_void_readback_reissue_leaves_the_old_handoff_carried_forward():
+    lines = [
+        "RW1 HO ops-03 from=ops to=builder item=jira:OPS-77 ask=FIX due=20261001",
+        "RW1 RB builder-05 re=ops-03 from=builder to=ops item=jira:OPS-77 ask=BUILD due=20261001",
+        "RW1 HO ops-04 re=builder-05 from=ops to=builder item=jira:OPS-77 ask=FIX due=20261001",
+    ]
+    report = check_thread(lines, now="20260930T0000Z")
+    old = report.ledger.handoff("ops-03")
+    assert (old.state, old.next, old.readback) == ("reissued", "ops-04", "failed")
+    assert report.ledger.handoff("ops-04").state == "awaiting-readback"
+    assert kinds(report) == {("note", "open", "ops-04")}
+    assert report.ledger.owner("jira:OPS-77") == "ops"
+
+
+def test_accepts_messages_and_skips_blank_lines():
+    messages = [Message.from_line(HO), "", Message.from_line(RB), DN + "\n"]
+    report = check_thread(messages, now=NOW)
+    assert report.passed and states(report) == {"lead-1": "closed"}
+
+
+def test_refuses_what_is_not_a_line():
+    with pytest.raises(TypeError):
+        check_thread([42], now=NOW)
+
+
+def test_now_defaults_to_the_clock_and_rejects_bad_text():
+    assert check_thread(["RW1 HO a-1 from=a to=b item=x:1 ask=FIX due=20000101"]).passed is False
+    assert check_thread(["RW1 HO a-1 from=a to=b item=x:1 ask=FIX due=29991231"]).passed is True
+    for bad in ("2026-10-03", "20261332T0000Z", "20261003T2460Z", 20261003):
+        with pytest.raises(ValueError):
+            parse_now(bad)
+
+
+def test_echo_fallback_checks_receipt_and_item_ask_due():
+    ho = Message.from_line(HO)
+    assert echo_passes(ho, Message.from_line(RB))
+    assert not echo_passes(ho, Message.from_line(BAD_RB))
+    assert not echo_passes(ho, Message.from_line(RB.replace("due=20261010", "due=20261011")))
+    assert not echo_passes(ho, Message.from_line(RB.replace("from=dev", "from=qa").replace("dev-1", "qa-1")))
+
+
+def test_finding_keys_are_the_handoff_id_or_null():
+    report = check_thread([HO, RB, "RW1 DN dev-9 re=lead-7 from=dev to=lead item=x:1 out=OK", "RW1 ZZ x"], now=NOW)
+    keys = {f.kind: f.key for f in report.findings}
+    assert keys == {"reply-to-unknown": None, "form": None, "open": "lead-1"}
+
+
+def test_adapter_op_answers_and_refuses_bad_requests():
+    ok = handle({"op": "check-thread", "lines": [HO, RB, DN], "now": NOW})
+    assert ok["ok"] is True and ok["passed"] is True and ok["findings"] == []
+    assert ok["ledger"]["handoffs"][0]["state"] == "closed"
+    assert handle({"op": "check-thread", "lines": HO, "now": NOW})["ok"] is False
+    assert handle({"op": "check-thread", "lines": [HO], "now": "yesterday"})["ok"] is False
+
+
+def test_cli_json_and_exit_codes(tmp_path, capsys):
+    path = tmp_path / "t.rw1"
+    path.write_text("\n".join([HO, RB, DN]) + "\n")
+    assert main(["check-thread", str(path), "--now", NOW, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc) == {"passed", "findings", "ledger"} and doc["passed"] is True
+    path.write_text(HO + "\n")
+    assert main(["check-thread", str(path), "--now", "20261011T0000Z", "-f", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["findings"][0]["kind"] == "open-past-due"
+    assert main(["check-thread", str(path), "--now", "soon"]) == 2
+    assert main(["check-thread", str(tmp_path / "missing.rw1"), "--now", NOW]) == 2
+    assert "rogerwilco:" in capsys.readouterr().err
+
+
+def test_cli_reports_a_non_utf8_line_as_form(tmp_path, capsys):
+    path = tmp_path / "t.rw1"
+    path.write_bytes(HO.encode() + b"\n\xff\xfe\n")
+    assert main(["check-thread", str(path), "--now", NOW, "-f", "json"]) == 1
+    assert [f["kind"] for f in json.loads(capsys.readouterr().out)["findings"]] == ["form", "open"]
+
+
+def test_rendering_shows_findings_owner_and_states():
+    report = check_thread([HO, RB, RELAY, CX], now=NOW)
+    out = io.StringIO()
+    make_console(out, width=120, color=False).print(thread_report(report))
+    text = out.getvalue()
+    assert "note [cancel-unacknowledged]" in text
+    assert "note [open] dev-2 is open and in time" in text
+    assert "passed: 0 fail, 2 note" in text
+    assert "lead-1" in text and "CX lead-2" in text
+    row = next(line for line in text.splitlines() if line.startswith("│ dev-2"))
+    assert "awaiting-readback" in row
+    assert "\x1b[" not in text
