@@ -290,6 +290,20 @@ def tool_check_dn(args: Mapping[str, Any]) -> dict[str, Any]:
     return _report(check_dn(args["ho"], args["dn"], args.get("rb"), profiles=receiver))
 
 
+def tool_check_thread(args: Mapping[str, Any]) -> dict[str, Any]:
+    from .thread import check_thread, parse_now
+
+    receiver = _receiver(args)
+    now = args.get("now")
+    if now is not None:
+        try:
+            parse_now(now)
+        except ValueError as exc:
+            raise ToolError("arguments", str(exc), token=now, argument="now") from None
+    report = check_thread(list(args["lines"]), now=now, profiles=receiver)
+    return {**_report(report), "ledger": report.ledger.to_json()}
+
+
 def tool_legend(args: Mapping[str, Any]) -> dict[str, Any]:
     from .legend import legend
 
@@ -395,6 +409,21 @@ _tool(
     ["ho", "dn"],
     {"passed": {"type": "boolean"}, "findings": _FINDINGS},
     tool_check_dn,
+)
+_tool(
+    "check_thread",
+    "Check a conversation, lines in the order they were sent: every handoff closes exactly once (DN, UN, FL "
+    "or CX), nothing acts after a cancel, a cancel comes from the right party, nothing is left open past its "
+    "exp= or due=. The ledger says each handoff's state and who owns each item now.",
+    {"lines": {"type": "array", "items": _STR, "description": "the conversation's lines, in the order sent"},
+     "now": {"type": "string", "description": "when the thread is read, YYYYMMDDTHHMMZ UTC (default: the clock)"},
+     "profiles": _PROFILES},
+    ["lines"],
+    {"passed": {"type": "boolean"}, "findings": _FINDINGS,
+     "ledger": {"type": "object", "properties": {
+         "items": {"type": "array", "items": {"type": "object"}},
+         "handoffs": {"type": "array", "items": {"type": "object"}}}}},
+    tool_check_thread,
 )
 _tool(
     "legend",
