@@ -3,17 +3,29 @@
 Theory of operation
 -------------------
 Cases are JSON files under ``conformance/<area>/<name>.json`` (format in the
-shared contract, schema in ``conformance/schema.json``). The implementation
-under test is a command; the harness starts it once, writes one request per
-line, and reads one response per line, in order, with a per-case timeout. A
-case passes when every field of ``expect`` matches the response; ``findings``
-compare as the set of ``(severity, kind, tier, key)``. ``"ok": false,
-"error": "unsupported"`` counts as skipped. A timed-out or dead
-implementation is restarted so that one bad case cannot sink the rest.
+shared contract; ``conformance/README.md`` for port authors). The
+implementation under test is a command; the harness starts it once, writes
+one request per line (JSON with non-ASCII escaped, so any byte-level reader
+copes), and reads one response per line, in order, with a per-case timeout.
+
+A case passes when every field of ``expect`` matches the response (``ok:
+true`` is implied unless the case says otherwise). Two fields compare by the
+contract's rule rather than by equality: ``findings`` as the set of
+``(severity, kind, tier, key)``, and ``reply`` by everything before the tail
+plus the tail's first word, the offending token (decisions D4): the rest of
+a refusal's wording is free. ``"ok": false, "error": "unsupported"`` counts
+as skipped.
+
+One bad case cannot sink the rest: a response that is not JSON, an adapter
+that exits, and a case that times out all fail that case, and the adapter is
+restarted (fresh, so a half-written answer cannot shift every later response
+by one). What the adapter wrote on stderr is kept, and the last of it is
+shown with a failure caused by the adapter dying.
 
 A case's full id is ``<area>/<name>:<id>``; ``--run`` and ``--skip`` take
-globs over it, and a known-failures file lists ids (one per line, ``#``
-comments) that are reported but do not fail the run.
+globs over it, and a known-failures file lists ids or globs (one per line,
+``#`` comments) that are reported but do not fail the run; a listed case that
+passes is reported as fixed, so the list only shrinks.
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ import shlex
 import subprocess
 import sys
 import threading
+from collections import deque
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -77,13 +90,25 @@ def finding_set(findings: Iterable[dict[str, Any]]) -> set[tuple]:
     return {(f.get("severity"), f.get("kind"), f.get("tier"), f.get("key")) for f in findings}
 
 
+def reply_signature(line: Any) -> Any:
+    """What a ``reply`` comparison looks at (D4): the line up to the tail, and
+    the tail's first word (the offending token); the rest is wording."""
+    if not isinstance(line, str):
+        return line
+    head, mark, tail = line.partition(" // ")
+    return (head, tail.split(" ", 1)[0] if mark else None)
+
+
 def compare(expect: dict[str, Any], got: dict[str, Any]) -> str:
     """'' when ``got`` satisfies ``expect``, else what differs."""
     for key, want in expect.items():
         if key not in got:
             return f"missing {key!r}"
         have = got[key]
-        if key == "findings":
+        if key == "reply":
+            if reply_signature(have) != reply_signature(want):
+                return f"reply: expected {json.dumps(want, ensure_ascii=False)}, got {json.dumps(have, ensure_ascii=False)}"
+        elif key == "findings":
             if not isinstance(have, list):
                 return "findings is not a list"
             w, h = finding_set(want), finding_set(have)
@@ -94,51 +119,91 @@ def compare(expect: dict[str, Any], got: dict[str, Any]) -> str:
     return ""
 
 
+class ImplError(RuntimeError):
+    """The implementation could not answer a case (dead, hung, or not speaking JSON)."""
+
+
+class StartError(RuntimeError):
+    """The implementation command cannot be started at all."""
+
+
 class _Impl:
-    """The implementation process, restarted when it dies or hangs."""
+    """The implementation process, restarted when it dies, hangs or garbles."""
+
+    STDERR_LINES = 20
 
     def __init__(self, command: list[str]) -> None:
         self.command = command
         self.proc: subprocess.Popen[str] | None = None
         self.lines: queue.Queue[str | None] = queue.Queue()
+        self.stderr: deque[str] = deque(maxlen=self.STDERR_LINES)
+        self.starts = 0
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
-            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, encoding="utf-8", bufsize=1,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True, encoding="utf-8", errors="replace", bufsize=1,
+            )
+        except OSError as exc:
+            raise StartError(f"cannot start {shlex.join(self.command)}: {exc.strerror or exc}") from None
+        self.starts += 1
         self.lines = queue.Queue()
-        proc, lines = self.proc, self.lines
+        self.stderr = deque(maxlen=self.STDERR_LINES)
+        proc, lines, errors = self.proc, self.lines, self.stderr
 
-        def pump() -> None:
+        def pump_out() -> None:
             assert proc.stdout is not None
             for line in proc.stdout:
                 lines.put(line)
             lines.put(None)
 
-        threading.Thread(target=pump, daemon=True).start()
+        def pump_err() -> None:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                errors.append(line.rstrip("\n"))
+
+        threading.Thread(target=pump_out, daemon=True).start()
+        threading.Thread(target=pump_err, daemon=True).start()
+
+    def _stderr_note(self) -> str:
+        # give the reader thread a moment to collect the last words
+        for _ in range(20):
+            if self.proc is None or self.proc.poll() is not None:
+                break
+            threading.Event().wait(0.01)
+        threading.Event().wait(0.05)
+        tail = [line for line in self.stderr if line.strip()]
+        return ("; stderr: " + " | ".join(tail[-5:])) if tail else ""
 
     def ask(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         if self.proc is None or self.proc.poll() is not None:
             self.start()
         assert self.proc is not None and self.proc.stdin is not None
         try:
-            self.proc.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
+            self.proc.stdin.write(json.dumps(request, ensure_ascii=True) + "\n")
             self.proc.stdin.flush()
             line = self.lines.get(timeout=timeout)
         except queue.Empty:
             self.stop()
-            raise TimeoutError(f"no response in {timeout}s") from None
+            raise ImplError(f"timed out: no response in {timeout:g}s (implementation restarted)") from None
         except OSError as exc:
+            note = self._stderr_note()
             self.stop()
-            raise RuntimeError(f"implementation died: {exc}") from None
+            raise ImplError(f"implementation died: {exc.strerror or exc}{note}") from None
         if line is None:
+            code = self.proc.wait()
+            note = self._stderr_note()
             self.stop()
-            raise RuntimeError("implementation exited")
+            raise ImplError(f"implementation exited with status {code} without answering{note}")
         try:
-            return json.loads(line)
+            response = json.loads(line)
         except json.JSONDecodeError:
-            raise RuntimeError(f"response is not JSON: {line.strip()[:200]}") from None
+            self.stop()
+            raise ImplError(f"response is not JSON (implementation restarted): {line.strip()[:200]!r}") from None
+        if not isinstance(response, dict):
+            raise ImplError(f"response is not a JSON object: {line.strip()[:200]}")
+        return response
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -147,6 +212,12 @@ class _Impl:
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 pass
+            for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                try:
+                    if stream is not None:
+                        stream.close()
+                except OSError:
+                    pass
             self.proc = None
 
 
@@ -166,6 +237,7 @@ def select(cases: list[Case], run: list[str] | None, skip: list[str] | None) -> 
 
 
 def read_known(path: str | None) -> set[str]:
+    """Case ids or globs, one per line; ``#`` starts a comment."""
     if not path:
         return set()
     known = set()
@@ -176,6 +248,15 @@ def read_known(path: str | None) -> set[str]:
     return known
 
 
+def is_known(case_id: str, known: Iterable[str]) -> bool:
+    return any(case_id == pat or fnmatch.fnmatchcase(case_id, pat) for pat in known)
+
+
+def stale_known(cases: list[Case], known: Iterable[str]) -> list[str]:
+    """Entries of a known-failures list that name no selected case."""
+    return sorted(pat for pat in known if not any(is_known(c.id, [pat]) for c in cases))
+
+
 def run_cases(
     cases: list[Case],
     impl: list[str] | None = None,
@@ -183,24 +264,27 @@ def run_cases(
     timeout: float = 10.0,
     known: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> Iterator[Outcome]:
+    """Every case's outcome, in order. Raises StartError if the command cannot run."""
     process = _Impl(impl or default_impl())
     try:
         for case in cases:
+            listed = is_known(case.id, known)
             try:
                 got = process.ask(case.request, timeout)
-            except (TimeoutError, RuntimeError) as exc:
-                status = "known" if case.id in known else "failed"
-                yield Outcome(case, status, None, str(exc))
+            except ImplError as exc:
+                yield Outcome(case, "known" if listed else "failed", None, str(exc))
                 continue
-            if isinstance(got, dict) and got.get("ok") is False and got.get("error") == "unsupported":
+            if got.get("ok") is False and got.get("error") == "unsupported":
                 yield Outcome(case, "skipped", got, "unsupported")
                 continue
             expect = {"ok": True, **case.expect} if "ok" not in case.expect else case.expect
-            diff = compare(expect, got if isinstance(got, dict) else {})
+            diff = compare(expect, got)
+            if diff and got.get("ok") is False and "ok" not in case.expect:
+                diff = f"the implementation answered ok: false: {got.get('error', '(no error given)')}"
             if diff:
-                yield Outcome(case, "known" if case.id in known else "failed", got, diff)
+                yield Outcome(case, "known" if listed else "failed", got, diff)
             else:
-                yield Outcome(case, "fixed" if case.id in known else "passed", got)
+                yield Outcome(case, "fixed" if listed else "passed", got)
     finally:
         process.stop()
 
