@@ -277,8 +277,23 @@ class Comparator:
                                     message="no sender criteria: the readback's acc= was not compared"))
             return findings
         theirs = self._group(sender, findings, "sender")
+        excluded: list[Finding] = []
+        ruled_out: set[int] = set()
+        for must in theirs.get(EXCLUDES_KEY, []):
+            for j, v in enumerate(mine.get(NOT_AS_KEY, [])):
+                if self.match(NOT_AS_KEY, must, v) is not None:
+                    ruled_out.add(j)
+                    excluded.append(_finding(FAIL, "excluded", EXCLUDES_KEY,
+                                             f"the readback rules out {v.text}, which the sender requires (must:{must.text})",
+                                             f"must:{must.text}", f"no:{v.text}"))
+        # a no: value that rules out a must: is reported as excluded, not again as an assumption
+        mine_compared = dict(mine)
+        if ruled_out:
+            mine_compared[NOT_AS_KEY] = [v for j, v in enumerate(mine[NOT_AS_KEY]) if j not in ruled_out]
+            if not mine_compared[NOT_AS_KEY] and NOT_AS_KEY not in theirs:
+                del mine_compared[NOT_AS_KEY]
         for key, values in theirs.items():
-            got = mine.get(key, [])
+            got = mine_compared.get(key, [])
             if not got:
                 if key not in required_keys:
                     for v in values:
@@ -289,17 +304,12 @@ class Comparator:
                 findings.extend(self._compare_set(key, values, got))
             else:
                 findings.extend(self._compare_single(key, values, got))
-        for key, values in mine.items():
+        for key, values in mine_compared.items():
             if key not in theirs:
                 for v in values:
                     findings.append(_finding(NOTE, "assumption", key, f"{key}:{v.text} is the receiver's own; confirm or correct",
                                              None, f"{key}:{v.text}"))
-        for must in theirs.get(EXCLUDES_KEY, []):
-            for v in mine.get(NOT_AS_KEY, []):
-                if self.match(NOT_AS_KEY, must, v) is not None:
-                    findings.append(_finding(FAIL, "excluded", EXCLUDES_KEY,
-                                             f"the readback rules out {v.text}, which the sender requires (must:{must.text})",
-                                             f"must:{must.text}", f"no:{v.text}"))
+        findings.extend(excluded)
         return findings
 
     def _compare_single(self, key: str, sender: list[_Value], receiver: list[_Value]) -> list[Finding]:
