@@ -1,0 +1,409 @@
+"""Lint: every line of a message stream through the never-guess pass, plus rules across it.
+
+Theory of operation
+-------------------
+A file is one conversation, in the order it was sent. Each line goes through
+:func:`rogerwilco.semantics.check_line` once; every finding of that pass maps
+to a rule by its kind (table :data:`LINE_KINDS`): a refusal is an error, a
+note (an unknown key, a slot off its type, an agent outside the profile's
+list) a warning. The valid messages then go through the stream rules, each a
+small function over the messages in order:
+
+* ids per sender (``RW100`` reused for a different message, ``RW101`` not
+  going forward: the number after the hyphen is not above the sender's last);
+* replies (``RW102`` a ``re=`` naming no message in the stream);
+* readback and answers (``RW103`` an HO never read back: no RB, not refused
+  with UN, not cancelled, not carried forward by a re-send or re-issue;
+  ``RW104`` an AQ never answered with an AN or refused with a UN);
+* the handoff lifecycle, which is :func:`rogerwilco.thread.check_thread`'s:
+  its finding kinds map to rules through :data:`THREAD_KINDS` (closed twice,
+  open past ``exp``/``due`` when a ``now`` is given, act after cancel, cancel
+  from the wrong party, cancel not acknowledged).
+
+Every rule is a stable code in :data:`RULES` with a level, a summary and an
+example. ``select`` and ``ignore`` take codes or prefixes (``RW1`` is every
+stream rule); the last word wins for the longest matching prefix, as in
+common Python linters, and an ignore wins a tie. Findings are plain values with a place (file, line,
+column, token) and a fingerprint that does not depend on the line number, so
+an edit elsewhere in the file does not make an old finding look new.
+
+Configuration: ``[tool.rogerwilco.lint]`` in the nearest ``pyproject.toml``
+(``select``, ``ignore``, ``profiles``, ``core-only``, ``now``), read with
+``tomllib``; command-line options override it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from pathlib import Path
+from typing import IO, Any, Iterable, Iterator, Mapping, Sequence
+
+import attrs
+
+from .errors import RW1Error
+from .message import Message
+from .semantics import LineResult, check_line
+from .stream import validate_stream
+from .vocab import Receiver, as_receiver
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@attrs.frozen(kw_only=True)
+class Rule:
+    code: str
+    name: str
+    level: str
+    summary: str
+    bad: str  # a stream on which the rule fires (lines joined with "\n")
+    good: str  # its clean twin
+
+
+_HO = "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX"
+_RB = "RW1 RB builder-1 re=ops-1 from=builder to=ops item=jira:OPS-7 ask=FIX"
+_DN = "RW1 DN builder-2 re=ops-1 from=builder to=ops item=jira:OPS-7 out=OK"
+
+
+def _read_back(ho: str) -> str:
+    """A clean twin of a one-line HO example: the HO and its readback."""
+    return ho + "\n" + _RB
+
+RULES: Mapping[str, Rule] = {r.code: r for r in (
+    Rule(code="RW001", name="syntax", level=ERROR,
+         summary="the line does not match the RW1 grammar (or cannot be read: too long, not UTF-8)",
+         bad="RW1 HO ops-1 from=ops  to=builder item=jira:OPS-7 ask=FIX",
+         good=_read_back(_HO)),
+    Rule(code="RW002", name="version", level=ERROR, summary="unsupported protocol version (a receiver replies why=VER)",
+         bad="RW2 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX", good=_read_back(_HO)),
+    Rule(code="RW003", name="unknown-code", level=ERROR,
+         summary="unknown type, enum code or profile, or an answer outside the profile's vocabulary",
+         bad="RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIXX", good=_read_back(_HO)),
+    Rule(code="RW004", name="bad-value", level=ERROR,
+         summary="a value of the wrong type or out of range, a repeated key, an id not <from>-<n>, "
+                 "a tail over 300 characters, a profile rule broken",
+         bad="RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX pri=9", good=_read_back(_HO + " pri=2")),
+    Rule(code="RW005", name="missing-slot", level=ERROR, summary="a slot the type requires is missing",
+         bad="RW1 HO ops-1 from=ops to=builder ask=FIX", good=_read_back(_HO)),
+    Rule(code="RW010", name="unknown-key", level=WARNING,
+         summary="an unknown key (not x_): kept as text, ignored by receivers",
+         bad=_HO + " itme=jira:OPS-8", good=_read_back(_HO + " x_ticket=OPS-8")),
+    Rule(code="RW011", name="off-type-slot", level=WARNING, summary="a known slot that is not a slot of this type",
+         bad=_HO + " out=OK", good=_read_back(_HO)),
+    Rule(code="RW012", name="unknown-agent", level=WARNING,
+         summary="from or to is not an agent of the message's profile",
+         bad="RW1 ST DAT-1 p=pform from=DAT to=nobody item=pensive:1", good="RW1 ST DAT-1 p=pform from=DAT to=ARC item=pensive:1"),
+    Rule(code="RW100", name="id-reused", level=ERROR, summary="an id used again for a different message",
+         bad=_HO + "\n" + "RW1 HO ops-1 from=ops to=builder item=jira:OPS-8 ask=FIX",
+         good=_HO + "\n" + "RW1 HO ops-2 from=ops to=builder item=jira:OPS-8 ask=FIX\n" + _RB + "\n"
+              "RW1 RB builder-2 re=ops-2 from=builder to=ops item=jira:OPS-8 ask=FIX"),
+    Rule(code="RW101", name="id-backwards", level=ERROR,
+         summary="a sender's id number does not go forward (lower than, or a respelling of, its last)",
+         bad="RW1 ST ops-5 from=ops to=builder item=jira:OPS-7\nRW1 ST ops-3 from=ops to=builder item=jira:OPS-7",
+         good="RW1 ST ops-3 from=ops to=builder item=jira:OPS-7\nRW1 ST ops-5 from=ops to=builder item=jira:OPS-7"),
+    Rule(code="RW102", name="reply-to-unknown", level=ERROR, summary="re= names no message in the stream",
+         bad="RW1 RB builder-1 re=ops-9 from=builder to=ops item=jira:OPS-7 ask=FIX",
+         good=_HO + "\n" + _RB),
+    Rule(code="RW103", name="no-readback", level=ERROR,
+         summary="an HO never read back (no RB; not refused with UN, cancelled, or carried forward by a re-send)",
+         bad=_HO + "\n" + _DN, good=_HO + "\n" + _RB + "\n" + _DN),
+    Rule(code="RW104", name="unanswered-question", level=ERROR, summary="an AQ never answered with an AN or refused with a UN",
+         bad="RW1 AQ writer-1 from=writer to=research need=TEXT // tone?",
+         good="RW1 AQ writer-1 from=writer to=research need=TEXT // tone?\n"
+              "RW1 AN research-1 re=writer-1 from=research to=writer val=tail // plain"),
+    Rule(code="RW105", name="closed-twice", level=ERROR, summary="a handoff closed more than once",
+         bad=_HO + "\n" + _RB + "\n" + _DN + "\nRW1 FL builder-3 re=ops-1 from=builder to=ops item=jira:OPS-7 why=ERR",
+         good=_HO + "\n" + _RB + "\n" + _DN),
+    Rule(code="RW106", name="open-past-exp", level=ERROR, summary="a handoff still open past its exp= (with a now)",
+         bad=_HO + " exp=20261002T1700Z\n" + _RB, good=_HO + " exp=20261002T1700Z\n" + _RB + "\n" + _DN),
+    Rule(code="RW107", name="open-past-due", level=ERROR, summary="a handoff still open after its due= date (with a now)",
+         bad=_HO + " due=20261001\n" + _RB.replace("ask=FIX", "ask=FIX due=20261001"),
+         good=_HO + " due=20261001\n" + _RB.replace("ask=FIX", "ask=FIX due=20261001") + "\n" + _DN),
+    Rule(code="RW108", name="act-after-cancel", level=ERROR,
+         summary="a DN reporting the act done after a CX (out=NOOP is the answer to a cancel that came first)",
+         bad=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n" + _DN.replace("builder-2", "builder-3"),
+         good=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n"
+              + _DN.replace("builder-2", "builder-3").replace("out=OK", "out=NOOP")),
+    Rule(code="RW109", name="cancel-wrong-party", level=ERROR,
+         summary="a CX that does not come from the HO's sender to its receiver",
+         bad=_HO + "\n" + _RB + "\nRW1 CX auditor-1 re=ops-1 from=auditor to=builder item=jira:OPS-7 why=REVOKED",
+         good=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n"
+              "RW1 AN builder-2 re=ops-2 from=builder to=ops val=Y"),
+    Rule(code="RW110", name="cancel-unacknowledged", level=WARNING, summary="a CX the receiver has not answered",
+         bad=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED",
+         good=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n"
+              "RW1 AN builder-2 re=ops-2 from=builder to=ops val=Y"),
+)}
+
+#: never-guess finding kind -> rule
+LINE_KINDS: Mapping[str, str] = {
+    "syntax": "RW001", "too-long": "RW001", "encoding": "RW001",
+    "version": "RW002",
+    "type": "RW003", "enum": "RW003", "profile": "RW003", "answer": "RW003",
+    "value": "RW004", "repeated": "RW004", "id": "RW004", "tail": "RW004", "rule": "RW004",
+    "missing": "RW005",
+    "unknown-key": "RW010", "off-type": "RW011", "agent": "RW012",
+}
+#: check_thread finding kind -> rule (reply-to-unknown and form are RW102 and RW100 here)
+THREAD_KINDS: Mapping[str, str] = {
+    "closed-twice": "RW105", "open-past-exp": "RW106", "open-past-due": "RW107",
+    "act-after-cancel": "RW108", "cancel-wrong-party": "RW109", "cancel-unacknowledged": "RW110",
+}
+NOW_RULES = frozenset({"RW106", "RW107"})
+_ID_NUMBER = re.compile(r"(.*)-([0-9]+)")
+_CODE_RE = re.compile(r"RW[0-9]*")
+
+
+@attrs.frozen(kw_only=True)
+class LintFinding:
+    """One finding of one rule, with its place."""
+
+    code: str
+    level: str
+    message: str
+    file: str
+    line: int
+    column: int | None = None
+    token: str | None = None
+    text: str = ""  # the source line, for the caret
+    key: str | None = None  # the message id (or the HO id) the finding is about
+
+    @property
+    def rule(self) -> Rule:
+        return RULES[self.code]
+
+    def fingerprint(self) -> str:
+        """Stable identity: rule, file, the line's text and the token; not the line number."""
+        basis = "\x1f".join((self.code, self.file, self.text, self.token or "", self.key or ""))
+        return hashlib.sha256(basis.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "rule": self.rule.name, "level": self.level, "message": self.message,
+                "file": self.file, "line": self.line, "column": self.column, "token": self.token,
+                "key": self.key, "fingerprint": self.fingerprint()}
+
+
+# --------------------------------------------------------------------------
+# selection and configuration
+
+
+def _matches(code: str, pattern: str) -> int:
+    """Length of ``pattern`` when it selects ``code`` (a code or a prefix), else -1."""
+    if pattern == "ALL":
+        return 0
+    return len(pattern) if code.startswith(pattern) else -1
+
+
+def check_codes(patterns: Iterable[str]) -> list[str]:
+    """The patterns, validated: ``ALL``, a rule code, or a prefix of one."""
+    out = []
+    for raw in patterns:
+        pattern = raw.strip().upper()
+        if not pattern:
+            continue
+        if pattern != "ALL" and (not _CODE_RE.fullmatch(pattern) or not any(c.startswith(pattern) for c in RULES)):
+            raise RW1Error(f"unknown rule code or prefix {raw!r} (rules: {', '.join(RULES)})")
+        out.append(pattern)
+    return out
+
+
+def selected_rules(select: Sequence[str] | None = None, ignore: Sequence[str] = ()) -> frozenset[str]:
+    """Codes enabled by ``select`` (default: every rule) less ``ignore``; the longest match decides."""
+    chosen = set()
+    select = check_codes(select) if select else ["ALL"]
+    ignore = check_codes(ignore)
+    for code in RULES:
+        sel = max((_matches(code, p) for p in select), default=-1)
+        ign = max((_matches(code, p) for p in ignore), default=-1)
+        if sel > ign:  # an ignore as specific as the select wins
+            chosen.add(code)
+    return frozenset(chosen)
+
+
+def find_pyproject(start: Path | None = None) -> Path | None:
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: Path | None) -> dict[str, Any]:
+    """``[tool.rogerwilco.lint]`` of a pyproject.toml (empty when absent)."""
+    if path is None:
+        return {}
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ImportError:
+            raise RW1Error("reading [tool.rogerwilco] needs Python 3.11 or the tomli package") from None
+    try:
+        with open(path, "rb") as fh:
+            doc = tomllib.load(fh)
+    except OSError as exc:
+        raise RW1Error(f"cannot read {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RW1Error(f"{path}: not valid TOML: {exc}") from None
+    section = doc.get("tool", {}).get("rogerwilco", {}).get("lint", {})
+    if not isinstance(section, dict):
+        raise RW1Error(f"{path}: [tool.rogerwilco.lint] is a table")
+    known = {"select", "ignore", "profiles", "core-only", "now"}
+    for key, value in section.items():
+        if key not in known:
+            raise RW1Error(f"{path}: unknown key {key!r} in [tool.rogerwilco.lint] (known: {', '.join(sorted(known))})")
+        if key in ("select", "ignore", "profiles") and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise RW1Error(f"{path}: [tool.rogerwilco.lint] {key} is a list of strings")
+        if key == "core-only" and not isinstance(value, bool):
+            raise RW1Error(f"{path}: [tool.rogerwilco.lint] core-only is true or false")
+        if key == "now" and not isinstance(value, str):
+            raise RW1Error(f"{path}: [tool.rogerwilco.lint] now is a string YYYYMMDDTHHMMZ")
+    return dict(section)
+
+
+# --------------------------------------------------------------------------
+# the rules
+
+
+def _line_findings(result: LineResult, file: str) -> Iterator[LintFinding]:
+    for f in result.findings:
+        code = LINE_KINDS.get(f.kind)
+        if code is None:
+            continue  # a blank line, or a kind that is no rule
+        yield LintFinding(code=code, level=RULES[code].level, message=f.message, file=file,
+                          line=result.line_number or 1, column=f.column, token=f.token, text=result.text,
+                          key=result.raw.id if result.raw is not None else None)
+
+
+def _at(m: Message, file: str, code: str, message: str, *, token: str | None = None, key: str | None = None) -> LintFinding:
+    text = m.source.text if m.source is not None else m.to_line()
+    line = m.source.line if m.source is not None and m.source.line is not None else 1
+    column = None
+    token = m.id if token is None else token
+    if token:
+        index = text.find(" " + token)
+        column = index + 2 if index >= 0 else (1 if text.startswith(token) else None)
+    return LintFinding(code=code, level=RULES[code].level, message=message, file=file, line=line,
+                       column=column, token=token, text=text, key=key or m.id)
+
+
+def stream_findings(messages: Sequence[Message], file: str, *, receiver: Receiver, now: str | None,
+                    enabled: frozenset[str]) -> list[LintFinding]:
+    """The rules across the stream, over its valid messages in order."""
+    out: list[LintFinding] = []
+    by_id: dict[str, Message] = {}
+    last_number: dict[str, tuple[int, str]] = {}
+    for m in messages:
+        earlier = by_id.get(m.id)
+        if earlier is not None:
+            if earlier != m:
+                where = earlier.source.line if earlier.source is not None else "?"
+                out.append(_at(m, file, "RW100", f"id {m.id} is already used by a different message on line {where}",
+                               token=m.id))
+            continue
+        by_id[m.id] = m
+        match = _ID_NUMBER.fullmatch(m.id)
+        if match is not None:
+            n = int(match.group(2))
+            previous = last_number.get(m.from_)
+            if previous is not None and n <= previous[0]:
+                out.append(_at(m, file, "RW101", f"{m.id} does not go forward from {m.from_}'s last id {previous[1]}",
+                               token=m.id))
+            if previous is None or n > previous[0]:
+                last_number[m.from_] = (n, m.id)
+
+    unique = list(by_id.values())
+    for m in unique:
+        if m.re is not None and m.re not in by_id:
+            out.append(_at(m, file, "RW102", f"{m.type} {m.id} answers re={m.re}, which names no message in the stream",
+                           token=f"re={m.re}"))
+
+    replies: dict[str, list[Message]] = {}
+    for m in unique:
+        if m.re is not None:
+            replies.setdefault(m.re, []).append(m)
+    for m in unique:
+        answers = replies.get(m.id, [])
+        if m.type == "HO":
+            read_back = any(r.type == "RB" and r.from_ == m.to for r in answers)
+            refused_or_cancelled = any((r.type == "UN" and r.from_ == m.to) or (r.type == "CX" and r.from_ == m.from_)
+                                       for r in answers)
+            carried = any(r.type == "HO" and r.from_ == m.from_ for r in answers)
+            if not (read_back or refused_or_cancelled or carried):
+                out.append(_at(m, file, "RW103", f"HO {m.id} to {m.to} is never read back: no RB from {m.to} answers it"))
+        elif m.type == "AQ":
+            if not any(r.type in ("AN", "UN") and r.from_ == m.to for r in answers):
+                out.append(_at(m, file, "RW104", f"AQ {m.id} to {m.to} is never answered (AN) or refused (UN)"))
+
+    if enabled & set(THREAD_KINDS.values()):
+        out.extend(_thread_findings(unique, by_id, file, receiver=receiver, now=now))
+    return out
+
+
+def _thread_findings(messages: list[Message], by_id: Mapping[str, Message], file: str, *, receiver: Receiver,
+                     now: str | None) -> list[LintFinding]:
+    from .thread import check_thread
+
+    report = check_thread(messages, now=now or "99991231T2359Z", profiles=receiver)
+    out = []
+    for f in report.findings:
+        code = THREAD_KINDS.get(f.kind)
+        if code is None or (code in NOW_RULES and now is None):
+            continue
+        anchor = by_id.get(f.key) if f.key else None
+        if anchor is None:
+            continue
+        out.append(_at(anchor, file, code, f.message))
+    return out
+
+
+def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream>",
+                profiles: Receiver | Iterable | None = None, now: str | None = None,
+                select: Sequence[str] | None = None, ignore: Sequence[str] = ()) -> list[LintFinding]:
+    """Every finding of one conversation, in line order, filtered by ``select``/``ignore``.
+
+    ``fp`` is a binary or text stream, or an iterable of lines. ``now``
+    (``YYYYMMDDTHHMMZ``) enables the rules on handoffs open past ``exp``/``due``.
+    """
+    receiver = Receiver.all_bundled() if profiles is None else as_receiver(profiles)
+    if now is not None:
+        from .thread import parse_now
+
+        try:
+            parse_now(now)
+        except ValueError as exc:
+            raise RW1Error(str(exc)) from None
+    enabled = selected_rules(select, ignore)
+    if hasattr(fp, "read"):
+        results = validate_stream(fp, receiver, file=file)  # type: ignore[arg-type]
+    else:
+        results = (check_line(text[:-1] if text.endswith("\n") else text, receiver, line_number=i, file=file)
+                   for i, text in enumerate(fp, start=1) if text.strip("\r\n"))  # type: ignore[union-attr]
+    findings: list[LintFinding] = []
+    messages: list[Message] = []
+    for result in results:
+        findings.extend(_line_findings(result, file))
+        if result.message is not None:
+            messages.append(result.message)
+    findings.extend(stream_findings(messages, file, receiver=receiver, now=now, enabled=enabled))
+    kept = [f for f in findings if f.code in enabled]
+    kept.sort(key=lambda f: (f.line, f.column or 0, f.code))
+    return kept
+
+
+def lint_paths(paths: Sequence[str], **options: Any) -> Iterator[tuple[str, list[LintFinding]]]:
+    """(display name, findings) for each file; ``-`` is standard input."""
+    for name in paths:
+        if name == "-":
+            yield "<stdin>", lint_stream(sys.stdin.buffer, file="<stdin>", **options)
+            continue
+        try:
+            fh = open(name, "rb")
+        except OSError as exc:
+            raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
+        with fh:
+            yield name, lint_stream(fh, file=name, **options)

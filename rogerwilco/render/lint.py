@@ -1,0 +1,54 @@
+"""Lint reports: each finding with its place, its code and a caret under the token."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+from rich.table import Table
+from rich.text import Text
+
+from ..errors import printable
+from ..lint import RULES, LintFinding
+
+_STYLE = {"error": "bold red", "warning": "yellow"}
+
+
+def finding_text(finding: LintFinding) -> Text:
+    """``file:line:col: RW105 [closed-twice] message`` then the line and a caret."""
+    where = f"{printable(finding.file)}:{finding.line}"
+    if finding.column:
+        where += f":{finding.column}"
+    out = Text()
+    out.append(where + ": ", style="bold")
+    out.append(finding.code, style=_STYLE.get(finding.level, ""))
+    out.append(f" [{finding.rule.name}]")
+    if finding.token:
+        out.append(" " + printable(finding.token), style="bold")
+    out.append(" " + printable(finding.message))
+    if finding.text:
+        shown = printable(finding.text)
+        out.append("\n  " + shown)
+        if finding.column:
+            pad = len(printable(finding.text[: finding.column - 1]))
+            width = max(1, len(printable(finding.token or "")))
+            out.append("\n  " + " " * pad + "^" * width, style=_STYLE.get(finding.level, ""))
+    return out
+
+
+def summary_text(findings: Iterable[LintFinding], files: int) -> Text:
+    counts = Counter(f.code for f in findings)
+    total = sum(counts.values())
+    if not total:
+        return Text(f"{files} file(s) checked, no findings", style="bold green")
+    parts = ", ".join(f"{code} {RULES[code].name} {n}" for code, n in sorted(counts.items()))
+    return Text(f"{total} finding(s) in {files} file(s): {parts}", style="bold red")
+
+
+def rules_table() -> Table:
+    table = Table(title="rogerwilco lint rules", header_style="bold")
+    for name in ("code", "name", "level", "what"):
+        table.add_column(name)
+    for rule in RULES.values():
+        table.add_row(rule.code, rule.name, rule.level, rule.summary)
+    return table
