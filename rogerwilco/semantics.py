@@ -336,7 +336,12 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles=None) -> Message:
             raise EncodeError(f"cannot write: {first.message}", token=token or "", findings=result.findings)
         raise RefusedError(first.message, why=first.why or "UNK", token=first.token or "", findings=result.findings)
     message = result.message
-    decoded = message.to_json()["slots"]
+    read = message.to_json()
+    for key in ("type", "id", "re", "from", "to", "item", "tail"):
+        # A space or mark in an envelope value would read back as other slots or a tail (D3).
+        if read[key] != obj[key]:
+            raise EncodeError(f"{key}: {json.dumps(obj[key])} does not read back as written", token=key)
+    decoded = read["slots"]
     for key, value in slots.items():
         if not _same_json(decoded.get(key), value):
             raise EncodeError(f"{key}: the JSON value {json.dumps(value)} is not of the slot's type", token=key)
