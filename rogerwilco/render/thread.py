@@ -61,3 +61,20 @@ def handoffs_table(report: ThreadReport) -> Table:
 
 def thread_report(report: ThreadReport) -> RenderableType:
     return Group(findings_text(report), items_table(report), handoffs_table(report))
+
+
+_TOOL_STYLE = {"prepared": "green", "expired": "yellow", "in-doubt": "bold red", "committed": "", "failed": "red",
+               "abandoned": "dim", "cancelled": "dim"}
+
+
+def statements_table(statements) -> Table:
+    """The tool's store: one row per prepared statement (``rogerwilco tool status``)."""
+    table = Table(title="Statements", title_justify="left")
+    for column in ("token", "HO", "item", "agent", "exp", "state", "detail"):
+        table.add_column(column, overflow="fold")
+    for s in statements:
+        reply = " ".join(s.reply.split(" ")[1:3]) if s.reply else ""
+        detail = s.detail if s.detail and s.state != "committed" else reply
+        table.add_row(_cell(s.token), _cell(s.ho), _cell(s.item), _cell(s.agent), _cell(s.exp),
+                      Text(s.state, style=_TOOL_STYLE.get(s.state, "")), _cell(detail))
+    return table

@@ -1,0 +1,506 @@
+"""The tool's statement: prepare, then commit exactly once (spec 5.3, 5.4).
+
+Theory of operation
+-------------------
+A tool that can state its transaction before running it does so in two
+phases, kept in a SQLite file (the *store*):
+
+``prepare(HO)``
+    resolves the execution values of the HO's ask (the profile's ``exec``
+    map): the HO's value where it gives one, the record's (what the tool finds
+    on file) where the HO leaves the slot to the receiver. A record value
+    that contradicts the HO's stops the tool: it states nothing it was not
+    told, and says what differs. The values are frozen under a token from
+    :mod:`secrets` (128 random bits, never derived from the message) and the
+    RB line is returned, composed by code (:func:`rogerwilco.readback.make_rb`)
+    with the execution slots as they will run, ``x_tok=<token>`` and
+    ``exp=``: now plus the window (15 minutes by default), never later than
+    the HO's own ``exp``.
+
+``commit(token, argv)``
+    runs the executor once. In one ``BEGIN IMMEDIATE`` transaction the
+    statement moves from ``prepared`` to ``in-doubt`` (only a prepared,
+    unexpired statement may); SQLite lets one writer hold that transaction at
+    a time, so of any number of processes committing one token at the same
+    moment exactly one sees ``prepared``. Then the executor runs, outside any
+    transaction, without a shell: ``argv`` is the program and its arguments
+    as a list, the frozen statement is written as JSON on its stdin, and it
+    reports what it executed as JSON on stdout. A second transaction records
+    the result (``committed`` with the DN, or ``failed`` with an FL). A crash,
+    a kill or a timeout between the two transactions leaves ``in-doubt``:
+    nothing runs it again by itself, and :meth:`ToolStore.status` says so.
+    The DN carries the values the executor reported, never the plan, so the
+    sender's ``check-dn`` sees what actually ran.
+
+``abandon(token)`` discards a prepared statement. ``cancel(CX)`` records the
+cancel for the HO (a later ``prepare`` of it is refused), abandons whatever
+was prepared for it and answers ``AN re=<CX id> val=Y``; where the act
+already ran it answers with the act's DN instead; where the act is in doubt
+it answers nothing and says why.
+
+**The executor contract.** stdin: ``{"token", "ho", "item", "ask",
+"profile", "agent", "to", "exp", "values": {slot: value}}`` with values in
+the JSON form (D1). stdout on success: ``{"out": "OK"|"PARTIAL"|"NOOP",
+"values": {slot: value}, "tail": "..."}`` (``out`` defaults to ``OK``;
+``tail`` is optional; keys outside the ask's execution slots are ignored).
+Exit status 0 means it ran and the output says what; a positive status
+means it failed and did nothing (recorded ``failed``, answered with ``FL
+why=ERR``); death by a signal, a timeout, or output that cannot be read
+leaves the statement ``in-doubt``.
+
+Message numbers: the store keeps, per agent, the last number it used; a
+caller that knows the conversation passes ``n`` to set it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import secrets
+import sqlite3
+import subprocess
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import attrs
+
+from .errors import RW1Error
+from .message import Message
+from .readback import exec_slots, make_rb, vocabulary_of
+from .slottypes import parse_time
+from .vocab import Receiver, Vocabulary, as_receiver
+
+DEFAULT_WINDOW = _dt.timedelta(minutes=15)
+STATES = ("prepared", "in-doubt", "committed", "failed", "abandoned", "cancelled")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS statements (
+    token TEXT PRIMARY KEY,
+    ho_id TEXT NOT NULL,
+    ho_from TEXT NOT NULL,
+    ho_to TEXT NOT NULL,
+    item TEXT,
+    ask TEXT NOT NULL,
+    profile TEXT,
+    ho_line TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    statement TEXT NOT NULL,
+    rb_line TEXT NOT NULL,
+    exp TEXT NOT NULL,
+    state TEXT NOT NULL,
+    prepared_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    pid INTEGER,
+    reply_n INTEGER,
+    executed TEXT,
+    reply_line TEXT,
+    cx_id TEXT,
+    detail TEXT
+);
+CREATE INDEX IF NOT EXISTS statements_ho ON statements (ho_id);
+CREATE TABLE IF NOT EXISTS cancels (ho_id TEXT PRIMARY KEY, cx_id TEXT NOT NULL, cx_line TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS numbers (agent TEXT PRIMARY KEY, n INTEGER NOT NULL);
+"""
+
+
+class ToolError(RW1Error):
+    """Input the tool cannot use at all: an unknown token, a line that is not the right type."""
+
+
+class ToolRefused(RW1Error):
+    """The tool will not do what was asked; ``reason`` says why, ``reply`` holds any line to send."""
+
+    def __init__(self, message: str, *, reason: str, reply: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.reply = reply
+
+
+@attrs.frozen(kw_only=True)
+class Statement:
+    """A prepared statement as the store holds it."""
+
+    token: str
+    ho: str
+    item: str | None
+    agent: str
+    state: str  # one of STATES, or "expired" for a prepared statement past its exp
+    exp: str
+    values: Mapping[str, Any]
+    rb: str
+    reply: str | None = None
+    detail: str | None = None
+    started_at: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"token": self.token, "ho": self.ho, "item": self.item, "agent": self.agent, "state": self.state,
+                "exp": self.exp, "values": dict(self.values), "rb": self.rb, "reply": self.reply,
+                "detail": self.detail, "started_at": self.started_at}
+
+
+@attrs.frozen(kw_only=True)
+class Prepared:
+    token: str
+    rb: Message
+    exp: str
+
+
+def _utc(now: _dt.datetime | None) -> _dt.datetime:
+    if now is None:
+        return _dt.datetime.now(_dt.timezone.utc)
+    return now if now.tzinfo is not None else now.replace(tzinfo=_dt.timezone.utc)
+
+
+def _stamp(at: _dt.datetime) -> str:
+    return at.strftime("%Y%m%dT%H%MZ")
+
+
+def _json_value(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def decode_value(vocab: Vocabulary, key: str, value: Any) -> Any:
+    """A JSON value (a record's, an executor's) as the slot type decodes it; ValueError if it is not one."""
+    slot = vocab.slots.get(key)
+    if slot is None:
+        raise ValueError(f"{key} is not a slot")
+    if isinstance(value, str):
+        return slot.type.decode(value)
+    if isinstance(value, list):
+        value = tuple(value)
+    if isinstance(value, (bool, int, tuple)):
+        return slot.type.decode(slot.type.encode(value))
+    raise ValueError(f"{key}: a {type(value).__name__} is not a slot value")
+
+
+class ToolStore:
+    """Prepared statements in a SQLite file; every method is one short transaction or two."""
+
+    def __init__(self, path: str | os.PathLike[str], *, profiles: Receiver | Iterable | None = None,
+                 window: _dt.timedelta = DEFAULT_WINDOW, busy_timeout: float = 60.0) -> None:
+        if window <= _dt.timedelta(0):
+            raise ToolError("the window for confirmation is a positive time")
+        self.path = Path(path)
+        self.receiver = as_receiver(profiles)
+        self.window = window
+        self._busy_timeout = busy_timeout
+        try:
+            db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None)
+            try:
+                db.executescript(_SCHEMA)
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            raise ToolError(f"cannot open the store {self.path}: {exc}") from None
+
+    # ---- storage -------------------------------------------------------------
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on any error."""
+        try:
+            db = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise ToolError(f"cannot open the store {self.path}: {exc}") from None
+        db.row_factory = sqlite3.Row
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise ToolError(f"store {self.path}: {exc}") from None
+        finally:
+            db.close()
+
+    @staticmethod
+    def _number(db: sqlite3.Connection, agent: str, n: int | None) -> int:
+        """The message number to use for ``agent``: ``n`` if given, else one more than the last."""
+        row = db.execute("SELECT n FROM numbers WHERE agent = ?", (agent,)).fetchone()
+        last = row["n"] if row else 0
+        if n is None:
+            n = last + 1
+        elif isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ToolError("n is a message number (an integer, 0 or more)")
+        db.execute("INSERT INTO numbers (agent, n) VALUES (?, ?) ON CONFLICT(agent) DO UPDATE SET n = MAX(n, ?)",
+                   (agent, n, n))
+        return n
+
+    @staticmethod
+    def _row(db: sqlite3.Connection, token: str) -> sqlite3.Row:
+        if not isinstance(token, str):
+            raise ToolError("a token is text")
+        row = db.execute("SELECT * FROM statements WHERE token = ?", (token,)).fetchone()
+        if row is None:
+            raise ToolError("no statement with that token in this store")
+        return row
+
+    def _line(self, text: str, want: str) -> Message:
+        message = Message.from_line(text, self.receiver)
+        if message.type != want:
+            raise ToolError(f"expected a {want} line, got a {message.type}")
+        return message
+
+    # ---- prepare ---------------------------------------------------------------
+
+    def resolve(self, ho: Message, record: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The execution values: the HO's, and the record's for what the HO leaves open."""
+        vocab = vocabulary_of(ho, self.receiver)
+        keys = exec_slots(ho, vocab)
+        if not keys:
+            raise ToolRefused(f"the profile names no execution slots for ask={ho.get('ask')}: there is no "
+                              "statement to prepare", reason="no-exec")
+        record = dict(record or {})
+        values: dict[str, Any] = {}
+        missing, conflicts = [], []
+        for key in keys:
+            given = ho.get(key)
+            on_file = None
+            if key in record:
+                try:
+                    on_file = decode_value(vocab, key, record[key])
+                except ValueError as exc:
+                    raise ToolError(f"record value for {key}: {exc}") from None
+            if given is not None and on_file is not None and given != on_file:
+                conflicts.append(f"{key}: the handoff says {given}, the record {on_file}")
+            value = given if given is not None else on_file
+            if value is None:
+                missing.append(key)
+            else:
+                values[key] = value
+        if conflicts:
+            raise ToolRefused("the record contradicts the handoff; stop and ask: " + "; ".join(conflicts),
+                              reason="record")
+        if missing:
+            raise ToolRefused("no value for execution slot(s) " + ", ".join(missing) +
+                              " in the handoff or the record", reason="missing")
+        return values
+
+    def prepare(self, ho: Message | str, *, record: Mapping[str, Any] | None = None, as_: str | None = None,
+                n: int | None = None, now: _dt.datetime | None = None) -> Prepared:
+        """Resolve and freeze the statement; return its token and the RB line to relay."""
+        at = _utc(now)
+        message = self._line(ho, "HO") if isinstance(ho, str) else ho
+        if message.type != "HO":
+            raise ToolError(f"expected an HO, got a {message.type}")
+        agent = as_ or message.to
+        if agent != message.to:
+            raise ToolRefused(f"the handoff is addressed to {message.to}, not {agent}", reason="not-addressed")
+        ho_exp = message.get("exp")
+        if ho_exp is not None and at > parse_time(ho_exp):
+            raise ToolRefused(f"the handoff expired at {ho_exp}: nothing may be done on it", reason="expired")
+        values = self.resolve(message, record)
+        exp_at = (at + self.window).replace(second=0, microsecond=0)
+        if ho_exp is not None:
+            exp_at = min(exp_at, parse_time(ho_exp))
+        exp = _stamp(exp_at)
+        token = secrets.token_hex(16)
+        statement = {
+            "token": token, "ho": message.id, "item": message.item, "ask": message.get("ask"),
+            "profile": message.profile, "agent": agent, "to": message.from_, "exp": exp,
+            "values": {k: _json_value(v) for k, v in values.items()},
+        }
+        with self._transaction() as db:
+            cancel = db.execute("SELECT cx_id FROM cancels WHERE ho_id = ?", (message.id,)).fetchone()
+            if cancel is not None:
+                raise ToolRefused(f"{message.id} was cancelled by {cancel['cx_id']}", reason="cancelled")
+            ran = db.execute("SELECT state FROM statements WHERE ho_id = ? AND state IN ('committed', 'in-doubt')",
+                             (message.id,)).fetchone()
+            if ran is not None:
+                raise ToolRefused(f"a statement for {message.id} is already {ran['state']}: preparing it again could "
+                                  "run the act twice", reason=ran["state"])
+            number = self._number(db, agent, n)
+            rb = make_rb(message, number, profiles=self.receiver, values=values, digest=True)
+            rb = Message.from_line(rb.replace(slots={**rb.slots, "exp": exp, "x_tok": token}).to_line(), self.receiver)
+            db.execute("UPDATE statements SET state = 'abandoned', detail = 'superseded by a new statement' "
+                       "WHERE ho_id = ? AND state = 'prepared'", (message.id,))
+            db.execute(
+                "INSERT INTO statements (token, ho_id, ho_from, ho_to, item, ask, profile, ho_line, agent, statement,"
+                " rb_line, exp, state, prepared_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?)",
+                (token, message.id, message.from_, message.to, message.item, message.get("ask"), message.profile,
+                 message.to_line(), agent, json.dumps(statement, ensure_ascii=False), rb.to_line(), exp, at.isoformat()),
+            )
+        return Prepared(token=token, rb=rb.replace(source=None), exp=exp)
+
+    # ---- commit ----------------------------------------------------------------
+
+    @staticmethod
+    def _refusal(row: sqlite3.Row, at: _dt.datetime) -> ToolRefused | None:
+        state = row["state"]
+        if state == "prepared":
+            if at > parse_time(row["exp"]):
+                return ToolRefused(f"the statement expired at {row['exp']}: prepare it again", reason="expired")
+            return None
+        reasons = {
+            "committed": "the statement was already committed",
+            "failed": "the statement was already committed and failed",
+            "abandoned": "the statement was abandoned",
+            "cancelled": f"the statement was cancelled by {row['cx_id']}",
+            "in-doubt": f"the statement is in doubt (executor started {row['started_at']}, no result recorded); "
+                        "it is never run again by itself",
+        }
+        return ToolRefused(reasons[state], reason=state, reply=row["reply_line"])
+
+    def commit(self, token: str, argv: Sequence[str], *, n: int | None = None, now: _dt.datetime | None = None,
+               timeout: float | None = None) -> Message:
+        """Run the executor once for a prepared statement; return the DN (or FL) built from what it reports."""
+        argv = list(argv)
+        if not argv or not all(isinstance(a, str) for a in argv):
+            raise ToolError("the executor is a program and its arguments, as a list of strings")
+        at = _utc(now)
+        with self._transaction() as db:
+            row = self._row(db, token)
+            refused = self._refusal(row, at)
+            if refused is not None:
+                raise refused
+            number = self._number(db, row["agent"], n)
+            db.execute("UPDATE statements SET state = 'in-doubt', started_at = ?, pid = ?, reply_n = ? "
+                       "WHERE token = ? AND state = 'prepared'", (at.isoformat(), os.getpid(), number, token))
+        statement = row["statement"]
+        try:
+            proc = subprocess.run(argv, input=statement.encode("utf-8"), capture_output=True, timeout=timeout,
+                                  shell=False, check=False)
+        except subprocess.TimeoutExpired:
+            self._set(token, "in-doubt", detail=f"the executor did not finish within {timeout}s and was killed")
+            raise ToolRefused("the executor timed out: the statement is in doubt", reason="in-doubt") from None
+        except OSError as exc:  # it never started: nothing ran, the statement is still good
+            self._set(token, "prepared", detail=None, expect="in-doubt", clear=True)
+            raise ToolError(f"cannot start the executor {argv[0]}: {exc.strerror or exc}") from None
+        ho = Message.from_line(row["ho_line"], self.receiver)
+        if proc.returncode < 0:
+            self._set(token, "in-doubt", detail=f"the executor was killed by signal {-proc.returncode}")
+            raise ToolRefused("the executor was killed: the statement is in doubt", reason="in-doubt")
+        if proc.returncode > 0:
+            fl = self._fl(ho, row["agent"], number, proc)
+            self._set(token, "failed", reply=fl.to_line(), detail=f"executor exit status {proc.returncode}")
+            return fl
+        try:
+            dn, executed = self._dn(ho, row["agent"], number, proc.stdout)
+        except ValueError as exc:
+            self._set(token, "in-doubt", detail=f"the executor ran but its report cannot be read: {exc}")
+            raise ToolRefused(f"the executor ran but its report cannot be read ({exc}): the statement is in doubt",
+                              reason="in-doubt") from None
+        self._set(token, "committed", reply=dn.to_line(), executed=json.dumps(executed, ensure_ascii=False))
+        return dn
+
+    def _set(self, token: str, state: str, *, reply: str | None = None, executed: str | None = None,
+             detail: str | None = None, expect: str = "in-doubt", clear: bool = False) -> None:
+        stamp = _dt.datetime.now(_dt.timezone.utc).isoformat()
+        with self._transaction() as db:
+            if clear:
+                db.execute("UPDATE statements SET state = ?, started_at = NULL, pid = NULL, detail = ? "
+                           "WHERE token = ? AND state = ?", (state, detail, token, expect))
+            else:
+                db.execute("UPDATE statements SET state = ?, reply_line = ?, executed = ?, detail = ?, finished_at = ? "
+                           "WHERE token = ? AND state = ?", (state, reply, executed, detail, stamp, token, expect))
+
+    def _base(self, ho: Message, agent: str, number: int) -> dict[str, Any]:
+        return {"type": "DN", "id": f"{agent}-{number}", "re": ho.id, "from_": agent, "to": ho.from_, "item": ho.item}
+
+    def _fl(self, ho: Message, agent: str, number: int, proc: subprocess.CompletedProcess) -> Message:
+        slots = {"p": ho.profile} if ho.profile else {}
+        slots["why"] = "ERR"
+        base = {**self._base(ho, agent, number), "type": "FL"}
+        fl = Message(**base, slots=slots, tail=f"executor exit status {proc.returncode}; nothing executed")
+        return Message.from_line(fl.to_line(), self.receiver).replace(source=None)
+
+    def _dn(self, ho: Message, agent: str, number: int, stdout: bytes) -> tuple[Message, dict[str, Any]]:
+        try:
+            report = json.loads(stdout.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not JSON ({exc})") from None
+        if not isinstance(report, dict):
+            raise ValueError("not a JSON object")
+        out = report.get("out", "OK")
+        if out not in ("OK", "PARTIAL", "NOOP"):
+            raise ValueError(f"out={out!r} is not OK, PARTIAL or NOOP")
+        reported = report.get("values", {})
+        if not isinstance(reported, dict):
+            raise ValueError("values is not an object")
+        tail = report.get("tail", "as executed, from the tool")
+        if not isinstance(tail, str) or not tail:
+            raise ValueError("tail is not text")
+        vocab = vocabulary_of(ho, self.receiver)
+        slots: dict[str, Any] = {"p": ho.profile} if ho.profile else {}
+        slots["out"] = out
+        for key in exec_slots(ho, vocab):
+            if key in reported:
+                slots[key] = decode_value(vocab, key, reported[key])
+        dn = Message(**self._base(ho, agent, number), slots=slots, tail=tail)
+        try:
+            dn = Message.from_line(dn.to_line(), self.receiver).replace(source=None)
+        except RW1Error as exc:
+            raise ValueError(f"the DN cannot be written: {exc.token} {exc.message}".strip()) from None
+        return dn, {"out": out, "values": {k: _json_value(v) for k, v in slots.items() if k not in ("p", "out")}}
+
+    # ---- abandon, cancel, status ------------------------------------------------
+
+    def abandon(self, token: str) -> Statement:
+        with self._transaction() as db:
+            row = self._row(db, token)
+            if row["state"] != "prepared":
+                refused = self._refusal(row, _dt.datetime.min.replace(tzinfo=_dt.timezone.utc))
+                assert refused is not None
+                raise refused
+            db.execute("UPDATE statements SET state = 'abandoned', detail = 'abandoned' WHERE token = ?", (token,))
+            row = self._row(db, token)
+        return self._statement(row, _utc(None))
+
+    def cancel(self, cx: Message | str, *, n: int | None = None) -> Message:
+        """Abandon what was prepared for the CX's handoff; the AN val=Y, or the act's DN where it ran."""
+        message = self._line(cx, "CX") if isinstance(cx, str) else cx
+        if message.type != "CX":
+            raise ToolError(f"expected a CX, got a {message.type}")
+        with self._transaction() as db:
+            rows = db.execute("SELECT * FROM statements WHERE ho_id = ? ORDER BY prepared_at", (message.re,)).fetchall()
+            for row in rows:
+                if (row["ho_from"], row["ho_to"]) != (message.from_, message.to):
+                    raise ToolRefused(f"{message.id} is from {message.from_} to {message.to}; only {row['ho_from']} "
+                                      f"can cancel {message.re}, to {row['ho_to']}", reason="wrong-party")
+            db.execute("INSERT OR IGNORE INTO cancels (ho_id, cx_id, cx_line) VALUES (?, ?, ?)",
+                       (message.re, message.id, message.to_line()))
+            db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE ho_id = ? AND "
+                       "state = 'prepared'", (message.id, f"cancelled by {message.id}", message.re))
+            ran = [r for r in rows if r["state"] == "committed"]
+            doubt = [r for r in rows if r["state"] == "in-doubt"]
+            answer = None
+            if not ran and not doubt:
+                number = self._number(db, message.to, n)
+                slots = {"p": message.profile} if message.profile else {}
+                slots["val"] = "Y"
+                an = Message(type="AN", id=f"{message.to}-{number}", re=message.id, from_=message.to,
+                             to=message.from_, slots=slots, tail="statement abandoned; nothing executed")
+                answer = Message.from_line(an.to_line(), self.receiver).replace(source=None)
+        if ran:
+            return Message.from_line(ran[-1]["reply_line"], self.receiver).replace(source=None)
+        if doubt:
+            raise ToolRefused(f"the act for {message.re} is in doubt: it may have run; check the world before "
+                              "answering the cancel", reason="in-doubt")
+        assert answer is not None
+        return answer
+
+    def _statement(self, row: sqlite3.Row, at: _dt.datetime) -> Statement:
+        state = row["state"]
+        if state == "prepared" and at > parse_time(row["exp"]):
+            state = "expired"
+        detail = row["detail"]
+        if state == "in-doubt" and not detail:
+            detail = (f"executor started {row['started_at']} by process {row['pid']}; no result recorded; "
+                      "never run again by itself")
+        return Statement(token=row["token"], ho=row["ho_id"], item=row["item"], agent=row["agent"], state=state,
+                         exp=row["exp"], values=json.loads(row["statement"])["values"], rb=row["rb_line"],
+                         reply=row["reply_line"], detail=detail, started_at=row["started_at"])
+
+    def status(self, token: str | None = None, *, now: _dt.datetime | None = None) -> list[Statement]:
+        at = _utc(now)
+        with self._transaction() as db:
+            if token is not None:
+                rows = [self._row(db, token)]
+            else:
+                rows = db.execute("SELECT * FROM statements ORDER BY prepared_at, token").fetchall()
+        return [self._statement(row, at) for row in rows]
