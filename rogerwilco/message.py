@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import attrs
 
@@ -32,9 +32,11 @@ from .errors import EncodeError, RW1SyntaxError
 JSON_KEYS = ("v", "type", "id", "re", "from", "to", "item", "slots", "tail")
 
 
-@attrs.frozen(kw_only=True)
-class Source:
-    """Where a message came from: the raw line, and its place in a stream."""
+class Source(NamedTuple):
+    """Where a message came from: the raw line, and its place in a stream.
+
+    Never part of a message's equality. A named tuple: one is built per line.
+    """
 
     text: str
     line: int | None = None

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from functools import lru_cache
 from typing import Any, Callable, Mapping
 
 import attrs
@@ -51,6 +52,7 @@ class SlotType:
     encode: Callable[[Any], str]
     enum: str | None = None  # the enum name, for enum types and lists of them
     is_list: bool = False
+    codes: frozenset[str] = frozenset()  # the enum's codes, for enum types
 
 
 def _need_str(value: Any) -> str:
@@ -79,6 +81,7 @@ def _pattern(regex: re.Pattern[str], what: str) -> Callable[[str], None]:
     return check
 
 
+@lru_cache(maxsize=4096)
 def _check_date(raw: str) -> None:
     if _DATE_RE.fullmatch(raw) is None:
         raise ValueError("not a date YYYYMMDD")
@@ -88,6 +91,7 @@ def _check_date(raw: str) -> None:
         raise ValueError("not a calendar date") from None
 
 
+@lru_cache(maxsize=4096)
 def _check_time(raw: str) -> None:
     m = _TIME_RE.fullmatch(raw)
     if m is None:
@@ -103,6 +107,7 @@ def parse_time(raw: str) -> _dt.datetime:
 
 
 def _int_codec(lo: int | None, hi: int | None):
+    @lru_cache(maxsize=1024)
     def decode(raw: str) -> int:
         if _INT_RE.fullmatch(raw) is None:
             raise ValueError("not an integer")
@@ -148,6 +153,7 @@ def _member_codec(codes: Mapping[str, Any] | frozenset[str], what: str):
 def _list_codec(inner: SlotType):
     inner_decode, inner_encode = inner.decode, inner.encode
 
+    @lru_cache(maxsize=4096)  # lists repeat in a stream (keep=, opts=, rb=); tuples are immutable
     def decode(raw: str) -> tuple:
         parts = raw.split("+")
         if "" in parts:
@@ -186,7 +192,7 @@ def compile_type(
         if enum not in enums:
             raise ValueError(f"type {name!r} names an enum that is not defined")
         dec, enc = _member_codec(enums[enum], f"{enum} code")
-        return SlotType(name, dec, enc, enum=enum)
+        return SlotType(name, dec, enc, enum=enum, codes=frozenset(enums[enum]))
     if name.startswith("int:"):
         m = _INT_TYPE_RE.fullmatch(name)
         if m is None or int(m.group(1)) > int(m.group(2)):
@@ -205,7 +211,7 @@ def compile_type(
         "token": None,
         "ref": None,
         "text": None,
-        "agent": _pattern(AGENT_RE, "an agent name"),
+        "agent": lru_cache(maxsize=4096)(_pattern(AGENT_RE, "an agent name")),
         "msgid": _pattern(MSGID_RE, "a message id <agent>-<n>"),
         "date": _check_date,
         "time": _check_time,

@@ -28,7 +28,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import attrs
+from typing import NamedTuple
+
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.load_grammar import GrammarBuilder
@@ -51,9 +52,12 @@ _EXPECTED = {
 }
 
 
-@attrs.frozen(kw_only=True)
-class RawLine:
-    """A line split into its syntactic parts, values still as written."""
+class RawLine(NamedTuple):
+    """A line split into its syntactic parts, values still as written.
+
+    A named tuple rather than an attrs class: one is built for every line
+    read, and tuple construction is the cheapest immutable record Python has.
+    """
 
     text: str
     version: str

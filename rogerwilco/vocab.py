@@ -57,6 +57,10 @@ class TypeTable:
     desc: str
     required: tuple[str, ...]
     slots: Mapping[str, SlotDef]  # every key allowed on this type
+    # key -> decode function, None where the type keeps the text as written;
+    # the never-guess pass reads this on every slot of every line.
+    decoders: Mapping[str, Any] = attrs.Factory(dict)
+    rules: tuple["Rule", ...] = ()
 
 
 @attrs.frozen
@@ -396,6 +400,7 @@ def compile_vocabulary(profile: Mapping[str, Any] | None = None) -> Vocabulary:
             desc=spec.get("desc", ""),
             required=tuple(required[tname]),
             slots={key: slots[key] for key in dict.fromkeys(allowed[tname])},
+            decoders={key: _decoder(slots[key]) for key in dict.fromkeys(allowed[tname])},
         )
         for tname, spec in core["types"].items()
     }
@@ -412,6 +417,10 @@ def compile_vocabulary(profile: Mapping[str, Any] | None = None) -> Vocabulary:
     if isinstance(translation, dict):
         translation = translation.get("rules", [])
     rules += [_compile_rule(r, pname, core["types"]) for r in translation]
+    types = {
+        tname: attrs.evolve(table, rules=tuple(r for r in rules if tname in r.on))
+        for tname, table in types.items()
+    }
 
     return Vocabulary(
         profile=pname,
@@ -432,6 +441,15 @@ def compile_vocabulary(profile: Mapping[str, Any] | None = None) -> Vocabulary:
         source=dict(profile or {}),
         core=core,
     )
+
+
+def _decoder(slot: SlotDef) -> Any:
+    """None: kept as written; a frozenset: enum codes; else the decode function."""
+    if slot.type.name in ("token", "ref", "text"):
+        return None
+    if slot.type.enum and not slot.type.is_list:
+        return frozenset(slot.type.codes)
+    return slot.type.decode
 
 
 def _as_codes(value: Any) -> dict[str, str]:
