@@ -99,6 +99,17 @@ def reply_signature(line: Any) -> Any:
     return (head, tail.split(" ", 1)[0] if mark else None)
 
 
+def same_json(a: Any, b: Any) -> bool:
+    """Equality of JSON values, where Python's ``==`` is too loose: ``true`` is not ``1``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    return a == b
+
+
 def compare(expect: dict[str, Any], got: dict[str, Any]) -> str:
     """'' when ``got`` satisfies ``expect``, else what differs."""
     for key, want in expect.items():
@@ -114,7 +125,7 @@ def compare(expect: dict[str, Any], got: dict[str, Any]) -> str:
             w, h = finding_set(want), finding_set(have)
             if w != h:
                 return f"findings differ: expected {sorted(map(str, w))}, got {sorted(map(str, h))}"
-        elif have != want:
+        elif not same_json(have, want):
             return f"{key}: expected {json.dumps(want, ensure_ascii=False)}, got {json.dumps(have, ensure_ascii=False)}"
     return ""
 
