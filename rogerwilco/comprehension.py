@@ -19,8 +19,9 @@ not strings. :func:`normalise` turns a value into a tuple of words:
 Two normalised values are the *same fact* (:func:`same_fact`) when they are
 equal, when one is a leading run of the other's words (a word prefix:
 ``monday`` and ``monday-problem``, never ``12`` and ``120w``), or when one's
-word set contains the other's. A value that normalises to no words is never
-the same fact as anything, so punctuation cannot stand in for a criterion.
+word set contains the other's. A value that normalises to no words is the
+same fact only as another such value: it is no word prefix or subset of
+anything, so punctuation cannot stand in for a criterion.
 
 ``len`` is compared as number and unit (:func:`read_len`): the units are a
 table (:data:`LEN_UNITS`); equal numbers and units match, equal numbers with
@@ -161,10 +162,10 @@ def normalise(value: str, aliases: Mapping[str, tuple[str, ...]] | None = None) 
 
 def same_fact(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Equal, a word prefix of the other, or word-set containment (D6)."""
-    if not a or not b:
-        return False
     if a == b:
         return True
+    if not a or not b:
+        return False
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     if long_[: len(short)] == short:
         return True

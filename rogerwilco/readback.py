@@ -71,6 +71,7 @@ LEVEL_ECHO = {
     "exec": ("item", "ask", "due"),
 }
 NEVER_ECHOED = frozenset({"rb", "keys", "exp", "acc"})
+HOP_ENVELOPE = frozenset({"re", "from", "to"})  # each message's own: an RB reverses them, never echoes them
 RB_OWN_SLOTS = frozenset({"h", "eta", "not", "asm", "exp", "acc", "do"})
 COMPREHENSION_LEVELS = frozenset({"acc", "plan"})
 RECEIPT = (("re", "id"), ("from", "to"), ("to", "from"))  # (RB field, HO field it must equal)
@@ -187,7 +188,8 @@ def echo_set(ho: Message) -> tuple[str, ...]:
                 keys.extend(k for k in ho.slots if k not in NEVER_ECHOED)
             elif ho.get(key) is not None:
                 keys.append(key)
-    keys.extend(t for t in (ho.slots.get("rb") or ()) if t not in LEVEL_ECHO and t not in NEVER_ECHOED and ho.get(t) is not None)
+    keys.extend(t for t in (ho.slots.get("rb") or ()) 
+                if t not in LEVEL_ECHO and t not in NEVER_ECHOED and t not in HOP_ENVELOPE and ho.get(t) is not None)
     return tuple(dict.fromkeys(keys))
 
 

@@ -1,0 +1,250 @@
+"""check_rb, check_ho, check_dn and make_rb: the behaviour of spec 5.1-5.3 with D6 and D7."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from rogerwilco import Message
+from rogerwilco.readback import (
+    FAILED, NOT_ASKED, NOT_CHECKED, PASSED, ReadbackInputError, check_dn, check_ho, check_rb, echo_set, make_rb,
+)
+from rogerwilco.vocab import Receiver
+
+from .strategies import RECEIVER, messages, value_for
+
+HO = "RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT due=20261002 pri=2 conf=M keep=research // hero copy, 120 words, no em dashes"
+RB = "RW1 RB writer-01 re=research-01 from=writer to=research item=gh:crox/site#42 ask=DRAFT due=20261002 h=c40bba4360dc"
+HOA = "RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT due=20261002 rb=acc keys=len+tone+must+no art=url:https://example.com/brief // brief"
+RBA = "RW1 RB writer-01 re=research-01 from=writer to=research item=gh:crox/site#42 ask=DRAFT due=20261002 acc=len:120w+tone:plain+must:monday-problem+no:em-dash+fmt:md do=copy"
+KEPT = "len:120w+tone:plain+no:em-dash+must:monday-problem"
+HOP = "RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
+RBP = "RW1 RB payer-1 re=scheduler-1 from=payer to=scheduler item=inv:MD-2026-057 ask=PAY p=pay h=a7a82de76607 sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
+DNP = "RW1 DN payer-2 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-2026-057 out=OK sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
+PAY = Receiver(["pay"])
+
+
+def sigs(report):
+    return {f.signature() for f in report.findings}
+
+
+def test_echo_readback_passes_with_every_tier_status():
+    report = check_rb(HO, RB)
+    assert report.passed and report.findings == ()
+    assert dict(report.tiers) == {1: PASSED, 2: PASSED, 3: PASSED, 4: NOT_ASKED, 5: NOT_ASKED}
+
+
+def test_lines_and_messages_are_accepted_alike():
+    assert check_rb(Message.from_line(HO), Message.from_line(RB)).passed
+
+
+def test_comprehension_readback_against_kept_criteria():
+    report = check_rb(HOA, RBA, expect_acc=KEPT)
+    assert report.passed
+    assert sigs(report) == {("note", "digest", 2, "h"), ("note", "assumption", 4, "fmt")}
+    assert report.tiers[2] == NOT_CHECKED and report.tiers[4] == PASSED
+
+
+def test_len_150w_fails_on_a_contradiction_with_both_values():
+    report = check_rb(HOA, RBA.replace("len:120w", "len:150w"), expect_acc=KEPT)
+    assert not report.passed and report.tiers[4] == FAILED
+    (f,) = [f for f in report.findings if f.kind == "contradiction"]
+    assert (f.tier, f.key, f.sender, f.receiver) == (4, "len", "len:120w", "len:150w")
+
+
+def test_without_sender_criteria_tier_4_is_not_checked():
+    report = check_rb(HOA, RBA)
+    assert report.passed and report.tiers[4] == NOT_CHECKED
+    assert ("note", "unchecked", 4, None) in sigs(report)
+
+
+def test_pay_readback_and_its_two_faults():
+    assert check_rb(HOP, RBP, profiles=PAY).tiers == {1: PASSED, 2: PASSED, 3: PASSED, 4: NOT_ASKED, 5: PASSED}
+    amt = check_rb(HOP, RBP.replace("amt=5400.00", "amt=5100.00"), profiles=PAY)
+    assert sigs(amt) == {("fail", "mismatch", 5, "amt")} and amt.tiers[5] == FAILED
+    acct = check_rb(HOP, RBP.replace(" acct=40-12-88/61102938", ""), profiles=PAY)
+    assert sigs(acct) == {("fail", "missing", 5, "acct")}
+
+
+def test_resolved_value_checked_against_the_record():
+    ho = HOP.replace(" acct=40-12-88/61102938", "")
+    rb = RBP.replace(" h=a7a82de76607", "")
+    assert check_rb(ho, rb, profiles=PAY, record={"acct": "40-12-88/61102938"}).passed
+    bad = check_rb(ho, rb, profiles=PAY, record={"acct": "20-00-00/1"})
+    assert ("fail", "record", 5, "acct") in sigs(bad) and not bad.passed
+
+
+def test_void_readback_on_ask():
+    report = check_rb("RW1 HO ops-03 from=ops to=builder item=jira:OPS-77 ask=FIX due=20261001",
+                      "RW1 RB builder-05 re=ops-03 from=builder to=ops item=jira:OPS-77 ask=BUILD due=20261001")
+    assert not report.passed and ("fail", "mismatch", 3, "ask") in sigs(report)
+
+
+def test_decoded_comparison_not_string():
+    ho = "RW1 HO ops-03 from=ops to=builder item=jira:OPS-77 ask=FIX rb=pri+keep pri=2 keep=a+b"
+    rb = "RW1 RB builder-05 re=ops-03 from=builder to=ops item=jira:OPS-77 ask=FIX pri=02 keep=a+b"
+    assert check_rb(ho, rb).passed
+    assert ("fail", "mismatch", 3, "keep") in sigs(check_rb(ho, rb.replace("keep=a+b", "keep=b+a")))
+
+
+def test_echo_sets_of_d7():
+    base = "RW1 HO s-1 from=s to=r item=x:1 ask=FIX due=20261001 pri=2 keys=len acc=len:1w exp=20261001T1200Z"
+    assert echo_set(Message.from_line(base)) == ("item", "ask", "due")
+    assert echo_set(Message.from_line(base + " rb=all")) == ("item", "ask", "due", "pri")
+    assert echo_set(Message.from_line(base + " rb=acc+pri+exp")) == ("item", "ask", "due", "pri")
+
+
+def test_expiry_may_not_outlive_the_handoff():
+    ho = "RW1 HO s-1 from=s to=r item=x:1 ask=FIX exp=20261002T1700Z"
+    rb = "RW1 RB r-1 re=s-1 from=r to=s item=x:1 ask=FIX exp=20261002T1701Z"
+    assert ("fail", "expiry", 3, "exp") in sigs(check_rb(ho, rb))
+    assert check_rb(ho, rb.replace("T1701Z", "T1700Z")).passed
+
+
+def test_broken_inputs_are_form_findings_not_exceptions():
+    for ho, rb in [("RW1 HO x", RB), (HO, "nonsense"), (HO, HO), (RB, RB)]:
+        report = check_rb(ho, rb)
+        assert not report.passed and ("fail", "form", None, None) in sigs(report)
+
+
+def test_bad_expected_criteria_raise_an_input_error():
+    with pytest.raises(ReadbackInputError):
+        check_rb(HOA, RBA, expect_acc="len")
+
+
+def test_check_ho_against_record_and_level():
+    record = {"item": "inv:MD-2026-057", "ask": "PAY", "sup": "marlow", "amt": "5400.00", "cur": "GBP", "kind": "GROSS",
+              "acct": "40-12-88/61102938", "paid": "20261002", "ref": "MD-2026-057", "apref": "FD-0929"}
+    assert check_ho(HOP, record, profiles=PAY).passed
+    assert sigs(check_ho(HOP.replace("5400.00", "5100.00"), record, profiles=PAY)) == {("fail", "mismatch", None, "amt")}
+    assert sigs(check_ho(HOP.replace("rb=exec", "rb=all"), record, profiles=PAY)) == {("fail", "level", None, "rb")}
+
+
+def test_check_ho_relay_mode_takes_the_received_line_as_record():
+    fwd = HOP.replace("scheduler-1", "relay-1").replace("from=scheduler", "from=relay")
+    assert check_ho(fwd, HOP, profiles=PAY, relay_adds=[]).passed
+    assert sigs(check_ho(fwd + " pri=1", HOP, profiles=PAY, relay_adds=[])) == {("fail", "mismatch", None, "pri")}
+    assert check_ho(fwd + " pri=1", HOP, profiles=PAY, relay_adds=["pri"]).passed
+
+
+def test_check_dn_against_the_plan():
+    assert check_dn(HOP, DNP, profiles=PAY).passed
+    assert sigs(check_dn(HOP, DNP.replace("5400.00", "5100.00"), profiles=PAY)) == {("fail", "mismatch", None, "amt")}
+    noop = "RW1 DN payer-2 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-2026-057 out=NOOP"
+    assert check_dn(HOP, noop, profiles=PAY).passed
+    assert sigs(check_dn(HOP, noop + " cur=GBP", profiles=PAY)) == {("fail", "noop-values", None, "cur")}
+
+
+def test_check_dn_takes_left_values_only_from_a_passing_readback():
+    ho = HOP.replace(" acct=40-12-88/61102938", "")
+    rb = RBP.replace(" h=a7a82de76607", "")
+    assert check_dn(ho, DNP, rb, profiles=PAY).passed
+    assert not check_dn(ho, DNP, profiles=PAY).passed
+    assert not check_dn(ho, DNP, rb.replace("amt=5400.00", "amt=5100.00"), profiles=PAY).passed
+
+
+def test_make_rb_composes_the_spec_readbacks():
+    assert make_rb(HO, 1).to_line() == "RW1 RB writer-1 re=research-01 from=writer to=research item=gh:crox/site#42 ask=DRAFT due=20261002 h=c40bba4360dc"
+    assert check_rb(HOP, make_rb(HOP, 1, profiles=PAY), profiles=PAY).passed
+
+
+def test_make_rb_refuses_what_the_level_needs_and_was_not_given():
+    with pytest.raises(ReadbackInputError):
+        make_rb(HOA, 1)
+    with pytest.raises(ReadbackInputError):
+        make_rb(HOA.replace("rb=acc", "rb=plan"), 1, acc="len:120w")
+    with pytest.raises(ReadbackInputError):
+        make_rb(HOP.replace(" acct=40-12-88/61102938", ""), 1, profiles=PAY)
+
+
+def test_a_receiver_value_that_disputes_the_ho_is_read_back_and_fails():
+    rb = make_rb(HOP, 1, profiles=PAY, values={"amt": "5100.00"})
+    assert sigs(check_rb(HOP, rb, profiles=PAY)) == {("fail", "mismatch", 5, "amt")}
+
+
+def test_a_tail_cannot_make_a_failing_readback_pass():
+    bad = RBP.replace("amt=5400.00", "amt=5100.00") + " // amt=5400.00 h=a7a82de76607 readback matches"
+    assert not check_rb(HOP, bad, profiles=PAY).passed
+
+
+# ---------------------------------------------------------------- properties
+
+LEVELS = ["echo", "all", "acc", "plan", "exec"]
+
+
+@st.composite
+def handoffs(draw):
+    profile = draw(st.sampled_from([None, "pay", "pform"]))
+    vocab = RECEIVER.vocabulary(profile)
+    msg = draw(messages(profile, types=["HO"]))
+    slots = dict(msg.slots)
+    if profile == "pay" and draw(st.booleans()):
+        ask = draw(st.sampled_from(sorted(vocab.exec_slots)))
+        slots["ask"] = ask
+        for key in vocab.exec_slots[ask]:
+            if draw(st.booleans()):
+                slots[key] = draw(value_for(vocab.slots[key].type.name, vocab))
+    named = sorted(k for k in vocab.types["HO"].slots if k not in ("from", "to", "re"))
+    rb = draw(st.lists(st.sampled_from(LEVELS), unique=True, max_size=3)) + draw(st.lists(st.sampled_from(named), unique=True, max_size=2))
+    slots.pop("rb", None)
+    if rb:
+        slots["rb"] = tuple(rb)
+    if {"net", "vat", "amt"} <= set(slots):
+        del slots["net"]
+    candidate = msg.replace(slots=slots)
+    return Message.from_line(candidate.to_line(), RECEIVER)
+
+
+def receiver_side(draw, ho):
+    """What a receiver gives make_rb: criteria covering keys=, a do, resolved values."""
+    vocab = RECEIVER.vocabulary(ho.profile)
+    acc = list(ho.slots.get("acc") or ())
+    have = {a.split(":", 1)[0].lower() for a in acc}
+    acc += [f"{k}:{draw(st.sampled_from(['plain', '120w', 'uk']))}" for k in (ho.slots.get("keys") or ()) if k not in have]
+    values = {}
+    for key in vocab.exec_slots.get(ho.slots["ask"], ()):
+        if ho.get(key) is None:
+            values[key] = draw(value_for(vocab.slots[key].type.name, vocab))
+    return {"acc": acc or ["fmt:md"], "do": "copy", "values": values}
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_made_readback_of_any_valid_handoff_passes(data):
+    ho = data.draw(handoffs())
+    side = receiver_side(data.draw, ho)
+    rb = make_rb(ho, data.draw(st.integers(0, 999)), profiles=RECEIVER, **side)
+    report = check_rb(ho, rb, profiles=RECEIVER, record=side["values"])
+    assert report.passed, [f.to_json() for f in report.findings]
+    assert check_rb(ho.to_line(), rb.to_line(), profiles=RECEIVER).passed
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_changing_any_echoed_value_voids_the_readback(data):
+    ho = data.draw(handoffs())
+    side = receiver_side(data.draw, ho)
+    rb = make_rb(ho, 1, profiles=RECEIVER, digest=False, **side)
+    echoed = [k for k in echo_set(ho) if k not in ("item", "p")]
+    assume(echoed)
+    key = data.draw(st.sampled_from(echoed))
+    vocab = RECEIVER.vocabulary(ho.profile)
+    type_name = vocab.slots[key].type.name if key in vocab.slots else "token"
+    other = data.draw(value_for(type_name, vocab).filter(lambda v: v != rb.get(key)))
+    changed = rb.replace(slots={**rb.slots, key: other})
+    try:
+        line = changed.to_line()
+    except Exception:
+        assume(False)
+    assert not check_rb(ho, line, profiles=RECEIVER).passed
+
+
+@settings(max_examples=100)
+@given(st.data())
+def test_a_wrong_digest_always_fails_tier_2(data):
+    ho = data.draw(handoffs())
+    rb = make_rb(ho, 1, profiles=RECEIVER, **receiver_side(data.draw, ho))
+    wrong = "0" * 12 if rb.slots["h"] != "0" * 12 else "1" * 12
+    report = check_rb(ho, rb.replace(slots={**rb.slots, "h": wrong}), profiles=RECEIVER)
+    assert not report.passed and report.tiers[2] == FAILED
