@@ -1,0 +1,217 @@
+"""The conformance suite: well-formed case files, and every case passing.
+
+Every file under ``conformance/`` (all areas, whoever wrote them) is validated
+against ``conformance/schema.json``; its case ids are unique and every case
+names a spec section. Every case is then run in-process through
+``rogerwilco.adapter.handle`` as its own test: a case passes when each field of
+``expect`` matches the response (``ok: true`` implied unless stated), JSON
+values strictly (``true`` is not ``1``), ``findings`` as the set of
+``(severity, kind, tier, key)``, and ``reply`` by its head and the tail's first
+word, the offending token (D4: the rest is wording). An ``unsupported``
+response is a failure here, not a skip: this package implements every op of
+the contract. Finally the harness runs once end to end as a subprocess.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from rogerwilco.adapter import handle
+from rogerwilco.semantics import check_line
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = ROOT / "conformance"
+SCHEMA_PATH = SUITE / "schema.json"
+
+
+def _case_files() -> list[Path]:
+    return sorted(p for p in SUITE.rglob("*.json") if p != SCHEMA_PATH)
+
+
+def _load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _file_id(path: Path) -> str:
+    return path.relative_to(SUITE).with_suffix("").as_posix()
+
+
+def _all_cases() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for path in _case_files():
+        doc = _load(path)
+        for case in doc.get("cases", []) if isinstance(doc, dict) else []:
+            if isinstance(case, dict):
+                out.append((f"{_file_id(path)}:{case.get('id')}", case))
+    return out
+
+
+CASE_FILES = _case_files()
+CASES = _all_cases()
+
+
+@pytest.fixture(scope="module")
+def validator() -> Draft202012Validator:
+    schema = _load(SCHEMA_PATH)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+# --------------------------------------------------------------------------
+# the case files
+
+
+def test_suite_is_not_empty():
+    assert CASE_FILES, "no case files under conformance/"
+    assert len(CASES) >= 170
+
+
+@pytest.mark.parametrize("path", CASE_FILES, ids=_file_id)
+def test_case_file_matches_schema(path: Path, validator: Draft202012Validator):
+    errors = sorted(validator.iter_errors(_load(path)), key=lambda e: list(e.absolute_path))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:10])
+
+
+@pytest.mark.parametrize("path", CASE_FILES, ids=_file_id)
+def test_case_ids_unique_and_spec_named(path: Path):
+    cases = _load(path)["cases"]
+    ids = [case["id"] for case in cases]
+    assert len(ids) == len(set(ids)), f"repeated ids: {sorted({i for i in ids if ids.count(i) > 1})}"
+    for case in cases:
+        assert re.fullmatch(r"[1-9][0-9]*(\.[0-9]+)*", str(case.get("spec", ""))), f"{case['id']} names no spec section"
+
+
+def _a_case() -> dict[str, Any]:
+    return {"description": "d", "cases": [{"id": "a", "description": "d", "spec": "2",
+                                            "request": {"op": "parse", "line": "RW1"},
+                                            "expect": {"valid": False, "why": "UNK"}}]}
+
+
+@pytest.mark.parametrize(
+    "breakage",
+    [
+        ("no spec section", lambda c: c.pop("spec")),
+        ("spec that is not a section", lambda c: c.update(spec="D3")),
+        ("no expect", lambda c: c.pop("expect")),
+        ("unknown op", lambda c: c["request"].update(op="frobnicate")),
+        ("parse without line", lambda c: c["request"].pop("line")),
+        ("reply without as", lambda c: c.update(request={"op": "reply", "line": "RW1", "n": 1})),
+        ("a why outside UNK and VER", lambda c: c["expect"].update(why="NOCAP")),
+        ("a digest of 11 characters", lambda c: c.update(expect={"h": "c40bba4360d"})),
+        ("a finding kind outside the contract", lambda c: c.update(
+            expect={"findings": [{"severity": "fail", "kind": "oops", "tier": None, "key": None}]})),
+        ("a JSON form missing a key", lambda c: c.update(expect={"valid": True, "json": {"v": "RW1"}})),
+        ("an unknown expect field", lambda c: c["expect"].update(colour="blue")),
+    ],
+    ids=lambda b: b[0],
+)
+def test_schema_rejects_broken_cases(breakage, validator: Draft202012Validator):
+    doc = _a_case()
+    assert validator.is_valid(doc)
+    broken = copy.deepcopy(doc)
+    breakage[1](broken["cases"][0])
+    assert not validator.is_valid(broken)
+
+
+@pytest.mark.parametrize(
+    "case_id,case",
+    [(cid, case) for cid, case in CASES if case["request"].get("op") == "reply" and case["expect"].get("reply")],
+    ids=[cid for cid, case in CASES if case["request"].get("op") == "reply" and case["expect"].get("reply")],
+)
+def test_expected_reply_is_a_valid_refusal(case_id: str, case: dict[str, Any]):
+    """An expected reply is itself a valid UN line of D4's shape, from the replier."""
+    request, reply = case["request"], case["expect"]["reply"]
+    result = check_line(reply)
+    assert result.valid, f"{case_id}: expected reply is not a valid line: {result.refusal}"
+    msg = result.message
+    assert msg.type == "UN" and msg.from_ == request["as"] and msg.id == f"{request['as']}-{request['n']}"
+    assert msg.get("why") in ("UNK", "VER")
+    assert msg.tail is not None and f" to={msg.to} " in reply and f" re={msg.re} " in reply
+    their_from = re.search(r"(?:^| )from=(\S+)", request["line"]).group(1)
+    assert msg.to == their_from
+
+
+# --------------------------------------------------------------------------
+# running every case
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _reply_head(line: Any) -> Any:
+    if not isinstance(line, str):
+        return line
+    head, mark, tail = line.partition(" // ")
+    return head, tail.split(" ", 1)[0] if mark else None
+
+
+def _finding_set(findings: list[dict[str, Any]]) -> set[tuple]:
+    return {(f.get("severity"), f.get("kind"), f.get("tier"), f.get("key")) for f in findings}
+
+
+def _mismatches(expect: dict[str, Any], got: dict[str, Any]) -> list[str]:
+    problems = []
+    for key, want in expect.items():
+        if key not in got:
+            problems.append(f"{key}: missing from the response")
+        elif key == "findings":
+            if not isinstance(got[key], list) or _finding_set(got[key]) != _finding_set(want):
+                problems.append(f"findings: expected {sorted(map(str, _finding_set(want)))}, got {got[key]}")
+        elif key == "reply":
+            if _reply_head(got[key]) != _reply_head(want):
+                problems.append(f"reply: expected {want!r}, got {got[key]!r}")
+        elif not _same_json(got[key], want):
+            problems.append(f"{key}: expected {json.dumps(want, ensure_ascii=False)}, "
+                            f"got {json.dumps(got[key], ensure_ascii=False)}")
+    return problems
+
+
+@pytest.mark.parametrize("case_id,case", CASES, ids=[cid for cid, _ in CASES])
+def test_case(case_id: str, case: dict[str, Any]):
+    got = handle(copy.deepcopy(case["request"]))
+    assert isinstance(got, dict), f"{case_id}: response is not an object"
+    assert not (got.get("ok") is False and got.get("error") == "unsupported"), \
+        f"{case_id}: op {case['request'].get('op')!r} is unsupported"
+    expect = case["expect"] if "ok" in case["expect"] else {"ok": True, **case["expect"]}
+    problems = _mismatches(expect, got)
+    assert not problems, f"{case_id} ({case['description']}):\n  " + "\n  ".join(problems) + f"\n  got: {got}"
+
+
+def test_strict_comparison_tells_true_from_one():
+    """The comparison the cases rely on does not let a port answer 1 for true."""
+    assert _mismatches({"json": {"slots": {"retry": True}}}, {"json": {"slots": {"retry": 1}}})
+    assert _mismatches({"valid": False}, {"valid": 0})
+    assert not _mismatches({"json": {"slots": {"pri": 2}}}, {"json": {"slots": {"pri": 2}}})
+
+
+# --------------------------------------------------------------------------
+# the harness, end to end
+
+
+def test_harness_runs_digest_cases_end_to_end():
+    wanted = sum(1 for cid, _ in CASES if cid.startswith("digest/"))
+    assert wanted >= 2
+    proc = subprocess.run(
+        [sys.executable, "-m", "rogerwilco", "conformance", "--run", "digest/*"],
+        cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=300,
+    )
+    lines = proc.stdout.strip().splitlines()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert lines and lines[-1] == f"{wanted} passed, 0 failed, 0 skipped", proc.stdout
