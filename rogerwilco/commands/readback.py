@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rb", required=True, metavar="LINE", help="the readback received")
     p.add_argument("--expect-acc", metavar="K:V+...", help="the sender's own acceptance criteria (tier 4)")
     p.add_argument("--record", metavar="FILE", help="JSON object of the sender's record, for resolved execution values (tier 5)")
+    p.add_argument("--crosswalk", metavar="NAME|FILE",
+                   help="the readback is in another profile: map the handoff through this crosswalk first")
     add_profiles(p)
     add_format(p)
     p.set_defaults(func=cmd_check_rb)
@@ -105,8 +107,14 @@ def cmd_check_rb(args: argparse.Namespace) -> int:
     from ..readback import check_rb
 
     record = read_json_object(args.record, "record") if args.record else None
-    report = check_rb(line_argument(args.ho), line_argument(args.rb),
-                      profiles=receiver_from(args), expect_acc=args.expect_acc, record=record)
+    if args.crosswalk:
+        from .. import crosswalk
+
+        report = crosswalk.check_rb(line_argument(args.ho), line_argument(args.rb), args.crosswalk,
+                                    profiles=receiver_from(args), expect_acc=args.expect_acc, record=record)
+    else:
+        report = check_rb(line_argument(args.ho), line_argument(args.rb),
+                          profiles=receiver_from(args), expect_acc=args.expect_acc, record=record)
     _sender_input(report, "handoff")
     return _emit(report, args)
 
