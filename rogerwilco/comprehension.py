@@ -268,8 +268,9 @@ class Comparator:
         mine = self._group(receiver, findings, "receiver")
         for token in not_tokens:
             mine.setdefault(NOT_AS_KEY, []).append(self.value(token))
+        theirs = self._group(sender, findings, "sender") if sender is not None else {}
         for key in dict.fromkeys(required_keys):
-            if key not in mine:
+            if key not in mine and key not in theirs:  # a key the sender holds is reported with its values below
                 findings.append(Finding(severity=FAIL, kind="gap", tier=TIER, key=key,
                                         message=f"keys= names {key}; the readback's acc= has no {key}:",
                                         sender=f"{key}:", receiver=None))
@@ -277,7 +278,6 @@ class Comparator:
             findings.append(Finding(severity=NOTE, kind="unchecked", tier=TIER, key=None,
                                     message="no sender criteria: the readback's acc= was not compared"))
             return findings
-        theirs = self._group(sender, findings, "sender")
         excluded: list[Finding] = []
         ruled_out: set[int] = set()
         for must in theirs.get(EXCLUDES_KEY, []):
@@ -296,10 +296,9 @@ class Comparator:
         for key, values in theirs.items():
             got = mine_compared.get(key, [])
             if not got:
-                if key not in required_keys:
-                    for v in values:
-                        findings.append(_finding(FAIL, "gap", key, f"the sender holds {key}:{v.text}; the readback has no {key}:",
-                                                 f"{key}:{v.text}", None))
+                for v in values:
+                    findings.append(_finding(FAIL, "gap", key, f"the sender holds {key}:{v.text}; the readback has no {key}:",
+                                             f"{key}:{v.text}", None))
                 continue
             if key in self.set_valued:
                 findings.extend(self._compare_set(key, values, got))
