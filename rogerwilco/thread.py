@@ -47,9 +47,10 @@ with ``now``: past its ``exp=`` it is ``open-past-exp``, on a day after its
 is ``orphaned``; otherwise it is the note ``open``.
 
 **Readback and ownership.** An HO's readback passed when any RB answering it
-passes the sender's check: :func:`rogerwilco.readback.check_rb` where the
-package has it, otherwise the echo tiers alone (receipt, and ``item ask
-due`` equal by decoded value). The owner of an item is the ``to`` of the most
+passes the sender's check, :func:`rogerwilco.readback.check_rb` (every tier
+the HO asked for; the thread holds neither the sender's private criteria nor
+its record, so tier 4 and resolved values are checked as far as the lines
+allow). The owner of an item is the ``to`` of the most
 recent HO (stream order) whose readback passed; before any such HO it is the
 sender of the item's first HO. Every HO's state is one of
 :data:`HANDOFF_STATES`.
@@ -71,6 +72,7 @@ import attrs
 
 from .findings import FAIL, NOTE, Finding, passed
 from .message import Message
+from .readback import check_rb
 from .semantics import LineResult, check_line
 from .slottypes import parse_time
 from .vocab import Receiver, as_receiver
@@ -199,19 +201,8 @@ def _date(text: str) -> _dt.date:
     return _dt.date(int(text[:4]), int(text[4:6]), int(text[6:]))
 
 
-def echo_passes(ho: Message, rb: Message) -> bool:
-    """The echo tiers alone: receipt, and ``item ask due`` equal by decoded value."""
-    if rb.re != ho.id or rb.from_ != ho.to or rb.to != ho.from_:
-        return False
-    return all(rb.get(key) == ho.get(key) for key in ("item", "ask", "due"))
-
-
 def readback_passes(ho: Message, rb: Message, receiver: Receiver) -> bool:
-    """The sender's check of one RB: check_rb where the package has it, else the echo tiers."""
-    try:
-        from .readback import check_rb
-    except ImportError:
-        return echo_passes(ho, rb)
+    """The sender's check of one RB (every tier the HO asked for)."""
     return bool(check_rb(ho, rb, profiles=receiver).passed)
 
 

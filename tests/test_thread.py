@@ -12,7 +12,7 @@ from rogerwilco.adapter import handle
 from rogerwilco.cli import main
 from rogerwilco.render import make_console
 from rogerwilco.render.thread import thread_report
-from rogerwilco.thread import CLOSE_TRANSITIONS, HANDOFF_STATES, check_thread, echo_passes, parse_now
+from rogerwilco.thread import CLOSE_TRANSITIONS, HANDOFF_STATES, check_thread, parse_now
 
 HO = "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
 RB = "RW1 RB dev-1 re=lead-1 from=dev to=lead item=gh:org/app#7 ask=FIX due=20261010"
@@ -129,12 +129,12 @@ def test_now_defaults_to_the_clock_and_rejects_bad_text():
             parse_now(bad)
 
 
-def test_echo_fallback_checks_receipt_and_item_ask_due():
-    ho = Message.from_line(HO)
-    assert echo_passes(ho, Message.from_line(RB))
-    assert not echo_passes(ho, Message.from_line(BAD_RB))
-    assert not echo_passes(ho, Message.from_line(RB.replace("due=20261010", "due=20261011")))
-    assert not echo_passes(ho, Message.from_line(RB.replace("from=dev", "from=qa").replace("dev-1", "qa-1")))
+def test_readback_decides_by_every_tier_asked():
+    """A wrong digest fails the readback even when the echo is right."""
+    good = RB + " h=" + Message.from_line(HO).digest()
+    assert check_thread([HO, good], now=NOW).ledger.handoff("lead-1").readback == "passed"
+    wrong = RB + " h=000000000000"
+    assert check_thread([HO, wrong], now=NOW).ledger.handoff("lead-1").state == "held"
 
 
 def test_finding_keys_are_the_handoff_id_or_null():
