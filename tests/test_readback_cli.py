@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import subprocess
+from pathlib import Path
 import sys
 
 import pytest
@@ -135,3 +136,22 @@ def test_adapter_ops_follow_the_contract():
     assert handle({"op": "check-dn", "ho": HOP, "dn": DNP, "profiles": ["pay"]})["passed"] is True
     assert handle({"op": "make-rb", "ho": HOA, "n": 1})["ok"] is False
     assert handle({"op": "check-ho", "line": HOF, "record": "not an object"})["ok"] is False
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "readback"
+
+
+@pytest.mark.parametrize("name, argv, caught", [
+    ("01-misread-envelope.rw1", ["check-rb"], ("mismatch", "ask")),
+    ("02-wrong-length.rw1", ["check-rb", "--expect-acc", "len:120w+tone:plain+no:em-dash+must:monday-problem"], ("contradiction", "len")),
+    ("03-dropped-constraint.rw1", ["check-rb", "--expect-acc", "len:800w+aud:finance-leads+must:cost-saving+no:client-names"], ("gap", "no")),
+    ("04-wrong-amount.rw1", ["check-rb"], ("mismatch", "amt")),
+    ("05-resolved-account.rw1", ["check-rb", "--record", str(EXAMPLES / "05-record.json")], ("record", "acct")),
+    ("06-done-differs.rw1", ["check-dn"], ("mismatch", "amt")),
+])
+def test_each_example_catches_its_fault(name, argv, caught, capsys):
+    first, second = (EXAMPLES / name).read_text(encoding="utf-8").splitlines()[:2]
+    other = "--dn" if argv[0] == "check-dn" else "--rb"
+    assert main([*argv, "--ho", first, other, second, "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["findings"]
+    assert caught in {(f["kind"], f["key"]) for f in found if f["severity"] == "fail"}
