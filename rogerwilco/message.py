@@ -50,7 +50,7 @@ def _freeze(slots: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType({k: tuple(v) if isinstance(v, list) else v for k, v in slots.items()})
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, hash=False)
 class Message:
     """One RW1 message, decoded. Build it with the named constructors."""
 
@@ -143,6 +143,11 @@ class Message:
 
     def __str__(self) -> str:
         return self.to_line()
+
+    def __hash__(self) -> int:
+        # Equal messages have equal canonical forms (slot order aside, which
+        # the sorted canonical form ignores too), so they hash alike.
+        return hash(self.canonical())
 
 
 def canonical_json(obj: Any) -> str:

@@ -121,3 +121,10 @@ def test_from_json_of_any_text_gives_a_message_or_our_error(text):
         Message.from_json(text)
     except RW1Error:
         pass
+
+
+def test_equal_messages_hash_alike_whatever_the_slot_order():
+    a = rogerwilco.loads("RW1 HO a-1 from=a to=b item=x ask=DRAFT pri=02")
+    b = rogerwilco.loads("RW1 HO a-1 to=b from=a pri=2 item=x ask=DRAFT")
+    assert a == b and len({a, b}) == 1
+    assert a != a.replace(tail="note")
