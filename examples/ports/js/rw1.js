@@ -992,7 +992,14 @@ function encode(obj, receiver) {
     }
     throw new RW1Error(first.message, { why: first.why || "UNK", token: first.token || "", kind: "RefusedError" });
   }
-  const decoded = result.message.slots;
+  const read = result.message;
+  for (const key of ["type", "id", "re", "from", "to", "item", "tail"]) {
+    // A space or mark in an envelope value would read back as other slots or a tail (D3).
+    if (read[key] !== obj[key]) {
+      throw new RW1Error(`${key}: ${JSON.stringify(obj[key])} does not read back as written`, { token: key, kind: "EncodeError" });
+    }
+  }
+  const decoded = read.slots;
   for (const [key, value] of Object.entries(slots)) {
     if (!sameJson(decoded[key], value)) {
       throw new RW1Error(`${key}: the JSON value ${JSON.stringify(value)} is not of the slot's type`, { token: key, kind: "EncodeError" });
