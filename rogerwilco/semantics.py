@@ -107,17 +107,17 @@ def check_raw(
         findings.append(_fail("version", raw.version, "unsupported protocol version", why="VER", column=1))
         return LineResult(text=raw.text, message=None, findings=tuple(findings), raw=raw, line_number=line_number)
 
-    slots = raw.slots
+    tokens = raw.tokens
     vocab = core_vocabulary()
     profile_name = None
     if " p=" in raw.text:  # cheap test first: most lines carry no profile
-        profile_name = next((v for k, v in slots if k == "p"), None)
+        profile_name = next((t[2:] for t in tokens if t.startswith("p=")), None)
     if profile_name is not None:
         if receiver.holds(profile_name):
             vocab = receiver.vocabulary(profile_name)
         else:
             findings.append(_fail("profile", f"p={profile_name}", "names a profile the receiver does not hold",
-                                  column=raw.slot_column(next(i for i, (k, _) in enumerate(slots) if k == "p")), key="p"))
+                                  column=raw.slot_column(next(i for i, t in enumerate(tokens) if t.startswith("p="))), key="p"))
 
     table = vocab.types.get(raw.type)
     if table is None:
@@ -128,7 +128,8 @@ def check_raw(
 
     # The hot loop: one dict lookup and at most one decode per slot.
     values: dict[str, Any] = {}
-    for i, (key, rawval) in enumerate(slots):
+    for i, token in enumerate(tokens):
+        key, _, rawval = token.partition("=")
         if key in values:
             findings.append(_fail("repeated", f"{key}={rawval}", "repeats a key already given",
                                   column=raw.slot_column(i), key=key))
@@ -235,9 +236,10 @@ def _condition_holds(cond: Any, value: Any) -> bool:
 
 
 def _raw_of(raw: RawLine, key: str) -> str | None:
-    for k, v in raw.slots:
-        if k == key:
-            return v
+    prefix = key + "="
+    for token in raw.tokens:
+        if token.startswith(prefix):
+            return token[len(prefix):]
     return None
 
 
@@ -377,7 +379,7 @@ def _same_json(a: Any, b: Any) -> bool:
 def address_of(text: str, raw: RawLine | None = None) -> tuple[str, str] | None:
     """(their id, their from) where the line is whole enough to reply to."""
     if raw is not None:
-        tokens = [raw.id] + [f"{k}={v}" for k, v in raw.slots]
+        tokens = [raw.id, *raw.tokens]
     else:
         tokens = text.split(" ")[2:]
     if not tokens or MSGID_RE.fullmatch(tokens[0]) is None:

@@ -63,14 +63,19 @@ class RawLine(NamedTuple):
     version: str
     type: str
     id: str
-    slots: tuple[tuple[str, str], ...]
+    tokens: tuple[str, ...]  # the keyed slots as written, "key=value", in order
     tail: str | None = None
+
+    @property
+    def slots(self) -> tuple[tuple[str, str], ...]:
+        """The keyed slots as (key, value as written) pairs, in written order."""
+        return tuple(tuple(tok.split("=", 1)) for tok in self.tokens)  # type: ignore[misc]
 
     def slot_column(self, index: int) -> int:
         """1-based column where slot ``index`` starts (for carets)."""
         col = len(self.version) + len(self.type) + len(self.id) + 3
-        for key, raw in self.slots[:index]:
-            col += len(key) + len(raw) + 2
+        for token in self.tokens[:index]:
+            col += len(token) + 1
         return col + 1
 
     def tail_column(self) -> int:
@@ -86,11 +91,10 @@ class _ToRawLine(Transformer):
 
     def start(self, children: list[Token]) -> RawLine:
         version, type_, msgid, *rest = children
-        slots, tail = [], None
+        tokens, tail = [], None
         for tok in rest:
             if tok.type == "SLOT":
-                key, _, raw = tok.partition("=")
-                slots.append((key, raw))
+                tokens.append(str(tok))
             else:
                 tail = str(tok)
         return RawLine(
@@ -98,7 +102,7 @@ class _ToRawLine(Transformer):
             version=str(version),
             type=str(type_),
             id=str(msgid),
-            slots=tuple(slots),
+            tokens=tuple(tokens),
             tail=tail,
         )
 
@@ -151,15 +155,7 @@ def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
     if line_regex().fullmatch(text) is not None:
         head, mark, tail = text.partition(TAIL_MARK)
         tokens = head.split(" ")
-        slots = tuple(tuple(tok.split("=", 1)) for tok in tokens[3:])
-        return RawLine(
-            text=text,
-            version=tokens[0],
-            type=tokens[1],
-            id=tokens[2],
-            slots=slots,  # type: ignore[arg-type]
-            tail=tail if mark else None,
-        )
+        return RawLine(text, tokens[0], tokens[1], tokens[2], tuple(tokens[3:]), tail if mark else None)
     return parse_raw_lark(text, line_number=line_number)
 
 
