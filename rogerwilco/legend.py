@@ -146,8 +146,7 @@ def sections(vocab: Vocabulary, *, lean: bool = False) -> list[Section]:
     # 1. the line
     rules = (f"Single spaces; id <from>-<n>; no spaces in values; lists join +; tail at most {vocab.tail_max} "
              "characters, longer in art=; ")
-    if pname:
-        rules += f"p={pname} on every line; "
+    rules += f"p={pname} on every line; " if pname else "p=<profile> names a profile; without it, core codes only; "
     rules += "x_ keys free."
     title = f"RW1 legend, profile {pname} {src.get('version', '')}".rstrip() if pname else "RW1 legend, core"
     head = [src["desc"]] if src.get("desc") and not lean else []
