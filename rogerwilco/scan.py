@@ -7,12 +7,13 @@ bytes (gzip ``1f 8b``, bzip2 ``BZh``, xz ``fd 37 7a 58 5a 00``; anything else
 is read as it is) and cut into *chunks* of whole lines (about 1 MiB each),
 each carrying the number of its first line. A physical line longer than
 ``max_line_bytes`` is never held: the reader skips to its end and leaves an
-empty placeholder, remembering its size and whether it held ``RW``. Memory is
+empty placeholder, remembering its size and whether it may hold a candidate. Memory is
 therefore bounded by the chunk size times the chunks in flight, whatever the
 size of the file.
 
-Each line of a chunk goes through one cheap test: a line without the bytes
-``RW`` holds no candidate and costs nothing more. The rest are decoded
+Each line of a chunk goes through one cheap test on its bytes: a line
+without ``RW<digits> <A-Z>`` (or a JSON ``\\u`` escape, which could spell one)
+holds no candidate and costs nothing more. The rest are decoded
 (UTF-8, undecodable bytes kept as surrogates) and split into *frames*, the
 texts in which a message could sit:
 
@@ -76,12 +77,15 @@ _BLOCK = 256 * 1024
 
 #: A candidate: a version token, a space, an uppercase type letter.
 CANDIDATE_RE = re.compile(r"(?<![A-Za-z0-9])RW[0-9]+ [A-Z]")
+# the same test on raw bytes, without the look-behind (a JSON "\\nRW1 ..." has a letter before RW)
+_CANDIDATE_BYTES = re.compile(rb"RW[0-9]+ [A-Z]")
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"))
 _SLACK_SNIFF = re.compile(rb'"type"\s*:\s*"message"')
 # one JSON string literal, or a structural character
 _JSON_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}\[\],:])')
 # a pretty-printed member or element: "key": "value",  /  "value",
 _JSON_MEMBER = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"\s*:\s*)?"((?:[^"\\]|\\.)*)"\s*,?\s*')
+_SURROGATE = re.compile("[\udc80-\udcff]")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _SLACK_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
 
@@ -176,10 +180,30 @@ class Tally:
 
 @attrs.frozen
 class Frame:
+    """A text in which a message could sit, and how to find the physical column of its characters.
+
+    ``text`` starts at decoded offset ``offset`` of its string. Columns are
+    ``base + offset + index`` when the string was copied as it stands (no
+    escape), else read from ``columns`` (computed on demand from ``body``,
+    the raw literal, only when a candidate is found).
+    """
+
     text: str
-    columns: Sequence[int] | None  # physical column of each character; None: column 1 + index
-    base: int  # physical 1-based column of text[0] when columns is None
+    base: int  # physical 1-based column of the string's first character
+    offset: int = 0
     field: str | None = None
+    body: str | None = None  # the raw JSON literal body, when it holds escapes
+    columns: Sequence[int] | None = None  # per decoded character of the whole string
+
+    def column(self, index: int) -> int:
+        cols = self.columns
+        if cols is None and self.body is not None:
+            decoded = decode_json_string(self.body, self.base)
+            cols = decoded[1] if decoded is not None else None
+        if cols is None:
+            return self.base + self.offset + index
+        at = self.offset + index
+        return cols[at] if at < len(cols) else (cols[-1] + 1 if cols else self.base)
 
 
 def decode_json_string(body: str, start_column: int) -> tuple[str, list[int]] | None:
@@ -298,29 +322,38 @@ def frames_of(line: str, *, slack: bool = False) -> list[Frame]:
                 key = decoded_key[0] if decoded_key else key
             raw_strings = [(key if key is not None else "", m.group(2), m.start(2) + 1)]
     if raw_strings is None:
-        return [Frame(line, None, 1)]
+        return [Frame(line, 1)]
     frames: list[Frame] = []
     for field, body, column in raw_strings:
         if "RW" not in body and "\\u" not in body:
             continue
-        decoded = decode_json_string(body, column)
-        if decoded is None:
-            continue
-        text, cols = decoded
-        if slack and (field == "text" or field.endswith("/text")):
-            text, cols = _unescape_slack(text, cols)
+        escaped = "\\" in body
+        columns = None
+        if escaped:
+            try:
+                text = json.loads('"' + body + '"')
+            except ValueError:
+                continue
+        else:
+            text = body
+        if slack and "&" in text and (field == "text" or field.endswith("/text")):
+            decoded = decode_json_string(body, column)
+            if decoded is None:
+                continue
+            text, columns = _unescape_slack(*decoded)
         if "RW" not in text:
             continue
         start = 0
-        for part in text.split("\n"):
+        for part in text.split("\n") if "\n" in text else (text,):
             end = start + len(part)
             if part.endswith("\r"):
                 part = part[:-1]
-            frames.append(Frame(part, cols[start:start + len(part)], 1, field))
+            if "RW" in part:
+                frames.append(Frame(part, column, start, field, body if escaped else None, columns))
             start = end + 1
     if not frames and CANDIDATE_RE.search(line):
         # a JSON-shaped line whose candidate is not inside a string value
-        return [Frame(line, None, 1)]
+        return [Frame(line, 1)]
     return frames
 
 
@@ -351,14 +384,6 @@ def candidates(text: str) -> Iterator[tuple[int, str]]:
 # one line, one chunk
 
 
-def _column(frame: Frame, index: int) -> int:
-    if frame.columns is None:
-        return frame.base + index
-    if index < len(frame.columns):
-        return frame.columns[index]
-    return (frame.columns[-1] + 1) if frame.columns else frame.base
-
-
 def _diagnostic(file: str, line: int, column: int, text: str, field: str | None, *, why: str, reason: str,
                 token: str, message: str, type_: str | None = None, id_: str | None = None) -> Record:
     return Record(record="diagnostic", file=file, line=line, column=column, text=text, field=field,
@@ -370,11 +395,13 @@ def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slac
     out: list[Record] = []
     for frame in frames_of(text, slack=slack):
         for start, cand in candidates(frame.text):
-            column = _column(frame, start)
-            bad = next((i for i, ch in enumerate(cand) if 0xDC80 <= ord(ch) <= 0xDCFF), None)
-            if bad is not None:
+            column = frame.column(start)
+            undecodable = _SURROGATE.search(cand)
+            if undecodable is not None:
+                bad = undecodable.start()
                 byte = ord(cand[bad]) - 0xDC00
-                out.append(_diagnostic(file, line, column, cand, frame.field, why="UNK", reason="encoding",
+                shown = _SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", cand)
+                out.append(_diagnostic(file, line, column, shown, frame.field, why="UNK", reason="encoding",
                                        token=f"\\x{byte:02x}",
                                        message=f"byte 0x{byte:02x} at column {bad + 1} of the candidate is not UTF-8"))
                 continue
@@ -408,6 +435,11 @@ class Chunk:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 
 
+def _may_hold(data: bytes) -> bool:
+    """Whether raw bytes may hold a candidate (the one test every line pays)."""
+    return b"RW" in data and (_CANDIDATE_BYTES.search(data) is not None or b"\\u" in data)
+
+
 def records_of_chunk(chunk: Chunk, receiver: Receiver) -> tuple[list[Record], int]:
     """The records of a chunk, in order, and its number of lines."""
     lines = chunk.data.split(b"\n")
@@ -415,7 +447,7 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver) -> tuple[list[Record], in
     out: list[Record] = []
     limit = chunk.max_line_bytes
     for i, raw in enumerate(lines):
-        if b"RW" not in raw:
+        if not _may_hold(raw):
             if i in chunk.overlong and chunk.overlong[i][1]:
                 size = chunk.overlong[i][0]
                 out.append(_too_long(chunk.file, chunk.first + i, size, limit))
@@ -433,7 +465,7 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver) -> tuple[list[Record], in
 
 def _too_long(file: str, line: int, size: int, limit: int) -> Record:
     return _diagnostic(file, line, 1, "", None, why="UNK", reason="too-long", token="",
-                       message=f"line is {size} bytes; the limit is {limit}; it holds 'RW' and was not read")
+                       message=f"line is {size} bytes; the limit is {limit}; it may hold a message and was not read")
 
 
 # --------------------------------------------------------------------------
@@ -484,10 +516,10 @@ def iter_chunks(stream: IO[bytes], file: str, *, chunk_bytes: int = DEFAULT_CHUN
         if skipping is not None:
             nl = block.find(b"\n")
             seen = skipping[2] + (block if nl == -1 else block[:nl])
-            skipping[1] = skipping[1] or b"RW" in seen
+            skipping[1] = skipping[1] or _may_hold(seen)
             if nl == -1:
                 skipping[0] += len(block)
-                skipping[2] = block[-1:]
+                skipping[2] = block[-24:]
                 continue
             skipping[0] += nl
             overlong[nlines] = (skipping[0], skipping[1])
@@ -507,7 +539,7 @@ def iter_chunks(stream: IO[bytes], file: str, *, chunk_bytes: int = DEFAULT_CHUN
             size += len(whole)
             nlines += whole.count(b"\n")
         if len(pending) > max_line_bytes:
-            skipping = [len(pending), b"RW" in pending, pending[-1:]]
+            skipping = [len(pending), _may_hold(pending), pending[-24:]]
             pending = b""
         if size >= chunk_bytes:
             yield flush()

@@ -1,0 +1,178 @@
+"""Scan throughput, scaling and memory, with the core parse path as the baseline.
+
+Generates mixed logs under benchmarks/_data/ (git-ignored; made once, reused
+when present): noise log lines, RW1 messages behind timestamps, levels,
+``[agent]`` and ``agent:`` prefixes, in JSON Lines records and Markdown
+quotes, and about 2% broken messages. Then, every figure measured in this
+run:
+
+* lines/s of ``rogerwilco scan`` single-process and with ``-j 2`` on the
+  large log, and the scaling ratio (goal: >= 0.8 x N on N cores);
+* peak RSS of the scanning processes (largest process: the parent, or a
+  worker under -j) on the small and the large log: flat means the two are
+  about equal and both under 100 MB;
+* per-message cost of scanning against ``rogerwilco.check_line`` alone on
+  the same message texts (the core path): the scanner's overhead per message
+  is the ratio, and it runs no extra parse.
+
+Usage: python benchmarks/scan_bench.py [--lines 1000000] [--small 250000] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "_data"
+
+MESSAGES = [
+    "RW1 HO {a}-{n} from={a} to={b} item=gh:crox/site#{k} ask=DRAFT due=20261002 pri=2 conf=M keep={a} // hero copy, 120 words, no em dashes",
+    "RW1 RB {b}-{n} re={a}-{m} from={b} to={a} item=gh:crox/site#{k} ask=DRAFT due=20261002 h=c40bba4360dc",
+    "RW1 AQ {b}-{n} re={a}-{m} from={b} to={a} item=gh:crox/site#{k} need=ENUM opts=formal+plain+punchy // tone?",
+    "RW1 AN {a}-{n} re={b}-{m} from={a} to={b} val=plain",
+    "RW1 DN {b}-{n} re={a}-{m} from={b} to={a} item=gh:crox/site#{k} out=OK art=sha256:9f3e1c // v1, 118 words",
+    "RW1 ST {b}-{n} from={b} to={a} item=jira:OPS-{k} pct=40 eta=20261003",
+    "RW1 UN {b}-{n} re={a}-{m} from={b} to={a} item=gh:crox/site#{k} why=NOCTX alt=copywriter // no style guide on file",
+]
+BROKEN = [
+    "RW1 HO {a}-{n} from={a} to={b} item=gh:crox/site#{k} ask=DRAFTT",
+    "RW1 HO {a}-{n} from={a}  to={b} item=x:{k} ask=FIX",
+    "RW2 ST {a}-{n} from={a} to={b} item=x:{k}",
+    "RW1 HO {a}-{n} from={a} to={b} ask=FIX pri=9",
+]
+AGENTS = ["research", "writer", "ops", "builder", "triage", "payer", "scheduler"]
+WORDS = ("request handled cache miss retry backoff upstream connection pool RWLock acquired released "
+         "worker heartbeat queue depth latency p99 flushed segment compaction checkpoint tokens").split()
+
+
+def make_log(path: Path, lines: int, seed: int = 7) -> None:
+    rnd = random.Random(seed)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as out:
+        for i in range(lines):
+            ts = f"2026-10-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z"
+            r = rnd.random()
+            if r < 0.8:
+                words = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(10, 16)))
+                out.write(f"{ts} {rnd.choice(('INFO', 'DEBUG', 'WARN'))} [svc-{rnd.randint(1, 9)}] {words} id={rnd.getrandbits(40):x}\n")
+                continue
+            a, b = rnd.sample(AGENTS, 2)
+            template = rnd.choice(BROKEN) if rnd.random() < 0.1 else rnd.choice(MESSAGES)
+            msg = template.format(a=a, b=b, n=i, m=max(1, i - 3), k=rnd.randint(1, 999))
+            form = rnd.random()
+            if form < 0.4:
+                out.write(f"{ts} INFO [{b}] {msg}\n")
+            elif form < 0.6:
+                out.write(f"{b}: {msg}\n")
+            elif form < 0.9:
+                out.write(json.dumps({"ts": ts, "level": "info", "agent": b, "event": {"msg": msg}}) + "\n")
+            else:
+                out.write(f"> {msg}\n")
+    tmp.replace(path)
+
+
+def ensure(path: Path, lines: int) -> Path:
+    if not path.exists():
+        print(f"generating {path.name} ({lines:,} lines)...", file=sys.stderr)
+        make_log(path, lines)
+    return path
+
+
+def count_lines(path: Path) -> int:
+    n = 0
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            n += block.count(b"\n")
+    return n
+
+
+_MEASURE = r"""
+import resource, subprocess, sys, time
+t = time.perf_counter()
+rc = subprocess.call(sys.argv[1:])
+wall = time.perf_counter() - t
+print(rc, wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def run_scan(path: Path, jobs: int) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB of the largest scanning process) of one CLI scan."""
+    cmd = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "rogerwilco", "scan", str(path),
+           "--out", os.devnull, "--no-summary", "-j", str(jobs)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split()
+    rc, wall, rss_kib = int(out[0]), float(out[1]), int(out[2])
+    if rc != 0:
+        raise SystemExit(f"scan exited {rc}")
+    return wall, rss_kib / 1024
+
+
+def parse_cost(path: Path, limit: int = 100_000) -> tuple[float, float, int]:
+    """µs per message: the scanner's path on log lines vs check_line alone on the same messages."""
+    sys.path.insert(0, str(HERE.parent))
+    from rogerwilco import Receiver, check_line
+    from rogerwilco.scan import CANDIDATE_RE, records_of_line
+
+    receiver = Receiver.all_bundled()
+    log_lines, texts = [], []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.rstrip("\n")
+            if "RW" in line and CANDIDATE_RE.search(line):
+                records = records_of_line(line, receiver, file="x", line=1)
+                log_lines.append(line)
+                texts.extend(r.text for r in records)
+                if len(log_lines) >= limit:
+                    break
+    best_core = best_scan = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        for text in texts:
+            check_line(text, receiver)
+        best_core = min(best_core, time.perf_counter() - t)
+        t = time.perf_counter()
+        for line in log_lines:
+            records_of_line(line, receiver, file="x", line=1)
+        best_scan = min(best_scan, time.perf_counter() - t)
+    n = len(texts)
+    return best_core / n * 1e6, best_scan / n * 1e6, n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lines", type=int, default=1_000_000, help="lines of the large log (default 1,000,000)")
+    ap.add_argument("--small", type=int, default=250_000, help="lines of the small log (default 250,000)")
+    ap.add_argument("--jobs", type=int, default=2, help="workers for the parallel run (default 2)")
+    args = ap.parse_args()
+    DATA.mkdir(exist_ok=True)
+    large = ensure(DATA / f"mixed-{args.lines}.log", args.lines)
+    small = ensure(DATA / f"mixed-{args.small}.log", args.small)
+    n_large, n_small = count_lines(large), count_lines(small)
+    mb_large, mb_small = large.stat().st_size / 1e6, small.stat().st_size / 1e6
+    print(f"cores: {os.cpu_count()}")
+    print(f"large log: {n_large:,} lines, {mb_large:.1f} MB   small log: {n_small:,} lines, {mb_small:.1f} MB")
+
+    wall1, rss1 = min(run_scan(large, 1) for _ in range(2))
+    wallj, rssj = min(run_scan(large, args.jobs) for _ in range(2))
+    wall_s, rss_s = run_scan(small, 1)
+    wall_sj, rss_sj = run_scan(small, args.jobs)
+    rate1, ratej = n_large / wall1, n_large / wallj
+    scaling = ratej / rate1
+    print(f"scan -j 1: {rate1:,.0f} lines/s ({wall1:.2f} s, {mb_large / wall1:.1f} MB/s)")
+    print(f"scan -j {args.jobs}: {ratej:,.0f} lines/s ({wallj:.2f} s)")
+    print(f"scaling: {scaling:.2f}x on {args.jobs} workers = {scaling / args.jobs:.2f} x N (goal >= 0.80)")
+    print(f"peak RSS -j 1: small {rss_s:.1f} MiB, large {rss1:.1f} MiB (ratio {rss1 / rss_s:.2f})")
+    print(f"peak RSS -j {args.jobs}: small {rss_sj:.1f} MiB, large {rssj:.1f} MiB (largest process; ratio {rssj / rss_sj:.2f})")
+    core_us, scan_us, n = parse_cost(large)
+    print(f"per message ({n:,} messages): check_line alone {core_us:.1f} us, scanner on the log lines {scan_us:.1f} us "
+          f"(ratio {scan_us / core_us:.2f})")
+
+
+if __name__ == "__main__":
+    main()
