@@ -128,9 +128,11 @@ def check_raw(
 
     # The hot loop: one dict lookup and at most one decode per slot.
     values: dict[str, Any] = {}
-    for i, token in enumerate(tokens):
+    for token in tokens:
         key, _, rawval = token.partition("=")
         if key in values:
+            places = [j for j, t in enumerate(tokens) if t.partition("=")[0] == key]
+            i = places[1 + sum(1 for f in findings if f.kind == "repeated" and f.key == key)]
             findings.append(_fail("repeated", f"{key}={rawval}", "repeats a key already given",
                                   column=raw.slot_column(i), key=key))
             continue
@@ -140,7 +142,7 @@ def check_raw(
             continue
         if decode is _ABSENT:
             values[key] = rawval
-            findings.extend(_other_key(raw, i, key, rawval, vocab, receiver, values))
+            findings.extend(_other_key(raw, tokens.index(token), key, rawval, vocab, receiver, values))
             continue
         try:
             values[key] = vocab.slots[key].type.decode(rawval) if decode.__class__ is frozenset else decode(rawval)
@@ -148,16 +150,17 @@ def check_raw(
             values[key] = rawval
             slot = vocab.slots[key]
             kind = "enum" if slot.type.enum else "value"
-            findings.append(_fail(kind, f"{key}={rawval}", str(exc), column=raw.slot_column(i), key=key))
+            findings.append(_fail(kind, f"{key}={rawval}", str(exc), column=raw.slot_column(tokens.index(token)), key=key))
 
     sender = values.get("from")
     if isinstance(sender, str) and raw.id.rpartition("-")[0] != sender:
         findings.append(_fail("id", raw.id, f"is not <from>-<n> for from={sender}",
                               column=len(raw.version) + len(raw.type) + 3))
     if table is not None:
-        for key in table.required:
-            if key not in values:
-                findings.append(_fail("missing", key, f"required on {raw.type}, missing", key=key))
+        if not values.keys() >= table.required_set:
+            for key in table.required:
+                if key not in values:
+                    findings.append(_fail("missing", key, f"required on {raw.type}, missing", key=key))
         if table.rules or (raw.type in _ANSWER_TYPES and "ans" in vocab.enums):
             findings.extend(_check_rules(raw, vocab, values, table.rules))
     if raw.tail is not None and len(raw.tail) > vocab.tail_max:

@@ -61,6 +61,11 @@ class TypeTable:
     # the never-guess pass reads this on every slot of every line.
     decoders: Mapping[str, Any] = attrs.Factory(dict)
     rules: tuple["Rule", ...] = ()
+    required_set: frozenset[str] = attrs.field(init=False, repr=False, eq=False)
+
+    @required_set.default
+    def _required_set(self) -> frozenset[str]:
+        return frozenset(self.required)
 
 
 @attrs.frozen
