@@ -167,3 +167,8 @@ def test_strict_constructor_raises_with_findings():
         rogerwilco.loads(HO + " pri=9 conf=Q")
     assert info.value.token == "pri=9"
     assert len([f for f in info.value.findings if f.failed]) == 2
+
+
+def test_each_repeated_key_is_reported_at_its_own_column():
+    result = check_line("RW1 HO a-1 from=a to=b item=x ask=DRAFT pri=1 pri=1 pri=2")
+    assert [(f.kind, f.token, f.column) for f in result.findings] == [("repeated", "pri=1", 47), ("repeated", "pri=2", 53)]
