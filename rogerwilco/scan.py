@@ -478,8 +478,10 @@ def _open_stream(raw: IO[bytes]) -> tuple[IO[bytes], str | None]:
     head = buffered.peek(6)[:6]  # type: ignore[union-attr]
     for magic, name in _MAGIC:
         if head.startswith(magic):
-            opener = {"gzip": gzip.GzipFile, "bz2": bz2.BZ2File, "xz": lzma.LZMAFile}[name]
-            return opener(fileobj=buffered), name  # type: ignore[operator]
+            if name == "gzip":
+                return gzip.GzipFile(fileobj=buffered), name  # type: ignore[arg-type]
+            opener = bz2.BZ2File if name == "bz2" else lzma.LZMAFile
+            return opener(buffered), name  # type: ignore[arg-type]
     return buffered, None  # type: ignore[return-value]
 
 
