@@ -1,0 +1,181 @@
+"""lint: every rule fires on its case and stays quiet on the clean twin; selection, config, exits."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rogerwilco.cli import main
+from rogerwilco.errors import RW1Error
+from rogerwilco.lint import RULES, lint_stream, load_config, selected_rules
+from rogerwilco.render import make_console
+from rogerwilco.render.lint import finding_text
+from rogerwilco.sarif import escape_data, escape_property, github_annotation
+
+NOW = "20261010T0000Z"
+
+
+@pytest.mark.parametrize("code", list(RULES))
+def test_rule_fires_on_its_case(code):
+    findings = lint_stream(RULES[code].bad.split("\n"), now=NOW)
+    assert code in {f.code for f in findings}
+
+
+@pytest.mark.parametrize("code", list(RULES))
+def test_rule_is_quiet_on_its_clean_twin(code):
+    assert lint_stream(RULES[code].good.split("\n"), now=NOW) == []
+
+
+def test_time_rules_need_a_now():
+    bad = RULES["RW106"].bad.split("\n")
+    assert {f.code for f in lint_stream(bad)} == set()
+    assert {f.code for f in lint_stream(bad, now="20261001T0000Z")} == set()  # still in time
+    assert {f.code for f in lint_stream(bad, now=NOW)} == {"RW106"}
+    with pytest.raises(RW1Error):
+        lint_stream(bad, now="yesterday")
+
+
+def test_ids_per_sender():
+    lines = ["RW1 ST ops-2 from=ops to=b item=x:1", "RW1 ST b-1 from=b to=ops item=x:1",
+             "RW1 ST ops-3 from=ops to=b item=x:1", "RW1 ST ops-03 from=ops to=b item=x:1",
+             "RW1 ST ops-3 from=ops to=b item=x:1"]
+    findings = lint_stream(lines, select=["RW100", "RW101"])
+    # ops-03 respells ops-3 (not forward); the exact repeat of ops-3 is one message delivered twice
+    assert [(f.code, f.line, f.token) for f in findings] == [("RW101", 4, "ops-03")]
+    lines.append("RW1 ST ops-3 from=ops to=b item=x:9")
+    assert [(f.code, f.line) for f in lint_stream(lines, select=["RW100"])] == [("RW100", 6)]
+
+
+def test_a_refused_or_cancelled_or_reissued_handoff_needs_no_readback():
+    ho = "RW1 HO ops-1 from=ops to=b item=x:1 ask=FIX"
+    for reply in ("RW1 UN b-1 re=ops-1 from=b to=ops why=BUSY",
+                  "RW1 CX ops-2 re=ops-1 from=ops to=b item=x:1 why=TIMEOUT",
+                  "RW1 HO ops-2 re=ops-1 from=ops to=b item=x:1 ask=FIX"):
+        assert not any(f.code == "RW103" and f.key == "ops-1" for f in lint_stream([ho, reply]))
+    # an RB from someone other than the receiver is no readback
+    stranger = "RW1 RB c-1 re=ops-1 from=c to=ops item=x:1 ask=FIX"
+    assert any(f.code == "RW103" for f in lint_stream([ho, stranger]))
+
+
+def test_question_refused_with_un_is_answered():
+    aq = "RW1 AQ w-1 from=w to=r need=YESNO"
+    assert not [f for f in lint_stream([aq, "RW1 UN r-1 re=w-1 from=r to=w why=SCOPE"]) if f.code == "RW104"]
+
+
+def test_select_and_ignore_by_code_and_prefix():
+    assert selected_rules() == frozenset(RULES)
+    assert selected_rules(["RW1"]) == {c for c in RULES if c.startswith("RW1")}
+    assert selected_rules(["RW1"], ["RW10"]) == {"RW110"}
+    assert selected_rules(["RW105"], ["RW1"]) == {"RW105"}  # the more specific select wins
+    assert selected_rules(["RW105"], ["RW105"]) == frozenset()  # a tie: the ignore wins
+    assert selected_rules(None, ["ALL"]) == frozenset()
+    with pytest.raises(RW1Error):
+        selected_rules(["RW999"])
+    with pytest.raises(RW1Error):
+        selected_rules(["E501"])
+
+
+def test_line_findings_carry_place_and_token():
+    (f,) = lint_stream(io.BytesIO(b"\nRW1 HO ops-1 from=ops to=b item=x:1 ask=FIXX\n"), file="m.rw1", select=["RW0"])
+    assert (f.code, f.file, f.line, f.column, f.token) == ("RW003", "m.rw1", 2, 37, "ask=FIXX")
+
+
+def test_text_report_has_a_caret_under_the_token():
+    (f,) = lint_stream(["RW1 HO ops-1 from=ops to=b item=x:1 ask=FIXX"], select=["RW003"])
+    buf = io.StringIO()
+    make_console(buf, width=200, color=False).print(finding_text(f))
+    lines = buf.getvalue().splitlines()
+    assert lines[0].startswith("<stream>:1:37: RW003 [unknown-code] ask=FIXX")
+    assert lines[2].index("^") == lines[1].index("ask=FIXX") and lines[2].count("^") == len("ask=FIXX")
+
+
+def test_fingerprints_do_not_move_with_the_line():
+    lines = ["RW1 HO ops-1 from=ops to=b item=x:1 ask=FIXX"]
+    before = lint_stream(lines, file="a.rw1")
+    after = lint_stream(["RW1 ST z-1 from=z to=b item=x:2"] + lines, file="a.rw1")
+    assert {f.fingerprint() for f in before} <= {f.fingerprint() for f in after}
+    assert before[0].line == 1 and [f for f in after if f.code == "RW003"][0].line == 2
+
+
+def test_github_annotations_escape_everything_that_could_break_the_command():
+    assert escape_data("100% a\r\nb") == "100%25 a%0D%0Ab"
+    assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
+    (f,) = lint_stream(["RW1 HO ops-1 from=ops to=b item=x:1 ask=FIXX"], file="dir,x:y.rw1", select=["RW003"])
+    line = github_annotation(f)
+    assert line == "::error file=dir%2Cx%3Ay.rw1,line=1,col=37,title=RW003 unknown-code::ask=FIXX: unknown ask code"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(
+    st.sampled_from([r.bad for r in RULES.values()] + [r.good for r in RULES.values()]).map(lambda s: s.split("\n")[0]),
+    st.text(max_size=80),
+), max_size=12))
+def test_any_stream_gives_findings_never_an_exception(lines):
+    lines = [line.replace("\n", " ").replace("\r", " ") for line in lines]
+    for f in lint_stream(lines, now=NOW):
+        assert f.code in RULES and f.level in ("error", "warning") and f.line >= 1
+        assert "\n" not in github_annotation(f)
+
+
+# ---- configuration and the command ------------------------------------------------------
+
+
+def test_config_is_read_from_pyproject(tmp_path):
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.rogerwilco.lint]\nselect = ["RW0"]\nignore = ["RW003"]\n', encoding="utf-8")
+    assert load_config(path) == {"select": ["RW0"], "ignore": ["RW003"]}
+    path.write_text('[tool.rogerwilco.lint]\nselekt = ["RW0"]\n', encoding="utf-8")
+    with pytest.raises(RW1Error):
+        load_config(path)
+    assert load_config(None) == {}
+
+
+def lint(capsys, *argv):
+    code = main(["lint", *argv])
+    return (code, *capsys.readouterr())
+
+
+def test_cli_exit_codes(capsys, tmp_path):
+    clean = tmp_path / "clean.rw1"
+    clean.write_text(RULES["RW103"].good + "\n", encoding="utf-8")
+    bad = tmp_path / "bad.rw1"
+    bad.write_text(RULES["RW105"].bad + "\n", encoding="utf-8")
+    assert lint(capsys, "--no-config", str(clean))[0] == 0
+    code, out, _ = lint(capsys, "--no-config", str(bad))
+    assert code == 1 and "RW105" in out
+    assert lint(capsys, "--no-config", "--exit-zero", str(bad))[0] == 0
+    assert lint(capsys, "--no-config", "--ignore", "RW105", str(bad))[0] == 0
+    code, _, err = lint(capsys, "--no-config", "--select", "RW9", str(bad))
+    assert code == 2 and "RW9" in err
+    code, _, err = lint(capsys, "--no-config", str(tmp_path / "missing.rw1"))
+    assert code == 2 and "Traceback" not in err
+
+
+def test_cli_uses_the_nearest_pyproject(capsys, tmp_path, monkeypatch):
+    bad = tmp_path / "bad.rw1"
+    bad.write_text(RULES["RW105"].bad + "\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.rogerwilco.lint]\nignore = ["RW105"]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert lint(capsys, str(bad))[0] == 0
+    assert lint(capsys, "--no-config", str(bad))[0] == 1
+    (tmp_path / "pyproject.toml").write_text('[tool.rogerwilco.lint]\nignore = "RW105"\n', encoding="utf-8")
+    assert lint(capsys, str(bad))[0] == 2
+
+
+def test_cli_json_and_github_formats(capsys, tmp_path):
+    bad = tmp_path / "bad.rw1"
+    bad.write_text(RULES["RW108"].bad + "\n", encoding="utf-8")
+    code, out, _ = lint(capsys, "--no-config", "-f", "json", str(bad))
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert code == 1 and [r["code"] for r in rows] == ["RW108"] and rows[0]["line"] == 1
+    code, out, _ = lint(capsys, "--no-config", "-f", "github", str(bad))
+    assert code == 1 and out.startswith("::error file=") and "title=RW108 act-after-cancel" in out
+
+
+def test_list_rules(capsys):
+    code, out, _ = lint(capsys, "--list-rules")
+    assert code == 0 and all(code_ in out for code_ in RULES)

@@ -1,0 +1,80 @@
+"""SARIF output validates against the vendored OASIS SARIF 2.1.0 schema and keeps its fingerprints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from rogerwilco.cli import main
+from rogerwilco.lint import RULES, lint_stream
+from rogerwilco.sarif import FINGERPRINT_KEY, artifact_uri, to_sarif
+
+SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+VALIDATOR = jsonschema.Draft4Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
+
+
+def every_rule_findings():
+    findings = []
+    for rule in RULES.values():
+        findings.extend(lint_stream(rule.bad.split("\n"), file=f"cases/{rule.code}.rw1", now="20261010T0000Z"))
+    return findings
+
+
+def test_the_vendored_schema_is_the_official_one():
+    assert SCHEMA["id"].startswith("https://docs.oasis-open.org/sarif/sarif/v2.1.0/")
+    assert "Version 2.1.0" in SCHEMA["title"]
+
+
+def test_a_report_with_every_rule_validates():
+    findings = every_rule_findings()
+    doc = to_sarif(findings)
+    VALIDATOR.validate(doc)
+    results = doc["runs"][0]["results"]
+    rules = doc["runs"][0]["tool"]["driver"]["rules"]
+    assert {r["ruleId"] for r in results} == set(RULES)
+    for result in results:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        assert len(result["partialFingerprints"][FINGERPRINT_KEY]) == 32
+
+
+def test_an_empty_report_validates():
+    VALIDATOR.validate(to_sarif([]))
+
+
+def test_a_schema_breach_is_caught():
+    doc = to_sarif(every_rule_findings())
+    doc["runs"][0]["results"][0]["level"] = "fatal"
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate(doc)
+
+
+def test_regions_span_the_token():
+    (f,) = lint_stream(["RW1 HO ops-1 from=ops to=b item=x:1 ask=FIXX"], file="m.rw1", select=["RW003"])
+    region = to_sarif([f])["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 1, "startColumn": 37, "endColumn": 37 + len("ask=FIXX")}
+
+
+def test_fingerprints_survive_lines_moving():
+    line = "RW1 HO ops-1 from=ops to=b item=x:1 ask=FIXX"
+    a = to_sarif(lint_stream([line], file="m.rw1", select=["RW003"]))["runs"][0]["results"][0]
+    b = to_sarif(lint_stream(["RW1 ST q-1 from=q to=b item=x:1", line], file="m.rw1", select=["RW003"]))["runs"][0]["results"][0]
+    assert a["partialFingerprints"] == b["partialFingerprints"]
+    assert a["locations"] != b["locations"]
+
+
+def test_uris_are_relative_and_encoded(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert artifact_uri(str(tmp_path / "a b" / "m#1.rw1")) == "a%20b/m%231.rw1"
+    assert artifact_uri("<stdin>") == "stdin"
+
+
+def test_cli_sarif_output_validates(capsys, tmp_path):
+    path = tmp_path / "conversation.rw1"
+    path.write_text("\n".join(RULES[c].bad for c in ("RW003", "RW105", "RW110")) + "\n", encoding="utf-8")
+    code = main(["lint", "--no-config", "-f", "sarif", str(path)])
+    doc = json.loads(capsys.readouterr().out)
+    VALIDATOR.validate(doc)
+    assert code == 1 and doc["version"] == "2.1.0" and doc["runs"][0]["results"]
