@@ -155,7 +155,7 @@ def main() -> None:
     small = ensure(DATA / f"mixed-{args.small}.log", args.small)
     n_large, n_small = count_lines(large), count_lines(small)
     mb_large, mb_small = large.stat().st_size / 1e6, small.stat().st_size / 1e6
-    print(f"cores: {os.cpu_count()}")
+    print(f"cores: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f} (other work on the machine skews -j)")
     print(f"large log: {n_large:,} lines, {mb_large:.1f} MB   small log: {n_small:,} lines, {mb_small:.1f} MB")
 
     wall1, rss1 = min(run_scan(large, 1) for _ in range(2))
@@ -169,6 +169,7 @@ def main() -> None:
     print(f"scaling: {scaling:.2f}x on {args.jobs} workers = {scaling / args.jobs:.2f} x N (goal >= 0.80)")
     print(f"peak RSS -j 1: small {rss_s:.1f} MiB, large {rss1:.1f} MiB (ratio {rss1 / rss_s:.2f})")
     print(f"peak RSS -j {args.jobs}: small {rss_sj:.1f} MiB, large {rssj:.1f} MiB (largest process; ratio {rssj / rss_sj:.2f})")
+    print(f"load average after the timed runs: {os.getloadavg()[0]:.2f}")
     core_us, scan_us, n = parse_cost(large)
     print(f"per message ({n:,} messages): check_line alone {core_us:.1f} us, scanner on the log lines {scan_us:.1f} us "
           f"(ratio {scan_us / core_us:.2f})")
