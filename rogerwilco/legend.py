@@ -144,8 +144,8 @@ def sections(vocab: Vocabulary, *, lean: bool = False) -> list[Section]:
     out: list[Section] = []
 
     # 1. the line
-    rules = (f"Single spaces; id <from>-<n>; no spaces in values; lists join +; tail at most {vocab.tail_max} "
-             "characters, longer in art=; ")
+    rules = (f"Single spaces; id <from>-<n>; no spaces in values; lists join +; tail max {vocab.tail_max} "
+             "chars, more in art=; ")
     rules += f"p={pname} on every line; " if pname else "p=<profile> names a profile; without it, core codes only; "
     rules += "x_ keys free."
     title = f"RW1 legend, profile {pname} {src.get('version', '')}".rstrip() if pname else "RW1 legend, core"
@@ -153,19 +153,22 @@ def sections(vocab: Vocabulary, *, lean: bool = False) -> list[Section]:
     out.append(Section(title, tuple(head + [_LINE, rules])))
 
     # 2. types: required | optional core slots (the profile's slots say their types in 4)
-    lines = []
+    # slots every type requires are said once, not nine times
+    everywhere = [k for k in next(iter(vocab.types.values())).required
+                  if all(k in t.required for t in vocab.types.values())]
+    lines = [f"Every type: {' '.join(everywhere)}"] if everywhere else []
     for tname, table in vocab.types.items():
         spec = core_types[tname]
         name = _short(table.desc) if lean else _glossed(table.desc)
-        text = f"{tname} {name}: {' '.join(table.required)}"
+        text = f"{tname} {name}: {' '.join(k for k in table.required if k not in everywhere)}"
         echoed = set(vocab.types[spec["echoes"]].slots) if spec.get("echoes") else set()
         opt = [k for k in spec["optional"] if k in shown and k not in table.required and k not in echoed]
-        if opt:
+        if opt and not lean:  # lean: optional slots are named once, in Slots
             text += f" | {' '.join(opt)}"
         if spec.get("echoes"):
             text += f" + echoed {spec['echoes']} slots"
         lines.append(text)
-    out.append(Section("Types (required | optional)", tuple(lines)))
+    out.append(Section("Types (required)" if lean else "Types (required | optional)", tuple(lines)))
 
     # 3. codes, headed by the slot that carries them
     lines = []
@@ -217,28 +220,28 @@ def sections(vocab: Vocabulary, *, lean: bool = False) -> list[Section]:
 
 def _rules(vocab: Vocabulary, sel: Selection, lean: bool) -> Iterable[str]:
     levels = "; ".join(f"{name}: {desc}" for name, desc in sel.rb_levels.items())
-    yield ("Never guess: an unknown version, type or code, a bad value or a missing slot gets UN why=UNK "
-           "(VER: version), that token first in the tail; never infer, never NOCAP or SCOPE. Answer every AQ "
-           "(AN or UN). Replies carry re=.")
-    yield f"No handover without readback: answer an HO with an RB echoing its rb= level ({levels}) and the slots it names."
+    yield ("Never guess: unknown version, type or code, bad value or missing slot: UN why=UNK "
+           "(VER: version), the token first in the tail; not NOCAP or SCOPE. Answer each AQ (AN or UN). "
+           "Replies carry re=.")
+    yield f"No handover without readback: answer an HO with an RB echoing its rb= level ({levels}) and slots named."
     if not lean:
         yield ("Comprehension (rb=acc, plan): derive acc=key:value+... from the brief, covering the HO's keys=; "
                "keys from ckey; the brief's own words for must and no; not= out of scope, asm= assumed.")
     yield "Facts in slots, reasoning in the tail."
     if vocab.exec_slots:
         per_ask = "; ".join(f"{ask} {' '.join(keys)}" for ask, keys in vocab.exec_slots.items())
-        yield (f"Execution slots: {per_ask}. rb=exec: the RB carries them as you will use them, from your records "
-               "where the HO omits one. Report what the tool printed: the DN carries them as the tool returned them; "
-               "out=NOOP none.")
+        yield (f"Execution slots: {per_ask}. rb=exec: the RB carries them as you will use them (your records "
+               "fill any the HO omits). Report what the tool printed: the DN carries them as it returned them "
+               "(none if out=NOOP).")
     else:
         yield "Report what the tool printed: a DN says what was done as the tool reported it."
-    yield "Every HO closes once: DN, UN, FL or the sender's CX; answer CX with AN val=Y, or the DN if the act ran."
+    yield "Every HO closes once: DN, UN, FL, or the sender's CX (answer it AN val=Y, or the DN if the act ran)."
     for rule in vocab.rules:
         if rule.profile is not None and rule.desc:
             scope = f"{' '.join(sorted(rule.on))}: " if len(rule.on) < len(vocab.types) else ""
             yield f"{scope}{rule.desc}."
     if "ans" in sel.enums:
-        yield "Closed answers: AQ need=ENUM opts and AN val (unless tail, Y, N, a number or a date) come from ans."
+        yield "Closed answers: AQ opts and AN val (but tail, Y, N, numbers, dates) come from ans."
     if vocab.agents:
         yield f"Agents: {' '.join(sorted(vocab.agents))}; human is the human principal."
 
