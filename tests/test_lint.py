@@ -179,3 +179,12 @@ def test_cli_json_and_github_formats(capsys, tmp_path):
 def test_list_rules(capsys):
     code, out, _ = lint(capsys, "--list-rules")
     assert code == 0 and all(code_ in out for code_ in RULES)
+
+
+def test_the_docs_list_every_rule_with_its_examples():
+    from pathlib import Path
+
+    doc = (Path(__file__).parent.parent / "docs" / "lint.md").read_text(encoding="utf-8")
+    for rule in RULES.values():
+        assert f"### {rule.code} {rule.name}" in doc
+        assert f"```\n{rule.bad}\n```" in doc and f"```\n{rule.good}\n```" in doc
