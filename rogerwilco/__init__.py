@@ -7,7 +7,9 @@ A json-like front door::
     msg.to_json(); msg.digest(); rogerwilco.dumps(msg)
 
 ``check_line`` reports every finding of a line without raising; ``refusal``
-builds the ``UN`` reply a receiver sends for a line it must not guess at.
+builds the ``UN`` reply a receiver sends for a line it must not guess at;
+``scan`` finds messages in logs and yields records, ``to_arrow`` makes them an
+Arrow table (the ``parquet`` extra).
 """
 
 from __future__ import annotations
@@ -21,12 +23,19 @@ from .semantics import LineResult, check_line, refusal
 from .stream import read_lines, validate_stream
 from .vocab import Receiver, load_profile
 
+# The records API (issue: logs into records). ``rogerwilco.scan`` is the
+# function; the module stays importable as ``from rogerwilco.scan import ...``.
+from . import scan as _scan_module  # noqa: E402  (the submodule first, then the name)
+
+scan = _scan_module.scan
+to_arrow = _scan_module.to_arrow
+
 __version__ = "0.1.0"
 
 __all__ = [
     "EncodeError", "Finding", "LineResult", "Message", "ProfileError", "Receiver", "RefusedError",
     "RW1Error", "RW1SyntaxError", "Source", "check_line", "dump", "dumps", "load", "load_profile",
-    "loads", "read_lines", "refusal", "validate_stream",
+    "loads", "read_lines", "refusal", "scan", "to_arrow", "validate_stream",
 ]
 
 
