@@ -34,7 +34,6 @@ from types import MappingProxyType
 from decimal import Decimal, InvalidOperation
 from typing import Any, Iterable, Mapping, NamedTuple
 
-import attrs
 
 from .errors import EncodeError, RefusedError, RW1SyntaxError, printable
 from .findings import FAIL, NOTE, Finding

@@ -4,31 +4,20 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 
-from rogerwilco import Message, Receiver
+from rogerwilco import Message
+from tests.a2a_common import ALL, HO, SPEC, refusal
 from rogerwilco.a2a import (
     CANCELED, COMPLETED, EXTENSION_URI, FAILED, INPUT_REQUIRED, REJECTED, SUBMITTED, WORKING, CarriageError,
     from_a2a, from_a2a_dict, message_from_a2a, task_states, to_a2a_dict,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-SPEC = (ROOT / "examples" / "spec-section8.rw1").read_text(encoding="utf-8").splitlines()
-ALL = Receiver.all_bundled()
-HO = SPEC[0]
 
 
 def carried(line: str = HO) -> dict:
     return to_a2a_dict(line, ALL, message_id="m-1")
-
-
-def refusal(obj) -> tuple:
-    out = from_a2a(obj, ALL)
-    assert not out.ok and out.message is None
-    first = out.refusal
-    return first.kind, first.key, first.token, first.why
 
 
 # ---- plain dicts -------------------------------------------------------------

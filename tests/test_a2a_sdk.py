@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 a2a_types = pytest.importorskip("a2a.types", reason="the a2a extra (the A2A SDK) is not installed")
 
-from rogerwilco import Message, Receiver  # noqa: E402
+from rogerwilco import Message  # noqa: E402
+from tests.a2a_common import ALL, HO, SPEC, refusal  # noqa: E402
 from rogerwilco.a2a import (  # noqa: E402
     CANCELED, COMPLETED, EXTENSION_URI, FAILED, INPUT_REQUIRED, REJECTED, SUBMITTED, WORKING, from_a2a,
     sdk_task_state, task_states, to_a2a_message,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-SPEC = (ROOT / "examples" / "spec-section8.rw1").read_text(encoding="utf-8").splitlines()
-ALL = Receiver.all_bundled()
-HO = SPEC[0]
-
-
-def refusal(obj) -> tuple:
-    out = from_a2a(obj, ALL)
-    assert not out.ok and out.message is None
-    first = out.refusal
-    return first.kind, first.key, first.token, first.why
 
 
 @pytest.mark.parametrize("line", SPEC, ids=[f"spec8-{i}" for i in range(len(SPEC))])

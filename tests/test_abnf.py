@@ -23,7 +23,7 @@ from rogerwilco.abnf import AbnfError, definitions, regex_to_abnf, render
 from rogerwilco.cli import main
 from rogerwilco.conformance import load_cases
 from rogerwilco.syntax import grammar_text, parse_raw_lark
-from tests.strategies import messages
+from tests.strategies import fragments, messages, mutated_lines
 
 # ---------------------------------------------------------------- an ABNF reader
 
@@ -190,23 +190,6 @@ def conformance_lines() -> list[str]:
     return sorted(set(found))
 
 
-PIECES = [
-    "RW1", "RW2", "RW", "rw1", "HO", "ho", "H0", "a-1", "a-", "-1", "a--1", "x.y_z-0012", " ", "  ", "=", "==",
-    "k=v", "K=v", "k=", "=v", "k_1=a=b:c", "//", " // ", " //", "// ", "\t", "\n", "\r", "\x00", "\x7f",
-    "\x85", "\xa0", "\u1680", "\u2000", "\u200a", "\u200b", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000",
-    "\ufeff", "\U0010ffff", "\U0001f600", "é", "\ud7ff", "\ue000", "\ud800", "+", "x+y", "tail words",
-]
-fragments = st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=12).map("".join)
-
-
-@st.composite
-def mutated_lines(draw):
-    line = draw(messages()).to_line()
-    for _ in range(draw(st.integers(0, 3))):
-        pos = draw(st.integers(0, len(line)))
-        cut = draw(st.integers(0, 3))
-        line = line[:pos] + draw(fragments) + line[pos + cut:]
-    return line
 
 
 # ---------------------------------------------------------------- tests

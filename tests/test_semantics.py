@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rogerwilco
-from rogerwilco import Message, Receiver, RefusedError, RW1Error, check_line, refusal
+from rogerwilco import Message, RefusedError, RW1Error, check_line, refusal
 from tests.strategies import RECEIVER, messages
 
 HO = "RW1 HO a-1 from=a to=b item=x ask=DRAFT"

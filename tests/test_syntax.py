@@ -8,27 +8,8 @@ from hypothesis import strategies as st
 
 from rogerwilco import RW1SyntaxError
 from rogerwilco.syntax import chunk_at, line_regex, parse_raw, parse_raw_lark
-from tests.strategies import RECEIVER, messages
+from tests.strategies import fragments, messages, mutated_lines
 
-# Pieces that sit near every boundary of the grammar: separators, marks,
-# control and Unicode space characters, astral characters, surrogates.
-PIECES = [
-    "RW1", "RW2", "RW", "HO", "ho", "H0", "a-1", "a-", "-1", "a--1", "x.y_z-0012", " ", "  ", "=", "==",
-    "k=v", "K=v", "k=", "=v", "k_1=a=b:c", "//", " // ", " //", "// ", "\t", "\n", "\r", "\x00", "\x7f",
-    "\x85", "\xa0", "\u2028", "\u2029", "\u3000", "\ufeff", "😀", "é", "\ud800", "+", "x+y", "tail words",
-]
-
-fragments = st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=12).map("".join)
-
-
-@st.composite
-def mutated_lines(draw):
-    line = draw(messages()).to_line()
-    for _ in range(draw(st.integers(0, 3))):
-        pos = draw(st.integers(0, len(line)))
-        cut = draw(st.integers(0, 3))
-        line = line[:pos] + draw(fragments) + line[pos + cut:]
-    return line
 
 
 def _lark_accepts(text: str) -> bool:

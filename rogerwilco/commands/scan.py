@@ -41,7 +41,7 @@ def _profile_spec(args: argparse.Namespace):
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from .. import scan as S
+    from .. import _scan_module as S
     from ..render import make_console
     from ..render.scan import progress_bar, summary_table, wants_progress
     from ..vocab import Receiver
