@@ -229,3 +229,8 @@ def test_profile_check_adds_schema_problems_the_core_checks_do_not_see(tmp_path)
     path.write_text(json.dumps(doc), encoding="utf-8")
     _, problems = profile_report(str(path))
     assert [(p, c) for p, c, _ in problems] == [("$.agents", "schema")]
+
+
+def test_profile_check_of_a_missing_file_is_unreadable_input_exit_2(tmp_path, capsys):
+    assert main(["profile", "check", str(tmp_path / "nope.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err

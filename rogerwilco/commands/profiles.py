@@ -101,6 +101,8 @@ def cmd_profile_check(args: argparse.Namespace) -> int:
     from ..render import make_console
     from ..render.profiles import ok_text, problems_table
 
+    if not Path(args.file).is_file():  # unreadable input is a usage error (exit 2), not a finding
+        raise RW1Error(f"cannot read {args.file}: no such file")
     doc, problems = profile_report(args.file)
     if args.format == "json":
         sys.stdout.write(json.dumps({"file": args.file, "ok": not problems, "problems": [
