@@ -16,7 +16,7 @@ from typing import IO, Any, Callable
 
 from . import ops as _ops_pkg
 from .errors import RW1Error
-from .vocab import Receiver
+from .vocab import BUNDLED_PROFILES, Receiver
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 OPS: dict[str, Handler] = {}
@@ -38,12 +38,33 @@ def load_ops() -> dict[str, Handler]:
 
 
 def receiver_for(request: dict[str, Any]) -> Receiver:
-    """The receiver a request describes (``profiles``: names or objects), cached."""
+    """The receiver a request describes, cached.
+
+    ``profiles`` is a list of bundled profile names or profile objects given
+    inline (the contract). A file path is refused: a request never makes the
+    adapter read the file system.
+    """
     profiles = request.get("profiles") or []
+    if not isinstance(profiles, list):
+        raise ValueError("profiles is a list of bundled profile names or profile objects")
+    for entry in profiles:
+        if isinstance(entry, str) and entry not in BUNDLED_PROFILES:
+            raise ValueError(f"unknown profile {entry!r}: give a bundled name ({', '.join(BUNDLED_PROFILES)}) "
+                             "or the profile object inline")
+        if not isinstance(entry, (str, dict)):
+            raise ValueError("a profile is a bundled name or an object")
     key = json.dumps(profiles, sort_keys=True)
     if key not in _receivers:
         _receivers[key] = Receiver(profiles)
     return _receivers[key]
+
+
+def int_field(request: dict[str, Any], name: str) -> int:
+    """A non-negative integer field of a request (not a float, not a boolean)."""
+    value = request[name]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} is a non-negative integer")
+    return value
 
 
 def handle(request: Any) -> dict[str, Any]:
@@ -73,11 +94,13 @@ def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
             request = json.loads(line)
         except json.JSONDecodeError as exc:
             response = {"ok": False, "error": f"bad request: not JSON ({exc.msg})"}
+        except (ValueError, RecursionError) as exc:
+            response = {"ok": False, "error": f"bad request: unusable JSON ({type(exc).__name__})"}
         else:
             try:
                 response = handle(request)
             except Exception as exc:  # noqa: BLE001 - the adapter answers every request
                 response = {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
-        stdout.write(json.dumps(response, ensure_ascii=False) + "\n")
+        stdout.write(json.dumps(response, ensure_ascii=True) + "\n")
         stdout.flush()
     return 0

@@ -59,7 +59,9 @@ class Document:
         pieces: list[str] = []
         starts: list[int] = []
         offset = 0
-        for line in raw.splitlines():
+        # Lines are numbered by "\n" (as editors and grep -n count them), not by
+        # str.splitlines, which also breaks at form feeds and Unicode separators.
+        for line in raw.replace("\r\n", "\n").split("\n"):
             norm = _WS.sub(" ", line).strip()
             starts.append(offset)
             if norm:

@@ -249,9 +249,11 @@ def load_config(path: Path | None) -> dict[str, Any]:
         raise RW1Error(f"cannot read {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise RW1Error(f"{path}: not valid TOML: {exc}") from None
-    section = doc.get("tool", {}).get("rogerwilco", {}).get("lint", {})
-    if not isinstance(section, dict):
-        raise RW1Error(f"{path}: [tool.rogerwilco.lint] is a table")
+    section: Any = doc
+    for name in ("tool", "rogerwilco", "lint"):
+        section = section.get(name, {})
+        if not isinstance(section, dict):
+            raise RW1Error(f"{path}: {name} is not a table where [tool.rogerwilco.lint] is read")
     known = {"select", "ignore", "profiles", "core-only", "now"}
     for key, value in section.items():
         if key not in known:

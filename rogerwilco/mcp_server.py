@@ -517,7 +517,7 @@ def build_server() -> Any:
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         result, is_error = call(params.name, params.arguments)
-        text = json.dumps(result, ensure_ascii=False)
+        text = json.dumps(result, ensure_ascii=True)
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result,
                                     is_error=is_error)
 

@@ -24,6 +24,7 @@ from typing import Any, Iterable
 from urllib.parse import quote
 
 from . import __version__
+from .errors import printable
 from .lint import RULES, LintFinding
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -94,7 +95,10 @@ def to_sarif(findings: Iterable[LintFinding]) -> dict[str, Any]:
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # CR and LF as the runner's own escapes; every other control or
+    # line-breaking character shown as an escape, so no reader of the log
+    # (some split on U+2028 too) sees a second line.
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:

@@ -314,6 +314,8 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles=None) -> Message:
             obj = json.loads(obj)
         except json.JSONDecodeError as exc:
             raise EncodeError(f"not JSON: {exc.msg}", token="json") from None
+        except (ValueError, RecursionError) as exc:  # numbers past the digit limit, nesting past the stack
+            raise EncodeError(f"not a usable JSON value: {type(exc).__name__}", token="json") from None
     if not isinstance(obj, Mapping):
         raise EncodeError("a JSON form is an object", token="json")
     missing = [k for k in JSON_KEYS if k not in obj]
@@ -405,11 +407,17 @@ def refusal_for(result: LineResult, me: str, n: int) -> str | None:
     if AGENT_RE.fullmatch(me) is None or n < 0:
         raise ValueError(f"cannot reply as {me!r} with number {n}")
     token = printable(first.token or "")
-    detail = printable(first.message)
-    tail = f"{token} {detail}" if token else detail
+    # Words only: a reason may come from a profile's text, which must not be
+    # able to put two spaces, a trailing space or a control character in a line.
+    detail = " ".join(printable(first.message).split())
+    tail = f"{token} {detail}" if token and detail else (token or detail or "refused")
     if len(tail) > 300:
         tail = tail[:297].rstrip(" ") + "..."
     line = f"RW1 UN {me}-{n} re={their_id} from={me} to={their_from} why={first.why or 'UNK'} // {tail}"
+    try:
+        parse_raw(line)
+    except RW1SyntaxError:
+        return None  # an id or name that cannot be written back: no reply can be addressed
     return line
 
 

@@ -105,6 +105,15 @@ CREATE TABLE IF NOT EXISTS numbers (agent TEXT PRIMARY KEY, n INTEGER NOT NULL);
 """
 
 
+def _slot_of(line: str, key: str) -> str | None:
+    """A slot's value as written in a stored line (before the tail), or None."""
+    head = line.split(" // ", 1)[0]
+    for token in head.split(" ")[3:]:
+        if token.startswith(key + "="):
+            return token[len(key) + 1:]
+    return None
+
+
 class ToolError(RW1Error):
     """Input the tool cannot use at all: an unknown token, a line that is not the right type."""
 
@@ -240,6 +249,37 @@ class ToolStore:
             raise ToolError("no statement with that token in this store")
         return row
 
+    @staticmethod
+    def _handoff_ids(db: sqlite3.Connection, ho_id: str, *, re_id: str | None = None,
+                     parties: tuple | None = None) -> set[str]:
+        """Every HO id in the store that is the same handoff as ``ho_id`` (spec 5, rule 1).
+
+        A re-sent HO (``re=`` the original) and a re-issued one (``re=`` a
+        readback of it) carry one handoff forward when they go between the
+        same two agents about the same item. ``re_id`` and ``parties`` (from,
+        to, item) describe an HO not yet in the store.
+        """
+        nodes: dict[str, tuple[tuple, str | None, set[str]]] = {}
+        for row in db.execute("SELECT ho_id, ho_from, ho_to, item, ho_line, rb_line FROM statements"):
+            triple = (row["ho_from"], row["ho_to"], row["item"])
+            _, _, rbs = nodes.setdefault(row["ho_id"], (triple, _slot_of(row["ho_line"], "re"), set()))
+            rbs.add(row["rb_line"].split(" ", 3)[2])
+        if ho_id not in nodes and parties is not None:
+            nodes[ho_id] = (tuple(parties), re_id, set())
+        links: dict[str, set[str]] = {node: set() for node in nodes}
+        for node, (triple, re, _) in nodes.items():
+            for other, (triple2, _, rbs) in nodes.items():
+                if other != node and re is not None and triple2 == triple and (re == other or re in rbs):
+                    links[node].add(other)
+                    links[other].add(node)
+        found, todo = {ho_id}, [ho_id]
+        while todo:
+            for other in links.get(todo.pop(), ()):
+                if other not in found:
+                    found.add(other)
+                    todo.append(other)
+        return found
+
     def _line(self, text: str, want: str) -> Message:
         message = Message.from_line(text, self.receiver)
         if message.type != want:
@@ -306,12 +346,18 @@ class ToolStore:
             "values": {k: _json_value(v) for k, v in values.items()},
         }
         with self._transaction() as db:
-            cancel = db.execute("SELECT cx_id FROM cancels WHERE ho_id = ?", (message.id,)).fetchone()
+            same = self._handoff_ids(db, message.id, re_id=message.re,
+                                     parties=(message.from_, message.to, message.item))
+            marks = ",".join("?" * len(same))
+            cancel = db.execute(f"SELECT ho_id, cx_id FROM cancels WHERE ho_id IN ({marks})", tuple(same)).fetchone()
             if cancel is not None:
-                raise ToolRefused(f"{message.id} was cancelled by {cancel['cx_id']}", reason="cancelled")
-            ran = db.execute("SELECT state FROM statements WHERE ho_id = ? AND state IN ('committed', 'in-doubt')",
-                             (message.id,)).fetchone()
+                raise ToolRefused(f"{cancel['ho_id']} was cancelled by {cancel['cx_id']}", reason="cancelled")
+            ran = db.execute(f"SELECT ho_id, state FROM statements WHERE ho_id IN ({marks}) "
+                             "AND state IN ('committed', 'in-doubt', 'failed')", tuple(same)).fetchone()
             if ran is not None:
+                if ran["ho_id"] != message.id:
+                    raise ToolRefused(f"{message.id} re-sends {ran['ho_id']}, whose act is already {ran['state']}: "
+                                      "answer UN why=DUP", reason="duplicate")
                 raise ToolRefused(f"a statement for {message.id} is already {ran['state']}: preparing it again could "
                                   "run the act twice", reason=ran["state"])
             number = self._number(db, agent, n)
@@ -457,15 +503,22 @@ class ToolStore:
         if message.type != "CX":
             raise ToolError(f"expected a CX, got a {message.type}")
         with self._transaction() as db:
-            rows = db.execute("SELECT * FROM statements WHERE ho_id = ? ORDER BY prepared_at", (message.re,)).fetchall()
+            same = self._handoff_ids(db, message.re) if message.re else set()
+            marks = ",".join("?" * len(same))
+            rows = db.execute(f"SELECT * FROM statements WHERE ho_id IN ({marks}) ORDER BY prepared_at",
+                              tuple(same)).fetchall() if same else []
             for row in rows:
                 if (row["ho_from"], row["ho_to"]) != (message.from_, message.to):
                     raise ToolRefused(f"{message.id} is from {message.from_} to {message.to}; only {row['ho_from']} "
                                       f"can cancel {message.re}, to {row['ho_to']}", reason="wrong-party")
+            # Nothing prepared yet: the HO's id still names its sender (D3), and only the sender cancels.
+            if not rows and (message.re or "").rpartition("-")[0] != message.from_:
+                raise ToolRefused(f"{message.id} is from {message.from_}; only the sender of {message.re} can "
+                                  "cancel it", reason="wrong-party")
             db.execute("INSERT OR IGNORE INTO cancels (ho_id, cx_id, cx_line) VALUES (?, ?, ?)",
                        (message.re, message.id, message.to_line()))
-            db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE ho_id = ? AND "
-                       "state = 'prepared'", (message.id, f"cancelled by {message.id}", message.re))
+            db.execute(f"UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE ho_id IN ({marks}) "
+                       "AND state = 'prepared'", (message.id, f"cancelled by {message.id}", *tuple(same)))
             ran = [r for r in rows if r["state"] == "committed"]
             doubt = [r for r in rows if r["state"] == "in-doubt"]
             answer = None

@@ -188,3 +188,7 @@ def test_the_docs_list_every_rule_with_its_examples():
     for rule in RULES.values():
         assert f"### {rule.code} {rule.name}" in doc
         assert f"```\n{rule.bad}\n```" in doc and f"```\n{rule.good}\n```" in doc
+
+
+def test_github_annotations_show_other_line_breakers_and_controls_as_escapes():
+    assert escape_data("a\u2028b\x1b[31m\x85c") == "a\\u2028b\\x1b[31m\\x85c"

@@ -306,3 +306,45 @@ def test_cli_prepare_with_a_record_and_bad_input(tmp_path):
     assert broken.returncode == 2 and b"Traceback" not in broken.stderr
     unknown = cli("tool", "abandon", "deadbeef", "--store", str(tmp_path / "s.db"))
     assert unknown.returncode == 2 and b"Traceback" not in unknown.stderr
+
+
+# ---- one handoff, one act: re-sends, failures and cancels from the wrong party -------------------------------
+
+
+def test_a_re_sent_handoff_after_the_act_is_refused_as_a_duplicate(store, executor):
+    store.commit(store.prepare(HO, now=NOON).token, executor(), now=NOON)
+    resent = HO.replace("HO scheduler-1 ", "HO scheduler-3 re=scheduler-1 ")
+    with pytest.raises(ToolRefused) as caught:
+        store.prepare(resent, now=NOON)
+    assert caught.value.reason == "duplicate" and "why=DUP" in caught.value.message
+    assert executor.runs() == 1
+
+
+def test_a_re_issue_after_our_own_readback_is_the_same_handoff(store, executor):
+    prepared = store.prepare(HO, now=NOON)
+    store.commit(prepared.token, executor(), now=NOON)
+    reissued = HO.replace("HO scheduler-1 ", f"HO scheduler-3 re={prepared.rb.id} ")
+    with pytest.raises(ToolRefused) as caught:
+        store.prepare(reissued, now=NOON)
+    assert caught.value.reason == "duplicate"
+
+
+def test_a_new_handoff_to_another_receiver_is_not_a_re_send(tmp_path, executor):
+    first = ToolStore(tmp_path / "a.db", profiles=["pay"])
+    first.commit(first.prepare(HO, now=NOON).token, executor(), now=NOON)
+    other = HO.replace("HO scheduler-1 ", "HO scheduler-3 re=scheduler-1 ").replace("to=payer", "to=payer2")
+    assert first.prepare(other, as_="payer2", now=NOON).token
+
+
+def test_a_handoff_that_failed_is_closed_and_not_run_again(store, executor):
+    store.commit(store.prepare(HO, now=NOON).token, executor("fail"), now=NOON)
+    with pytest.raises(ToolRefused) as caught:
+        store.prepare(HO, now=NOON)
+    assert caught.value.reason == "failed"
+
+
+def test_a_cancel_from_anyone_but_the_sender_is_refused_even_before_a_prepare(store):
+    with pytest.raises(ToolRefused) as caught:
+        store.cancel("RW1 CX mallory-1 re=scheduler-1 p=pay from=mallory to=payer item=inv:MD-2026-057 why=REVOKED")
+    assert caught.value.reason == "wrong-party"
+    assert store.prepare(HO, now=NOON).token  # the real handoff is not blocked

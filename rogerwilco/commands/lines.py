@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..errors import RW1Error, RW1SyntaxError
+from ..errors import RW1Error, RW1SyntaxError, printable
 from ..findings import FAIL
 from ..message import Message
 from ..semantics import check_line, refusal_for
@@ -47,8 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _report(file: str, number: int | None, finding) -> None:
     col = f":{finding.column}" if finding.column else ""
-    token = f" {finding.token}" if finding.token else ""
-    sys.stderr.write(f"{file}:{number or 1}{col}: {finding.why or finding.severity}{token}: {finding.message}\n")
+    token = f" {printable(finding.token)}" if finding.token else ""
+    sys.stderr.write(f"{printable(file)}:{number or 1}{col}: {finding.why or finding.severity}{token}: "
+                     f"{printable(finding.message)}\n")
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
@@ -58,7 +59,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
     with open_input(args.file) as fh:
         for result in validate_stream(fh, receiver, file=name):
             if result.message is not None:
-                sys.stdout.write(json.dumps(result.message.to_json(), ensure_ascii=False) + "\n")
+                sys.stdout.write(json.dumps(result.message.to_json(), ensure_ascii=True) + "\n")
                 continue
             for finding in result.findings:
                 if finding.severity == FAIL:
@@ -74,7 +75,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     bad = 0
     with open_input(args.file) as fh:
         for line in read_lines(fh):
-            if line.text is None or not line.text.strip():
+            if line.text is None or line.text == "":
                 if line.problem is not None:
                     bad += 1
                     _report(name, line.number, line.problem)
@@ -84,7 +85,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
                 sys.stdout.write(message.to_line() + "\n")
             except RW1Error as exc:
                 bad += 1
-                sys.stderr.write(f"{name}:{line.number}: {exc.why} {exc.token}: {exc.message}\n")
+                sys.stderr.write(f"{printable(name)}:{line.number}: {exc.why} {printable(exc.token)}: "
+                                 f"{printable(exc.message)}\n")
     return 1 if bad else 0
 
 
@@ -113,7 +115,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 }
                 if result.message is not None:
                     record["json"] = result.message.to_json()
-                sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+                sys.stdout.write(json.dumps(record, ensure_ascii=True) + "\n")
                 continue
             for finding in result.findings:
                 if args.quiet and finding.severity != FAIL:

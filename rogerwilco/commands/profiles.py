@@ -106,7 +106,7 @@ def cmd_profile_check(args: argparse.Namespace) -> int:
     doc, problems = profile_report(args.file)
     if args.format == "json":
         sys.stdout.write(json.dumps({"file": args.file, "ok": not problems, "problems": [
-            {"path": p, "check": c, "message": m} for p, c, m in problems]}, ensure_ascii=False) + "\n")
+            {"path": p, "check": c, "message": m} for p, c, m in problems]}, ensure_ascii=True) + "\n")
         return 1 if problems else 0
     console = make_console()
     if problems:
@@ -147,7 +147,7 @@ def cmd_check_src(args: argparse.Namespace) -> int:
                     "file": name, "line": check.result.line_number, "checked": check.checked,
                     "passed": check.passed and check.result.valid,
                     "findings": [f.to_json() for f in (check.findings or check.result.findings)]},
-                    ensure_ascii=False) + "\n")
+                    ensure_ascii=True) + "\n")
             continue
         if not check.result.valid:
             first = check.result.refusal

@@ -67,6 +67,8 @@ def read_json_object(path: str, what: str) -> dict[str, Any]:
         raise RW1Error(f"cannot read {what} {path}: {exc.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RW1Error(f"{what} {path} is not JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # numbers past the digit limit, nesting past the stack
+        raise RW1Error(f"{what} {path} is not a usable JSON object ({type(exc).__name__})") from None
     if not isinstance(doc, dict):
         raise RW1Error(f"{what} {path} is not a JSON object of slot values")
     return doc
@@ -82,13 +84,16 @@ def _record_or_line(path: str) -> Any:
     except UnicodeDecodeError:
         raise RW1Error(f"record {path} is not UTF-8") from None
     if text.startswith("RW1 "):
-        return text.splitlines()[0]
+        # the first line exactly as a stream reader sees it: split at "\n" only,
+        # so a separator inside it is the line's own fault, not a line end
+        first = text.split("\n", 1)[0]
+        return first[:-1] if first.endswith("\r") else first
     return read_json_object(path, "record")
 
 
 def _emit(report, args: argparse.Namespace) -> int:
     if args.format == "json":
-        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=True) + "\n")
     else:
         from ..render import make_console
         from ..render.readback import report_renderable

@@ -32,7 +32,7 @@ def cmd_check_thread(args: argparse.Namespace) -> int:
         results = list(validate_stream(fh, receiver, file=display_name(args.file)))
     report = check_thread(results, now=now, profiles=receiver)
     if args.format == "json":
-        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=True) + "\n")
     else:
         from ..render import make_console
         from ..render.thread import thread_report

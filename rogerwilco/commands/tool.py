@@ -101,7 +101,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
         return _refused(exc)
     if args.format == "json":
         doc = {"token": prepared.token, "exp": prepared.exp, "rb": prepared.rb.to_line()}
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
     else:
         sys.stdout.write(prepared.rb.to_line() + "\n")
     return 0
@@ -145,7 +145,7 @@ def cmd_cancel(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     statements = _store(args).status(args.token)
     if args.format == "json":
-        sys.stdout.write(json.dumps([s.to_json() for s in statements], ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps([s.to_json() for s in statements], ensure_ascii=True) + "\n")
         return 0
     from ..render import make_console
     from ..render.thread import statements_table

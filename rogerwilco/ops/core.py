@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..adapter import op, receiver_for
+from ..adapter import int_field, op, receiver_for
 from ..errors import RW1Error
 from ..message import Message
 from ..semantics import check_line, refusal_for
@@ -42,4 +42,4 @@ def digest(request: dict[str, Any]) -> dict[str, Any]:
 @op("reply")
 def reply(request: dict[str, Any]) -> dict[str, Any]:
     result = check_line(request["line"], receiver_for(request))
-    return {"reply": refusal_for(result, request["as"], int(request["n"]))}
+    return {"reply": refusal_for(result, request["as"], int_field(request, "n"))}
