@@ -233,6 +233,11 @@ class Comparator:
                 if la[1] == lb[1]:
                     return "same"
                 return "loose" if "" in (la[1], lb[1]) else None
+            if la is not None or lb is not None:
+                # D6: len is a number and a unit. A value that is not one
+                # (150w-or-120w, 120w-150w) cannot be the same fact, or a
+                # hedge would pass where the single-valued key must contradict.
+                return None
         if same_fact(a.words, b.words):
             return "same"
         if key in self.set_valued and loose_match(a.words, b.words):

@@ -287,7 +287,7 @@ def tool_check_dn(args: Mapping[str, Any]) -> dict[str, Any]:
     receiver, problems = _check_with_lines(args, ("ho", "dn", "rb"))
     if problems:
         return {"passed": False, "findings": [_finding(p) for p in problems]}
-    return _report(check_dn(args["ho"], args["dn"], args.get("rb"), profiles=receiver))
+    return _report(check_dn(args["ho"], args["dn"], args.get("rb"), profiles=receiver, record=args.get("record")))
 
 
 def tool_check_thread(args: Mapping[str, Any]) -> dict[str, Any]:
@@ -404,8 +404,10 @@ _tool(
     "check_dn",
     "Check a done report (DN) against the plan: it answers the HO, and every execution value as executed "
     "equals the HO's, or the passing readback's where the HO left it to the receiver. Give the RB when "
-    "the receiver resolved values.",
-    {"ho": _LINE, "dn": _LINE, "rb": _LINE, "profiles": _PROFILES},
+    "the receiver resolved values, and `record` (the values your record holds) so a readback your record "
+    "voids approves nothing.",
+    {"ho": _LINE, "dn": _LINE, "rb": _LINE, "profiles": _PROFILES,
+     "record": {"type": "object", "description": "slot: value, as written in a line"}},
     ["ho", "dn"],
     {"passed": {"type": "boolean"}, "findings": _FINDINGS},
     tool_check_dn,

@@ -248,6 +248,18 @@ def tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
         if key in required or key in tier5 or key in NEVER_ECHOED or key in RB_OWN_SLOTS:
             continue
         findings.extend(_compare_slot(key, value, rb, vocab, 3, require=False))
+    # A slot of the handoff's vocabulary that the HO never carried, read back
+    # with a value, is a misread too (an invented due=, a keep= the sender
+    # never wrote). The receiver's own slots and the execution values it
+    # resolves for itself (tier 5) are its to add.
+    handoff_slots = vocab.types["HO"].slots
+    resolved = set(exec_slots(ho, vocab))
+    for key, value in rb.slots.items():
+        if (key in ho.slots or key in RB_OWN_SLOTS or key in resolved or key == "p" or key.startswith("x_")
+                or key not in handoff_slots):
+            continue
+        findings.append(_fail("mismatch", f"{key}: read back {written(key, value)}, which the handoff does not carry",
+                              tier=3, key=key, sender=None, receiver=written(key, value)))
     ho_exp, rb_exp = ho.slots.get("exp"), rb.slots.get("exp")
     if ho_exp is not None and rb_exp is not None:
         try:
@@ -453,12 +465,15 @@ def check_dn(
     rb: Message | str | None = None,
     *,
     profiles: Receiver | Iterable | None = None,
+    record: Mapping[str, Any] | None = None,
 ) -> ReadbackReport:
     """Check a done report against the plan (spec 5.3).
 
     The plan of an execution slot is the HO's value, or, where the HO left it
-    to the receiver, the value of a readback that passes ``check_rb``. A
-    value executed without an approved plan value is a mismatch.
+    to the receiver, the value of a readback that passes ``check_rb``,
+    judged against the sender's ``record`` as the readback was: a readback
+    the record voids approves nothing. A value executed without an approved
+    plan value is a mismatch.
     """
     receiver = as_receiver(profiles)
     ho_msg, ho_problem = coerce(ho, receiver, "HO", "handoff")
@@ -469,7 +484,7 @@ def check_dn(
         return ReadbackReport(passed=False, findings=tuple(problems), check="check-dn", ho=ho_msg, other=dn_msg)
     vocab = vocabulary_of(ho_msg, receiver)
     findings: list[Finding] = tier_receipt(ho_msg, dn_msg, tier=None, pairs=DN_RECEIPT)
-    rb_passed = rb_msg is not None and check_rb(ho_msg, rb_msg, profiles=receiver).passed
+    rb_passed = rb_msg is not None and check_rb(ho_msg, rb_msg, profiles=receiver, record=record).passed
     out = dn_msg.slots.get("out")
     asked_exec = "exec" in levels_of(ho_msg)
     for key in exec_slots(ho_msg, vocab):

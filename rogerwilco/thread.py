@@ -252,6 +252,10 @@ def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list
     return messages, findings
 
 
+def _same_parties(a: Message, b: Message) -> bool:
+    return (a.from_, a.to, a.item) == (b.from_, b.to, b.item)
+
+
 def check_thread(
     lines: Iterable[str | Message | LineResult],
     *,
@@ -303,11 +307,14 @@ def check_thread(
         named = by_id.get(ho.re) if ho.re else None
         if named is None:
             continue
-        if named.type == "HO" and named.from_ == ho.from_:
+        # one handoff goes between the same two agents about the same item; an
+        # HO to someone else (the alt= a refusal named, say) is a new handoff
+        if named.type == "HO" and _same_parties(named, ho):
             previous[ho.id] = (named.id, "resend")
         elif named.type == "RB":
             earlier = by_id.get(named.re) if named.re else None
-            if earlier is not None and earlier.type == "HO" and earlier.from_ == ho.from_ and named.from_ == earlier.to:
+            if (earlier is not None and earlier.type == "HO" and _same_parties(earlier, ho)
+                    and named.from_ == earlier.to):
                 previous[ho.id] = (earlier.id, "reissue")
 
     duplicate: dict[str, Message] = {}  # a re-send answered UN why=DUP -> that UN

@@ -322,6 +322,10 @@ def _rule_problems(rule: Any, path: str, slot_names: set[str], types: set[str]) 
             re.compile(pattern)
         except (re.error, TypeError):
             problems.append((f"{path}.match.{key}", f"bad pattern {pattern!r}"))
+            continue
+        risky = _risky_pattern(pattern)
+        if risky:
+            problems.append((f"{path}.match.{key}", f"pattern {pattern!r} {risky}"))
     total = rule.get("sum")
     if total is not None:
         if not isinstance(total, dict) or not isinstance(total.get("parts"), list) or not isinstance(total.get("total"), str):
@@ -339,6 +343,46 @@ def _rule_problems(rule: Any, path: str, slot_names: set[str], types: set[str]) 
         if key not in slot_names:
             problems.append((where, f"rule names unknown slot {key!r}"))
     return problems
+
+
+def _risky_pattern(pattern: str) -> str | None:
+    """Why a rule's pattern could take exponential time on a hostile value, or None.
+
+    A profile may arrive inline from whoever sends a request, so its patterns
+    must run in time linear-ish in the value: no quantifier nested inside
+    another, no backreference.
+    """
+    try:
+        import re._parser as sre_parse  # type: ignore[import-not-found]
+    except ImportError:  # Python 3.10
+        import sre_parse  # type: ignore[no-redef]
+
+    repeats = {sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT}
+    if hasattr(sre_parse, "POSSESSIVE_REPEAT"):
+        repeats.add(sre_parse.POSSESSIVE_REPEAT)
+
+    def walk(items, inside_repeat: bool) -> str | None:
+        for op, arg in items:
+            if op in repeats:
+                low, high, sub = arg
+                if inside_repeat and high != 1:
+                    return "nests a quantifier inside another (exponential on a hostile value)"
+                found = walk(sub, inside_repeat or high != 1)
+            elif op == sre_parse.GROUPREF or op == sre_parse.GROUPREF_EXISTS:
+                return "uses a backreference"
+            elif op == sre_parse.SUBPATTERN:
+                found = walk(arg[-1], inside_repeat)
+            elif op == sre_parse.BRANCH:
+                found = next((r for r in (walk(b, inside_repeat) for b in arg[1]) if r), None)
+            elif op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT):
+                found = walk(arg[1], inside_repeat)
+            else:
+                found = None
+            if found:
+                return found
+        return None
+
+    return walk(sre_parse.parse(pattern), False)
 
 
 # --------------------------------------------------------------------------

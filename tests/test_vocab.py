@@ -75,3 +75,10 @@ def test_bundled_profiles_load_clean():
     for name in ("pay", "clin", "pform"):
         assert profile_problems(load_profile(name)) == []
         compile_vocabulary(load_profile(name))
+
+
+@pytest.mark.parametrize("pattern", ["^(a+)+$", "(x*)*y", "(?:a{2,3})+", "(x)\\1"])
+def test_rule_patterns_that_could_run_for_ever_are_refused(pattern):
+    doc = BASE | {"slots": [{"key": "sup", "type": "token", "on": ["ST"]}],
+                  "translation": [{"id": "r", "on": ["ST"], "match": {"sup": pattern}}]}
+    assert "$.translation[0].match.sup" in [p for p, _ in profile_problems(doc)]

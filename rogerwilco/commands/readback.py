@@ -41,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ho", required=True, metavar="LINE", help="the handoff")
     p.add_argument("--dn", required=True, metavar="LINE", help="the done report")
     p.add_argument("--rb", metavar="LINE", help="the readback, for values the handoff left to the receiver")
+    p.add_argument("--record", metavar="FILE", help="JSON object of the values your record holds: the readback "
+                   "is judged against it as check-rb judged it")
     add_profiles(p)
     add_format(p)
     p.set_defaults(func=cmd_check_dn)
@@ -142,7 +144,8 @@ def cmd_check_ho(args: argparse.Namespace) -> int:
 def cmd_check_dn(args: argparse.Namespace) -> int:
     from ..readback import check_dn
 
-    report = check_dn(line_argument(args.ho), args.dn, args.rb, profiles=receiver_from(args))
+    record = read_json_object(args.record, "record") if args.record else None
+    report = check_dn(line_argument(args.ho), args.dn, args.rb, profiles=receiver_from(args), record=record)
     _sender_input(report, "handoff")
     return _emit(report, args)
 

@@ -13,6 +13,16 @@ from ._common import add_profiles
 PROGRESS_THRESHOLD = 32 * 1024 * 1024  # bytes of input before a bar is worth drawing
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "scan", help="find RW1 messages in logs (plain, prefixed, Markdown, JSON Lines, Slack exports, gz/bz2/xz)",
@@ -28,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--messages-only", action="store_true",
                    help="write message records only (diagnostics still count in the summary and for --strict)")
     p.add_argument("--no-summary", action="store_true", help="no summary table on stderr")
-    p.add_argument("--max-line-bytes", type=int, default=None, metavar="N",
+    p.add_argument("--max-line-bytes", type=_positive, default=None, metavar="N",
                    help="longest physical line read (default 1 MiB); longer lines holding RW are diagnostics")
     add_profiles(p)
     p.set_defaults(func=cmd_scan)

@@ -47,4 +47,5 @@ def check_ho_op(request: dict[str, Any]) -> dict[str, Any]:
 
 @op("check-dn")
 def check_dn_op(request: dict[str, Any]) -> dict[str, Any]:
-    return check_dn(request["ho"], request["dn"], request.get("rb"), profiles=receiver_for(request)).to_json()
+    return check_dn(request["ho"], request["dn"], request.get("rb"), profiles=receiver_for(request),
+                    record=_mapping(request, "record")).to_json()
