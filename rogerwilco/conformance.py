@@ -99,12 +99,18 @@ def reply_signature(line: Any) -> Any:
     return (head, tail.split(" ", 1)[0] if mark else None)
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Equality of JSON values, where Python's ``==`` is too loose: ``true`` is not ``1``."""
+def same_json(a: Any, b: Any, *, ordered: bool = False) -> bool:
+    """Equality of JSON values, where Python's ``==`` is too loose: ``true`` is not ``1``.
+
+    Object members compare in any order, except a JSON form's ``slots``,
+    which hold the line's slots in written order (D1).
+    """
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+        if ordered and list(a) != list(b):
+            return False
+        return a.keys() == b.keys() and all(same_json(a[k], b[k], ordered=k == "slots") for k in a)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
     return a == b

@@ -38,11 +38,16 @@ _TIME_RE = re.compile(r"([0-9]{8})T([0-9]{2})([0-9]{2})Z")
 _MONEY_RE = re.compile(r"-?[0-9]+\.[0-9]{2}")
 _NUM_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:/-?[0-9]+(?:\.[0-9]+)?)?")
 _DIGEST_RE = re.compile(r"[0-9a-f]{12}")
-_CONSTRAINT_RE = re.compile(r"([a-z][a-z0-9_]*):(.+)")
+# A constraint is key:value (spec 5.2). Keys compare case-insensitively and a
+# key outside the closed set is noted, not refused, so any key text is a key.
+_CONSTRAINT_RE = re.compile(r"([^:+]+):(.+)")
 _INT_TYPE_RE = re.compile(r"int:(-?[0-9]+)-(-?[0-9]+)")
 
 SCALAR_TYPES = ("token", "ref", "agent", "msgid", "date", "time", "days", "bool", "money", "num",
                 "text", "digest", "constraint", "rb")
+# The slot types of spec section 7, the ones a profile may use; the others
+# (text, digest, constraint, rb, time) type the core's own slots.
+PROFILE_TYPES = ("token", "ref", "date", "days", "bool", "money", "num", "msgid", "agent")
 
 
 @attrs.frozen

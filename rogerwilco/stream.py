@@ -5,7 +5,8 @@ Theory of operation
 A stream is read as bytes, one line at a time, never whole: a line longer
 than ``max_bytes`` (default 64 KiB) is consumed in bounded chunks and yields a
 diagnostic instead of text, so one runaway line cannot exhaust memory. The
-terminator (``\\n`` or ``\\r\\n``) is stripped; a line that is not UTF-8 yields
+terminator (``\\n`` or ``\\r\\n``) is stripped, and so is a UTF-8 byte-order mark
+opening the stream; a line that is not UTF-8 yields
 a diagnostic naming the column of the first bad byte. Every input line yields
 exactly one :class:`~rogerwilco.semantics.LineResult`: a message, or findings
 that say why not. A blank line yields a ``blank`` note and no message.
@@ -24,6 +25,7 @@ from .vocab import Receiver, as_receiver
 
 DEFAULT_MAX_BYTES = 64 * 1024
 _CHUNK = 64 * 1024
+_BOM = b"\xef\xbb\xbf"
 
 
 @attrs.frozen
@@ -62,6 +64,8 @@ def read_lines(fp: IO[str] | IO[bytes], *, max_bytes: int = DEFAULT_MAX_BYTES) -
                               message=f"line is {size} bytes; the limit is {max_bytes}")
             yield RawInputLine(number, None, problem)
             continue
+        if number == 1 and data.startswith(_BOM):
+            data = data[len(_BOM):]  # a byte-order mark opens the file; it is not part of the first line
         if data.endswith(b"\n"):
             data = data[:-1]
             if data.endswith(b"\r"):

@@ -32,7 +32,7 @@ import attrs
 
 from ._resources import data_dir, profile_path
 from .errors import ProfileError
-from .slottypes import AGENT_RE, KEY_RE, SlotType, compile_type
+from .slottypes import AGENT_RE, KEY_RE, PROFILE_TYPES, SlotType, compile_type
 
 BUNDLED_PROFILES = ("pay", "clin", "pform")
 PROFILE_KEYS = frozenset({
@@ -203,6 +203,9 @@ def profile_problems(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
         problems.append(("$.enums", "expected an object of enum name: codes"))
         raw_enums = {}
     for enum, codes in raw_enums.items():
+        if not isinstance(enum, str) or KEY_RE.fullmatch(enum) is None:
+            problems.append((f"$.enums.{enum}", "an enum name matches [a-z][a-z0-9_]*"))
+            continue
         extend(enum, _codes(codes, f"$.enums.{enum}", problems), f"$.enums.{enum}")
     extend("ask", _codes(doc.get("asks", {}), "$.asks", problems), "$.asks")
     extend("why", _codes(doc.get("why", {}), "$.why", problems), "$.why")
@@ -241,10 +244,15 @@ def profile_problems(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
         for extra in slot:
             if extra not in ("key", "type", "on", "required", "desc"):
                 problems.append((f"{path}.{extra}", f"unknown slot field {extra!r}"))
+        type_name = str(slot.get("type"))
         try:
-            compile_type(str(slot.get("type")), enums)
+            compile_type(type_name, enums)
         except ValueError as exc:
             problems.append((f"{path}.type", str(exc)))
+        else:
+            if not _profile_type(type_name):
+                problems.append((f"{path}.type", f"unknown slot type {type_name!r}: a profile uses the slot types "
+                                 "of spec section 7"))
         on = slot.get("on", sorted(types))
         if not isinstance(on, list) or not all(t in types for t in on):
             problems.append((f"{path}.on", f"'on' lists message types from {sorted(types)}"))
@@ -343,6 +351,13 @@ def _rule_problems(rule: Any, path: str, slot_names: set[str], types: set[str]) 
         if key not in slot_names:
             problems.append((where, f"rule names unknown slot {key!r}"))
     return problems
+
+
+def _profile_type(name: str) -> bool:
+    """Whether a type name is one of spec section 7's slot types."""
+    while name.startswith("list:"):
+        name = name[5:]
+    return name in PROFILE_TYPES or name.startswith(("enum:", "int:"))
 
 
 def _risky_pattern(pattern: str) -> str | None:

@@ -144,11 +144,14 @@ def test_expected_reply_is_a_valid_refusal(case_id: str, case: dict[str, Any]):
 # running every case
 
 
-def _same_json(a: Any, b: Any) -> bool:
+def _same_json(a: Any, b: Any, ordered: bool = False) -> bool:
+    """Strict JSON equality; a JSON form's slots also compare in order (D1)."""
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+        if ordered and list(a) != list(b):
+            return False
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k], k == "slots") for k in a)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
     return a == b

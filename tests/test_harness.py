@@ -239,3 +239,11 @@ def test_the_bundled_suite_loads_with_unique_full_ids():
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids))
     assert all(":" in i and "/" in i.split(":")[0] for i in ids)
+
+
+def test_a_json_form_with_its_slots_out_of_written_order_fails():
+    from rogerwilco.conformance import compare
+
+    want = {"json": {"v": "RW1", "slots": {"ask": "DRAFT", "pri": 2}}}
+    assert compare(want, {"ok": True, "json": {"v": "RW1", "slots": {"pri": 2, "ask": "DRAFT"}}})
+    assert compare(want, {"ok": True, "json": {"slots": {"ask": "DRAFT", "pri": 2}, "v": "RW1"}}) == ""

@@ -172,3 +172,8 @@ def test_strict_constructor_raises_with_findings():
 def test_each_repeated_key_is_reported_at_its_own_column():
     result = check_line("RW1 HO a-1 from=a to=b item=x ask=DRAFT pri=1 pri=1 pri=2")
     assert [(f.kind, f.token, f.column) for f in result.findings] == [("repeated", "pri=1", 47), ("repeated", "pri=2", 53)]
+
+
+def test_constraint_keys_compare_case_insensitively_and_unknown_ones_are_not_refused():
+    assert check_line("RW1 HO a-1 from=a to=b item=x ask=DRAFT rb=acc acc=LEN:120w+reading-level:b2").valid
+    assert first("RW1 HO a-1 from=a to=b item=x ask=DRAFT acc=len120w") == ("UNK", "acc=len120w")

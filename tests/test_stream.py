@@ -50,3 +50,9 @@ def test_one_result_per_input_line(chunks):
     assert len(results) == expected
     assert [r.line_number for r in results] == list(range(1, expected + 1))
     assert len(list(read_lines(io.BytesIO(data), max_bytes=40))) == expected
+
+
+def test_a_byte_order_mark_opening_the_stream_is_not_part_of_the_first_line():
+    results = list(validate_stream(io.BytesIO(b"\xef\xbb\xbf" + GOOD + b"\n\xef\xbb\xbf" + GOOD + b"\n")))
+    assert results[0].message is not None
+    assert results[1].message is None  # only the stream's opening mark is dropped

@@ -82,3 +82,13 @@ def test_rule_patterns_that_could_run_for_ever_are_refused(pattern):
     doc = BASE | {"slots": [{"key": "sup", "type": "token", "on": ["ST"]}],
                   "translation": [{"id": "r", "on": ["ST"], "match": {"sup": pattern}}]}
     assert "$.translation[0].match.sup" in [p for p, _ in profile_problems(doc)]
+
+
+@pytest.mark.parametrize("type_name", ["text", "digest", "constraint", "rb", "time", "list:rb"])
+def test_a_profile_slot_uses_only_the_slot_types_of_spec_section_7(type_name):
+    doc = BASE | {"slots": [{"key": "sig", "type": type_name, "on": ["ST"]}]}
+    assert "$.slots[0].type" in [p for p, _ in profile_problems(doc)]
+
+
+def test_enum_names_are_lowercase_keys():
+    assert "$.enums.Bad Name" in [p for p, _ in profile_problems(BASE | {"enums": {"Bad Name": ["A"]}})]
