@@ -11,9 +11,11 @@ empty placeholder, remembering its size and whether it may hold a candidate. Mem
 therefore bounded by the chunk size times the chunks in flight, whatever the
 size of the file.
 
-Each line of a chunk goes through one cheap test on its bytes: a line
-without ``RW<digits> <A-Z>`` (or a JSON ``\\u`` escape, which could spell one)
-holds no candidate and costs nothing more. The rest are decoded
+A leading UTF-8 byte order mark is dropped from each input (columns count
+from after it). Each line of a chunk goes through one cheap test on its
+bytes: a line without a version token followed by whitespace and a letter
+(the byte form of the candidate test below, or a JSON ``\\u`` escape, which
+could spell one) holds no candidate and costs nothing more. The rest are decoded
 (UTF-8, undecodable bytes kept as surrogates) and split into *frames*, the
 texts in which a message could sit:
 
@@ -22,6 +24,9 @@ texts in which a message could sit:
 * a line that is one member or element of a pretty-printed JSON document
   (``"text": "RW1 ..."``, the shape of a Slack-style export) yields its
   string, with the member's key;
+* a line whose rest, from its first ``{`` or ``[``, is a JSON object or
+  array (a log prefix, then JSON) yields that value's strings as a JSON line
+  does, unless the prefix itself holds a candidate;
 * any other line (plain messages, log prefixes, chat, Markdown code blocks
   and ``>`` quotes) is itself the frame.
 
@@ -30,13 +35,22 @@ of the raw character it came from: a record's column is always the column in
 the physical line, even behind escapes. A decoded string is split at its own
 line breaks. In a Slack-style export (a JSON array whose first block names
 ``"type": "message"``) the ``text`` fields also lose Slack's three entities
-(``&lt; &gt; &amp;``); nothing else is rewritten.
+(``&lt; &gt; &amp;``); nothing else is rewritten. A Slack export is read with
+its JSON location carried from line to line (:class:`JsonPath`; its chunks
+are cut between messages and carry the location at their start), so each
+message is reported once: its ``text`` member is preferred, and a candidate in
+its ``blocks`` is kept only when it is not part of that ``text``.
 
 A *candidate* in a frame starts at a version token (``RW`` and digits, not
-preceded by a letter or digit) followed by a space and an uppercase letter.
-It runs to the end of its line, or, when the character before it is a
-backtick, to the next backtick, or, when it is a quote (``"`` or ``'``), to
-the last such quote on the line. Every candidate goes through
+preceded by a letter or digit) followed by a space and an uppercase letter,
+or by any run of whitespace (tab, NBSP ...) and two letters of either case
+standing alone (when they are not both uppercase, an id-shaped token must
+follow, so prose such as "RW1 is fine" stays out). It runs to the end of its
+line, except: after a run of backticks it ends at the next run of the same
+length (inline code); after a quote (``"`` or ``'``) at the first such quote
+followed by the end, whitespace or ``, ; ) ] }``; after an opening wrapper
+(``**`` ``__`` ``*`` ``_`` ``(`` ``[`` ``<``) a matching closer that ends
+the candidate is left off. Every candidate goes through
 :func:`rogerwilco.semantics.check_line` exactly once, the same call the core
 makes for a bare line, and becomes a ``message`` record or a ``diagnostic``
 record naming ``why``, the offending ``token`` and the reason. A line too
@@ -75,10 +89,26 @@ DEFAULT_MAX_LINE_BYTES = 1024 * 1024
 DEFAULT_CHUNK_BYTES = 1024 * 1024
 _BLOCK = 256 * 1024
 
-#: A candidate: a version token, a space, an uppercase type letter.
-CANDIDATE_RE = re.compile(r"(?<![A-Za-z0-9])RW[0-9]+ [A-Z]")
-# the same test on raw bytes, without the look-behind (a JSON "\\nRW1 ..." has a letter before RW)
-_CANDIDATE_BYTES = re.compile(rb"RW[0-9]+ [A-Z]")
+#: A candidate: a version token at a word boundary, then either the wire form's
+#: one space and an uppercase letter, or any run of whitespace (tab, NBSP ...)
+#: and two letters of either case standing alone; in the second form, when the
+#: letters are not both uppercase, an id-shaped token (``name-<digits>``) must
+#: follow, so prose ("RW1 is fine", "RW1 in use") stays out.
+CANDIDATE_RE = re.compile(
+    r"(?<![A-Za-z0-9])RW[0-9]+"
+    r"(?: [A-Z]"
+    r"|\s+[A-Z]{2}(?=\s|$)"
+    r"|\s+[A-Za-z]{2}\s+[A-Za-z0-9._-]*-[0-9])"
+)
+# Whitespace as bytes: ASCII, JSON escapes (\t \n \r \f), and the UTF-8 of every
+# other character Python's \s matches (U+0085, U+00A0, U+1680, U+2000-U+200A,
+# U+2028, U+2029, U+202F, U+205F, U+3000).
+_WS_BYTES = (rb"(?:[\s\x1c-\x1f]|\\[tnrf]|\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]"
+             rb"|\xe2\x81\x9f|\xe3\x80\x80)")
+# the same test on raw bytes, a superset, without the look-behind (a JSON "\\nRW1 ..." has a letter before RW)
+_CANDIDATE_BYTES = re.compile(rb"RW[0-9]+(?: [A-Z]|" + _WS_BYTES + rb"+(?:[A-Z]{2}(?:" + _WS_BYTES + rb"|$)|[A-Za-z]{2}"
+                              + _WS_BYTES + rb"+[A-Za-z0-9._-]))")
+_BOM = b"\xef\xbb\xbf"
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"))
 _SLACK_SNIFF = re.compile(rb'"type"\s*:\s*"message"')
 # one JSON string literal, or a structural character
@@ -266,19 +296,21 @@ def _unescape_slack(text: str, cols: list[int]) -> tuple[str, list[int]]:
     return "".join(out), ocols
 
 
-def _json_strings(line: str) -> list[tuple[str, str, int]] | None:
-    """(pointer, raw body, body column) of every string value of a whole JSON line.
+def _json_strings(line: str, at: int = 0) -> list[tuple[str, str, int]] | None:
+    """(pointer, raw body, body column) of every string value of the JSON value ``line[at:]``.
 
-    None when the line is not a JSON object or array.
+    None when that is not a JSON object or array.
     """
     try:
-        json.loads(line)
-    except ValueError:
+        value = json.loads(line[at:] if at else line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, (dict, list)):
         return None
     out: list[tuple[str, str, int]] = []
     stack: list[list[Any]] = []  # [container, key or index, expecting_key]
     pending_key: str | None = None
-    for m in _JSON_TOKEN.finditer(line):
+    for m in _JSON_TOKEN.finditer(line, at):
         body, punct = m.group(1), m.group(2)
         if punct is not None:
             if punct in "{[":
@@ -307,11 +339,35 @@ def _json_strings(line: str) -> list[tuple[str, str, int]] | None:
     return out
 
 
-def frames_of(line: str, *, slack: bool = False) -> list[Frame]:
-    """The texts of one physical line in which a message could sit."""
+# where a JSON object or array may start after a prefix (a cheap test before json.loads)
+_EMBEDDED_JSON = re.compile(r'\{\s*["}]|\[\s*["{\[\]0-9tfn-]')
+
+
+def _embedded_json(line: str) -> list[tuple[str, str, int]] | None:
+    """The strings of a JSON object or array that ends a line after a log prefix.
+
+    Tried from the first ``{`` and the first ``[`` (so ``[agent] {...}`` is
+    found); None when neither rest is JSON, or when the prefix itself holds a
+    candidate (the candidate then runs to the end of the line, JSON and all).
+    """
+    for at in sorted(i for i in (line.find("{"), line.find("[")) if i > 0):
+        strings = _json_strings(line, at)
+        if strings is not None:
+            return None if CANDIDATE_RE.search(line, 0, at) else strings
+    return None
+
+
+def frames_of(line: str, *, slack: bool = False, strings: list[tuple[str, str, int]] | None = None) -> list[Frame]:
+    """The texts of one physical line in which a message could sit.
+
+    ``strings`` are the line's JSON strings as (field, raw body, column) when
+    the caller already knows them (a Slack export read with :class:`JsonPath`).
+    """
     head = line.lstrip()[:1]
-    raw_strings: list[tuple[str, str, int]] | None = None
-    if head in ("{", "["):
+    raw_strings: list[tuple[str, str, int]] | None = strings
+    if raw_strings is not None:
+        pass
+    elif head in ("{", "["):
         raw_strings = _json_strings(line)
     elif head == '"':
         m = _JSON_MEMBER.fullmatch(line)
@@ -321,6 +377,8 @@ def frames_of(line: str, *, slack: bool = False) -> list[Frame]:
                 decoded_key = decode_json_string(key, 0)
                 key = decoded_key[0] if decoded_key else key
             raw_strings = [(key if key is not None else "", m.group(2), m.start(2) + 1)]
+    if raw_strings is None and _EMBEDDED_JSON.search(line) is not None:
+        raw_strings = _embedded_json(line)
     if raw_strings is None:
         return [Frame(line, 1)]
     frames: list[Frame] = []
@@ -357,8 +415,31 @@ def frames_of(line: str, *, slack: bool = False) -> list[Frame]:
     return frames
 
 
+_QUOTE_END = frozenset(" \t,;)]}")
+_WRAPPERS = (("**", "**"), ("__", "__"), ("*", "*"), ("_", "_"), ("(", ")"), ("[", "]"), ("<", ">"))
+
+
+def _closing_quote(text: str, quote: str, start: int) -> int:
+    """Index of the first ``quote`` after ``start`` followed by the end, whitespace or ``, ; ) ] }``; -1 if none."""
+    at = text.find(quote, start)
+    while at != -1:
+        after = text[at + 1:at + 2]
+        if not after or after in _QUOTE_END or after.isspace():
+            return at
+        at = text.find(quote, at + 1)
+    return -1
+
+
 def candidates(text: str) -> Iterator[tuple[int, str]]:
-    """(0-based start, text) of every candidate in one frame, in order."""
+    """(0-based start, text) of every candidate in one frame, in order.
+
+    A candidate runs to the end of its line, except that after a run of
+    backticks it ends at the next run of the same length (inline code,
+    CommonMark), after a quote at the first matching quote followed by the
+    end, whitespace or ``, ; ) ] }``, and after an opening wrapper (``**``
+    ``__`` ``*`` ``_`` ``(`` ``[`` ``<``) a matching closer that ends it is
+    left off.
+    """
     pos = 0
     while True:
         m = CANDIDATE_RE.search(text, pos)
@@ -366,15 +447,30 @@ def candidates(text: str) -> Iterator[tuple[int, str]]:
             return
         start = m.start()
         opener = text[start - 1] if start else ""
+        end = -1
         if opener == "`":
-            end = text.find("`", start)
+            ticks = 1
+            while ticks < start and text[start - 1 - ticks] == "`":
+                ticks += 1
+            fence = "`" * ticks
+            at = text.find(fence, start)
+            while at != -1 and (text[at + ticks:at + ticks + 1] == "`"):
+                # a longer run of backticks does not close the span
+                run_end = at + ticks
+                while run_end < len(text) and text[run_end] == "`":
+                    run_end += 1
+                at = text.find(fence, run_end)
+            end = at
         elif opener in ("'", '"'):
-            end = text.rfind(opener)
-            end = -1 if end <= start else end
-        else:
-            end = -1
+            end = _closing_quote(text, opener, start)
         if end == -1:
-            yield start, text[start:]
+            cand = text[start:]
+            for left, right in _WRAPPERS:
+                if text.endswith(left, 0, start):
+                    if cand.endswith(right) and len(cand) > len(right):
+                        cand = cand[:-len(right)]
+                    break
+            yield start, cand
             return
         yield start, text[start:end]
         pos = end + 1
@@ -390,10 +486,11 @@ def _diagnostic(file: str, line: int, column: int, text: str, field: str | None,
                   type=type_, id=id_, why=why, reason=reason, token=token, message=message)
 
 
-def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slack: bool = False) -> list[Record]:
+def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slack: bool = False,
+                    strings: list[tuple[str, str, int]] | None = None) -> list[Record]:
     """Every record of one decoded physical line."""
     out: list[Record] = []
-    for frame in frames_of(text, slack=slack):
+    for frame in frames_of(text, slack=slack, strings=strings):
         for start, cand in candidates(frame.text):
             column = frame.column(start)
             undecodable = _SURROGATE.search(cand)
@@ -433,6 +530,7 @@ class Chunk:
     overlong: dict = attrs.Factory(dict)
     slack: bool = False
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    json_state: tuple = ()  # Slack exports: the JSON location (JsonPath.state) before the first line
 
 
 def _may_hold(data: bytes) -> bool:
@@ -444,6 +542,8 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver) -> tuple[list[Record], in
     """The records of a chunk, in order, and its number of lines."""
     lines = chunk.data.split(b"\n")
     lines.pop()  # data ends with "\n"
+    if chunk.slack:
+        return _slack_records(chunk, lines, receiver), len(lines)
     out: list[Record] = []
     limit = chunk.max_line_bytes
     for i, raw in enumerate(lines):
@@ -466,6 +566,184 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver) -> tuple[list[Record], in
 def _too_long(file: str, line: int, size: int, limit: int) -> Record:
     return _diagnostic(file, line, 1, "", None, why="UNK", reason="too-long", token="",
                        message=f"line is {size} bytes; the limit is {limit}; it may hold a message and was not read")
+
+
+# --------------------------------------------------------------------------
+# Slack exports: each message once
+
+
+class JsonPath:
+    """The JSON location, carried from line to line of a (pretty-printed) JSON document.
+
+    :meth:`feed` reads one physical line and returns its string values as
+    (path, raw body, 1-based body column); ``state`` is a plain tuple to
+    hand to the next reader (a chunk boundary).
+    """
+
+    __slots__ = ("stack",)
+
+    def __init__(self, state: tuple = ()) -> None:
+        self.stack: list[list[Any]] = [list(level) for level in state]  # [container, key or index, expecting key]
+
+    @property
+    def state(self) -> tuple:
+        return tuple(tuple(level) for level in self.stack)
+
+    @property
+    def depth(self) -> int:
+        return len(self.stack)
+
+    def feed(self, line: str) -> list[tuple[tuple, str, int]]:
+        out: list[tuple[tuple, str, int]] = []
+        stack = self.stack
+        for m in _JSON_TOKEN.finditer(line):
+            body, punct = m.group(1), m.group(2)
+            if punct is not None:
+                if punct in "{[":
+                    stack.append([punct, None if punct == "{" else 0, punct == "{"])
+                elif punct in "}]":
+                    if stack:
+                        stack.pop()
+                elif punct == "," and stack:
+                    if stack[-1][0] == "[":
+                        stack[-1][1] += 1
+                    else:
+                        stack[-1][2] = True
+                continue
+            if stack and stack[-1][0] == "{" and stack[-1][2]:
+                key = body
+                if "\\" in body:
+                    decoded = decode_json_string(body, 0)
+                    key = decoded[0] if decoded is not None else body
+                stack[-1][1] = key
+                stack[-1][2] = False
+                continue
+            out.append((tuple(level[1] for level in stack), body, m.start(1) + 1))
+        return out
+
+
+def _pointer(path: tuple) -> str:
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def _slack_text(body: str) -> str:
+    try:
+        text = json.loads('"' + body + '"') if "\\" in body else body
+    except ValueError:
+        return ""
+    for entity, char in _SLACK_ENTITIES:
+        text = text.replace(entity, char)
+    return text
+
+
+def _slack_records(chunk: Chunk, lines: list[bytes], receiver: Receiver) -> list[Record]:
+    """The records of a chunk of a Slack export, each message reported once.
+
+    A Slack message carries its text twice: the ``text`` member and, in
+    ``blocks``, the rich-text copy (``blocks[].elements[].elements[].text``).
+    Records are held until their message (a top-level element) ends; then a
+    record found in the message's ``blocks`` is dropped when its candidate
+    text is part of the message's own ``text``, which is preferred.
+    """
+    out: list[Record] = []
+    tracker = JsonPath(chunk.json_state)
+    limit = chunk.max_line_bytes
+    held: list[tuple[Record, tuple | None]] = []
+    texts: dict[Any, str] = {}
+
+    def release() -> None:
+        for record, path in held:
+            if (path is not None and len(path) > 2 and path[1] == "blocks" and path[0] in texts
+                    and record.text in texts[path[0]]):
+                continue
+            out.append(record)
+        held.clear()
+        texts.clear()
+
+    for i, raw in enumerate(lines):
+        number = chunk.first + i
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        if i in chunk.overlong:
+            if chunk.overlong[i][1]:
+                held.append((_too_long(chunk.file, number, chunk.overlong[i][0], limit), None))
+            continue
+        if len(raw) > limit:
+            if _may_hold(raw):
+                held.append((_too_long(chunk.file, number, len(raw), limit), None))
+            continue
+        text = raw.decode("utf-8", "surrogateescape")
+        whole = tracker.depth == 0
+        strings = tracker.feed(text)
+        for path, body, _column in strings:
+            if len(path) == 2 and path[1] == "text" and isinstance(path[0], int):
+                texts[path[0]] = _slack_text(body)
+        if _may_hold(raw):
+            fields = [(_pointer(path) if whole else (path[-1] if path and isinstance(path[-1], str) else ""),
+                       body, column) for path, body, column in strings]
+            records = records_of_line(text, receiver, file=chunk.file, line=number, slack=True,
+                                      strings=fields if strings else None)
+            for record in records:
+                where = next((path for path, body, column in strings
+                              if column <= record.column <= column + len(body)), None)
+                held.append((record, where))
+        if tracker.depth <= 1:
+            release()
+    release()
+    return out
+
+
+def _element_chunks(chunks: Iterable[Chunk], hard_limit: int) -> Iterator[Chunk]:
+    """A Slack export's chunks (of one file) cut again between its messages (top-level elements).
+
+    Each chunk carries the JSON location at its start. A message larger than
+    ``hard_limit`` bytes is cut inside (memory stays bounded); its two copies
+    of the text may then both be reported.
+    """
+    tracker = JsonPath()
+    held: list[bytes] = []
+    overlong: dict[int, tuple[int, bool]] = {}
+    first = 0
+    size = 0
+    state = tracker.state
+    template: Chunk | None = None
+
+    def emit(count: int, next_state: tuple) -> Chunk:
+        nonlocal held, overlong, first, size, state
+        assert template is not None
+        chunk = attrs.evolve(template, first=first, data=b"".join(x + b"\n" for x in held[:count]),
+                             overlong={k: v for k, v in overlong.items() if k < count}, json_state=state)
+        held = held[count:]
+        overlong = {k - count: v for k, v in overlong.items() if k >= count}
+        size = sum(len(x) + 1 for x in held)
+        first += count
+        state = next_state
+        return chunk
+
+    for chunk in chunks:
+        if not chunk.slack:
+            yield chunk
+            continue
+        if template is None:
+            template, first = chunk, chunk.first
+        lines = chunk.data.split(b"\n")
+        lines.pop()
+        boundary, boundary_state = 0, state
+        for i, raw in enumerate(lines):
+            if i in chunk.overlong:
+                overlong[len(held)] = chunk.overlong[i]
+            held.append(raw)
+            size += len(raw) + 1
+            if i not in chunk.overlong:
+                tracker.feed(raw.decode("utf-8", "surrogateescape"))
+            if tracker.depth <= 1:
+                boundary, boundary_state = len(held), tracker.state
+        if boundary:
+            yield emit(boundary, boundary_state)
+        elif size > hard_limit:
+            yield emit(len(held), tracker.state)
+    if held:
+        yield emit(len(held), tracker.state)
 
 
 # --------------------------------------------------------------------------
@@ -511,6 +789,14 @@ def iter_chunks(stream: IO[bytes], file: str, *, chunk_bytes: int = DEFAULT_CHUN
         if progress is not None:
             progress()
         if slack is None:
+            # a leading UTF-8 byte order mark is no part of the first line
+            while block and len(block) < len(_BOM) and _BOM.startswith(block):
+                more = stream.read(block_size)
+                if not more:
+                    break
+                block += more
+            if block.startswith(_BOM):
+                block = block[len(_BOM):]
             head = block.lstrip()
             slack = head.startswith(b"[") and _SLACK_SNIFF.search(block) is not None
         if not block:
@@ -605,6 +891,8 @@ def _lines_chunk(name: str, lines: list, first: int) -> Chunk:
     parts = []
     for item in lines:
         data = item.encode("utf-8", "surrogateescape") if isinstance(item, str) else item
+        if first == 1 and not parts and data.startswith(_BOM):
+            data = data[len(_BOM):]  # a byte order mark opening the lines
         if data.endswith(b"\n"):
             data = data[:-1]
         if data.endswith(b"\r"):
@@ -647,8 +935,9 @@ def iter_file_chunks(paths_or_lines: Any, *, chunk_bytes: int = DEFAULT_CHUNK_BY
         try:
             stream, _ = _open_stream(fh)
             try:
-                yield from iter_chunks(stream, name, chunk_bytes=chunk_bytes, max_line_bytes=max_line_bytes,
-                                       progress=tick)
+                yield from _element_chunks(iter_chunks(stream, name, chunk_bytes=chunk_bytes,
+                                                       max_line_bytes=max_line_bytes, progress=tick),
+                                           hard_limit=16 * max(chunk_bytes, max_line_bytes))
             except (OSError, EOFError, lzma.LZMAError) as exc:
                 raise RW1Error(f"cannot read {name}: {exc}") from None
         finally:

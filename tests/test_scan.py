@@ -20,7 +20,7 @@ from rogerwilco.scan import (
 DATA = Path(__file__).parent / "data" / "scan"
 EXAMPLES = Path(__file__).parent.parent / "examples" / "logs"
 KEYS = ("record", "line", "column", "field", "text", "type", "id", "why", "reason", "token")
-CORPUS = ("plain.rw1", "prefixed.log", "chat.md", "events.jsonl", "slack-export.json", "hard.log")
+CORPUS = ("plain.rw1", "prefixed.log", "chat.md", "events.jsonl", "slack-export.json", "slack-blocks.json", "hard.log")
 RECEIVER = Receiver.all_bundled()
 
 
@@ -309,3 +309,148 @@ def test_cli_reads_stdin(capsys, monkeypatch):
     code, out, _ = run(capsys, "--no-summary")
     (record,) = [json.loads(x) for x in out.splitlines()]
     assert code == 0 and record["file"] == "<stdin>" and record["column"] == 3
+
+
+# ---- review fixes: BOM, quotes, embedded JSON, wrappers, loose candidates, code spans ----
+
+
+BOM_LINE = '\ufeff{"msg":"RW1 ST ops-1 from=ops to=builder item=url:https:\\/\\/x.io\\/a","level":"info"}'
+
+
+def test_a_leading_bom_is_stripped_from_a_file_a_stream_and_lines(tmp_path):
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(BOM_LINE.encode("utf-8") + b"\n")
+    gz = tmp_path / "bom.jsonl.gz"
+    import gzip
+
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    for source in (path, gz, io.BufferedReader(io.BytesIO(path.read_bytes())), [BOM_LINE]):
+        (record,) = scan(source)
+        assert record.is_message and record.field == "/msg" and record.item == "url:https://x.io/a"
+        assert record.column == BOM_LINE.index("RW1")  # counted after the BOM
+
+
+def test_a_bom_does_not_hide_a_slack_export(tmp_path):
+    path = tmp_path / "slack.json"
+    path.write_bytes(b"\xef\xbb\xbf" + (DATA / "slack-export.json").read_bytes())
+    assert [r.id for r in scan(path)] == [r["id"] for r in expected("slack-export.json")]
+    assert next(r for r in scan(path) if r.id == "research-01").json["tail"] == "hero copy & subhead, <120 words>"
+
+
+def test_a_quoted_candidate_ends_at_its_closing_quote():
+    line = "batch ['RW1 ST ops-1 from=ops to=builder item=jira:OPS-1', 'RW1 ST ops-2 from=ops to=builder item=jira:OPS-2']"
+    records = records_of_line(line, RECEIVER, file="f", line=1)
+    assert [(r.record, r.id, r.item) for r in records] == [("message", "ops-1", "jira:OPS-1"), ("message", "ops-2", "jira:OPS-2")]
+    assert [line[r.column - 1:].startswith(r.text) for r in records] == [True, True]
+    logfmt = 'level=info msg="RW1 ST ops-1 from=ops to=builder item=jira:OPS-1" caller="bus.go:42"'
+    (record,) = records_of_line(logfmt, RECEIVER, file="f", line=1)
+    assert record.is_message and record.item == "jira:OPS-1" and record.json["slots"] == {}
+    # a quote inside the text that is not followed by a delimiter does not end it
+    quoted = "say: \"RW1 ST ops-1 from=ops to=builder item=jira:OPS-1 // it's x\"fine\" done"
+    (record,) = records_of_line(quoted, RECEIVER, file="f", line=1)
+    assert record.json["tail"] == 'it\'s x"fine'
+
+
+def test_a_json_object_after_a_log_prefix_is_decoded():
+    line = '2026-10-01T12:00:01.000Z stdout F {"msg":"RW1 ST ops-2 from=ops to=builder item=jira:OPS-2","level":"info"}'
+    (record,) = records_of_line(line, RECEIVER, file="f", line=1)
+    assert record.is_message and record.item == "jira:OPS-2" and record.field == "/msg"
+    assert line[record.column - 1:].startswith("RW1 ST ops-2")
+    escaped = '[agent] {"event": {"parts": ["x", "RW1 ST ops-3 from=ops to=builder item=url:https:\\/\\/x.io\\/b"]}}'
+    (record,) = records_of_line(escaped, RECEIVER, file="f", line=1)
+    assert (record.item, record.field) == ("url:https://x.io/b", "/event/parts/1")
+    assert escaped[record.column - 1:].startswith("RW1 ST ops-3")
+    # a message whose tail holds JSON stays one candidate to the end of the line
+    tail = 'INFO RW1 ST ops-4 from=ops to=builder item=jira:OPS-4 // payload {"k": "RW1 ST x-1"}'
+    (record,) = records_of_line(tail, RECEIVER, file="f", line=1)
+    assert record.is_message and record.json["tail"] == 'payload {"k": "RW1 ST x-1"}'
+
+
+@pytest.mark.parametrize("left,right", [("**", "**"), ("__", "__"), ("*", "*"), ("_", "_"), ("(", ")"), ("[", "]"), ("<", ">")])
+def test_a_wrapper_around_a_candidate_is_left_off(left, right):
+    line = f"done: {left}RW1 ST ops-9 from=ops to=builder item=jira:OPS-9{right}"
+    (record,) = records_of_line(line, RECEIVER, file="f", line=1)
+    assert record.is_message and record.item == "jira:OPS-9" and record.column == 7 + len(left)
+    # a closer inside a tail stays; only the one that ends the candidate goes
+    (record,) = records_of_line(f"{left}RW1 ST ops-9 from=ops to=builder item=jira:OPS-9 // a {right} b{right}",
+                                RECEIVER, file="f", line=1)
+    assert record.json["tail"] == f"a {right} b"
+
+
+@pytest.mark.parametrize("line,token", [
+    ("RW1  HO ops-1 from=ops to=builder item=jira:OPS-1 ask=FIX", "HO"),
+    ("RW1\tHO ops-2 from=ops to=builder item=jira:OPS-2 ask=FIX", "RW1\tHO"),
+    ("RW1\u00a0HO ops-3 from=ops to=builder item=jira:OPS-3 ask=FIX", "RW1\u00a0HO"),
+    ("RW1 ho ops-4 from=ops to=builder item=jira:OPS-4 ask=FIX", "ho"),
+    ("2026 INFO [ops] RW1 Ho ops-5 from=ops to=builder item=jira:OPS-5 ask=FIX", "Ho"),
+])
+def test_a_broken_candidate_is_a_diagnostic_in_a_file_and_fails_strict(tmp_path, capsys, line, token):
+    path = tmp_path / "broken.log"
+    path.write_text("noise\n" + line + "\n", encoding="utf-8")
+    (record,) = scan(path)
+    assert (record.record, record.line, record.reason, record.token) == ("diagnostic", 2, "syntax", token)
+    assert line[record.column - 1:].startswith("RW1")
+    code, _, _ = run(capsys, "--strict", "--no-summary", str(path))
+    assert code == 1
+
+
+def test_prose_with_a_version_token_stays_out():
+    for line in ("the RW1 format", "RW1 is great", "sending RW1 as agreed; protocol RW1 in use", "RW1\tformat",
+                 "use RW1 or RW2.", "RW12 ok"):
+        assert records_of_line(line, RECEIVER, file="f", line=1) == [], line
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("RW1 2\t\u00a0\u2003\u3000hoHOsx-=:`\"'*_([<>])a-")), max_size=40))
+def test_the_bytes_prefilter_never_misses_a_candidate(text):
+    from rogerwilco.scan import _may_hold
+
+    if CANDIDATE_RE.search(text):
+        assert _may_hold(text.encode("utf-8"))
+
+
+def test_a_double_backtick_code_span_ends_at_a_double_backtick():
+    line = "see ``RW1 ST ops-8 from=ops to=builder item=jira:OPS-8 // the `x` flag`` and `RW1 ST ops-9 from=ops to=b item=x:9`"
+    records = records_of_line(line, RECEIVER, file="f", line=1)
+    assert [(r.id, r.record) for r in records] == [("ops-8", "message"), ("ops-9", "message")]
+    assert records[0].json["tail"] == "the `x` flag"
+    # a longer run of backticks inside does not close a two-backtick span
+    line = "``RW1 ST ops-8 from=ops to=builder item=jira:OPS-8 // a ```b``` c``"
+    (record,) = records_of_line(line, RECEIVER, file="f", line=1)
+    assert record.json["tail"] == "a ```b``` c"
+
+
+def test_a_slack_message_with_blocks_is_reported_once():
+    records = list(scan(DATA / "slack-blocks.json"))
+    # ops-1 and ops-2: the text member, not its block copy (text before or after blocks);
+    # ops-3: only in a block (the text member differs), so the block is read
+    assert [(r.id, r.line, r.field) for r in records] == [("ops-1", 5, "text"), ("ops-2", 29, "text"), ("ops-3", 37, "text")]
+    assert records[0].json["tail"] == "a & b"
+
+
+
+def test_slack_blocks_are_read_once_minified_at_any_chunk_size_and_in_parallel(tmp_path):
+    minified = tmp_path / "min.json"
+    minified.write_text(json.dumps(json.loads((DATA / "slack-blocks.json").read_text(encoding="utf-8"))) + "\n")
+    assert [(r.id, r.field) for r in scan(minified)] == [("ops-1", "/0/text"), ("ops-2", "/1/text"),
+                                                       ("ops-3", "/2/blocks/0/text/text")]
+    whole = [r.to_dict() for r in scan(DATA / "slack-blocks.json")]
+    for size in (1, 64, 700):
+        chunks = list(iter_file_chunks([DATA / "slack-blocks.json"], chunk_bytes=size))
+        assert [r.to_dict() for c in chunks for r in records_of_chunk(c, RECEIVER)[0]] == whole
+        parallel = "".join(out for out, _ in run_scan(iter_file_chunks([DATA / "slack-blocks.json"], chunk_bytes=size),
+                                                      "jsonl", jobs=2))
+        assert [json.loads(x) for x in parallel.splitlines()] == whole
+
+
+def test_a_slack_message_too_large_for_memory_is_cut_and_still_read():
+    from rogerwilco.scan import _element_chunks
+
+    lines = (DATA / "slack-blocks.json").read_bytes().splitlines(keepends=True)
+    small = [Chunk("f", 1 + i, b"".join(lines[i:i + 3]), slack=True) for i in range(0, len(lines), 3)]
+    chunks = list(_element_chunks(small, hard_limit=300))
+    assert max(len(c.data) for c in chunks) < 300 + max(len(c.data) for c in small)
+    assert len(chunks) > 3 and b"".join(c.data for c in chunks) == b"".join(lines)
+    assert [c.first for c in chunks] == sorted(c.first for c in chunks)
+    ids = [r.id for c in chunks for r in records_of_chunk(c, RECEIVER)[0]]
+    assert set(ids) == {"ops-1", "ops-2", "ops-3"}  # a message cut in two may show its block copy too
