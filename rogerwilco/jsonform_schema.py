@@ -53,19 +53,20 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 # ---------------------------------------------------------------- characters
 
-@lru_cache(maxsize=1)
-def _invisible_class() -> str:
-    """A regex class body of the BMP code points VCHAR excludes (space included)."""
+@lru_cache(maxsize=None)
+def _invisible_class(terminals: tuple[str, ...] = ("VCHAR",)) -> str:
+    """A regex class body of the BMP code points the named class terminals exclude (space included)."""
     tree = _parse_grammar(grammar_text(), "rw1.lark")
-    body = None
-    for item in tree.children:
-        if item.data == "term" and str(item.children[0]) == "VCHAR":
-            token = next(item.scan_values(lambda v: getattr(v, "type", None) == "REGEXP"))
-            body = str(token)[1:].rpartition("/")[0]
-    if body is None:
-        raise LookupError("grammar/rw1.lark defines no VCHAR terminal")
-    reader = _RegexReader(body)
-    visible = reader.char_class()
+    visible: list[tuple[int, int]] = []
+    for name in terminals:
+        body = None
+        for item in tree.children:
+            if item.data == "term" and str(item.children[0]) == name:
+                token = next(item.scan_values(lambda v: getattr(v, "type", None) == "REGEXP"))
+                body = str(token)[1:].rpartition("/")[0]
+        if body is None:
+            raise LookupError(f"grammar/rw1.lark defines no {name} terminal")
+        visible += _RegexReader(body).char_class()
     # Surrogates count as visible here: in a UTF-16 engine they are the two
     # halves of an astral character, which VCHAR admits.
     allowed = sorted(visible + [(0xD800, 0xDFFF)])
@@ -80,8 +81,8 @@ def _invisible_class() -> str:
     return "".join(f"\\u{lo:04x}" if lo == hi else f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in excluded)
 
 
-def _visible(extra_excluded: str = "") -> str:
-    return f"[^{_invisible_class()}{extra_excluded}]"
+def _visible(extra_excluded: str = "", terminals: tuple[str, ...] = ("VCHAR",)) -> str:
+    return f"[^{_invisible_class(terminals)}{extra_excluded}]"
 
 
 def visible_pattern() -> str:
@@ -89,7 +90,7 @@ def visible_pattern() -> str:
 
 
 def tail_pattern() -> str:
-    char = _visible()
+    char = _visible(terminals=("VCHAR", "USPACE"))  # the grammar's TCHAR
     return f"^{char}+(?: {char}+)*$"
 
 

@@ -127,12 +127,13 @@ def check_raw(
 
     # The hot loop: one dict lookup and at most one decode per slot.
     values: dict[str, Any] = {}
+    repeated: list[Finding] = []  # reported first: a repeated key makes the rest of the line ambiguous
     for token in tokens:
         key, _, rawval = token.partition("=")
         if key in values:
             places = [j for j, t in enumerate(tokens) if t.partition("=")[0] == key]
-            i = places[1 + sum(1 for f in findings if f.kind == "repeated" and f.key == key)]
-            findings.append(_fail("repeated", f"{key}={rawval}", "repeats a key already given",
+            i = places[1 + sum(1 for f in repeated if f.key == key)]
+            repeated.append(_fail("repeated", f"{key}={rawval}", "repeats a key already given",
                                   column=raw.slot_column(i), key=key))
             continue
         decode = decoders.get(key, _ABSENT)
@@ -151,6 +152,8 @@ def check_raw(
             kind = "enum" if slot.type.enum else "value"
             findings.append(_fail(kind, f"{key}={rawval}", str(exc), column=raw.slot_column(tokens.index(token)), key=key))
 
+    if repeated:
+        findings[:0] = repeated
     sender = values.get("from")
     if isinstance(sender, str) and raw.id.rpartition("-")[0] != sender:
         findings.append(_fail("id", raw.id, f"is not <from>-<n> for from={sender}",

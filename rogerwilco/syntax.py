@@ -217,9 +217,12 @@ def _describe(text: str, column: int, expected: list[str], exc: UnexpectedInput)
     idx = column - 1
     if not text:
         return "empty line"
+    tail_from = text.find(TAIL_MARK)
+    tail_from = len(text) if tail_from < 0 else tail_from + len(TAIL_MARK)
     for i, ch in enumerate(text):
         code = ord(ch)
-        if code < 0x20 or 0x7F <= code <= 0x9F or (ch.isspace() and ch != " ") or ch in "\u2028\u2029":
+        spacing = ch.isspace() and ch != " " and i < tail_from  # the tail may hold no-break spaces
+        if code < 0x20 or 0x7F <= code <= 0x9F or spacing or ch in "\u2028\u2029" or 0xD800 <= code <= 0xDFFF:
             return f"character {printable(ch)} (U+{code:04X}) at column {i + 1} is not allowed in a line"
     if text[0] == " ":
         return "leading space"

@@ -35,7 +35,7 @@ nums = st.one_of(
     st.builds(lambda a, b: f"{a}/{b}", st.integers(40, 250), st.integers(30, 150)),
 )
 hexes = st.text("0123456789abcdef", min_size=12, max_size=12)
-tail_words = st.text(VISIBLE, min_size=1, max_size=12)
+tail_words = st.text(VISIBLE + "\u00a0\u3000\u2009", min_size=1, max_size=12)  # a tail may hold no-break spaces
 tails = st.lists(tail_words, min_size=1, max_size=8).map(" ".join).filter(lambda t: len(t) <= 300)
 
 

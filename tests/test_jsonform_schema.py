@@ -193,7 +193,8 @@ def test_tail_pattern_reads_the_same_as_a_code_point_and_a_utf16_engine():
     import re
 
     assert re.fullmatch(tail_pattern(), "ok \U0001f600 fine")
-    assert not re.fullmatch(tail_pattern(), "no\u00a0break")
+    assert re.fullmatch(tail_pattern(), "no\u00a0break")  # a no-break space is tail text (grammar TCHAR)
+    assert not re.fullmatch(tail_pattern(), "line\u2028break")
     assert "\\ud800" not in tail_pattern()
 
 

@@ -181,10 +181,14 @@ function describe(text, column, expected, exc) {
   const t = cps(text);
   const idx = column - 1;
   if (!text) return "empty line";
+  // the tail (after the first " // ") may hold no-break and other non-breaking spaces
+  const mark = text.indexOf(" // ");
+  const tailFrom = mark < 0 ? t.length : cpLen(text.slice(0, mark)) + 4;
   for (let i = 0; i < t.length; i++) {
     const ch = t[i];
     const code = ch.codePointAt(0);
-    if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || (PY_SPACE.has(code) && ch !== " ") || ch === "\u2028" || ch === "\u2029") {
+    const spacing = PY_SPACE.has(code) && ch !== " " && i < tailFrom;
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || spacing || ch === "\u2028" || ch === "\u2029" || (code >= 0xd800 && code <= 0xdfff)) {
       return `character ${printable(ch)} (U+${hex(code, 4).toUpperCase()}) at column ${i + 1} is not allowed in a line`;
     }
   }
