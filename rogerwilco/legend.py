@@ -221,8 +221,8 @@ def sections(vocab: Vocabulary, *, lean: bool = False) -> list[Section]:
 def _rules(vocab: Vocabulary, sel: Selection, lean: bool) -> Iterable[str]:
     levels = "; ".join(f"{name}: {desc}" for name, desc in sel.rb_levels.items())
     yield ("Never guess: unknown version, type or code, bad value or missing slot: UN why=UNK "
-           "(VER: version), the token first in the tail; not NOCAP or SCOPE. Answer each AQ (AN or UN). "
-           "Replies carry re=.")
+           "(VER: version), token first in tail; not NOCAP or SCOPE. Ignore unknown keys. Answer each AQ "
+           "(AN or UN). Replies carry re=.")
     yield f"No handover without readback: answer an HO with an RB echoing its rb= level ({levels}) and slots named."
     if not lean:
         yield ("Comprehension (rb=acc, plan): derive acc=key:value+... from the brief, covering the HO's keys=; "
