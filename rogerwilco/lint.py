@@ -18,14 +18,19 @@ small function over the messages in order:
 * the handoff lifecycle, which is :func:`rogerwilco.thread.check_thread`'s:
   its finding kinds map to rules through :data:`THREAD_KINDS` (closed twice,
   open past ``exp``/``due`` when a ``now`` is given, act after cancel, cancel
-  from the wrong party, cancel not acknowledged).
+  from the wrong party, cancel not acknowledged). A finding about a handoff
+  broken by a later message (closed twice, act after cancel, wrong-party or
+  unanswered cancel) sits on that message, the one the thread check names
+  first in its finding, with the handoff as ``key``.
 
 Every rule is a stable code in :data:`RULES` with a level, a summary and an
 example. ``select`` and ``ignore`` take codes or prefixes (``RW1`` is every
 stream rule); the last word wins for the longest matching prefix, as in
 common Python linters, and an ignore wins a tie. Findings are plain values with a place (file, line,
 column, token) and a fingerprint that does not depend on the line number, so
-an edit elsewhere in the file does not make an old finding look new.
+an edit elsewhere in the file does not make an old finding look new; the
+same finding on an identical line repeated later gets its own, by occurrence.
+A directory given to :func:`lint_paths` is walked, each file a conversation.
 
 Configuration: ``[tool.rogerwilco.lint]`` in the nearest ``pyproject.toml``
 (``select``, ``ignore``, ``profiles``, ``core-only``, ``now``), read with
@@ -169,14 +174,23 @@ class LintFinding:
     token: str | None = None
     text: str = ""  # the source line, for the caret
     key: str | None = None  # the message id (or the HO id) the finding is about
+    occurrence: int = 0  # earlier findings in the file with the same identity (the same line repeated)
 
     @property
     def rule(self) -> Rule:
         return RULES[self.code]
 
+    def identity(self) -> tuple[str, ...]:
+        return (self.code, self.file, self.text, self.token or "", self.key or "")
+
     def fingerprint(self) -> str:
-        """Stable identity: rule, file, the line's text and the token; not the line number."""
-        basis = "\x1f".join((self.code, self.file, self.text, self.token or "", self.key or ""))
+        """Stable identity: rule, file, the line's text, the token and the key; not the line number.
+
+        A repeat of the same finding on an identical line further down the
+        file is told apart by its ``occurrence`` (1, 2 ...).
+        """
+        parts = self.identity() + ((str(self.occurrence),) if self.occurrence else ())
+        basis = "\x1f".join(parts)
         return hashlib.sha256(basis.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
     def to_json(self) -> dict[str, Any]:
@@ -286,7 +300,10 @@ def _at(m: Message, file: str, code: str, message: str, *, token: str | None = N
     line = m.source.line if m.source is not None and m.source.line is not None else 1
     column = None
     token = m.id if token is None else token
-    if token:
+    words = text.split(" ", 3)
+    if token and token == m.id and len(words) > 2 and words[2] == token:
+        column = len(words[0]) + len(words[1]) + 3  # the id, the third token
+    elif token:
         index = text.find(" " + token)
         column = index + 2 if index >= 0 else (1 if text.startswith(token) else None)
     return LintFinding(code=code, level=RULES[code].level, message=message, file=file, line=line,
@@ -356,11 +373,30 @@ def _thread_findings(messages: list[Message], by_id: Mapping[str, Message], file
         code = THREAD_KINDS.get(f.kind)
         if code is None or (code in NOW_RULES and now is None):
             continue
-        anchor = by_id.get(f.key) if f.key else None
-        if anchor is None:
+        handoff = by_id.get(f.key) if f.key else None
+        if handoff is None:
             continue
-        out.append(_at(anchor, file, code, f.message))
+        offender = _offender(f.message, by_id, handoff.id) if code in _OFFENDER_RULES else None
+        anchor = offender or handoff
+        out.append(_at(anchor, file, code, f.message, key=handoff.id))
     return out
+
+
+#: thread rules broken by one later message (the second close, the late DN, the
+#: wrong-party or unanswered CX); the open-past rules are about the HO itself
+_OFFENDER_RULES = frozenset({"RW105", "RW108", "RW109", "RW110"})
+# the thread check names the offending closer first, by type and id: "CX ops-2 of ops-1 ...",
+# "ops-1 is closed more than once: FL builder-3 after DN builder-2"
+_CLOSER_REF = re.compile(r"(?<![^\s:])(?:DN|UN|FL|CX) (\S+)")
+
+
+def _offender(message: str, by_id: Mapping[str, Message], handoff: str) -> Message | None:
+    """The message that breaks the rule, named first in a thread finding's message."""
+    for match in _CLOSER_REF.finditer(message):
+        found = by_id.get(match.group(1))
+        if found is not None and found.id != handoff:
+            return found
+    return None
 
 
 def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream>",
@@ -383,7 +419,7 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     if hasattr(fp, "read"):
         results = validate_stream(fp, receiver, file=file)  # type: ignore[arg-type]
     else:
-        results = (check_line(text[:-1] if text.endswith("\n") else text, receiver, line_number=i, file=file)
+        results = (check_line(_strip_terminator(text), receiver, line_number=i, file=file)
                    for i, text in enumerate(fp, start=1) if text.strip("\r\n"))  # type: ignore[union-attr]
     findings: list[LintFinding] = []
     messages: list[Message] = []
@@ -394,18 +430,46 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     findings.extend(stream_findings(messages, file, receiver=receiver, now=now, enabled=enabled))
     kept = [f for f in findings if f.code in enabled]
     kept.sort(key=lambda f: (f.line, f.column or 0, f.code))
+    seen: dict[tuple[str, ...], int] = {}
+    for i, f in enumerate(kept):
+        identity = f.identity()
+        if identity in seen:
+            seen[identity] += 1
+            kept[i] = attrs.evolve(f, occurrence=seen[identity])
+        else:
+            seen[identity] = 0
     return kept
 
 
+def _strip_terminator(text: str) -> str:
+    """A line without its terminator (``\\n`` or ``\\r\\n``), as a reader of a file sees it (D3)."""
+    if text.endswith("\n"):
+        text = text[:-1]
+        if text.endswith("\r"):
+            text = text[:-1]
+    return text
+
+
+def _files(name: str) -> Iterator[str]:
+    """A file, or every file under a directory (sorted, recursively)."""
+    path = Path(name)
+    if path.is_dir():
+        for child in sorted(p for p in path.rglob("*") if p.is_file()):
+            yield str(child)
+    else:
+        yield name
+
+
 def lint_paths(paths: Sequence[str], **options: Any) -> Iterator[tuple[str, list[LintFinding]]]:
-    """(display name, findings) for each file; ``-`` is standard input."""
-    for name in paths:
-        if name == "-":
+    """(display name, findings) for each file; ``-`` is standard input; a directory is walked."""
+    for given in paths:
+        if given == "-":
             yield "<stdin>", lint_stream(sys.stdin.buffer, file="<stdin>", **options)
             continue
-        try:
-            fh = open(name, "rb")
-        except OSError as exc:
-            raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
-        with fh:
-            yield name, lint_stream(fh, file=name, **options)
+        for name in _files(given):
+            try:
+                fh = open(name, "rb")
+            except OSError as exc:
+                raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
+            with fh:
+                yield name, lint_stream(fh, file=name, **options)

@@ -171,7 +171,9 @@ def test_cli_json_and_github_formats(capsys, tmp_path):
     bad.write_text(RULES["RW108"].bad + "\n", encoding="utf-8")
     code, out, _ = lint(capsys, "--no-config", "-f", "json", str(bad))
     rows = [json.loads(x) for x in out.splitlines()]
-    assert code == 1 and [r["code"] for r in rows] == ["RW108"] and rows[0]["line"] == 1
+    # the finding sits on the DN that reports the act after the cancel, caret under its id
+    assert code == 1 and [r["code"] for r in rows] == ["RW108"] and (rows[0]["line"], rows[0]["column"]) == (4, 8)
+    assert (rows[0]["token"], rows[0]["key"]) == ("builder-3", "ops-1")
     code, out, _ = lint(capsys, "--no-config", "-f", "github", str(bad))
     assert code == 1 and out.startswith("::error file=") and "title=RW108 act-after-cancel" in out
 
@@ -192,3 +194,62 @@ def test_the_docs_list_every_rule_with_its_examples():
 
 def test_github_annotations_show_other_line_breakers_and_controls_as_escapes():
     assert escape_data("a\u2028b\x1b[31m\x85c") == "a\\u2028b\\x1b[31m\\x85c"
+
+
+# ---- review fixes: anchors, fingerprints, directories, terminators ----------------------
+
+HO = "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX"
+RB = "RW1 RB builder-1 re=ops-1 from=builder to=ops item=jira:OPS-7 ask=FIX"
+
+
+@pytest.mark.parametrize("code,line,token", [
+    ("RW105", 4, "builder-3"),  # the second close
+    ("RW108", 4, "builder-3"),  # the DN after the cancel
+    ("RW109", 3, "auditor-1"),  # the CX from the wrong party
+    ("RW110", 3, "ops-2"),  # the CX nobody answered
+])
+def test_a_cross_message_finding_sits_on_the_message_that_breaks_the_rule(code, line, token):
+    lines = RULES[code].bad.split("\n")
+    (f,) = [f for f in lint_stream(lines, now=NOW) if f.code == code]
+    assert (f.line, f.token, f.key, f.text) == (line, token, "ops-1", lines[line - 1])
+    assert f.column == lines[line - 1].index(" " + token) + 2
+    buf = io.StringIO()
+    make_console(buf, width=300, color=False).print(finding_text(f))
+    shown = buf.getvalue().splitlines()
+    assert shown[2].index("^") == shown[1].index(token) and shown[2].count("^") == len(token)
+
+
+def test_distinct_offenders_have_distinct_fingerprints_that_survive_unrelated_lines():
+    lines = [HO, RB, "RW1 CX auditor-1 re=ops-1 from=auditor to=builder item=jira:OPS-7 why=REVOKED",
+             "RW1 CX auditor-2 re=ops-1 from=auditor to=builder item=jira:OPS-7 why=REVOKED"]
+    found = [f for f in lint_stream(lines) if f.code == "RW109"]
+    assert [(f.line, f.token) for f in found] == [(3, "auditor-1"), (4, "auditor-2")]
+    assert len({f.fingerprint() for f in found}) == 2
+    moved = lint_stream(["RW1 ST z-1 from=z to=q item=x:2"] + lines[:2] + ["RW1 ST z-2 from=z to=q item=x:3"] + lines[2:])
+    assert {f.fingerprint() for f in found} == {f.fingerprint() for f in moved if f.code == "RW109"}
+
+
+def test_the_same_broken_line_twice_gives_two_fingerprints():
+    bad = "RW1 HO ops-1 from=ops to=b item=x:1 ask=FIXX"
+    found = lint_stream([bad, "RW1 ST q-1 from=q to=b item=x:1", bad], select=["RW003"])
+    assert [f.line for f in found] == [1, 3] and len({f.fingerprint() for f in found}) == 2
+    assert found[0].fingerprint() == lint_stream([bad], select=["RW003"])[0].fingerprint()
+
+
+def test_lint_walks_a_directory(capsys, tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "two.rw1").write_text(RULES["RW105"].bad + "\n", encoding="utf-8")
+    (tmp_path / "one.rw1").write_text(RULES["RW003"].bad + "\n", encoding="utf-8")
+    code, out, err = lint(capsys, "--no-config", "-f", "json", str(tmp_path))
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert code == 1 and "Is a directory" not in err
+    assert [(r["file"], r["code"]) for r in rows] == [(str(tmp_path / "b" / "two.rw1"), "RW105"),
+                                                     (str(tmp_path / "one.rw1"), "RW003")]
+    code, out, _ = lint(capsys, "--no-config", "-f", "sarif", str(tmp_path))
+    assert code == 1 and len(json.loads(out)["runs"][0]["results"]) == 2
+
+
+def test_lines_given_as_strings_lose_their_terminator():
+    clean = RULES["RW103"].good.split("\n")
+    for ending in ("\n", "\r\n"):
+        assert lint_stream([line + ending for line in clean]) == []

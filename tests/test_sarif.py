@@ -78,3 +78,12 @@ def test_cli_sarif_output_validates(capsys, tmp_path):
     doc = json.loads(capsys.readouterr().out)
     VALIDATOR.validate(doc)
     assert code == 1 and doc["version"] == "2.1.0" and doc["runs"][0]["results"]
+
+
+def test_two_wrong_party_cancels_are_two_results_with_their_own_place_and_fingerprint():
+    lines = RULES["RW109"].bad.split("\n") + ["RW1 CX auditor-2 re=ops-1 from=auditor to=builder item=jira:OPS-7 why=REVOKED"]
+    results = to_sarif(lint_stream(lines, file="m.rw1", select=["RW109"]))["runs"][0]["results"]
+    regions = [r["locations"][0]["physicalLocation"]["region"] for r in results]
+    assert regions == [{"startLine": 3, "startColumn": 8, "endColumn": 8 + len("auditor-1")},
+                       {"startLine": 4, "startColumn": 8, "endColumn": 8 + len("auditor-2")}]
+    assert len({r["partialFingerprints"][FINGERPRINT_KEY] for r in results}) == 2

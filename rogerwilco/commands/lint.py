@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "lint", help="lint message files: every line checked, plus rules across the stream (RW001...)",
         description="Lint RW1 message files (one conversation per file). Exit 0 clean, 1 findings, 2 usage error.",
     )
-    p.add_argument("files", nargs="*", metavar="FILE", help="message files, - for stdin (default)")
+    p.add_argument("files", nargs="*", metavar="FILE", help="message files or directories (walked), - for stdin (default)")
     p.add_argument("--format", "-f", choices=("text", "json", "sarif", "github"), default="text", help="output format")
     p.add_argument("--select", action="append", metavar="CODES", help="rules or prefixes to enable (comma-separated; default all)")
     p.add_argument("--ignore", action="append", metavar="CODES", help="rules or prefixes to disable (comma-separated)")
