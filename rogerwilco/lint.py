@@ -376,27 +376,16 @@ def _thread_findings(messages: list[Message], by_id: Mapping[str, Message], file
         handoff = by_id.get(f.key) if f.key else None
         if handoff is None:
             continue
-        offender = _offender(f.message, by_id, handoff.id) if code in _OFFENDER_RULES else None
+        offender = by_id.get(f.token) if code in _OFFENDER_RULES and f.token else None
         anchor = offender or handoff
         out.append(_at(anchor, file, code, f.message, key=handoff.id))
     return out
 
 
 #: thread rules broken by one later message (the second close, the late DN, the
-#: wrong-party or unanswered CX); the open-past rules are about the HO itself
+#: wrong-party or unanswered CX), whose id the thread check gives as the finding's
+#: token; the open-past rules are about the HO itself
 _OFFENDER_RULES = frozenset({"RW105", "RW108", "RW109", "RW110"})
-# the thread check names the offending closer first, by type and id: "CX ops-2 of ops-1 ...",
-# "ops-1 is closed more than once: FL builder-3 after DN builder-2"
-_CLOSER_REF = re.compile(r"(?<![^\s:])(?:DN|UN|FL|CX) (\S+)")
-
-
-def _offender(message: str, by_id: Mapping[str, Message], handoff: str) -> Message | None:
-    """The message that breaks the rule, named first in a thread finding's message."""
-    for match in _CLOSER_REF.finditer(message):
-        found = by_id.get(match.group(1))
-        if found is not None and found.id != handoff:
-            return found
-    return None
 
 
 def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream>",

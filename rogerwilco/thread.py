@@ -206,12 +206,13 @@ def readback_passes(ho: Message, rb: Message, receiver: Receiver) -> bool:
     return bool(check_rb(ho, rb, profiles=receiver).passed)
 
 
-def _fail(kind: str, key: str | None, message: str) -> Finding:
-    return Finding(severity=FAIL, kind=kind, key=key, message=message)
+def _fail(kind: str, key: str | None, message: str, token: str | None = None) -> Finding:
+    """``key`` is the handoff; ``token`` the id of the message that breaks the rule, where one does."""
+    return Finding(severity=FAIL, kind=kind, key=key, message=message, token=token)
 
 
-def _note(kind: str, key: str | None, message: str) -> Finding:
-    return Finding(severity=NOTE, kind=kind, key=key, message=message)
+def _note(kind: str, key: str | None, message: str, token: str | None = None) -> Finding:
+    return Finding(severity=NOTE, kind=kind, key=key, message=message, token=token)
 
 
 def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list[Finding]]:
@@ -357,7 +358,7 @@ def check_thread(
             if m.from_ != ho.from_ or m.to != ho.to:
                 findings.append(_fail("cancel-wrong-party", ho.id,
                                       f"CX {m.id} comes from {m.from_} to {m.to}; only {ho.id}'s sender "
-                                      f"{ho.from_} can cancel it, to its receiver {ho.to}"))
+                                      f"{ho.from_} can cancel it, to its receiver {ho.to}", token=m.id))
                 continue
         elif m.from_ != ho.to:
             continue
@@ -386,15 +387,16 @@ def check_thread(
         for kind, closer in kinds:
             if kind == "closed-twice":
                 findings.append(_fail(kind, key, f"{key} is closed more than once: {closer.type} {closer.id} "
-                                                 f"after {first_closer.type} {first_closer.id}"))  # type: ignore[union-attr]
+                                                 f"after {first_closer.type} {first_closer.id}",  # type: ignore[union-attr]
+                                      token=closer.id))
             else:
                 findings.append(_fail(kind, key, f"DN {closer.id} reports out={closer.get('out')} after a "
                                                  f"cancel of {key}; out=NOOP is the answer to a cancel that "
-                                                 "arrived first"))
+                                                 "arrived first", token=closer.id))
         for cx in cancels:
             if cx.id not in acknowledged:
                 findings.append(_note("cancel-unacknowledged", key, f"CX {cx.id} of {key} is not yet "
-                                                                     f"answered by {cx.to}"))
+                                                                     f"answered by {cx.to}", token=cx.id))
 
         for ho_id in members:
             ho = by_id[ho_id]
