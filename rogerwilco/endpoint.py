@@ -1198,5 +1198,29 @@ __all__ = [
     "Confirmed", "ConfirmRefused", "DoneReport", "Duplicate", "Endpoint", "Event", "HandoffClosed",
     "HandoffOffered", "HandoffView", "NotForMe", "Noted", "Orphaned", "OwnershipTransferred", "ProtocolError",
     "ReadbackOverdue", "ReadbackPassed", "ReadbackVoid", "Redelivered", "Refused", "Reply", "StatusReport", "Step",
-    "Unreadable", "mermaid", "replies", "table_rows",
+    "Unreadable", "event_to_json", "mermaid", "replies", "table_rows",
 ]
+
+
+def event_to_json(event: Any, endpoint: Endpoint | None = None) -> dict[str, Any]:
+    """An event as plain JSON: its kind, its message as a line, and each field (messages as lines,
+    reports as ``passed`` and findings, findings in the contract's shape)."""
+
+    def value(v: Any) -> Any:
+        if isinstance(v, Message):
+            text = endpoint.line_of(v.id) if endpoint is not None else None
+            return text if text is not None and endpoint is not None and endpoint._messages.get(v.id) == v \
+                else v.to_line()
+        if isinstance(v, ReadbackReport):
+            return {"passed": v.passed, "findings": [f.to_json() for f in v.findings]}
+        if isinstance(v, Finding):
+            return v.to_json()
+        if isinstance(v, (tuple, list)):
+            return [value(x) for x in v]
+        return v
+
+    out: dict[str, Any] = {"event": type(event).__name__}
+    for field in attrs.fields(type(event)):
+        name = field.name.rstrip("_")
+        out[name] = value(getattr(event, field.name))
+    return out
