@@ -415,8 +415,24 @@ function readJson(file) {
 }
 
 let coreDoc = null;
+let compareDoc = null;
+// The comparison data (compare.json): constraint keys, set-valued keys,
+// aliases and the word lists of the comprehension check.
+function compareDocument() {
+  if (compareDoc === null) compareDoc = readJson(path.join(PROFILES_DIR, "compare.json"));
+  return compareDoc;
+}
+// The core, with the comparison data's keys and aliases merged in as the
+// Python package does: enum ckey, set_valued_keys, aliases.
 function coreDocument() {
-  if (coreDoc === null) coreDoc = readJson(path.join(PROFILES_DIR, "rw1.json"));
+  if (coreDoc === null) {
+    const core = readJson(path.join(PROFILES_DIR, "rw1.json"));
+    const compare = compareDocument();
+    core.enums = { ...core.enums, ckey: { ...compare.constraint_keys } };
+    core.set_valued_keys = [...compare.set_valued_keys];
+    core.aliases = { ...compare.aliases };
+    coreDoc = core;
+  }
   return coreDoc;
 }
 
