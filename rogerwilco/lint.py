@@ -436,7 +436,7 @@ def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[str]:
 
 def _embedded_results(fp: IO[bytes] | IO[str] | Iterable[str], receiver: Receiver, file: str) -> Iterator[tuple]:
     """(result, physical line, frame, start) for every message candidate inside the lines of a log or document."""
-    from .scan import candidates, frames_of
+    from .scan.frames import candidates, frames_of
 
     for number, text in enumerate(_text_lines(fp), start=1):
         if number == 1 and text.startswith("\ufeff"):
