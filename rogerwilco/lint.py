@@ -183,7 +183,8 @@ class LintFinding:
     text: str = ""  # the source line, for the caret
     key: str | None = None  # the message id (or the HO id) the finding is about
     occurrence: int = 0  # earlier findings in the file with the same identity (the same line repeated)
-    fix: str | None = None  # a suggested replacement for the token ("did you mean")
+    hint: str | None = None  # "did you mean", for people
+    fix: str | None = None  # the suggested replacement for the token (an editor's quick fix)
 
     @property
     def rule(self) -> Rule:
@@ -212,7 +213,7 @@ class LintFinding:
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "rule": self.rule.name, "level": self.level, "message": self.message,
                 "file": self.file, "line": self.line, "column": self.column, "end_column": self.end_column,
-                "token": self.token, "key": self.key, "fix": self.fix, "fingerprint": self.fingerprint()}
+                "token": self.token, "key": self.key, "hint": self.hint, "fix": self.fix, "fingerprint": self.fingerprint()}
 
 
 # --------------------------------------------------------------------------
@@ -264,7 +265,7 @@ def _line_findings(result: LineResult, file: str) -> Iterator[LintFinding]:
         yield LintFinding(code=code, level=RULES[code].level, message=f.message, file=file,
                           line=result.line_number or 1, column=f.column, token=f.token, text=result.text,
                           key=result.raw.id if result.raw is not None else None,
-                          fix=getattr(f, "fix", None))
+                          hint=f.hint, fix=f.fix)
 
 
 def _at(m: Message, file: str, code: str, message: str, *, token: str | None = None, key: str | None = None) -> LintFinding:

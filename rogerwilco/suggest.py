@@ -7,8 +7,9 @@ the protocol acts on: a refusal is still a refusal (spec 5 rule 2), and the
 ``UN`` reply's tail does not carry it. :func:`closest` compares by optimal
 string alignment distance (an insertion, deletion, substitution or swap of
 two neighbours each cost one), case-insensitively, and accepts a distance of
-1 for words of up to four letters and 2 for longer ones; a tie between two
-words is no suggestion, so the hint is never a coin toss. :func:`owning_profile`
+1 for words of up to four letters and 2 for longer ones. Where two words are
+equally near, both are named and no quick fix is offered, so the fix is
+never a coin toss. :func:`owning_profile`
 says which bundled profile defines a slot or a code, so ``amt=`` used
 without ``p=`` points at ``p=pay``.
 """
@@ -40,21 +41,31 @@ def distance(a: str, b: str, limit: int = 3) -> int:
     return min(previous[-1], limit)
 
 
-def closest(word: str, choices: Iterable[str]) -> str | None:
-    """The one known word nearest ``word`` within the allowed distance, or None (none near, or a tie)."""
+def nearest(word: str, choices: Iterable[str]) -> list[str]:
+    """The known words nearest ``word`` within the allowed distance (ties all kept, in ``choices`` order)."""
     folded = word.casefold()
     allowed = 1 if len(word) <= 4 else 2
     best: list[str] = []
     best_distance = allowed + 1
     for choice in choices:
         if choice == word:
-            return None
+            return []
         d = distance(folded, choice.casefold(), allowed + 1)
         if d < best_distance:
             best, best_distance = [choice], d
         elif d == best_distance and choice not in best:
             best.append(choice)
-    return best[0] if len(best) == 1 and best_distance <= allowed else None
+    return best if best_distance <= allowed else []
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The one known word nearest ``word``, or None (none near, or a tie)."""
+    near = nearest(word, choices)
+    return near[0] if len(near) == 1 else None
+
+
+def _either(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def owning_profile(vocab: Vocabulary, *, slot: str | None = None, enum: str | None = None,
@@ -103,6 +114,8 @@ def for_code(vocab: Vocabulary, key: str, enum: str, value: str) -> tuple[str | 
 
 
 def for_type(vocab: Vocabulary, type_: str) -> tuple[str | None, str | None]:
-    """(hint, replacement) for an unknown message type."""
-    near = closest(type_, vocab.types)
-    return (f"did you mean {near}?", near) if near is not None else (None, None)
+    """(hint, replacement) for an unknown message type; two equally near types are both named, with no fix."""
+    near = nearest(type_, vocab.types)
+    if not near or len(near) > 3:
+        return None, None
+    return f"did you mean {_either(near)}?", (near[0] if len(near) == 1 else None)
