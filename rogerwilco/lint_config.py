@@ -195,7 +195,9 @@ def _section(path: Path, doc: Mapping[str, Any]) -> tuple[Mapping[str, Any] | No
     """The lint table of a document, and how to name it in messages; None when the file has no rogerwilco table."""
     if path.name == "pyproject.toml":
         tool = doc.get("tool", {})
-        if not isinstance(tool, dict) or "rogerwilco" not in tool:
+        if not isinstance(tool, dict):
+            raise RW1Error(f"{path}: tool is expected to be a table ([tool]), got {_kind(tool)}")
+        if "rogerwilco" not in tool:
             return None, "[tool.rogerwilco.lint]"
         top, name = tool["rogerwilco"], "[tool.rogerwilco.lint]"
     else:
