@@ -62,6 +62,14 @@ def test_an_endpoint_reopened_from_its_ledger_resumes_where_it_stopped(tmp_path)
     assert [line for d, line in journal_of(path) if d == "out"][:2] == [rb, unk[0]]
 
 
+def test_a_readback_lost_to_a_restart_is_offered_again_on_redelivery(tmp_path):
+    path = tmp_path / "dev.ledger"
+    Endpoint("dev", ledger=path).receive(HO)  # the process dies before it sends the readback
+    again = Endpoint("dev", ledger=path).receive(HO)
+    assert [type(e).__name__ for e in again] == ["Redelivered", "HandoffOffered"]
+    assert again[1].readback.to_line().startswith("RW1 RB dev-1 re=lead-1 ")
+
+
 def test_two_endpoints_sharing_a_ledger_see_each_other(tmp_path):
     path = tmp_path / "dev.ledger"
     one, two = Endpoint("dev", ledger=path), Endpoint("dev", ledger=path)
