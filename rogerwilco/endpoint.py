@@ -369,6 +369,23 @@ class ReadbackOverdue(Event):
     resend: Message | None = None
 
 
+@attrs.frozen(kw_only=True)
+class Held(Event):
+    """(tick) My handoff's readback failed and was not re-issued: send ``reissue`` or ``cancel``, never leave it."""
+
+    handoff: str = ""
+    reissue: Message | None = None
+    cancel: Message | None = None
+
+
+@attrs.frozen(kw_only=True)
+class QuestionUnanswered(Event):
+    """(tick) An AQ to me still unanswered past its ``by=`` (or the wait): answer it, or send ``refuse``."""
+
+    by: str | None = None
+    refuse: Message | None = None
+
+
 # --------------------------------------------------------------------------
 # handoffs
 
@@ -464,7 +481,8 @@ class Endpoint:
     def __init__(self, me: str, *, profiles: Receiver | Iterable | None = None,
                  ledger: MemoryLedger | SQLiteLedger | Any = None, clock: Callable[[], _dt.datetime] | None = None,
                  id_width: int = 0, composed_only: bool = False,
-                 readback_within: _dt.timedelta = _dt.timedelta(minutes=15)) -> None:
+                 readback_within: _dt.timedelta = _dt.timedelta(minutes=15),
+                 answer_within: _dt.timedelta = _dt.timedelta(hours=1)) -> None:
         if not isinstance(me, str) or AGENT_RE.fullmatch(me) is None:
             raise ValueError(f"an agent name matches [A-Za-z0-9._-]+, not {me!r}")
         self.me = me
@@ -476,6 +494,7 @@ class Endpoint:
         self.id_width = id_width
         self.composed_only = composed_only
         self.readback_within = readback_within
+        self.answer_within = answer_within
         #: judge a peer's fault of order as a possible crossing (live); False: the order seen is the order sent
         self.crossings = True
         #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
@@ -494,6 +513,7 @@ class Endpoint:
         self.id_width = 0
         self.composed_only = False
         self.readback_within = _dt.timedelta(minutes=15)
+        self.answer_within = _dt.timedelta(hours=1)
         self.crossings = False
         self.compose = False
         self._rb_cache = cache
@@ -1198,9 +1218,14 @@ class Endpoint:
     # ---- time ------------------------------------------------------------------------
 
     def tick(self, now: _dt.datetime | str | None = None) -> list[Any]:
-        """What time makes due on my handoffs: the orphaned (past ``exp=`` or ``due=``, with the CX to
-        send) and readbacks overdue (with the re-send). Composed only; nothing is recorded."""
+        """What time makes due: my handoffs orphaned (past ``exp=`` or ``due=``, with the CX to send),
+        readbacks overdue (with the re-send), held handoffs (a void readback not re-issued within
+        ``readback_within``: the re-issue or the CX to send), and questions to me left unanswered (past
+        ``by=``, or ``answer_within`` after they came: the UN to send if I cannot answer). Composed
+        only; nothing is recorded."""
         from .thread import parse_now
+
+        self.refresh()
 
         at = parse_now(now) if now is not None else self.clock()
         events: list[Any] = []
@@ -1225,6 +1250,27 @@ class Endpoint:
                 resend = self._compose("HO", re=h.live, to=h.receiver, item=h.item, slots=dict(ho.slots),
                                        tail=ho.tail)
                 events.append(ReadbackOverdue(message=ho, handoff=h.live, resend=resend))
+            elif h.rb == "void" and h.void_at and at - _unstamp(h.void_at) > self.readback_within:
+                void_rb = self._messages[h.readbacks[h.live][1]]
+                reissue = self._compose("HO", re=void_rb.id, to=h.receiver, item=h.item, slots=dict(ho.slots),
+                                        tail=ho.tail if ho.tail is not None else "readback did not pass")
+                cancel = self._compose("CX", re=h.live, to=h.receiver, item=h.item, slots={"why": "TIMEOUT"},
+                                       profile=ho.profile, tail="readback did not pass and was not re-issued")
+                events.append(Held(message=ho, handoff=h.live, reissue=reissue, cancel=cancel))
+        for q, answer in self._questions.items():
+            aq = self._messages[q]
+            if answer is not None or aq.to != self.me:
+                continue
+            by = aq.get("by")
+            if by is not None:
+                late = at.date() > _dt.date(int(by[:4]), int(by[4:6]), int(by[6:]))
+            else:
+                received = self._at.get(q, "")
+                late = bool(received) and at - _unstamp(received) > self.answer_within
+            if late:
+                refuse = self._compose("UN", re=aq.id, to=aq.from_, item=aq.item, slots={"why": "TIMEOUT"},
+                                       profile=aq.profile, tail="cannot answer in time")
+                events.append(QuestionUnanswered(message=aq, by=by, refuse=refuse))
         return events
 
 
@@ -1292,8 +1338,8 @@ def replies(events: Iterable[Any]) -> list[str]:
 
 __all__ = [
     "CLOSE_STATES", "EVENTS", "READBACK_STATES", "TRANSITIONS", "Answered", "CancelAnswered", "Cancelled",
-    "Confirmed", "ConfirmRefused", "DoneReport", "Duplicate", "Endpoint", "Event", "HandoffClosed",
-    "HandoffOffered", "HandoffView", "NotForMe", "Noted", "Orphaned", "OwnershipTransferred", "ProtocolError",
+    "Confirmed", "ConfirmRefused", "DoneReport", "Duplicate", "Endpoint", "Event", "HandoffClosed", "Held",
+    "HandoffOffered", "HandoffView", "NotForMe", "Noted", "Orphaned", "OwnershipTransferred", "ProtocolError", "QuestionUnanswered",
     "ReadbackOverdue", "ReadbackPassed", "ReadbackVoid", "Redelivered", "Refused", "Reply", "StatusReport", "Step",
     "Unreadable", "event_to_json", "mermaid", "replies", "table_rows",
 ]

@@ -349,3 +349,27 @@ def test_tick_offers_the_cancel_for_an_orphan_and_the_resend_for_a_silent_receiv
     assert "due=20261010" in orphan[0].reason
     lead.send(orphan[0].cancel, number=True)
     assert lead.tick("20261011T0000Z") == [] and lead.open_handoffs() == []
+
+
+def test_tick_never_leaves_a_hold_or_a_question():
+    clock = [_dt.datetime(2026, 10, 3, 9, 0, tzinfo=_dt.timezone.utc)]
+    lead = Endpoint("lead", clock=lambda: clock[0], readback_within=_dt.timedelta(minutes=10),
+                    answer_within=_dt.timedelta(minutes=30))
+    lead.send(HO)
+    lead.receive(BAD_RB)
+    assert lead.tick(clock[0] + _dt.timedelta(minutes=5)) == []
+    held = lead.tick(clock[0] + _dt.timedelta(minutes=11))
+    assert kinds(held) == ["Held"]
+    assert held[0].reissue.to_line() == ("RW1 HO lead-2 re=dev-1 from=lead to=dev item=gh:org/app#7 ask=FIX "
+                                         "due=20261010 // readback did not pass")
+    assert held[0].cancel.get("why") == "TIMEOUT" and held[0].cancel.re == "lead-1"
+    clock[0] += _dt.timedelta(minutes=11)
+    lead.send(held[0].reissue, number=True)
+    assert lead.tick(clock[0]) == []
+    lead.receive("RW1 AQ dev-2 from=dev to=lead need=YESNO // ok?")
+    lead.receive("RW1 AQ dev-3 from=dev to=lead need=YESNO by=20261004 // ok by tomorrow?")
+    late = [e for e in lead.tick(clock[0] + _dt.timedelta(minutes=31)) if type(e).__name__ == "QuestionUnanswered"]
+    assert [(type(e).__name__, e.message.id) for e in late] == [("QuestionUnanswered", "dev-2")]
+    assert late[0].refuse.to_line() == "RW1 UN lead-3 re=dev-2 from=lead to=dev why=TIMEOUT // cannot answer in time"
+    assert [e.message.id for e in lead.tick("20261005T0000Z") if type(e).__name__ == "QuestionUnanswered"] \
+        == ["dev-2", "dev-3"]
