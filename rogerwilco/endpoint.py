@@ -411,6 +411,7 @@ class Handoff:
     offered_at: str = ""  # when the live issue was sent or received
     void_at: str = ""
     resent_dup: set[str] = attrs.Factory(set)  # re-sends answered UN why=DUP
+    carried: dict[str, str] = attrs.Factory(dict)  # an issue -> the later HO that carried it forward
 
     @property
     def live(self) -> str:
@@ -463,6 +464,12 @@ _FINDING_TEXT = {
 }
 
 
+def finding_text(kind: str, message: Message, key: str, first: Message | None) -> str:
+    """The words of a table finding: ``message`` breaks ``kind`` on handoff ``key``, ``first`` closed it."""
+    return _FINDING_TEXT[kind].format(t=message.type, m=message.id, k=key, out=message.get("out"),
+                                      first=f"{first.type} {first.id}" if first else "")
+
+
 # --------------------------------------------------------------------------
 # the endpoint
 
@@ -497,6 +504,7 @@ class Endpoint:
         self.answer_within = answer_within
         #: judge a peer's fault of order as a possible crossing (live); False: the order seen is the order sent
         self.crossings = True
+        self._observer = False  # a replay's endpoint also takes the messages about its handoffs sent to others
         #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
         self.compose = True
         self._rb_cache: dict[tuple[str, str], tuple[str, ReadbackReport]] = {}
@@ -504,7 +512,7 @@ class Endpoint:
         with self.ledger.transaction() as tx:
             self._catch_up(tx)
 
-    def _init_replay(self, me: str, receiver: Receiver, cache: dict) -> None:
+    def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict) -> None:
         """An endpoint for :func:`replay`: no ledger, nothing composed, the order given is the order sent."""
         self.me = me
         self.receiver = receiver
@@ -518,6 +526,8 @@ class Endpoint:
         self.compose = False
         self._rb_cache = cache
         self._reset()
+        self._messages = shared
+        self._observer = True
 
     # ---- state --------------------------------------------------------------
 
@@ -774,9 +784,7 @@ class Endpoint:
                 continue
             setattr(h, region, step.next)
             for kind in step.findings:
-                text = _FINDING_TEXT[kind].format(t=message.type, m=message.id, k=h.live, out=message.get("out"),
-                                                  first=f"{first.type} {first.id}" if first else "")
-                findings.append(_fail(kind, h.live, text, token=message.id))
+                findings.append(_fail(kind, h.live, finding_text(kind, message, h.live, first), token=message.id))
             replies.extend(step.replies)
         return findings, replies
 
@@ -809,7 +817,7 @@ class Endpoint:
         """Run one message through the table and update every record; the events it means here."""
         mine = outgoing
         events: list[Any] = []
-        if not outgoing and message.to != self.me:
+        if not outgoing and message.to != self.me and not self._observer:
             return [NotForMe(message=message)]
         kind = message.type
         if kind == "HO":
@@ -829,11 +837,11 @@ class Endpoint:
         if kind == "AN":
             return self._apply_an(message, named, mine=mine)
         ho = self._target(message)
-        if ho is None:
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        if ho is None or h is None:  # no handoff this end took part in
             if kind == "UN" and named is not None and not mine:
                 return [Refused(message=message)]
             return [] if mine else [Noted(message=message)]
-        h = self._handoffs[ho.id]
         if kind == "UN" and message.get("why") == "DUP" and named is not None and named.type == "HO":
             split = self._split_dup(h, named, message)
             if split is not None:
@@ -901,6 +909,8 @@ class Endpoint:
 
     def _apply_ho(self, ho: Message, at: str, *, live: bool, mine: bool) -> list[Any]:
         link = self.continues(ho)
+        if link is not None and link[0] not in self._handoffs:
+            link = None  # it continues a handoff this end took no part in: to this end it is a new one
         events: list[Any] = []
         if ho.item is not None:
             hos = self._item_hos.setdefault(ho.item, [])
@@ -915,6 +925,7 @@ class Endpoint:
         earlier, how = link
         h = self._handoffs[earlier]
         h.issues.append(ho.id)
+        h.carried[earlier] = ho.id
         h.offered_at = at
         self._handoffs[ho.id] = h
         if how == "reissue":
@@ -953,15 +964,22 @@ class Endpoint:
             return None
         h.issues.remove(resend.id)
         h.resent_dup.add(resend.id)
+        for earlier, later in list(h.carried.items()):
+            if later == resend.id:
+                del h.carried[earlier]
         alone = Handoff(key=resend.id, sender=resend.from_, receiver=resend.to, item=resend.item,
                         issues=[resend.id], close="closed", first_closer=un.id, offered_at=self._at.get(resend.id, ""))
+        if resend.id in h.readbacks:
+            alone.readbacks[resend.id] = h.readbacks.pop(resend.id)
         self._handoffs[resend.id] = alone
         return alone
 
     def _apply_rb(self, rb: Message, ho: Message | None, *, mine: bool) -> list[Any]:
         if ho is None or ho.type != "HO":
             return [] if mine else [Noted(message=rb)]
-        h = self._handoffs[ho.id]
+        h = self._handoffs.get(ho.id)
+        if h is None:
+            return [] if mine else [Noted(message=rb)]
         self._rb_of.setdefault(ho.id, []).append(rb.id)
         event, report = self._rb_event(ho, rb)  # an RB from anyone but the receiver fails tier 1
         before_owner = self._owner(ho.item) if ho.item is not None else None
@@ -1005,9 +1023,9 @@ class Endpoint:
             return [] if mine else [Noted(message=an)]
         if named.type == "RB":
             ho = self._messages.get(named.re) if named.re else None
-            if ho is None or ho.type != "HO" or an.from_ != ho.from_ or an.to != ho.to:
+            h = self._handoffs.get(ho.id) if ho is not None else None
+            if ho is None or h is None or ho.type != "HO" or an.from_ != ho.from_ or an.to != ho.to:
                 return [] if mine else [Noted(message=an)]
-            h = self._handoffs[ho.id]
             val = an.get("val")
             if ho.id != h.live or val not in ("Y", "N"):
                 return [] if mine else [Noted(message=an)]
@@ -1019,8 +1037,8 @@ class Endpoint:
             return [cls(message=an, handoff=h.live, findings=tuple(findings))]
         if named.type == "CX":
             ho = self._target(named)
-            if ho is not None and an.from_ == named.to:
-                h = self._handoffs[ho.id]
+            h = self._handoffs.get(ho.id) if ho is not None else None
+            if h is not None and an.from_ == named.to:
                 h.acknowledged.add(named.id)
                 return [] if mine else [CancelAnswered(message=an, handoff=h.live)]
         return [] if mine else [Noted(message=an)]
@@ -1130,8 +1148,8 @@ class Endpoint:
         named = self._messages.get(msg.re) if msg.re else None
         if kind == "HO":
             link = self.continues(msg)
-            if link is not None:
-                h = self._handoffs[link[0]]
+            h = self._handoffs.get(link[0]) if link is not None else None
+            if link is not None and h is not None:
                 if h.close not in ("open",):
                     raise ProtocolError(f"{h.live} is {h.close}: it cannot be sent again", kind="closed")
                 if link[0] != h.live:
@@ -1142,7 +1160,9 @@ class Endpoint:
             if named is None or named.type != "HO" or named.to != self.me:
                 raise ProtocolError(f"{msg.id} answers re={msg.re}, which is no handoff to {self.me}",
                                     kind="not-offered", token=f"re={msg.re}")
-            h = self._handoffs[named.id]
+            h = self._handoffs.get(named.id)
+            if h is None:
+                raise ProtocolError(f"{named.id} is no handoff to {self.me}", kind="not-offered")
             if named.id != h.live:
                 raise ProtocolError(f"{named.id} was carried forward by {h.live}: read that back", kind="stale")
             if h.close != "open":
@@ -1161,8 +1181,8 @@ class Endpoint:
                 return
             if named.type == "RB":
                 ho = self._messages.get(named.re) if named.re else None
-                if ho is not None and ho.type == "HO" and ho.from_ == self.me:
-                    h = self._handoffs[ho.id]
+                h = self._handoffs.get(ho.id) if ho is not None else None
+                if ho is not None and h is not None and ho.type == "HO" and ho.from_ == self.me:
                     if msg.get("val") == "Y":
                         if ho.id != h.live or ho.id not in h.readbacks or h.readbacks[ho.id][0] != "passed":
                             raise ProtocolError(f"{named.id} did not pass the check of {ho.id}: it cannot be "
@@ -1170,8 +1190,8 @@ class Endpoint:
                 return
             if named.type == "CX":
                 ho = self._target(named)
-                if ho is not None:
-                    h = self._handoffs[ho.id]
+                h = self._handoffs.get(ho.id) if ho is not None else None
+                if ho is not None and h is not None:
                     if named.to != self.me:
                         raise ProtocolError(f"{named.id} was not sent to {self.me}", kind="not-asked")
                     if h.act_dn is not None:
@@ -1182,12 +1202,12 @@ class Endpoint:
             return
         if kind in CLOSERS:
             ho = self._target(msg)
-            if ho is None:
+            h = self._handoffs.get(ho.id) if ho is not None else None
+            if ho is None or h is None:
                 if kind == "CX":
                     raise ProtocolError(f"{msg.id} cancels re={msg.re}, which is no handoff this end sent",
                                         kind="cancel-wrong-party", token=f"re={msg.re}")
                 return
-            h = self._handoffs[ho.id]
             if kind == "CX":
                 if ho.from_ != self.me or msg.to != ho.to:
                     raise ProtocolError(f"only {ho.id}'s sender {ho.from_} can cancel it, to {ho.to}",
@@ -1277,53 +1297,63 @@ class Endpoint:
 def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = None) -> dict[str, Endpoint]:
     """Run a conversation through one endpoint per party, as it was sent; the endpoints, by agent.
 
-    Each message is recorded as sent by its ``from`` and taken by its ``to``,
-    in the order given, except that a message whose ``re=`` names one given
-    later waits for it (threads are rebuilt from ``re=``, never from
-    position). Nothing is refused: a replay records what happened, and the
-    table's findings say what broke a rule. Crossings are not assumed: the
-    order given is the order sent.
+    The conversation is a shared record, so every endpoint of a replay reads
+    the same index of messages (a ``re=`` chain resolves whoever wrote its
+    links), and each message is given to its ``from``, its ``to`` and both
+    parties of the handoff it answers: the two ends of a handoff each see
+    every message about it. Messages go in the order given, except that one
+    whose ``re=`` names a message given later waits for it, and then goes in
+    its own place among those waiting (threads are rebuilt from ``re=``, never
+    from position). Nothing is refused: a replay records what happened, and
+    the table's findings say what broke a rule. Crossings are not assumed:
+    the order given is the order sent.
     """
+    import heapq
+
     receiver = as_receiver(profiles)
     ordered = list(messages)
     ids = {m.id for m in ordered}
     ends: dict[str, Endpoint] = {}
     cache: dict[tuple[str, str], tuple[str, ReadbackReport]] = {}
+    shared: dict[str, Message] = {}
 
     def end(name: str) -> Endpoint:
         found = ends.get(name)
         if found is None:
             found = ends[name] = Endpoint.__new__(Endpoint)
-            found._init_replay(name, receiver, cache)
+            found._init_replay(name, receiver, cache, shared)
         return found
 
     done: set[str] = set()
-    waiting: dict[str, list[Message]] = {}
+    waiting: dict[str, list[tuple[int, Message]]] = {}
+    ready: list[tuple[int, Message]] = []
 
-    def deliver(message: Message) -> None:
-        todo = [message]
-        while todo:
-            m = todo.pop(0)
-            at = ""
-            sender = end(m.from_)
-            sender._record(m, "out", {}, at)
-            sender._apply(m, outgoing=True, at=at, live=False)
-            if m.to != m.from_:
-                taker = end(m.to)
-                taker._record(m, "in", {}, at)
-                taker._apply(m, outgoing=False, at=at, live=False)
-            done.add(m.id)
-            todo = waiting.pop(m.id, []) + todo
+    def deliver(m: Message) -> None:
+        author = end(m.from_)
+        author._record(m, "out", {}, "")
+        parties = {m.to}
+        ho = author._target(m) if m.type != "HO" else None
+        if ho is not None:
+            parties.update((ho.from_, ho.to))
+        author._apply(m, outgoing=True, at="", live=False)
+        for name in sorted(parties - {m.from_}):
+            other = end(name)
+            other._apply(m, outgoing=False, at="", live=False)
+        done.add(m.id)
+        for entry in waiting.pop(m.id, ()):
+            heapq.heappush(ready, entry)
 
-    for message in ordered:
+    for place, message in enumerate(ordered):
         if message.re is not None and message.re in ids and message.re not in done and message.re != message.id:
-            waiting.setdefault(message.re, []).append(message)
+            waiting.setdefault(message.re, []).append((place, message))
         else:
+            heapq.heappush(ready, (place, message))
+        while ready:
+            deliver(heapq.heappop(ready)[1])
+    stuck = sorted(entry for entries in waiting.values() for entry in entries)
+    for _, message in stuck:  # a cycle of re= (each waits for another): in the order given
+        if message.id not in done:
             deliver(message)
-    for stuck in waiting.values():  # a cycle of re= (each waits for the other): deliver as given
-        for message in stuck:
-            if message.id not in done:
-                deliver(message)
     return ends
 
 
