@@ -101,7 +101,7 @@ class _MemoryTransaction:
         self.numbers = numbers
 
     def entries(self, agent: str, after: int) -> list[Entry]:
-        return [e for e in self.journal[after:] if e.agent == agent]
+        return [e for e in self.journal[after:] if e.agent == agent]  # seq n is at index n - 1
 
     def append(self, agent: str, dir: str, line: str, *, msg_id: str | None, extra: Mapping[str, Any],
                at: str) -> int:
@@ -127,9 +127,14 @@ class MemoryLedger:
     @contextmanager
     def transaction(self) -> Iterator[_MemoryTransaction]:
         with self._lock:
-            journal, numbers = list(self._journal), dict(self._numbers)
-            yield _MemoryTransaction(journal, numbers)
-            self._journal, self._numbers = journal, numbers
+            length, numbers = len(self._journal), dict(self._numbers)
+            try:
+                yield _MemoryTransaction(self._journal, self._numbers)
+            except BaseException:
+                del self._journal[length:]  # all or nothing
+                self._numbers.clear()
+                self._numbers.update(numbers)
+                raise
 
 
 # --------------------------------------------------------------------------
