@@ -78,13 +78,16 @@ from .vocab import Receiver, as_receiver
 
 READBACK_STATES = ("offered", "void", "read-back", "wilco")
 CLOSE_STATES = ("open", "done", "closed", "cancelled", "answered", "late-cancel")
+#: under rb=all, every ST or AN of the sender's that the receiver will act on is echoed first (spec 5 rule 1)
+ECHO_STATES = ("echoed", "unechoed")
 EVENTS = ("resend", "reissue", "RB-pass", "RB-pass-exec", "RB-void", "confirm", "refuse",
-          "DN-act", "DN-noop", "UN", "FL", "CX")
+          "DN-act", "DN-noop", "UN", "FL", "CX", "change", "echo")
 #: what each automatic or composed reply is
 REPLIES = {
     "UN-DUP": "UN why=DUP: the handoff was already read back, so a re-send cannot make a second owner",
     "AN-Y": "AN val=Y to the cancel, once what was prepared for the handoff is abandoned",
     "DN-again": "the act's DN again: a cancel cannot unsay an act",
+    "RB-echo": "under rb=all, the echo of the sender's ST or AN, composed by code, before acting on it",
 }
 
 
@@ -121,6 +124,11 @@ def _table() -> dict[tuple[str, str], Step]:
     for state in ("offered", "void", "read-back"):
         t[(state, "DN-act")] = Step(state, ("act-before-wilco",))
     t[("wilco", "DN-act")] = Step("wilco")
+    # -- the echo region (rb=all: a change is echoed before the act) -------------
+    t[("echoed", "change")] = t[("unechoed", "change")] = Step("unechoed", replies=("RB-echo",))
+    t[("unechoed", "echo")] = t[("echoed", "echo")] = Step("echoed")
+    t[("unechoed", "DN-act")] = Step("unechoed", ("act-before-echo",))
+    t[("echoed", "DN-act")] = Step("echoed")
     # -- the close region (spec 5.4) -------------------------------------------
     t[("open", "DN-act")] = Step("done")
     t[("open", "DN-noop")] = Step("closed")
@@ -159,7 +167,8 @@ def mermaid(table: Mapping[tuple[str, str], Step] = TRANSITIONS) -> str:
     lists every row).
     """
     lines = ["stateDiagram-v2", "    state handoff {"]
-    for i, (states, first) in enumerate(((READBACK_STATES, "offered"), (CLOSE_STATES, "open"))):
+    for i, (states, first) in enumerate(((READBACK_STATES, "offered"), (CLOSE_STATES, "open"),
+                                         (ECHO_STATES, "echoed"))):
         if i:
             lines.append("        --")
         for state in states:
@@ -370,6 +379,23 @@ class ReadbackOverdue(Event):
 
 
 @attrs.frozen(kw_only=True)
+class ChangeToEcho(Event):
+    """Under ``rb=all``, the sender's ST or AN changes what I will do: send ``echo`` (composed by code,
+    ``number=True``) before acting on it."""
+
+    handoff: str = ""
+    echo: Message | None = None
+
+
+@attrs.frozen(kw_only=True)
+class EchoChecked(Event):
+    """The receiver's echo of my change, checked like a readback: ``report.passed`` or not."""
+
+    handoff: str = ""
+    report: ReadbackReport | None = None
+
+
+@attrs.frozen(kw_only=True)
 class Held(Event):
     """(tick) My handoff's readback failed and was not re-issued: send ``reissue`` or ``cancel``, never leave it."""
 
@@ -412,6 +438,8 @@ class Handoff:
     void_at: str = ""
     resent_dup: set[str] = attrs.Factory(set)  # re-sends answered UN why=DUP
     carried: dict[str, str] = attrs.Factory(dict)  # an issue -> the later HO that carried it forward
+    echo: str = "echoed"
+    pending: list[str] = attrs.Factory(list)  # under rb=all: the sender's changes not yet echoed
 
     @property
     def live(self) -> str:
@@ -460,8 +488,30 @@ _FINDING_TEXT = {
                         "arrived first",
     "closed-twice": "{k} is closed more than once: {t} {m} after {first}",
     "confirm-void": "AN {m} confirms a readback of {k} that did not pass",
+    "act-before-echo": "{t} {m} reports an act on {k} before the sender's change to it was echoed (rb=all)",
     "confirm-without-readback": "AN {m} confirms {k} before any readback",
 }
+
+
+def check_echo(change: Message | str, rb: Message | str, *, profiles: Receiver | Iterable | None = None
+               ) -> ReadbackReport:
+    """The sender's check of an echo (rb=all) of its ST or AN: receipt, digest, and every slot the change
+    carries read back equal (tiers 1 to 3, as for a readback)."""
+    from .readback import _compare_slot, coerce, tier_digest, tier_receipt, vocabulary_of
+
+    receiver = as_receiver(profiles)
+    if isinstance(change, str):
+        change = Message.from_line(change, receiver)
+    echo, problem = coerce(rb, receiver, "RB", "echo")
+    if echo is None:
+        return ReadbackReport(passed=False, findings=(problem,) if problem else (), check="check-echo", ho=change)
+    vocab = vocabulary_of(change, receiver)
+    findings: list[Finding] = tier_receipt(change, echo) + tier_digest(change, echo)
+    for key, value in change.slots.items():
+        if key != "p":
+            findings += _compare_slot(key, value, echo, vocab, 3, require=True)
+    return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-echo",
+                          ho=change, other=echo)
 
 
 def finding_text(kind: str, message: Message, key: str, first: Message | None) -> str:
@@ -544,6 +594,7 @@ class Endpoint:
         self._item_hos: dict[str, list[str]] = {}  # item -> HO ids in order
         self._ho_index: dict[str, int] = {}  # HO id -> its place in its item's list
         self._rb_of: dict[str, list[str]] = {}  # HO id -> the RBs that answer it
+        self._changes: dict[str, Handoff] = {}  # under rb=all: a sender's ST or AN -> the handoff it changes
         self._item_passed: dict[str, int] = {}  # item -> the place of its latest HO whose readback passed
         self._questions: dict[str, str | None] = {}  # AQ id -> the AN/UN that answered it
         self._composed: dict[str, list[Message]] = {}  # HO id -> readbacks composed for it
@@ -637,7 +688,7 @@ class Endpoint:
         ``AN val=Y`` came), nobody closed or cancelled it, and the item is still mine."""
         self.refresh()
         h = self._handoffs.get(ho_id)
-        if h is None or h.receiver != self.me or h.rb != "wilco" or h.close != "open":
+        if h is None or h.receiver != self.me or h.rb != "wilco" or h.close != "open" or h.echo != "echoed":
             return False
         return h.item is None or self._owner(h.item) == self.me
 
@@ -777,7 +828,7 @@ class Endpoint:
         findings: list[Finding] = []
         replies: list[str] = []
         first = self._messages.get(h.first_closer) if h.first_closer else None
-        for region in ("rb", "close"):
+        for region in ("rb", "close", "echo"):
             state = getattr(h, region)
             step = TRANSITIONS.get((state, event))
             if step is None:
@@ -790,11 +841,11 @@ class Endpoint:
 
     def _evaluate(self, h: Handoff, event: str, message: Message) -> list[Finding]:
         """The findings an event would raise, without changing anything."""
-        saved = (h.rb, h.close)
+        saved = (h.rb, h.close, h.echo)
         try:
             findings, _ = self._step(h, event, message)
         finally:
-            h.rb, h.close = saved
+            h.rb, h.close, h.echo = saved
         return findings
 
     def _rb_event(self, ho: Message, rb: Message) -> tuple[str, ReadbackReport]:
@@ -826,6 +877,10 @@ class Endpoint:
             self._questions.setdefault(message.id, None)
             return [] if mine else [QuestionAsked(message=message)]
         named = self._messages.get(message.re) if message.re else None
+        if kind in ("ST", "AN"):
+            changed = self._change_of(message, named)
+            if changed is not None:
+                return self._apply_change(message, changed, mine=mine)
         if kind in ("AN", "UN") and named is not None and named.type == "AQ":
             if self._questions.get(named.id) is None:
                 self._questions[named.id] = message.id
@@ -974,7 +1029,69 @@ class Endpoint:
         self._handoffs[resend.id] = alone
         return alone
 
+    def _change_of(self, message: Message, named: Message | None) -> Handoff | None:
+        """The rb=all handoff an ST or AN of its sender changes, where it is one (spec 5 rule 1)."""
+        if message.type == "AN" and named is not None and named.type in ("RB", "CX"):
+            return None  # a go-ahead or a cancel's answer changes nothing
+        ho = None
+        seen = {message.id}
+        current = named
+        while current is not None and current.type in ("RB", "AN", "CX", "AQ", "ST") and current.id not in seen:
+            seen.add(current.id)
+            current = self._messages.get(current.re) if current.re else None
+        if current is not None and current.type == "HO":
+            ho = current
+        elif message.type == "ST" and named is None and message.item is not None:
+            for ho_id in reversed(self._item_hos.get(message.item, ())):
+                candidate = self._handoffs.get(ho_id)
+                if candidate is not None and candidate.close == "open":
+                    ho = self._messages[candidate.live]
+                    break
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        if h is None or (message.from_, message.to) != (h.sender, h.receiver) or h.close != "open":
+            return None
+        if "all" not in levels_of(self._messages[h.live]):
+            return None
+        return h
+
+    def _apply_change(self, message: Message, h: Handoff, *, mine: bool) -> list[Any]:
+        h.pending.append(message.id)
+        self._changes[message.id] = h
+        self._step(h, "change", message)
+        if message.type == "AN" and message.re in self._questions and self._questions[message.re] is None:
+            self._questions[message.re] = message.id
+        if mine:
+            return []
+        echo = self._echo(message, h) if self.compose else None
+        return [ChangeToEcho(message=message, handoff=h.live, echo=echo)]
+
+    def _echo(self, change: Message, h: Handoff) -> Message:
+        """The receiver's echo of a change, composed by code: an RB of every slot it carries, and its digest."""
+        ho = self._messages[h.live]
+        slots: dict[str, Any] = {"p": ho.profile} if ho.profile else {}
+        slots["ask"] = ho.get("ask")
+        for key, value in change.slots.items():
+            if key != "p":
+                slots[key] = value
+        slots["h"] = change.digest()
+        return self._compose("RB", re=change.id, to=change.from_, item=h.item, slots=slots)
+
+    def _apply_echo(self, rb: Message, change: Message, *, mine: bool) -> list[Any]:
+        h = self._changes.get(change.id)
+        if h is None or change.id not in h.pending:
+            return [] if mine else [Noted(message=rb)]
+        report = check_echo(change, rb, profiles=self.receiver)
+        if report.passed:
+            h.pending.remove(change.id)
+            if not h.pending:
+                self._step(h, "echo", rb)
+        if mine:
+            return []
+        return [EchoChecked(message=rb, handoff=h.live, report=report)]
+
     def _apply_rb(self, rb: Message, ho: Message | None, *, mine: bool) -> list[Any]:
+        if ho is not None and ho.type in ("ST", "AN"):
+            return self._apply_echo(rb, ho, mine=mine)
         if ho is None or ho.type != "HO":
             return [] if mine else [Noted(message=rb)]
         h = self._handoffs.get(ho.id)
@@ -1155,6 +1272,12 @@ class Endpoint:
                 if link[0] != h.live:
                     raise ProtocolError(f"{link[0]} was carried forward by {h.live}; continue from that",
                                         kind="stale")
+            return
+        if kind == "RB" and named is not None and named.type in ("ST", "AN"):
+            h = self._changes.get(named.id)
+            if h is None or named.to != self.me or named.id not in h.pending:
+                raise ProtocolError(f"{msg.id} echoes {named.id}, which is no change waiting for an echo",
+                                    kind="not-offered", token=f"re={msg.re}")
             return
         if kind == "RB":
             if named is None or named.type != "HO" or named.to != self.me:
@@ -1368,10 +1491,10 @@ def replies(events: Iterable[Any]) -> list[str]:
 
 __all__ = [
     "CLOSE_STATES", "EVENTS", "READBACK_STATES", "TRANSITIONS", "Answered", "CancelAnswered", "Cancelled",
-    "Confirmed", "ConfirmRefused", "DoneReport", "Duplicate", "Endpoint", "Event", "HandoffClosed", "Held",
+    "ChangeToEcho", "Confirmed", "ConfirmRefused", "EchoChecked", "DoneReport", "Duplicate", "Endpoint", "Event", "HandoffClosed", "Held",
     "HandoffOffered", "HandoffView", "NotForMe", "Noted", "Orphaned", "OwnershipTransferred", "ProtocolError", "QuestionUnanswered",
     "ReadbackOverdue", "ReadbackPassed", "ReadbackVoid", "Redelivered", "Refused", "Reply", "StatusReport", "Step",
-    "Unreadable", "event_to_json", "mermaid", "replies", "table_rows",
+    "Unreadable", "check_echo", "event_to_json", "mermaid", "replies", "table_rows",
 ]
 
 

@@ -373,3 +373,59 @@ def test_tick_never_leaves_a_hold_or_a_question():
     assert late[0].refuse.to_line() == "RW1 UN lead-3 re=dev-2 from=lead to=dev why=TIMEOUT // cannot answer in time"
     assert [e.message.id for e in lead.tick("20261005T0000Z") if type(e).__name__ == "QuestionUnanswered"] \
         == ["dev-2", "dev-3"]
+
+
+# ---- rb=all: a change is echoed before the act ---------------------------------------------
+
+ALL_HO = "RW1 HO lead-1 from=lead to=dev item=gh:o/r#1 ask=FIX due=20261010 rb=all"
+CHANGE = "RW1 ST lead-2 re=lead-1 from=lead to=dev item=gh:o/r#1 eta=20261008 // sooner"
+
+
+def test_under_rb_all_a_change_is_echoed_before_the_act():
+    lead, dev = pair()
+    dev.receive(lead.send(ALL_HO))
+    lead.receive(dev.send(dev.readback("lead-1"), number=True))
+    assert dev.may_act("lead-1")
+    events = dev.receive(lead.send(CHANGE))
+    assert kinds(events) == ["ChangeToEcho"] and not dev.may_act("lead-1")
+    assert refused(dev, "RW1 DN dev-9 re=lead-1 from=dev to=lead item=gh:o/r#1 out=OK") == "act-before-echo"
+    echo = dev.send(events[0].echo, number=True)
+    assert echo == "RW1 RB dev-2 re=lead-2 from=dev to=lead item=gh:o/r#1 ask=FIX eta=20261008 h=" + \
+        rogerwilco_digest(CHANGE)
+    checked = lead.receive(echo)
+    assert kinds(checked) == ["EchoChecked"] and checked[0].report.passed
+    assert dev.may_act("lead-1")
+
+
+def test_a_wrong_echo_fails_the_senders_check():
+    from rogerwilco.endpoint import check_echo
+
+    report = check_echo(CHANGE, "RW1 RB dev-5 re=lead-2 from=dev to=lead item=gh:o/r#1 ask=FIX eta=20261009")
+    assert not report.passed and ("mismatch", "eta") in [(f.kind, f.key) for f in report.failures()]
+
+
+def test_without_rb_all_a_status_changes_nothing():
+    lead, dev = pair()
+    dev.receive(lead.send(HO))
+    dev.send(RB)
+    assert kinds(dev.receive(lead.send("RW1 ST lead-2 re=lead-1 from=lead to=dev item=gh:org/app#7 pct=5"))) \
+        == ["StatusReport"]
+    assert dev.may_act("lead-1")
+
+
+def test_check_thread_reports_an_act_after_an_unechoed_change():
+    from rogerwilco.thread import check_thread
+
+    rb = "RW1 RB dev-1 re=lead-1 from=dev to=lead item=gh:o/r#1 ask=FIX due=20261010"
+    dn = "RW1 DN dev-2 re=lead-1 from=dev to=lead item=gh:o/r#1 out=OK"
+    report = check_thread([ALL_HO, rb, CHANGE, dn], now="20261003T0000Z")
+    assert [(f.severity, f.kind, f.key, f.token) for f in report.findings] == [
+        ("fail", "act-before-echo", "lead-1", "dev-2")]
+    echoed = "RW1 RB dev-3 re=lead-2 from=dev to=lead item=gh:o/r#1 ask=FIX eta=20261008"
+    assert check_thread([ALL_HO, rb, CHANGE, echoed, dn.replace("dev-2", "dev-4")], now="20261003T0000Z").passed
+
+
+def rogerwilco_digest(line):
+    from rogerwilco import loads
+
+    return loads(line).digest()
