@@ -317,11 +317,13 @@ class Answered(Event):
 
 @attrs.frozen(kw_only=True)
 class DoneReport(Event):
-    """A DN for my handoff, checked against the plan (``check_dn``); ``after_cancel`` when my CX went first."""
+    """A DN for my handoff, checked against the plan (``check_dn``); ``after_cancel`` when my CX went first;
+    ``undo`` the reversal to send when the act differs from the plan."""
 
     handoff: str = ""
     report: ReadbackReport | None = None
     after_cancel: bool = False
+    undo: Message | None = None  # where the act differs from the plan: the HO ask=UNDO that reverses it
 
 
 @attrs.frozen(kw_only=True)
@@ -934,8 +936,9 @@ class Endpoint:
             live_ho = self._messages[h.live]
             extra = self._extra.get(live_ho.id, {})
             report = check_dn(live_ho, message, rb, profiles=self.receiver, record=extra.get("record"))
+            undo = self._undo(live_ho, message, report) if not report.passed else None
             return [DoneReport(message=message, handoff=h.live, report=report, findings=tuple(findings),
-                               after_cancel=close_before in ("cancelled",))]
+                               after_cancel=close_before in ("cancelled",), undo=undo)]
         if kind == "CX":
             reply: Message | None = None
             if "DN-again" in replies and h.act_dn is not None:
@@ -961,6 +964,27 @@ class Endpoint:
             return attrs.evolve(finding, severity=NOTE, message=finding.message + " (it may have crossed this end's "
                                 "message on the way: a cancel cannot unsay an act)")
         return finding
+
+    def _undo(self, ho: Message, dn: Message, report: ReadbackReport) -> Message | None:
+        """The reversal of an act whose done report contradicts the plan (spec 5.4): a new HO
+        ``ask=UNDO ctx=<the DN's id>`` on the same item, built from the values as executed, asking
+        ``rb=exec`` where the profile names execution slots for UNDO (``rb=all`` where it does not)."""
+        from .readback import exec_slots, vocabulary_of
+
+        if dn.get("out") == "NOOP" or not any(f.kind in ("mismatch", "missing") for f in report.failures()):
+            return None
+        vocab = vocabulary_of(ho, self.receiver)
+        undo_slots = tuple(vocab.exec_slots.get("UNDO", ()))
+        executed = exec_slots(ho, vocab)
+        slots: dict[str, Any] = {"ask": "UNDO", "ctx": (dn.id,), "rb": ("exec",) if undo_slots else ("all",)}
+        for key in undo_slots or executed:
+            if dn.get(key) is not None:
+                slots[key] = dn.get(key)
+        try:
+            return self._compose("HO", re=None, to=dn.from_, item=ho.item, slots=slots, profile=ho.profile,
+                                 tail=f"reverse {dn.id}: the act differs from the plan")
+        except RW1Error:
+            return None
 
     def _apply_ho(self, ho: Message, at: str, *, live: bool, mine: bool) -> list[Any]:
         link = self.continues(ho)

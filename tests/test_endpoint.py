@@ -429,3 +429,35 @@ def rogerwilco_digest(line):
     from rogerwilco import loads
 
     return loads(line).digest()
+
+
+def test_a_done_report_that_contradicts_the_plan_comes_with_its_undo():
+    ex = exchanges()
+    scheduler, payer = Endpoint("scheduler", profiles=["pay"]), Endpoint("payer", profiles=["pay"])
+    scheduler.send(ex.PAY_HO)
+    rb = payer.send(payer.receive(ex.PAY_HO)[0].readback, number=True)
+    payer.receive(scheduler.send(scheduler.receive(rb)[0].confirm, number=True))
+    executed = ex.PAY_EXEC.replace("amt=5400.00", "amt=5100.00")
+    dn = payer.send(f"RW1 DN payer-2 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-2026-057 out=OK {executed}")
+    report = scheduler.receive(dn)[0]
+    assert report.undo.to_line() == (
+        f"RW1 HO scheduler-3 from=scheduler to=payer item=inv:MD-2026-057 p=pay ask=UNDO ctx=payer-2 rb=exec "
+        f"{executed} // reverse payer-2: the act differs from the plan")
+    from rogerwilco.readback import check_ho
+
+    assert check_ho(report.undo, dict(report.undo.slots, item=report.undo.item), profiles=["pay"]).passed
+    undo = scheduler.send(report.undo, number=True)  # its own readback and checks follow
+    offered = payer.receive(undo)[0]
+    assert offered.readback is not None and offered.readback.get("amt") == "5100.00"
+
+
+def test_a_done_report_that_matches_needs_no_undo():
+    lines = exchanges().pay_exchange()
+    scheduler = Endpoint("scheduler", profiles=["pay"])
+    reports = []
+    for line in lines:
+        if " from=scheduler " in line:
+            scheduler.send(line)
+        else:
+            reports += [e for e in scheduler.receive(line) if isinstance(e, DoneReport)]
+    assert [(r.report.passed, r.undo) for r in reports] == [(True, None)]
