@@ -884,7 +884,7 @@ class Endpoint:
             if changed is not None:
                 return self._apply_change(message, changed, mine=mine)
         if kind in ("AN", "UN") and named is not None and named.type == "AQ":
-            if self._questions.get(named.id) is None:
+            if self._questions.get(named.id) is None and message.from_ == named.to:
                 self._questions[named.id] = message.id
             return [] if mine else [Answered(message=message, question=named.id)]
         if kind == "ST":
@@ -1082,8 +1082,10 @@ class Endpoint:
         h.pending.append(message.id)
         self._changes[message.id] = h
         self._step(h, "change", message)
-        if message.type == "AN" and message.re in self._questions and self._questions[message.re] is None:
-            self._questions[message.re] = message.id
+        named = self._messages.get(message.re) if message.re else None
+        if message.type == "AN" and named is not None and named.type == "AQ" and message.from_ == named.to \
+                and self._questions.get(named.id) is None:
+            self._questions[named.id] = message.id
         if mine:
             return []
         echo = self._echo(message, h) if self.compose else None

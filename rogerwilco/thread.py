@@ -72,11 +72,11 @@ CLOSE_EVENTS = ("DN-act", "DN-noop", "UN", "FL", "CX")
 HANDOFF_STATES = ("awaiting-readback", "owned", "held", "orphaned", "closed", "reissued")
 THREAD_KINDS = {
     "fail": ("open-past-exp", "open-past-due", "closed-twice", "act-after-cancel", "cancel-wrong-party",
-             "reply-to-unknown", "form", "act-before-echo"),
+             "reply-to-unknown", "form"),
     "note": ("cancel-unacknowledged", "open"),
 }
 #: the table's finding kinds that are this check's (the others are the live endpoint's alone)
-_TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel", "act-before-echo"})
+_TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel"})
 _TIME_RE = re.compile(r"[0-9]{8}T[0-9]{4}Z")
 
 #: The close region of the endpoint's table, (state, event) -> (next state, finding kinds): the one the
