@@ -557,6 +557,7 @@ class Endpoint:
         #: judge a peer's fault of order as a possible crossing (live); False: the order seen is the order sent
         self.crossings = True
         self._observer = False  # a replay's endpoint also takes the messages about its handoffs sent to others
+        self._duplicates: set = set()  # a replay's re-sends answered UN why=DUP somewhere in the log
         #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
         self.compose = True
         self._rb_cache: dict[tuple[str, str], tuple[str, ReadbackReport]] = {}
@@ -564,7 +565,7 @@ class Endpoint:
         with self.ledger.transaction() as tx:
             self._catch_up(tx)
 
-    def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict) -> None:
+    def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict, duplicates: set) -> None:
         """An endpoint for :func:`replay`: no ledger, nothing composed, the order given is the order sent."""
         self.me = me
         self.receiver = receiver
@@ -580,6 +581,7 @@ class Endpoint:
         self._reset()
         self._messages = shared
         self._observer = True
+        self._duplicates = duplicates
 
     # ---- state --------------------------------------------------------------
 
@@ -988,6 +990,8 @@ class Endpoint:
 
     def _apply_ho(self, ho: Message, at: str, *, live: bool, mine: bool) -> list[Any]:
         link = self.continues(ho)
+        if ho.id in self._duplicates and link is not None and link[1] == "resend":
+            link = None  # answered UN why=DUP: the re-send is a handoff of its own, which that UN closes
         if link is not None and link[0] not in self._handoffs:
             link = None  # it continues a handoff this end took no part in: to this end it is a new one
         events: list[Any] = []
@@ -1444,64 +1448,70 @@ class Endpoint:
 
 
 def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = None) -> dict[str, Endpoint]:
-    """Run a conversation through one endpoint per party, as it was sent; the endpoints, by agent.
+    """Run a conversation through one endpoint per party; the endpoints, by agent.
 
-    The conversation is a shared record, so every endpoint of a replay reads
-    the same index of messages (a ``re=`` chain resolves whoever wrote its
-    links), and each message is given to its ``from``, its ``to`` and both
-    parties of the handoff it answers: the two ends of a handoff each see
-    every message about it. Messages go in the order given, except that one
-    whose ``re=`` names a message given later waits for it, and then goes in
-    its own place among those waiting (threads are rebuilt from ``re=``, never
-    from position). Nothing is refused: a replay records what happened, and
-    the table's findings say what broke a rule. Crossings are not assumed:
-    the order given is the order sent.
+    The conversation is a shared record: every endpoint of a replay reads the
+    same index of its messages, so a ``re=`` chain resolves wherever its
+    links sit in the log (threads are rebuilt from ``re=``, never from
+    position). Each message is given to its ``from``, its ``to`` and both
+    parties of the handoff it answers, so the two ends of a handoff each see
+    every message about it. Every HO goes first, in the order given (a
+    handoff exists before anything answers it, wherever the log lists it),
+    and a re-send its receiver answered ``UN why=DUP`` is a handoff of its own
+    from the start; then every other message goes in the order given, which
+    is the order its events happened. Nothing is refused: a replay records
+    what happened, and the table's findings say what broke a rule.
+    Crossings are not assumed: the order given is the order sent.
     """
-    import heapq
-
     receiver = as_receiver(profiles)
     ordered = list(messages)
-    ids = {m.id for m in ordered}
     ends: dict[str, Endpoint] = {}
     cache: dict[tuple[str, str], tuple[str, ReadbackReport]] = {}
-    shared: dict[str, Message] = {}
+    shared: dict[str, Message] = {m.id: m for m in ordered}
+    duplicates = {m.re for m in ordered
+                  if m.type == "UN" and m.get("why") == "DUP" and m.re in shared and shared[m.re].type == "HO"
+                  and m.from_ == shared[m.re].to}
 
     def end(name: str) -> Endpoint:
         found = ends.get(name)
         if found is None:
             found = ends[name] = Endpoint.__new__(Endpoint)
-            found._init_replay(name, receiver, cache, shared)
+            found._init_replay(name, receiver, cache, shared, duplicates)
         return found
-
-    done: set[str] = set()
-    waiting: dict[str, list[tuple[int, Message]]] = {}
-    ready: list[tuple[int, Message]] = []
 
     def deliver(m: Message) -> None:
         author = end(m.from_)
-        author._record(m, "out", {}, "")
         parties = {m.to}
         ho = author._target(m) if m.type != "HO" else None
         if ho is not None:
             parties.update((ho.from_, ho.to))
         author._apply(m, outgoing=True, at="", live=False)
         for name in sorted(parties - {m.from_}):
-            other = end(name)
-            other._apply(m, outgoing=False, at="", live=False)
-        done.add(m.id)
-        for entry in waiting.pop(m.id, ()):
-            heapq.heappush(ready, entry)
+            end(name)._apply(m, outgoing=False, at="", live=False)
 
+    import heapq
+
+    applied: set[str] = set()
+    waiting: dict[str, list[tuple[int, Message]]] = {}
+    ready: list[tuple[int, Message]] = []
     for place, message in enumerate(ordered):
-        if message.re is not None and message.re in ids and message.re not in done and message.re != message.id:
-            waiting.setdefault(message.re, []).append((place, message))
-        else:
-            heapq.heappush(ready, (place, message))
+        if message.type != "HO":
+            continue
+        link = end(message.from_).continues(message)
+        if link is not None and link[0] not in applied and link[0] != message.id:
+            waiting.setdefault(link[0], []).append((place, message))  # it carries forward an HO listed later
+            continue
+        heapq.heappush(ready, (place, message))
         while ready:
-            deliver(heapq.heappop(ready)[1])
-    stuck = sorted(entry for entries in waiting.values() for entry in entries)
-    for _, message in stuck:  # a cycle of re= (each waits for another): in the order given
-        if message.id not in done:
+            _, ho = heapq.heappop(ready)
+            deliver(ho)
+            applied.add(ho.id)
+            for entry in waiting.pop(ho.id, ()):
+                heapq.heappush(ready, entry)
+    for _, message in sorted(entry for entries in waiting.values() for entry in entries):
+        deliver(message)  # a loop of re= among HOs: in the order given
+    for message in ordered:
+        if message.type != "HO":
             deliver(message)
     return ends
 
