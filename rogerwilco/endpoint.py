@@ -69,6 +69,7 @@ import attrs
 
 from .errors import RW1Error
 from .findings import FAIL, NOTE, Finding
+from .handoff import is_duplicate_answer, issue_link
 from .ledger import MemoryLedger, SQLiteLedger, Transaction, open_ledger
 from .message import Message
 from .readback import ReadbackInputError, ReadbackReport, check_dn, check_ho, check_rb, levels_of, make_rb
@@ -815,18 +816,9 @@ class Endpoint:
         return current if current is not None and current.type == "HO" else None
 
     def continues(self, ho: Message) -> tuple[str, str] | None:
-        """(earlier HO id, "resend" | "reissue") where ``ho`` carries an earlier handoff forward."""
-        named = self._messages.get(ho.re) if ho.re else None
-        if named is None:
-            return None
-        if named.type == "HO" and (named.from_, named.to, named.item) == (ho.from_, ho.to, ho.item):
-            return named.id, "resend"
-        if named.type == "RB":
-            earlier = self._messages.get(named.re) if named.re else None
-            if (earlier is not None and earlier.type == "HO" and named.from_ == earlier.to
-                    and (earlier.from_, earlier.to, earlier.item) == (ho.from_, ho.to, ho.item)):
-                return earlier.id, "reissue"
-        return None
+        """(earlier HO id, "resend" | "reissue") where ``ho`` carries an earlier handoff forward
+        (:func:`rogerwilco.handoff.issue_link`: the one rule for which HOs are one handoff)."""
+        return issue_link(ho, self._messages.get)
 
     def _step(self, h: Handoff, event: str, message: Message) -> tuple[list[Finding], list[str]]:
         findings: list[Finding] = []
@@ -1043,7 +1035,9 @@ class Endpoint:
 
     def _split_dup(self, h: Handoff, resend: Message, un: Message) -> Handoff | None:
         """A re-send answered ``UN why=DUP`` by its receiver: the UN closes that re-send alone."""
-        if resend.id not in h.issues or resend.id == h.key or un.from_ != resend.to:
+        if resend.id not in h.issues or resend.id == h.key:
+            return None
+        if not is_duplicate_answer(un, un.get("why"), resend, self.continues(resend)):
             return None
         h.issues.remove(resend.id)
         h.resent_dup.add(resend.id)
@@ -1469,8 +1463,8 @@ def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = N
     cache: dict[tuple[str, str], tuple[str, ReadbackReport]] = {}
     shared: dict[str, Message] = {m.id: m for m in ordered}
     duplicates = {m.re for m in ordered
-                  if m.type == "UN" and m.get("why") == "DUP" and m.re in shared and shared[m.re].type == "HO"
-                  and m.from_ == shared[m.re].to}
+                  if m.type == "UN" and m.re in shared
+                  and is_duplicate_answer(m, m.get("why"), shared[m.re], issue_link(shared[m.re], shared.get))}
 
     def end(name: str) -> Endpoint:
         found = ends.get(name)
