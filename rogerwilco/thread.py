@@ -104,13 +104,18 @@ class HandoffState:
     next: str | None = None  # reissued: the HO that carries it forward
     exp: str | None = None
     due: str | None = None
+    undoes: str | None = None  # an ask=UNDO: the HO whose act it reverses (through the DN its ctx= names)
+    reverses: str | None = None  # an ask=UNDO: that DN
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id, "item": self.item, "from": self.from_, "to": self.to, "ask": self.ask,
             "state": self.state, "readback": self.readback, "rb": self.rb, "by": self.by,
             "closer": self.closer, "next": self.next, "exp": self.exp, "due": self.due,
         }
+        if self.undoes is not None:
+            out["undoes"], out["reverses"] = self.undoes, self.reverses
+        return out
 
 
 @attrs.frozen(kw_only=True)
@@ -221,6 +226,20 @@ def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list
     return messages, findings
 
 
+def _reversal(ho: Message, by_id: Mapping[str, Message], ends: Mapping[str, Any]) -> dict[str, str]:
+    """For an ``ask=UNDO``: the act it reverses, followed back from the DN its ``ctx=`` names (spec 5.4)."""
+    if ho.get("ask") != "UNDO":
+        return {}
+    for ref in ho.get("ctx") or ():
+        dn = by_id.get(ref)
+        if dn is None or dn.type != "DN":
+            continue
+        target = ends[dn.from_]._target(dn)
+        if target is not None:
+            return {"undoes": target.id, "reverses": dn.id}
+    return {}
+
+
 def check_thread(
     lines: Iterable[str | Message | LineResult],
     *,
@@ -283,7 +302,8 @@ def check_thread(
             ho = by_id[ho_id]
             rb_state, rb_id = handoff.readbacks.get(ho_id, (None, None))
             common = dict(id=ho.id, item=ho.item, from_=ho.from_, to=ho.to, ask=ho.get("ask"),
-                          readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"))
+                          readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"),
+                          **_reversal(ho, by_id, ends))
             if ho_id in handoff.carried:
                 states[ho_id] = HandoffState(state="reissued", next=handoff.carried[ho_id], **common)
                 continue
