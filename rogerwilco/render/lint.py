@@ -27,6 +27,8 @@ def finding_text(finding: LintFinding) -> Text:
     if finding.token:
         out.append(" " + printable(finding.token), style="bold")
     out.append(" " + printable(finding.message))
+    if finding.hint:
+        out.append(f" ({printable(finding.hint)})", style="cyan")
     if finding.text:
         shown, caret = caret_lines(finding.text, finding.column or 1, finding.token or "")
         out.append("\n  " + shown)
