@@ -110,3 +110,13 @@ def test_strict_arguments_run_after_from_strict():
     assert any(f["key"] == "amt" for f in result["findings"])
     strict_args["rb"] = rb
     assert call("check_rb", from_strict("check_rb", strict_args))[0]["passed"] is True
+
+
+def test_the_documented_example_runs():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "agents.md").read_text()
+    block = doc.split("## Without a transport")[1].split("```python\n")[1].split("```")[0]
+    namespace: dict = {}
+    exec(compile(block, "docs/agents.md", "exec"), namespace)  # noqa: S102 - our own documentation
+    assert namespace["rb"].endswith("h=a7a82de76607") and namespace["report"]["passed"] is False
