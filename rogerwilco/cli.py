@@ -16,7 +16,35 @@ import sys
 from typing import Sequence
 
 from . import __version__, commands
-from .errors import RW1Error
+from .errors import RW1Error, printable
+
+
+class _EscapingWriter:
+    """stderr as the CLI writes it: whatever user text a message quotes, every
+    invisible or terminal-driving character in it is shown escaped (D14), so
+    no error path can put ESC, CSI or OSC 8 on a user's terminal. Line breaks
+    the CLI writes itself pass through."""
+
+    def __init__(self, stream) -> None:
+        self.unescaped = stream
+
+    def write(self, text: str) -> int:
+        self.unescaped.write("\n".join(printable(part) for part in text.split("\n")))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.unescaped, name)
+
+
+def _degrade_encoding(stream) -> None:
+    """Output to any encoding: what the encoding cannot hold is written as a
+    backslash escape, never a crash (PYTHONIOENCODING=ascii, a legacy console)."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):
+            pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,6 +70,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _degrade_encoding(sys.stdout)
+    _degrade_encoding(sys.stderr)
+    stderr = sys.stderr
+    sys.stderr = _EscapingWriter(stderr)  # type: ignore[assignment]
+    try:
+        return _main(argv)
+    finally:
+        sys.stderr = stderr
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

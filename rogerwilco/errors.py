@@ -76,16 +76,25 @@ class ProfileError(RW1Error):
 
 
 def printable(text: str) -> str:
-    """Text with control and line-breaking characters shown as escapes.
+    """Text with every invisible or line-breaking character shown as an escape.
 
-    Used wherever input is echoed back (reports, refusal tails), so that
-    nothing in the input can break a line or drive a terminal.
+    The one function that makes user text safe to show a person (D14): used
+    wherever input is echoed back (reports, tables, diffs, refusal tails,
+    errors), so that nothing in the input can break a line, drive a terminal
+    (ESC, CSI, OSC 8) or hide what a value is (zero-width and bidirectional
+    characters, no-break spaces). Escaped are exactly the characters Python
+    calls non-printable: Unicode's "Other" (Cc, Cf, Cs, Co, Cn) and
+    "Separator" (Zs, Zl, Zp) categories, except the ASCII space. A character
+    shows as ``\\xNN``, ``\\uNNNN`` or ``\\UNNNNNNNN``.
     """
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch != " " and (code < 0x20 or 0x7F <= code <= 0x9F or ch.isspace() or 0xD800 <= code <= 0xDFFF):
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escape(ord(ch)) for ch in text)
+
+
+def _escape(code: int) -> str:
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"

@@ -44,16 +44,45 @@ def open_input(name: str | None) -> Iterator[IO[bytes]]:
         yield fh
 
 
-def line_argument(value: str | None) -> str:
-    """A LINE argument: the text itself, or '-' for one line on stdin."""
+def line_argument(value: str | None, *, max_bytes: int | None = None) -> str:
+    """A LINE argument: the text itself, or '-' for one line on stdin.
+
+    One line of stdin is read, in bounded pieces: a line longer than
+    ``max_bytes`` (64 KiB, as the stream readers) is refused with its size,
+    never held. A terminator is stripped, and so is a CR left at the end of
+    an argument (a line copied from a Windows file), with a note on stderr.
+    """
+    from ..stream import DEFAULT_MAX_BYTES
+
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     if value in (None, "-"):
-        data = sys.stdin.buffer.readline()
+        stream = sys.stdin.buffer
+        data = stream.readline(limit + 2)
+        if len(data) > limit and not data.endswith(b"\n") or len(data.rstrip(b"\r\n")) > limit:
+            size = len(data.rstrip(b"\r\n"))
+            while not data.endswith(b"\n"):
+                data = stream.readline(64 * 1024)
+                if not data:
+                    break
+                size += len(data.rstrip(b"\r\n"))
+            raise RW1Error(f"the line on standard input is {size} bytes; the limit is {limit}")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise RW1Error("standard input is not UTF-8") from None
         return text[:-1].removesuffix("\r") if text.endswith("\n") else text
+    if value.endswith("\r\n") or value.endswith("\n"):
+        value = value[:-1].removesuffix("\r")
+        note("a line terminator at the end of the line argument was stripped")
+    elif value.endswith("\r"):
+        value = value[:-1]
+        note("a CR (\\r) at the end of the line argument was stripped (a line copied from a Windows file?)")
     return value
+
+
+def note(text: str) -> None:
+    """A note for the person at the terminal, on stderr; never changes the exit code."""
+    sys.stderr.write(f"rogerwilco: note: {text}\n")
 
 
 def display_name(name: str | None) -> str:

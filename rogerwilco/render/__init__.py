@@ -16,6 +16,8 @@ from rich.console import Console
 
 def make_console(file: IO[str] | None = None, *, width: int | None = None, color: bool | None = None) -> Console:
     stream = file if file is not None else sys.stdout
+    # the CLI's escaping stderr: a console escapes what it prints itself and writes its own styles
+    stream = getattr(stream, "unescaped", stream)
     if color is None:
         color = "NO_COLOR" not in os.environ and getattr(stream, "isatty", lambda: False)()
     return Console(

@@ -13,7 +13,7 @@ _STYLE = {"fail": "bold red", "note": "yellow"}
 
 def finding_text(result: LineResult, finding: Finding, file: str) -> Text:
     """``file:line:col: fail UNK ask=PAYY unknown ask code`` and the caret."""
-    where = f"{file}:{result.line_number or 1}"
+    where = f"{printable(file)}:{result.line_number or 1}"
     if finding.column:
         where += f":{finding.column}"
     out = Text()
