@@ -9,6 +9,8 @@ stream), column (1-based, in code points) and the source line for a caret.
 
 from __future__ import annotations
 
+from .display import printable  # re-exported: the one escaping function for text shown to a person
+
 
 class RW1Error(Exception):
     """Base class of every error this package raises."""
@@ -73,28 +75,3 @@ class ProfileError(RW1Error):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
-
-
-def printable(text: str) -> str:
-    """Text with every invisible or line-breaking character shown as an escape.
-
-    The one function that makes user text safe to show a person (D14): used
-    wherever input is echoed back (reports, tables, diffs, refusal tails,
-    errors), so that nothing in the input can break a line, drive a terminal
-    (ESC, CSI, OSC 8) or hide what a value is (zero-width and bidirectional
-    characters, no-break spaces). Escaped are exactly the characters Python
-    calls non-printable: Unicode's "Other" (Cc, Cf, Cs, Co, Cn) and
-    "Separator" (Zs, Zl, Zp) categories, except the ASCII space. A character
-    shows as ``\\xNN``, ``\\uNNNN`` or ``\\UNNNNNNNN``.
-    """
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else _escape(ord(ch)) for ch in text)
-
-
-def _escape(code: int) -> str:
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
