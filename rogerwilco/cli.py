@@ -101,6 +101,11 @@ def _main(argv: Sequence[str] | None) -> int:
             return 0
         sys.stderr.write(f"rogerwilco: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}\n")
         return 2
+    except ImportError as exc:  # an optional extra that is not installed: say which, and how
+        from .extras import install_hint
+
+        sys.stderr.write(f"rogerwilco: {install_hint(exc)}\n")
+        return 2
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - the contract: no traceback reaches a user

@@ -538,8 +538,10 @@ async def serve_stdio() -> None:
 
 def serve() -> int:
     """Serve over stdin/stdout until the client closes the connection."""
-    import anyio
-
     _sdk()
+    try:
+        import anyio
+    except ImportError as exc:
+        raise MissingSDK("rogerwilco mcp needs the MCP SDK and its anyio: pip install 'rogerwilco[mcp]'") from exc
     anyio.run(serve_stdio)
     return 0

@@ -94,6 +94,16 @@ class ReadbackReport:
     ho: Message | None = None
     other: Message | None = None  # the RB or DN checked
 
+    @property
+    def unchecked(self) -> tuple[int, ...]:
+        """The tiers the HO asked for that could not be checked (D12): tier 4
+        with no criteria to compare, tier 5 with a value the receiver resolved
+        and no record to check it against. The verdict can pass; it says so."""
+        out = [t for t in (4, 5) if self.tiers.get(t) == NOT_CHECKED and self.ho is not None and self.other is not None]
+        if 5 not in out and any(f.kind == "unchecked" and f.tier == 5 for f in self.findings):
+            out.append(5)
+        return tuple(sorted(out))
+
     def to_json(self) -> dict[str, Any]:
         return {"passed": self.passed, "findings": [f.to_json() for f in self.findings]}
 
@@ -319,7 +329,12 @@ def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[
         if got is None:
             findings.append(_fail("missing", f"{key}: the value the receiver will use is not read back", tier=5, key=key))
             continue
-        if record is not None and key in record:
+        if record is None or key not in record:
+            # D12: the receiver resolved it and the sender has nothing to check it against
+            findings.append(_note("unchecked", f"{key}: the receiver resolved {written(key, decoded(vocab, key, got))}; "
+                                  "no record to check it against (give the sender's record)", tier=5, key=key,
+                                  receiver=written(key, decoded(vocab, key, got))))
+        else:
             want = decoded(vocab, key, record[key])
             got = decoded(vocab, key, got)
             if not same(want, got):

@@ -584,9 +584,23 @@ class Receiver:
 
 
 def as_receiver(profiles: "Receiver | Iterable[str | Path | Mapping[str, Any]] | None") -> Receiver:
+    """The receiver an API call describes.
+
+    ``None`` (not said) holds the bundled profiles, as the CLI does; a
+    receiver that wants fewer says so: ``()`` holds the core vocabulary only,
+    ``["pay"]`` the core and pay.
+    """
     if isinstance(profiles, Receiver):
         return profiles
-    return Receiver(profiles or ())
+    if profiles is None:
+        return default_receiver()
+    return Receiver(profiles)
+
+
+@lru_cache(maxsize=1)
+def default_receiver() -> Receiver:
+    """The bundled profiles, compiled once: what the API and the CLI hold when not told otherwise."""
+    return Receiver(BUNDLED_PROFILES)
 
 
 def bundled_profile_names() -> tuple[str, ...]:

@@ -24,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--record", metavar="FILE", help="JSON object of the sender's record, for resolved execution values (tier 5)")
     p.add_argument("--crosswalk", metavar="NAME|FILE",
                    help="the readback is in another profile: map the handoff through this crosswalk first")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when a tier the handoff asked for could not be checked (tier 4 without criteria, "
+                        "tier 5 without a record), even though the readback passes")
     add_profiles(p)
     add_format(p)
     p.set_defaults(func=cmd_check_rb)
@@ -95,13 +98,18 @@ def _record_or_line(path: str) -> Any:
 
 def _emit(report, args: argparse.Namespace) -> int:
     if args.format == "json":
-        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=True) + "\n")
+        doc = report.to_json()
+        if report.check == "check-rb":
+            doc["unchecked"] = list(report.unchecked)
+        sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
     else:
         from ..render import make_console
         from ..render.readback import report_renderable
 
         make_console().print(report_renderable(report))
-    return 0 if report.passed else 1
+    if not report.passed:
+        return 1
+    return 1 if getattr(args, "strict", False) and report.unchecked else 0
 
 
 def _sender_input(report, name: str) -> None:

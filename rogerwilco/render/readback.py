@@ -33,6 +33,8 @@ def verdict_text(report: ReadbackReport) -> Text:
     if report.check == "check-rb":
         word = "WILCO" if report.passed else "VOID"
         detail = "readback passes every tier asked for" if report.passed else "readback does not pass: re-issue the HO"
+        if report.passed and report.unchecked:
+            detail = f"readback passes, {_not_checked(report.unchecked)}"
     else:
         word = "PASS" if report.passed else "FAIL"
         detail = {"check-ho": "handoff matches the record", "check-dn": "done report matches the plan"}[report.check]
@@ -49,6 +51,16 @@ def verdict_text(report: ReadbackReport) -> Text:
             out.append(f" for HO {printable(report.ho.id)}")
         out.append(")")
     return out
+
+
+_WHY_UNCHECKED = {4: "no acceptance criteria to compare: give --expect-acc",
+                  5: "a value the receiver resolved has no record to check it against: give --record"}
+
+
+def _not_checked(tiers: tuple[int, ...]) -> str:
+    """``tier 4 not checked (no acceptance criteria ...)``: D12's verdict words, with the fix."""
+    words = " and ".join(f"tier {t}" for t in tiers)
+    return f"{words} not checked ({'; '.join(_WHY_UNCHECKED[t] for t in tiers)})"
 
 
 def tier_table(report: ReadbackReport) -> Table:
