@@ -122,7 +122,12 @@ def _read_json(path: Path) -> dict:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
     except FileNotFoundError:
-        raise ProfileError(f"profile file not found: {path}") from None
+        raise ProfileError(f"{path} is neither a bundled profile ({', '.join(BUNDLED_PROFILES)}) "
+                           "nor a profile file that exists") from None
+    except IsADirectoryError:
+        raise ProfileError(f"{path} is a directory, not a profile file") from None
+    except UnicodeDecodeError:
+        raise ProfileError(f"{path} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise ProfileError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     if not isinstance(doc, dict):

@@ -71,3 +71,110 @@ def test_a_resolved_value_without_a_record_leaves_tier_5_unchecked(capsys):
     record = str(ROOT / "examples" / "readback" / "05-record.json")
     assert main(["check-rb", "--strict", "--ho", RESOLVED[0], "--rb", RESOLVED[1], "--record", record]) == 1
     assert "VOID" in capsys.readouterr().out  # the record holds another account: a fail, not an unchecked
+
+
+# 7. The traps ------------------------------------------------------------------
+
+def test_tool_commands_refuse_a_store_that_does_not_exist(tmp_path, capsys):
+    typo = tmp_path / "typo.db"
+    assert main(["tool", "status", "--store", str(typo)]) == 2
+    assert "no store at" in capsys.readouterr().err and not typo.exists()
+
+
+def test_tool_commit_usage_says_exec_comes_last(capsys):
+    with pytest.raises(SystemExit):
+        main(["tool", "commit", "--help"])
+    assert "--exec comes last" in capsys.readouterr().out
+
+
+def test_an_in_doubt_statement_is_settled_by_hand_with_who_and_when(tmp_path, capsys):
+    from tests.test_tool import HO, NOON
+
+    from rogerwilco.tool import ToolRefused, ToolStore
+
+    path = tmp_path / "store.db"
+    store = ToolStore(path)
+    prepared = store.prepare(HO, now=NOON)
+    die = tmp_path / "die.py"
+    die.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    with pytest.raises(ToolRefused):
+        store.commit(prepared.token, [__import__("sys").executable, str(die)], now=NOON)
+    assert store.status(prepared.token)[0].state == "in-doubt"
+    assert main(["tool", "resolve", prepared.token, "--store", str(path), "--did-not-run",
+                 "--note", "bank shows no payment", "--by", "ops-ana"]) == 0
+    settled = store.status(prepared.token)[0]
+    assert settled.state == "abandoned"
+    assert "settled by hand by ops-ana at" in settled.detail and "did not run" in settled.detail
+    assert "bank shows no payment" in settled.detail
+    assert main(["tool", "resolve", prepared.token, "--store", str(path), "--ran", "--note", "x"]) == 1
+    assert "not in doubt" in capsys.readouterr().err
+
+
+def test_unknown_profile_names_list_the_bundled_ones(capsys):
+    assert main(["validate", "--profile", "nosuch", "/dev/null"]) == 2
+    assert "pay, clin, pform" in capsys.readouterr().err
+
+
+def test_records_as_json_say_the_expected_type_in_words_never_a_repr():
+    ho = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
+          "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
+    record = {"item": "inv:MD-2026-057", "sup": None, "amt": 5400, "cur": "GBP", "kind": "GROSS",
+              "acct": "40-12-88/61102938", "paid": "20261002", "ref": "MD-2026-057", "apref": "FD-0929"}
+    report = rogerwilco.readback.check_ho(ho, record)
+    messages = [f.message for f in report.findings]
+    assert 'amt: the record gives the number 5400; amt is an amount as a string, like "5400.00"' in messages
+    assert any(m.startswith("sup: the record gives null") for m in messages)
+    assert not any("None" in m for m in messages)
+    record.update(sup="marlow", amt="5400.00")
+    assert rogerwilco.readback.check_ho(ho, record).passed
+
+
+def test_legend_takes_a_profile_name():
+    from rogerwilco.legend import legend
+
+    assert legend("pay", lean=True).startswith("RW1 legend, profile pay")
+    assert legend().startswith("RW1 legend, core")
+
+
+def test_counts_agree_with_their_nouns(tmp_path, capsys):
+    one = tmp_path / "one.rw1"
+    one.write_text("RW1 HO a-1 from=a to=b item=x ask=FIX\n")
+    assert main(["validate", str(one)]) == 0
+    assert "1 line, 1 valid, 0 refused, 0 notes" in capsys.readouterr().out
+
+
+# 5. Input help -------------------------------------------------------------------
+
+def test_a_trailing_cr_on_a_line_argument_is_stripped_with_a_note(capsys):
+    assert main(["digest", "RW1 HO a-1 from=a to=b item=x ask=FIX\r"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == rogerwilco.loads("RW1 HO a-1 from=a to=b item=x ask=FIX").digest()
+    assert "note:" in err and "CR" in err
+
+
+@pytest.mark.parametrize("command", ["validate", "parse", "check-thread"])
+def test_a_line_where_a_file_is_expected_is_recognised(command, capsys):
+    assert main([command, "RW1 HO a-1 from=a to=b item=x ask=FIX"]) == 2
+    err = capsys.readouterr().err
+    assert "is a line, not a file" in err and "| rogerwilco" in err
+
+
+def test_directories_and_compressed_files_point_to_scan(tmp_path, capsys):
+    gz = tmp_path / "log.rw1.gz"
+    gz.write_bytes(b"\x1f\x8b")
+    assert main(["validate", str(tmp_path)]) == 2
+    assert "rogerwilco scan" in capsys.readouterr().err
+    assert main(["validate", str(gz)]) == 2
+    assert "is compressed: `rogerwilco scan" in capsys.readouterr().err
+
+
+def test_validate_on_a_terminal_says_it_is_reading_stdin(monkeypatch, capsys):
+    class Terminal(io.StringIO):
+        buffer = io.BytesIO(b"")
+
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal())
+    assert main(["validate"]) == 0
+    assert "reading lines from standard input" in capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import IO, Iterator
 
 from ..errors import RW1Error
@@ -30,12 +31,32 @@ def add_format(parser: argparse.ArgumentParser, choices=("text", "json")) -> Non
     parser.add_argument("--format", "-f", choices=choices, default=choices[0], help="output format")
 
 
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst")
+
+
 @contextmanager
 def open_input(name: str | None) -> Iterator[IO[bytes]]:
-    """A file or stdin ('-' or none), as bytes."""
+    """A file or stdin ('-' or none), as bytes.
+
+    What a new user gives by mistake is recognised and the right form shown:
+    a line where a file is expected, a directory, a compressed file; and a
+    terminal on stdin is told that the command is waiting for lines.
+    """
     if name in (None, "-"):
+        if getattr(sys.stdin, "isatty", lambda: False)():
+            note("reading lines from standard input (end with Ctrl-D); give a FILE to read a file instead")
         yield sys.stdin.buffer
         return
+    path = Path(name)
+    if not path.exists() and name.lstrip().startswith(("RW1 ", "RW")) and " " in name:
+        raise RW1Error(f"{name[:40]}{'...' if len(name) > 40 else ''} is a line, not a file: give a file of lines, "
+                       "or the line on stdin:  printf '%s\\n' 'RW1 ...' | rogerwilco COMMAND")
+    if path.is_dir():
+        raise RW1Error(f"{name} is a directory: `rogerwilco scan {name}` reads every file in it "
+                       "(and `rogerwilco lint` lints them)")
+    if path.suffix.lower() in _COMPRESSED and path.is_file():
+        raise RW1Error(f"{name} is compressed: `rogerwilco scan {name}` reads it "
+                       f"(or decompress it first: zcat {name} | rogerwilco COMMAND -)")
     try:
         fh = open(name, "rb")
     except OSError as exc:

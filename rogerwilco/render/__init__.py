@@ -30,3 +30,12 @@ def make_console(file: IO[str] | None = None, *, width: int | None = None, color
         markup=False,
         soft_wrap=width is None and not getattr(stream, "isatty", lambda: False)(),
     )
+
+
+_PLURALS = {"lines": "line", "notes": "note", "files": "file", "findings": "finding", "messages": "message",
+            "statements": "statement", "fails": "fail"}
+
+
+def counted(n: int, plural: str) -> str:
+    """``1 line``, ``2 lines``: a count with its noun agreeing (words that are not nouns stay as they are)."""
+    return f"{n} {_PLURALS.get(plural, plural) if n == 1 else plural}"

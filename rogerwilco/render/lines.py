@@ -35,5 +35,7 @@ def finding_text(result: LineResult, finding: Finding, file: str) -> Text:
 
 
 def summary_text(counts: dict[str, int]) -> Text:
-    parts = [f"{n} {name}" for name, n in counts.items()]
+    from . import counted
+
+    parts = [counted(n, name) for name, n in counts.items()]
     return Text(", ".join(parts), style="bold")

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import printable
+from . import counted
 from ..lint import RULES, LintFinding
 
 _STYLE = {"error": "bold red", "warning": "yellow"}
@@ -40,9 +41,9 @@ def summary_text(findings: Iterable[LintFinding], files: int) -> Text:
     counts = Counter(f.code for f in findings)
     total = sum(counts.values())
     if not total:
-        return Text(f"{files} file(s) checked, no findings", style="bold green")
+        return Text(f"{counted(files, 'files')} checked, no findings", style="bold green")
     parts = ", ".join(f"{code} {RULES[code].name} {n}" for code, n in sorted(counts.items()))
-    return Text(f"{total} finding(s) in {files} file(s): {parts}", style="bold red")
+    return Text(f"{counted(total, 'findings')} in {counted(files, 'files')}: {parts}", style="bold red")
 
 
 def rules_table() -> Table:

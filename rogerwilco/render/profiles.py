@@ -43,4 +43,6 @@ def quote_text(file: str, line: int | None, finding) -> Text:
 
 
 def summary(counts: dict[str, int]) -> Text:
-    return Text(", ".join(f"{n} {k}" for k, n in counts.items()), style="bold")
+    from . import counted
+
+    return Text(", ".join(counted(n, k) for k, n in counts.items()), style="bold")

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import printable
+from . import counted
 from ..thread import ThreadReport
 
 _STYLE = {"fail": "bold red", "note": "yellow"}
@@ -29,7 +30,7 @@ def findings_text(report: ThreadReport) -> Text:
     fails = sum(1 for f in report.findings if f.failed)
     notes = len(report.findings) - fails
     verdict = "passed" if report.passed else "failed"
-    out.append(f"{verdict}: {fails} fail, {notes} note", style="bold" if report.passed else "bold red")
+    out.append(f"{verdict}: {counted(fails, 'fails')}, {counted(notes, 'notes')}", style="bold" if report.passed else "bold red")
     return out
 
 
