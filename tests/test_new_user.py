@@ -178,3 +178,56 @@ def test_validate_on_a_terminal_says_it_is_reading_stdin(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", Terminal())
     assert main(["validate"]) == 0
     assert "reading lines from standard input" in capsys.readouterr().err
+
+
+# 4. Output that fits ----------------------------------------------------------------
+
+def _render(renderable, width: int) -> str:
+    from rogerwilco.render import make_console
+
+    out = io.StringIO()
+    make_console(out, width=width, color=False).print(renderable)
+    return out.getvalue()
+
+
+def _reports():
+    from rogerwilco.render.lint import rules_table
+    from rogerwilco.render.readback import report_renderable
+    from rogerwilco.render.thread import statements_table, thread_report
+    from rogerwilco.thread import check_thread
+    from rogerwilco.tool import Statement
+
+    long_item = "gh:crox/a-rather-long-repository-name#4242"
+    ho = f"RW1 HO research-team-0001 from=research-team to=writer-team item={long_item} ask=DRAFT rb=acc"
+    rb = (f"RW1 RB writer-team-0001 re=research-team-0001 from=writer-team to=research-team item={long_item}9 "
+          "ask=DRAFT acc=len:120w")
+    token = "tok-" + "9f" * 16
+    statement = Statement(token=token, ho="scheduler-0001", item="inv:MD-2026-057-SUPPLIER-LONG", agent="payer",
+                          state="in-doubt", exp="20261002T1200Z", values={}, rb=None, reply=None,
+                          detail="executor started 2026-10-02T11:00:00 by process 4242; no result recorded",
+                          started_at=None)
+    return [
+        (report_renderable(rogerwilco.readback.check_rb(ho, rb, expect_acc="len:150w")),
+         [long_item, long_item + "9", "research-team-0001", "writer-team-0001"]),
+        (thread_report(check_thread([ho, rb.replace("9 ", " ")], now="20261001T0000Z")),
+         [long_item, "research-team-0001", "writer-team-0001"]),
+        (statements_table([statement]), [token, "inv:MD-2026-057-SUPPLIER-LONG", "scheduler-0001"]),
+        (rules_table(), []),
+    ]
+
+
+@pytest.mark.parametrize("width", [40, 80, 200])
+def test_tables_fold_content_and_never_split_or_elide_a_token(width):
+    for renderable, tokens in _reports():
+        text = _render(renderable, width)
+        lines = text.splitlines()
+        assert all(len(line) <= width for line in lines), (width, max(lines, key=len))
+        assert "\u2026" not in text  # nothing elided
+        for token in tokens if width >= 80 else ():  # a token wider than the console itself must fold
+            assert any(token in line for line in lines), (width, token, text)
+
+
+def test_every_table_has_one_style():
+    for renderable, _ in _reports():
+        text = _render(renderable, 200)
+        assert not any(ch in text for ch in "─│┃━┏┡╭"), text  # ASCII rules only

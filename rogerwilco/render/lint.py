@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
-from rich.table import Table
 from rich.text import Text
 
 from ..errors import printable
 from . import counted
+from .tables import FoldingTable
 from ..lint import RULES, LintFinding
 
 _STYLE = {"error": "bold red", "warning": "yellow"}
@@ -46,10 +46,8 @@ def summary_text(findings: Iterable[LintFinding], files: int) -> Text:
     return Text(f"{counted(total, 'findings')} in {counted(files, 'files')}: {parts}", style="bold red")
 
 
-def rules_table() -> Table:
-    table = Table(title="rogerwilco lint rules", header_style="bold")
-    for name in ("code", "name", "level", "what"):
-        table.add_column(name)
+def rules_table() -> FoldingTable:
+    table = FoldingTable("rogerwilco lint rules", [("code", True), ("name", True), ("level", True), ("what", False)])
     for rule in RULES.values():
         table.add_row(rule.code, rule.name, rule.level, rule.summary)
     return table
