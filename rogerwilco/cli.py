@@ -54,18 +54,52 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's own formatter, keeping the examples and exit codes of the epilog as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
+QUICK_START = """rogerwilco: parse, validate, read back and check RW1 lines (one-line agent messages).
+
+Quick start:
+  rogerwilco validate examples/spec-section8.rw1       check every line of a file
+  rogerwilco parse examples/spec-section8.rw1          lines to JSON forms
+  rogerwilco check-rb --ho 'RW1 HO ...' --rb 'RW1 RB ...'   check a readback against its handoff
+  rogerwilco scan examples/logs                        find RW1 lines in logs
+  rogerwilco legend --profile pay                      the legend a model reads RW1 from
+
+  rogerwilco --help               every command
+  rogerwilco COMMAND --help       what a command does, two examples, its exit codes
+  rogerwilco completion bash      shell completion (bash, zsh, fish)
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .commands._help import HELP, epilog
+
     parser = _Parser(
         prog="rogerwilco",
         description="RW1: parse, validate, read back and check one-line agent messages.",
+        epilog="Run `rogerwilco COMMAND --help` for a command's examples and exit codes.",
     )
     parser.add_argument("--version", action="version", version=f"rogerwilco {__version__}")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour in reports: auto (a terminal, unless NO_COLOR is set), always, never")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
+    for name, child in sub.choices.items():
+        child.formatter_class = _Formatter
+        if name in HELP:
+            child.description = HELP[name][0]
+            child.epilog = epilog(name)
     return parser
 
 
@@ -82,7 +116,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        sys.stdout.write(QUICK_START)
+        return 0
     args = parser.parse_args(argv)
+    from .render import set_color
+
+    set_color(args.color)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2

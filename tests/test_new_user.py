@@ -231,3 +231,78 @@ def test_every_table_has_one_style():
     for renderable, _ in _reports():
         text = _render(renderable, 200)
         assert not any(ch in text for ch in "─│┃━┏┡╭"), text  # ASCII rules only
+
+
+# 6. Help that teaches -----------------------------------------------------------------
+
+def _subparsers():
+    from rogerwilco.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sub.choices
+
+
+@pytest.mark.parametrize("name", sorted(_subparsers()))
+def test_every_subcommand_help_has_a_description_two_examples_and_exit_codes(name):
+    text = _subparsers()[name].format_help()
+    description = _subparsers()[name].description or ""
+    assert len(description.split()) >= 8, name
+    examples = text.split("examples:", 1)[1].split("exit codes:", 1)[0]
+    assert len([line for line in examples.splitlines() if line.strip().startswith("rogerwilco")]) >= 2
+    assert "exit codes: 0" in text
+
+
+def test_no_arguments_prints_a_quick_start_and_exits_0(capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "Quick start" in out and "rogerwilco validate examples/spec-section8.rw1" in out
+
+
+def test_python_dash_m_with_no_arguments_prints_the_quick_start():
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "rogerwilco"], capture_output=True, cwd=ROOT)
+    assert proc.returncode == 0 and b"Quick start" in proc.stdout
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_scripts_name_every_command(shell, capsys):
+    assert main(["completion", shell]) == 0
+    script = capsys.readouterr().out
+    for name in _subparsers():
+        assert name in script
+    assert "expect-acc" in script and "resolve" in script
+
+
+def test_the_bash_completion_script_is_valid_bash_and_completes(tmp_path):
+    import shutil
+    import subprocess
+
+    bash = shutil.which("bash")
+    assert bash is not None
+    from rogerwilco.commands.completion import _tree, bash_script
+    from rogerwilco.cli import build_parser
+
+    script = tmp_path / "c.bash"
+    script.write_text(bash_script(_tree(build_parser())) + '\nCOMP_WORDS=(rogerwilco tool pr); COMP_CWORD=2; _rogerwilco; '
+                      'echo "${COMPREPLY[@]}"\nCOMP_WORDS=(rogerwilco check-rb --str); COMP_CWORD=2; _rogerwilco; '
+                      'echo "${COMPREPLY[@]}"\n')
+    proc = subprocess.run([bash, str(script)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["prepare", "--strict"]
+
+
+def test_color_always_never_and_no_color(tmp_path, capsys, monkeypatch):
+    bad = tmp_path / "bad.rw1"
+    bad.write_text("RW1 HO a-1 from=a to=b item=x ask=FIXX\n")
+    assert main(["--color", "always", "validate", str(bad)]) == 1
+    assert "\x1b[" in capsys.readouterr().out
+    assert main(["--color", "never", "validate", str(bad)]) == 1
+    assert "\x1b[" not in capsys.readouterr().out
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert main(["validate", str(bad)]) == 1
+    assert "\x1b[" not in capsys.readouterr().out
+    main(["--color", "auto", "validate", str(bad)])
+    assert "\x1b[" not in capsys.readouterr().out

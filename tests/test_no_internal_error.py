@@ -25,6 +25,7 @@ BAD_LINE = "RW1 HO a-1 from=a"
 
 BROKEN = {
     "adapter": None,  # reads stdin: driven in test_memory_bounds and test_fuzz
+    "completion": ["completion", "tcsh"],
     "conformance": ["conformance", "--", "/nonexistent/adapter"],
     "grammar": ["grammar", "--abnf", "extra-argument"],
     "parse": ["parse", NOWHERE],
