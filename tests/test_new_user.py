@@ -306,3 +306,48 @@ def test_color_always_never_and_no_color(tmp_path, capsys, monkeypatch):
     assert "\x1b[" not in capsys.readouterr().out
     main(["--color", "auto", "validate", str(bad)])
     assert "\x1b[" not in capsys.readouterr().out
+
+
+# 9. Agents ---------------------------------------------------------------------------------
+
+def test_session_tools_have_titles_and_annotations_too():
+    from rogerwilco.endpoint import Endpoint
+    from rogerwilco.mcp_server import TOOL_META, TOOLS, listed_tools, session_tools
+
+    tools = {**TOOLS, **session_tools(Endpoint("x"))}
+    assert set(tools) <= set(TOOL_META)
+    listed = {t.name: t for t in listed_tools(tools)}
+    assert listed["receive"].annotations.read_only_hint is False
+    assert listed["owner"].annotations.read_only_hint is True
+    assert listed["send"].input_schema["oneOf"] == [{"required": ["line"]}, {"required": ["json"]}]
+
+
+def test_a2a_agent_card_declares_the_extension_once():
+    import a2a.types
+
+    from rogerwilco.a2a import EXTENSION_URI, declare_extension
+
+    card = {"name": "payer", "capabilities": {"streaming": False}}
+    declare_extension(card, profiles=["pay"], line_only=True)
+    declare_extension(card, profiles=["pay"], line_only=True)
+    (entry,) = card["capabilities"]["extensions"]
+    assert entry["uri"] == EXTENSION_URI and entry["params"] == {"profiles": ["pay"], "lineOnly": True}
+    sdk = declare_extension(a2a.types.AgentCard(name="payer"), required=True)
+    declare_extension(sdk, required=True)
+    assert [e.uri for e in sdk.capabilities.extensions] == [EXTENSION_URI] and sdk.capabilities.extensions[0].required
+
+
+def test_a2a_line_only_mode_reads_a_plain_text_part_and_says_it_was_not_cross_checked():
+    from rogerwilco.a2a import from_a2a_dict, to_a2a_dict
+
+    plain = {"role": "ROLE_USER", "parts": [{"text": PAY + "\n"}]}
+    assert from_a2a_dict(plain).refusal.kind == "missing-part"  # the strict default is unchanged
+    out = from_a2a_dict(plain, line_only=True)
+    assert out.ok and out.message == rogerwilco.loads(PAY)
+    assert [f.kind for f in out.findings if f.kind == "not-cross-checked"] == ["not-cross-checked"]
+    bad = from_a2a_dict({"parts": [{"text": "RW1 HO a-1 from=a"}]}, line_only=True)
+    assert not bad.ok and bad.refusal.kind == "form"
+    both = from_a2a_dict(to_a2a_dict(PAY, message_id="m-1"), line_only=True)  # marked parts: cross-checked as ever
+    assert both.ok and not any(f.kind == "not-cross-checked" for f in both.findings)
+    chat = from_a2a_dict({"parts": [{"text": "please pay this:\n" + PAY}]}, line_only=True)
+    assert not chat.ok  # only a part holding just the line is read
