@@ -230,7 +230,10 @@ def _json_type_ok(type_name: str, value: Any) -> bool:
 
 
 def record_type_problems(record: Mapping[str, Any], vocab: Vocabulary) -> list[Finding]:
-    """A record's values that are not the JSON D1 gives their slot, each said in words."""
+    """A record's values that are not the JSON D1 gives their slot, each said in words.
+
+    The CLI checks a record file with it before any check runs (a record is
+    the sender's own input: one it cannot use is exit 2, said in words)."""
     problems = []
     for key, value in record.items():
         slot = vocab.slots.get(key)
@@ -394,8 +397,6 @@ def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[
         return [_note("no-exec", f"the profile names no execution slots for ask={ho.slots.get('ask')}: tier 5 not checked",
                       tier=5, key="ask")]
     findings: list[Finding] = []
-    mistyped = {f.key: attrs.evolve(f, tier=5) for f in record_type_problems(
-        {k: record[k] for k in slots if k in record}, vocab)} if record is not None else {}
     for key in slots:
         ho_value = ho.get(key)
         if ho_value is not None:
@@ -405,9 +406,7 @@ def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[
         if got is None:
             findings.append(_fail("missing", f"{key}: the value the receiver will use is not read back", tier=5, key=key))
             continue
-        if key in mistyped:
-            findings.append(mistyped[key])
-        elif record is not None and key in record:
+        if record is not None and key in record:
             want = decoded(vocab, key, record[key])
             got = decoded(vocab, key, got)
             if not same(want, got):
@@ -527,14 +526,7 @@ def check_ho(
         received_tail = coerce(record, receiver, "HO", "record")[0].tail
     vocab = vocabulary_of(ho, receiver)
     findings: list[Finding] = []
-    if isinstance(record, Mapping):
-        findings += record_type_problems(held, vocab)
-        mistyped = {f.key for f in findings}
-    else:
-        mistyped = set()
     for key, value in held.items():
-        if key in mistyped:
-            continue
         if key in ("re", "from", "to") and relay_adds is not None:
             continue  # a relay's hop has its own envelope
         want = decoded(vocab, key, value)
