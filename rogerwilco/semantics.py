@@ -263,7 +263,7 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
             findings.append(_fail("rule", "//", f"tail required: {why}"))
         for key, pattern in rule.match.items():
             written = _raw_of(raw, key)
-            if written is not None and pattern.search(written) is None:
+            if written is not None and not pattern.fullmatch(written):
                 findings.append(_fail("rule", f"{key}={written}", f"does not have the required shape: {why}", key=key))
         if rule.sum is not None:
             parts, total = rule.sum["parts"], rule.sum["total"]
