@@ -23,8 +23,8 @@ BAD = ("internal error", "Traceback", "No such file", "cannot read", "not found"
 
 
 @pytest.fixture(scope="module")
-def where():
-    return snippets.scratch()
+def where(tmp_path_factory):
+    return snippets.scratch(tmp_path_factory.mktemp("docs"))
 
 
 def test_there_are_runnable_snippets_in_every_doc_that_names_a_command():
@@ -67,8 +67,8 @@ def test_console_outputs_are_what_the_command_prints(block, command, expected, w
 
 
 @pytest.mark.parametrize("block", [b for b in RUN if b.lang == "python"], ids=[b.where for b in RUN if b.lang == "python"])
-def test_python_snippets_run(block, where, tmp_path):
+def test_python_snippets_run(block, tmp_path):
     script = tmp_path / "snippet.py"
     script.write_text(block.body, encoding="utf-8")
-    proc = snippets.run_shell(f"python {script}", where)
+    proc = snippets.run_shell(f"python {script}", snippets.scratch(tmp_path / "cwd"))  # a directory of its own: snippets write files
     assert proc.returncode == 0, f"{block.where}:\n{proc.stderr[-3000:]}"
