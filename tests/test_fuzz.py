@@ -24,6 +24,7 @@ database keeps any failure it finds for the next run).
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import os
@@ -43,7 +44,7 @@ from rogerwilco.readback import check_dn, check_ho, check_rb, make_rb
 from rogerwilco.semantics import check_line, refusal
 from rogerwilco.stream import read_lines, validate_stream
 from rogerwilco.thread import check_thread
-from rogerwilco.vocab import Receiver
+from rogerwilco.vocab import BUNDLED_PROFILES, Receiver, load_profile
 
 from .strategies import PIECES, fragments, messages, mutated_lines
 
@@ -133,22 +134,67 @@ def json_forms(draw):
     return form
 
 
-def _nested(depth: int) -> list:
-    value: list = []
-    for _ in range(depth):
-        value = [value]
-    return value
 
 
-def _with_slot(form: dict, value) -> dict:
-    form = dict(form)
-    form["slots"] = {**form["slots"], "amt": value}
-    return form
+@FUZZ
+@given(st.one_of(json_forms(), json_values))
+def test_json_forms_raise_only_our_errors_and_write_one_line(form):
+    with only_our_errors():
+        message = Message.from_json(form, RECEIVER)
+        one_line(message.to_line())
+        assert Message.from_json(message.to_json(), RECEIVER) == message
+    with only_our_errors():
+        try:
+            text = json.dumps(form)
+        except (ValueError, RecursionError):
+            return  # not writable as JSON text at all
+        Message.from_json(text, RECEIVER)
 
 
-deep = st.integers(1, 100_000).map(_nested)  # past the recursion limit
-huge = st.integers(4000, 6000).map(lambda n: 10**n)  # past the int-to-text digit limit
-hostile_forms = st.builds(_with_slot, messages().map(Message.to_json), st.one_of(deep, huge))
+def _profile_docs():
+    return [load_profile(name) for name in BUNDLED_PROFILES]
+
+
+@st.composite
+def mutated_profiles(draw):
+    """A bundled profile with random nodes replaced by random JSON."""
+    doc = copy.deepcopy(draw(st.sampled_from(_profile_docs())))
+    for _ in range(draw(st.integers(1, 3))):
+        node = doc
+        path = []
+        while isinstance(node, (dict, list)) and node and draw(st.booleans()):
+            key = draw(st.sampled_from(sorted(node) if isinstance(node, dict) else list(range(len(node)))))
+            path.append((node, key))
+            node = node[key]
+        if not path:
+            doc[draw(st.sampled_from(sorted(doc) + ["rules", "x"]))] = draw(json_values)
+        else:
+            parent, key = path[-1]
+            parent[key] = draw(json_values)
+    return doc
+
+
+PROBE = [
+    "RW1 HO a-1 from=a to=b item=x ask=DRAFT acc=tone:plain",
+    "RW1 HO a-1 from=a to=b item=inv:1 ask=PAY amt=10.00 ccy=EUR acct=DE1",
+    "RW1 AN b-1 re=a-1 from=b to=a item=x val=Y",
+    "RW1 ST b-1 from=b to=a item=x pct=50 stg=DIA",
+]
+
+
+@FUZZ
+@given(mutated_profiles(), st.lists(st.one_of(st.sampled_from(PROBE), mutated_lines()), max_size=4))
+def test_profiles_from_data_load_and_work_or_are_refused(doc, probes):
+    with no_hang():
+        try:
+            receiver = Receiver([doc])
+        except RW1Error:
+            return
+        for text in PROBE + probes:
+            result = check_line(text, receiver)
+            if result.message is not None:
+                one_line(result.message.to_line())
+        list(validate_stream(io.BytesIO("\n".join(PROBE).encode()), receiver))
 
 
 @FUZZ
