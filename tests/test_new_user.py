@@ -353,3 +353,23 @@ def test_a2a_line_only_mode_reads_a_plain_text_part_and_says_it_was_not_cross_ch
     assert both.ok and not any(f.kind == "not-cross-checked" for f in both.findings)
     chat = from_a2a_dict({"parts": [{"text": "please pay this:\n" + PAY}]}, line_only=True)
     assert not chat.ok  # only a part holding just the line is read
+
+
+def _help_examples():
+    from rogerwilco.commands._help import HELP, NOT_RUN
+
+    return [(name, example) for name, (_, examples, _) in sorted(HELP.items()) if name not in NOT_RUN
+            for example in examples]
+
+
+@pytest.mark.parametrize("name,example", _help_examples(), ids=[e for _, e in _help_examples()])
+def test_every_help_example_runs_against_shipped_files(name, example, tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("doc_snippets_help", ROOT / "docs" / "snippets.py")
+    snippets = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(snippets)
+    proc = snippets.run_shell(example, snippets.scratch(tmp_path / "cwd"))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode in (0, 1), out[-2000:]
+    assert not any(bad in out for bad in ("internal error", "Traceback", "No such file", "cannot read")), out[-2000:]
