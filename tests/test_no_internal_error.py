@@ -35,6 +35,7 @@ BROKEN = {
     "reply": ["reply", "--as", "b", "--n", "x", BAD_LINE],
     "lint": ["lint", NOWHERE],
     "mcp": ["mcp", "--no-such-option"],
+    "lsp": ["lsp", "--no-such-option"],
     "legend": ["legend", "--profile", "nosuch"],
     "profile": ["profile", "check", NOWHERE],
     "check-src": ["check-src", NOWHERE, "--docs", NOWHERE],

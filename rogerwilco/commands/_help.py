@@ -109,6 +109,12 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
     "grammar": ("Print the RW1 grammar (grammar/rw1.lark), or with --abnf the RFC 5234 ABNF derived from it.",
                 ("rogerwilco grammar", "rogerwilco grammar --abnf"),
                 "0 printed"),
+    "lsp": ("Serve the Language Server Protocol over standard input and output: lint diagnostics as you type, "
+            "hover from the vocabulary, completion of keys and codes, quick fixes and one symbol per message, for "
+            ".rw1 files and the RW1 lines inside logs and Markdown. The editor starts it (see docs/lint.md). "
+            "Needs the lsp extra.",
+            ("rogerwilco lsp", "rogerwilco lsp    (as the command of an editor's language server entry)"),
+            "0 when the client ends the session, 2 when the lsp extra is not installed"),
     "completion": ("Print a shell completion script for bash, zsh or fish, generated from the commands and "
                    "their options. Load it in your shell's start-up file.",
                    ("rogerwilco completion bash", "rogerwilco completion fish"),
@@ -116,7 +122,7 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
 }
 
 #: commands whose examples need what a test cannot give (a client on stdin, a server, a store to write)
-NOT_RUN = {"mcp", "adapter", "tool", "conformance"}
+NOT_RUN = {"mcp", "adapter", "tool", "conformance", "lsp"}
 
 
 def epilog(name: str) -> str | None:

@@ -7,6 +7,7 @@ from typing import Iterable
 
 from rich.text import Text
 
+from ..display import caret_lines
 from ..errors import printable
 from . import counted
 from .tables import FoldingTable
@@ -27,13 +28,13 @@ def finding_text(finding: LintFinding) -> Text:
     if finding.token:
         out.append(" " + printable(finding.token), style="bold")
     out.append(" " + printable(finding.message))
+    if finding.hint:
+        out.append(f" ({printable(finding.hint)})", style="cyan")
     if finding.text:
-        shown = printable(finding.text)
+        shown, caret = caret_lines(finding.text, finding.column or 1, finding.token or "")
         out.append("\n  " + shown)
         if finding.column:
-            pad = len(printable(finding.text[: finding.column - 1]))
-            width = max(1, len(printable(finding.token or "")))
-            out.append("\n  " + " " * pad + "^" * width, style=_STYLE.get(finding.level, ""))
+            out.append("\n  " + caret, style=_STYLE.get(finding.level, ""))
     return out
 
 
