@@ -136,8 +136,26 @@ def json_forms(draw):
 
 
 
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _with_slot(form: dict, value) -> dict:
+    form = dict(form)
+    form["slots"] = {**form["slots"], "amt": value}
+    return form
+
+
+deep = st.integers(1, 100_000).map(_nested)  # past the recursion limit
+huge = st.integers(90, 6000).map(lambda n: 10**n)  # past the package's digit limit and int-to-text's
+hostile_forms = st.builds(_with_slot, messages().map(Message.to_json), st.one_of(deep, huge))
+
+
 @FUZZ
-@given(st.one_of(json_forms(), json_values))
+@given(st.one_of(json_forms(), json_values, deep, hostile_forms))
 def test_json_forms_raise_only_our_errors_and_write_one_line(form):
     with only_our_errors():
         message = Message.from_json(form, RECEIVER)
@@ -256,7 +274,7 @@ def requests(draw):
     request = {"op": draw(st.sampled_from(OPS + ["nosuch"]))}
     for key in draw(st.lists(st.sampled_from(["line", "lines", "json", "ho", "rb", "dn", "n", "me", "profiles", "record",
                                               "expect_acc", "now", "acc", "values", "relay_adds"]), max_size=6)):
-        request[key] = draw(st.one_of(lines, json_values, st.lists(lines, max_size=3), json_forms()))
+        request[key] = draw(st.one_of(lines, json_values, st.lists(lines, max_size=3), json_forms(), hostile_forms))
     return request
 
 
