@@ -65,13 +65,15 @@ with the same fault are two findings.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import re
-from typing import Any, Iterable, Mapping
+import sys
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 import attrs
 
 from .findings import FAIL, NOTE, Finding, passed
-from .handoff import is_duplicate_answer, issue_link
+from .handoff import Envelope, is_duplicate_answer, issue_link
 from .message import Message
 from .readback import check_rb
 from .semantics import LineResult, check_line
@@ -216,14 +218,24 @@ def _note(kind: str, key: str | None, message: str, token: str | None = None) ->
     return Finding(severity=NOTE, kind=kind, key=key, message=message, token=token)
 
 
-def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list[Finding]]:
-    """The stream's messages in order, each id once; ``form`` findings for the rest."""
-    messages: list[Message] = []
-    findings: list[Finding] = []
-    by_id: dict[str, Message] = {}
+def _digest(message: Message) -> int:
+    """What makes two messages with one id the same message (as ``==`` compares them), in 8 bytes."""
+    slots = sorted((key, repr(value)) for key, value in message.slots.items())
+    basis = repr((message.v, message.type, message.id, message.from_, message.to, message.re, message.item, slots,
+                  message.tail))
+    return int.from_bytes(hashlib.blake2b(basis.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+
+
+def _read(lines: Iterable[Any], receiver: Receiver, findings: list[Finding]) -> Iterator[Message]:
+    """The stream's messages in order, each id once; ``form`` findings for the rest go to ``findings``.
+
+    Keeps 8 bytes per id seen (to tell a message delivered twice from a
+    different message reusing its id), not the messages.
+    """
+    digests: dict[str, int] = {}
     for number, entry in enumerate(lines, start=1):
         if isinstance(entry, Message):
-            result = LineResult(text=entry.to_line(), message=entry, findings=(), line_number=number)
+            result = LineResult(text="", message=entry, findings=(), line_number=number)
         elif isinstance(entry, LineResult):
             result = entry
         elif isinstance(entry, str):
@@ -243,15 +255,24 @@ def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list
             findings.append(_fail("form", None, f"{where}: not a valid message ({problem.token or problem.kind}: "
                                                 f"{problem.message}); left out of the thread"))
             continue
-        earlier = by_id.get(message.id)
+        digest = _digest(message)
+        earlier = digests.get(message.id)
         if earlier is not None:
-            if earlier != message:
+            if earlier != digest:
                 findings.append(_fail("form", None, f"{where}: id {message.id} is already used by a different "
                                                     "message; this one is left out of the thread"))
             continue
-        by_id[message.id] = message
-        messages.append(message)
-    return messages, findings
+        digests[message.id] = digest
+        yield message
+
+
+class _Issue(NamedTuple):
+    """What the ledger keeps of an HO."""
+
+    envelope: Envelope
+    ask: str | None
+    exp: str | None
+    due: str | None
 
 
 def check_thread(
@@ -264,83 +285,148 @@ def check_thread(
 
     ``lines`` are in the order they were sent; ``now`` (default: the clock) is
     when the conversation is read, for ``exp=`` and ``due=``.
+
+    Time is linear in the messages. The stream is read once; what is kept of a
+    message is its envelope (:class:`rogerwilco.handoff.Envelope`), the
+    ``out=`` of a DN and the ``why=`` of a UN; a whole HO is kept only until a
+    readback of it passes (an RB that arrives before its HO, until the HO
+    does).
     """
     at = parse_now(now)
     receiver = as_receiver(profiles)
-    messages, findings = _read(lines, receiver)
-    position = {m.id: i for i, m in enumerate(messages)}
-    by_id = {m.id: m for m in messages}
+    findings: list[Finding] = []
+    by_id: dict[str, Envelope] = {}  # every message, in stream order
+    extra: dict[str, str | None] = {}  # DN id -> out=, UN id -> why=
+    hos: dict[str, _Issue] = {}  # every HO, in stream order
+    readback: dict[str, tuple[str | None, str | None]] = {}
+    unread: dict[str, Message] = {}  # HOs whose readback has not passed yet
+    early: dict[str, list[Message]] = {}  # RBs that came before the message they answer
 
-    for m in messages:
+    def read_back(ho_id: str, rb: Message) -> None:
+        # the first RB that passes decides; until one does, the last one that failed
+        if readback_passes(unread[ho_id], rb, receiver):
+            readback[ho_id] = ("passed", rb.id)
+            del unread[ho_id]
+        else:
+            readback[ho_id] = ("failed", rb.id)
+
+    intern = sys.intern
+    for message in _read(lines, receiver, findings):
+        named = by_id.get(message.re) if message.re is not None else None  # share the id's text, not a copy
+        envelope = Envelope(intern(message.type), message.id, named.id if named is not None else message.re,
+                            intern(message.from_), intern(message.to),
+                            intern(message.item) if message.item is not None else None)
+        by_id[message.id] = envelope
+        if message.type == "DN":
+            extra[message.id] = message.get("out")
+        elif message.type == "UN":
+            extra[message.id] = message.get("why")
+        elif message.type == "HO":
+            hos[message.id] = _Issue(envelope, message.get("ask"), message.get("exp"), message.get("due"))
+            readback[message.id] = (None, None)
+            unread[message.id] = message
+            for rb in early.pop(message.id, ()):
+                if message.id in unread:
+                    read_back(message.id, rb)
+        elif message.type == "RB" and message.re is not None:
+            if message.re in unread:
+                read_back(message.re, message)
+            elif message.re not in by_id:
+                early.setdefault(message.re, []).append(message)
+    del unread, early
+
+    for m in by_id.values():
         if m.re is not None and m.re not in by_id:
             findings.append(_fail("reply-to-unknown", None, f"{m.type} {m.id} answers re={m.re}, "
                                                             "which names no message in the stream"))
 
-    hos = [m for m in messages if m.type == "HO"]
+    # which HO each message answers, through the RB, AN or CX it replies to (each chain walked once)
+    reaches: dict[str, str | None] = {}
 
-    # readback of every HO
-    readback: dict[str, tuple[str | None, str | None]] = {}
-    for ho in hos:
-        rbs = [m for m in messages if m.type == "RB" and m.re == ho.id]
-        good = next((rb for rb in rbs if readback_passes(ho, rb, receiver)), None)
-        if good is not None:
-            readback[ho.id] = ("passed", good.id)
-        elif rbs:
-            readback[ho.id] = ("failed", rbs[-1].id)
-        else:
-            readback[ho.id] = (None, None)
-
-    # which HO each message answers, through the RB, AN or CX it replies to
-    def target(m: Message) -> Message | None:
-        seen = {m.id}
+    def target(m: Envelope) -> str | None:
+        path: list[str] = []
+        on_path: set[str] = {m.id}
         current = by_id.get(m.re) if m.re else None
-        while current is not None and current.type in ("RB", "AN", "CX") and current.id not in seen:
-            seen.add(current.id)
+        found: str | None = None
+        while current is not None:
+            if current.type == "HO":
+                found = current.id
+                break
+            if current.type not in ("RB", "AN", "CX") or current.id in on_path:
+                break
+            if current.id in reaches:
+                found = reaches[current.id]
+                break
+            path.append(current.id)
+            on_path.add(current.id)
             current = by_id.get(current.re) if current.re else None
-        return current if current is not None and current.type == "HO" else None
+        for node in path:
+            reaches[node] = found
+        return found
 
     # issues of one handoff: re-sends and re-issues (the rule is rogerwilco.handoff's)
     previous: dict[str, tuple[str, str]] = {}  # HO id -> (earlier HO id, "resend" | "reissue")
-    for ho in hos:
-        link = issue_link(ho, by_id.get)
+    for ho_id, issue in hos.items():
+        link = issue_link(issue.envelope, by_id.get)
         if link is not None:
-            previous[ho.id] = link
+            previous[ho_id] = link
 
-    duplicate: dict[str, Message] = {}  # a re-send answered UN why=DUP -> that UN
-    for m in messages:
+    duplicate: dict[str, str] = {}  # a re-send answered UN why=DUP -> that UN's id
+    for m in by_id.values():
         if m.type == "UN" and m.re in previous and m.re not in duplicate:
-            if is_duplicate_answer(m, m.get("why"), by_id[m.re], previous[m.re]):
-                duplicate[m.re] = m
+            if is_duplicate_answer(m, extra[m.id], by_id[m.re], previous[m.re]):
+                duplicate[m.re] = m.id
 
     carried_to: dict[str, str] = {}  # HO id -> the later HO that carries it forward
-    for ho in hos:
-        if ho.id in previous and ho.id not in duplicate:
-            carried_to[previous[ho.id][0]] = ho.id
+    for ho_id in hos:
+        if ho_id in previous and ho_id not in duplicate:
+            carried_to[previous[ho_id][0]] = ho_id
+
+    roots: dict[str, str] = {}
 
     def root(ho_id: str) -> str:
-        seen = set()
-        while ho_id in previous and ho_id not in duplicate and ho_id not in seen:
-            seen.add(ho_id)
-            ho_id = previous[ho_id][0]
-        return ho_id
+        # the first issue of ho_id's handoff; in a cycle of re= the walk stops where it meets itself
+        path: list[str] = []
+        index: dict[str, int] = {}
+        current = ho_id
+        while True:
+            if current in roots:
+                found = roots[current]
+                break
+            if current not in previous or current in duplicate:
+                found = current
+                break
+            if current in index:  # a cycle: each issue on it is its own root, the ones before reach it here
+                for node in path[index[current]:]:
+                    roots[node] = node
+                path = path[:index[current]]
+                found = current
+                break
+            index[current] = len(path)
+            path.append(current)
+            current = previous[current][0]
+        for node in path:
+            roots[node] = found
+        return roots.get(ho_id, found)
 
     groups: dict[str, list[str]] = {}
-    for ho in hos:
-        groups.setdefault(root(ho.id), []).append(ho.id)
+    for ho_id in hos:
+        groups.setdefault(root(ho_id), []).append(ho_id)
 
     # the closes of each handoff, in stream order
-    events: dict[str, list[tuple[Message, Message]]] = {g: [] for g in groups}  # root -> [(closer, its HO)]
+    events: dict[str, list[Envelope]] = {g: [] for g in groups}  # root -> closers
     acknowledged: set[str] = set()
-    for m in messages:
+    for m in by_id.values():
         if m.type == "AN" and m.re in by_id and by_id[m.re].type == "CX":
             if m.from_ == by_id[m.re].to:
                 acknowledged.add(m.re)
             continue
         if m.type not in CLOSERS:
             continue
-        ho = target(m)
-        if ho is None:
+        ho_id = target(m)
+        if ho_id is None:
             continue
+        ho = hos[ho_id].envelope
         if m.type == "CX":
             if m.from_ != ho.from_ or m.to != ho.to:
                 findings.append(_fail("cancel-wrong-party", ho.id,
@@ -349,17 +435,17 @@ def check_thread(
                 continue
         elif m.from_ != ho.to:
             continue
-        events[root(ho.id)].append((m, ho))
+        events[root(ho_id)].append(m)
 
     states: dict[str, HandoffState] = {}
     for group_root, members in groups.items():
         live = [h for h in members if h not in carried_to]
         close_state, first_closer = "open", None
-        cancels: list[Message] = []
-        kinds: list[tuple[str, Message]] = []
-        for closer, _ho in events[group_root]:
+        cancels: list[Envelope] = []
+        kinds: list[tuple[str, Envelope]] = []
+        for closer in events[group_root]:
             if closer.type == "DN":
-                event = "DN-noop" if closer.get("out") == "NOOP" else "DN-act"
+                event = "DN-noop" if extra[closer.id] == "NOOP" else "DN-act"
             else:
                 event = closer.type
             if closer.type != "CX":  # the receiver answered: every cancel before is acknowledged
@@ -377,7 +463,7 @@ def check_thread(
                                                  f"after {first_closer.type} {first_closer.id}",  # type: ignore[union-attr]
                                       token=closer.id))
             else:
-                findings.append(_fail(kind, key, f"DN {closer.id} reports out={closer.get('out')} after a "
+                findings.append(_fail(kind, key, f"DN {closer.id} reports out={extra[closer.id]} after a "
                                                  f"cancel of {key}; out=NOOP is the answer to a cancel that "
                                                  "arrived first", token=closer.id))
         for cx in cancels:
@@ -386,10 +472,11 @@ def check_thread(
                                                                      f"answered by {cx.to}", token=cx.id))
 
         for ho_id in members:
-            ho = by_id[ho_id]
+            issue = hos[ho_id]
+            ho = issue.envelope
             rb_state, rb_id = readback[ho_id]
-            common = dict(id=ho.id, item=ho.item, from_=ho.from_, to=ho.to, ask=ho.get("ask"),
-                          readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"))
+            common = dict(id=ho.id, item=ho.item, from_=ho.from_, to=ho.to, ask=issue.ask,
+                          readback=rb_state, rb=rb_id, exp=issue.exp, due=issue.due)
             if ho_id in carried_to:
                 states[ho_id] = HandoffState(state="reissued", next=carried_to[ho_id], **common)
                 continue
@@ -397,10 +484,10 @@ def check_thread(
                 states[ho_id] = HandoffState(state="closed", by=first_closer.type, closer=first_closer.id, **common)
                 continue
             late = []
-            exp = ho.get("exp")
+            exp = issue.exp
             if exp is not None and at > parse_time(exp):
                 late.append(_fail("open-past-exp", ho.id, f"{ho.id} is still open past its exp={exp}"))
-            due = ho.get("due")
+            due = issue.due
             if due is not None and at.date() > _date(due):
                 late.append(_fail("open-past-due", ho.id, f"{ho.id} is still open after its due={due}"))
             if late:
@@ -411,18 +498,17 @@ def check_thread(
                 state = {"passed": "owned", "failed": "held", None: "awaiting-readback"}[rb_state]
             states[ho_id] = HandoffState(state=state, **common)
 
-
     # the owner of each item
     owners: dict[str, ItemOwner] = {}
-    for ho in hos:
+    for ho_id, issue in hos.items():
+        ho = issue.envelope
         if ho.item is None:
             continue
         if ho.item not in owners:
             owners[ho.item] = ItemOwner(item=ho.item, owner=ho.from_, via=None)
-        if readback[ho.id][0] == "passed":
-            owners[ho.item] = ItemOwner(item=ho.item, owner=ho.to, via=ho.id)
+        if readback[ho_id][0] == "passed":
+            owners[ho.item] = ItemOwner(item=ho.item, owner=ho.to, via=ho_id)
 
-    ledger = Ledger(items=tuple(owners.values()),
-                    handoffs=tuple(states[ho.id] for ho in sorted(hos, key=lambda h: position[h.id])))
+    ledger = Ledger(items=tuple(owners.values()), handoffs=tuple(states[ho_id] for ho_id in hos))
     ordered = tuple(findings)
     return ThreadReport(passed=passed(ordered), findings=ordered, ledger=ledger)
