@@ -11,7 +11,8 @@ the two are equal, and a ``form`` finding when they differ (the thread cannot
 be rebuilt from an ambiguous id). A ``re=`` naming no message in the stream is
 ``reply-to-unknown``.
 
-**Handoffs and their issues.** An HO is one issue of a handoff. A later HO
+**Handoffs and their issues.** An HO is one issue of a handoff (the rule is
+:mod:`rogerwilco.handoff`'s, which the tool's store applies too). A later HO
 from the same sender continues the same handoff when its ``re=`` names
 
 * the earlier HO itself: a re-send after a silent receiver (rule 1), or
