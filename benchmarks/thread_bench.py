@@ -81,7 +81,7 @@ def conversation(lines: int):
 
 def data_file(lines: int) -> Path:
     DATA.mkdir(exist_ok=True)
-    path = DATA / f"thread-{lines}.log"
+    path = DATA / f"thread-{lines}.rw1"
     if not path.exists():
         tmp = path.with_suffix(".tmp")
         with open(tmp, "w", encoding="utf-8") as out:
