@@ -286,6 +286,14 @@ def _seen(m: Message) -> _Seen:
     return _Seen(sys.intern(m.type), m.id, m.re, sys.intern(m.from_), sys.intern(m.to), text, line)
 
 
+def _digest(message: Message) -> int:
+    """What makes two messages with one id the same message (as ``==`` compares them), in 8 bytes."""
+    slots = sorted((key, repr(value)) for key, value in message.slots.items())
+    basis = repr((message.v, message.type, message.id, message.from_, message.to, message.re, message.item, slots,
+                  message.tail))
+    return int.from_bytes(hashlib.blake2b(basis.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+
+
 def _at(m: _Seen, file: str, code: str, message: str, *, token: str | None = None, key: str | None = None) -> LintFinding:
     text, line = m.text, m.line
     column = None
@@ -308,8 +316,6 @@ def stream_findings(messages: Iterable[Message], file: str, *, receiver: Receive
     kept of each is its envelope and its line (:class:`_Seen`), and the thread
     rules read the same pass through :func:`rogerwilco.thread.check_thread`.
     """
-    from .thread import _digest
-
     out: list[LintFinding] = []
     by_id: dict[str, _Seen] = {}
     digests: dict[str, int] = {}

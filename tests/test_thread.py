@@ -196,7 +196,8 @@ def test_cycles_of_re_are_walked_once_and_end():
              "RW1 CX lead-5 re=lead-4 from=lead to=dev item=x:1 why=REVOKED",
              "RW1 DN dev-2 re=lead-1 from=dev to=lead item=x:1 out=OK"]
     report = check_thread(lines, now=NOW)
-    assert report.findings == ()
+    # the three issues are one handoff, so the DN naming the first is a second close
+    assert [(f.kind, f.key, f.token) for f in report.findings] == [("closed-twice", "lead-3", "dev-2")]
     assert [(h.id, h.state, h.next, h.closer) for h in report.ledger.handoffs] == [
         ("lead-1", "reissued", "lead-2", None), ("lead-2", "reissued", "lead-3", None),
         ("lead-3", "closed", None, "dev-1")]
@@ -218,3 +219,19 @@ def test_a_readback_that_arrives_before_its_handoff_still_counts():
     report = check_thread([RB, HO], now=NOW)
     assert states(report)["lead-1"] == "owned"
     assert report.ledger.handoff("lead-1").rb == "dev-1"
+
+
+def test_an_undo_is_followed_back_to_the_act_it_reverses():
+    ho = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
+          "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
+    values = ("sup=marlow amt=5100.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 "
+              "apref=FD-0929")
+    dn = f"RW1 DN payer-2 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-2026-057 out=OK {values}"
+    undo = (f"RW1 HO scheduler-3 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=UNDO ctx=payer-2 rb=exec "
+            f"{values}")
+    report = check_thread([ho, dn, undo], now="20261001T0000Z", profiles=["pay"])
+    state = report.ledger.handoff("scheduler-3")
+    assert (state.undoes, state.reverses) == ("scheduler-1", "payer-2")
+    assert report.ledger.to_json()["handoffs"][1]["undoes"] == "scheduler-1"
+    assert "undoes" not in report.ledger.to_json()["handoffs"][0]
+
