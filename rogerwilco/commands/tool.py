@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ledger", metavar="PATH", help="the receiver's endpoint ledger: prepare only a handoff it "
                                                      "received and nobody closed")
     p.add_argument("--window", type=float, default=15.0, metavar="MINUTES",
-                   help="how long the statement may be confirmed (default 15; never past the HO's exp)")
+                   help="how long the statement may be confirmed (default 15; exp= rounded up to the minute, "
+                        "never past the HO's exp)")
     add_profiles(p)
     add_format(p)
     p.set_defaults(func=cmd_prepare)
