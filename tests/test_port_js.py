@@ -162,6 +162,19 @@ def test_the_package_has_no_runtime_dependencies_and_declares_its_api():
         assert name in declared, name
 
 
+TYPESCRIPT = ROOT / "tests" / "tools" / "typescript"
+
+
+def test_the_declarations_type_check_a_program_that_uses_the_api():
+    # the compiler from the lockfile (npm ci; nothing global); the program also holds misuse that must not compile
+    tsc = TYPESCRIPT / "node_modules" / ".bin" / "tsc"
+    if not tsc.exists():
+        subprocess.run([NPM, "ci", "--no-audit", "--no-fund"], cwd=TYPESCRIPT, check=True, capture_output=True, timeout=600)
+    result = subprocess.run([str(tsc), "-p", "tsconfig.json"], capture_output=True, text=True, cwd=TYPESCRIPT, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "@ts-expect-error" in (TYPESCRIPT / "uses-the-api.mts").read_text(encoding="utf-8")
+
+
 # ---------------------------------------------------------------- differential
 
 @pytest.fixture(scope="module")
