@@ -14,8 +14,8 @@ phases, kept in a SQLite file (the *store*):
     :mod:`secrets` (128 random bits, never derived from the message) and the
     RB line is returned, composed by code (:func:`rogerwilco.readback.make_rb`)
     with the execution slots as they will run, ``x_tok=<token>`` and
-    ``exp=``: now plus the window (15 minutes by default), never later than
-    the HO's own ``exp``.
+    ``exp=``: now plus the window (15 minutes by default), rounded up to the
+    minute, never later than the HO's own ``exp``.
 
 ``commit(token, argv)``
     runs the executor once. In one ``BEGIN IMMEDIATE`` transaction the
@@ -32,9 +32,22 @@ phases, kept in a SQLite file (the *store*):
     The DN carries the values the executor reported, never the plan, so the
     sender's ``check-dn`` sees what actually ran.
 
+**One handoff, one act.** The issues of a handoff (an HO, its re-sends, its
+re-issues after a void readback: :func:`rogerwilco.handoff.issue_link`, the
+rule :func:`rogerwilco.thread.check_thread` uses) share a handoff key in the
+table ``issues``; keys are joined in the same ``BEGIN IMMEDIATE`` transaction
+that prepares, commits or cancels, and a partial unique index allows one
+statement per key in the states that can commit or have run. A re-send
+after the readback is refused and answered ``UN why=DUP``; a re-issue
+replaces the prepared statement; an earlier issue arriving late is refused.
+Where an issue never reached the store (an HO whose ``re=`` names a message
+of its agents the store never saw, a cancel naming such an HO), the store
+cannot tell two handoffs between the same agents about the same item apart,
+and reads them as one: it refuses a second act, and the cancel covers both.
+
 ``abandon(token)`` discards a prepared statement. ``cancel(CX)`` records the
-cancel for the HO (a later ``prepare`` of it is refused), abandons whatever
-was prepared for it and answers ``AN re=<CX id> val=Y``; where the act
+cancel for the handoff (a later ``prepare`` of any issue is refused), abandons
+whatever was prepared for it and answers ``AN re=<CX id> val=Y``; where the act
 already ran it answers with the act's DN instead; where the act is in doubt
 it answers nothing and says why.
 
@@ -802,3 +815,27 @@ class ToolStore:
             else:
                 rows = db.execute("SELECT * FROM statements ORDER BY prepared_at, token").fetchall()
         return [self._statement(row, at) for row in rows]
+
+    def settle(self, token: str, *, ran: bool, note: str, who: str, now: _dt.datetime | None = None) -> Statement:
+        """Settle an in-doubt statement by hand, once a person has found out whether the act ran.
+
+        ``ran=True`` makes it ``committed`` (the act happened: never run it
+        again); ``ran=False`` makes it ``abandoned`` (nothing happened: the
+        sender may re-issue). Who settled it, when, and their note are
+        recorded in the statement's detail. Only an in-doubt statement can
+        be settled this way.
+        """
+        if not note.strip():
+            raise ToolRefused("say what you found (--note): the settlement is recorded", reason="note")
+        at = _utc(now)
+        with self._transaction() as db:
+            row = self._row(db, token)
+            if row["state"] != "in-doubt":
+                raise ToolRefused(f"the statement is {row['state']}, not in doubt: nothing to settle", reason=row["state"])
+            detail = (f"settled by hand by {who} at {_stamp(at)}: the act {'ran' if ran else 'did not run'}; "
+                      f"note: {' '.join(note.split())}")
+            db.execute("UPDATE statements SET state = ?, pid = NULL, detail = ?, finished_at = ? "
+                       "WHERE token = ? AND state = 'in-doubt'",
+                       ("committed" if ran else "abandoned", detail, at.isoformat(), token))
+            row = self._row(db, token)
+        return self._statement(row, at)

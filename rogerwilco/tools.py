@@ -40,6 +40,7 @@ from typing import Any, Callable, Mapping
 
 import attrs
 
+from ._lru import RECEIVER_CACHE_SIZE, LRUCache
 from .errors import RW1Error
 from .findings import FAIL, Finding
 from .message import Message
@@ -133,24 +134,25 @@ def _output(properties: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------
 # helpers
 
-_receivers: dict[str, Receiver] = {}
+_receivers: LRUCache[Receiver] = LRUCache(RECEIVER_CACHE_SIZE)
 
 
 def _receiver(args: Mapping[str, Any]) -> Receiver:
     profiles = args.get("profiles")
     if profiles is None:
         profiles = list(BUNDLED_PROFILES)
-    key = json.dumps(profiles, sort_keys=True)
-    if key not in _receivers:
-        for i, entry in enumerate(profiles):
-            if isinstance(entry, str) and entry not in BUNDLED_PROFILES:
-                raise ToolError("profile", f"{entry} is not a bundled profile ({', '.join(BUNDLED_PROFILES)}); "
-                                "give any other profile as an object", token=entry, argument=f"profiles[{i}]")
+    for i, entry in enumerate(profiles):
+        if isinstance(entry, str) and entry not in BUNDLED_PROFILES:
+            raise ToolError("profile", f"{entry} is not a bundled profile ({', '.join(BUNDLED_PROFILES)}); "
+                            "give any other profile as an object", token=entry, argument=f"profiles[{i}]")
+
+    def make() -> Receiver:
         try:
-            _receivers[key] = Receiver(profiles)
+            return Receiver(profiles)
         except RW1Error as exc:
             raise ToolError("profile", str(exc), token=exc.token or None, argument="profiles") from None
-    return _receivers[key]
+
+    return _receivers.get(_receivers.key(profiles), make)
 
 
 def _finding(f: Finding) -> dict[str, Any]:
