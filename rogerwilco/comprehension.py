@@ -1,27 +1,42 @@
-"""The comprehension check: the sender's criteria against the receiver's (spec 5.2, D6).
+"""The comprehension check: the sender's criteria against the receiver's (spec 5.2, D6, D13, D15).
 
 Theory of operation
 -------------------
 Criteria are ``key:value`` constraints. Keys are a closed set (the core's
 ``ckey`` enum plus the profile's ``constraint_keys``); a key outside it is
 noted (``unknown-key``) and never compared. Values are compared as *facts*,
-not strings. :func:`normalise` turns a value into a tuple of words:
+not strings. Every word list and table below is data, read from
+``profiles/compare.json`` (:func:`rogerwilco.vocab.compare_document`), the
+one file every implementation of the check reads. :func:`normalise` turns a
+value into a tuple of words:
 
-1. lowercase; ``-`` ``_`` ``.`` ``/`` and whitespace split words; any other
-   character that is not a letter or digit is dropped;
-2. every word is folded to the singular (:func:`fold_plural`): a word ending
-   in one of :data:`ES_PLURAL_ENDINGS` loses ``es``; any other word longer
-   than 3 letters ending in ``s`` but not ``ss`` loses the ``s``;
-3. the whole value (its words joined with ``-``) is looked up in the alias
+1. Unicode NFC, then full case folding (D15), so canonically equivalent text
+   (``crème`` with a combining accent) is one value;
+2. the separators of the data (``-`` ``_`` ``.`` ``/``) and white space split
+   words; a letter or number (general category L or N) is kept; any other
+   character is dropped;
+3. every word is folded to the singular (:func:`fold_plural`): a word ending
+   in one of :data:`ES_PLURAL_ENDINGS` loses ``es``; any other word of
+   :data:`S_MIN_LENGTH` characters or more ending in ``s`` but not ``ss``
+   loses the ``s``;
+4. the whole value (its words joined with ``-``) is looked up in the alias
    table of the vocabulary, whose spellings are normalised the same way, and
    replaced by the canonical value's words (``uk`` = ``en-gb``).
 
-Two normalised values are the *same fact* (:func:`same_fact`) when they are
-equal, when one is a leading run of the other's words (a word prefix:
-``monday`` and ``monday-problem``, never ``12`` and ``120w``), or when one's
-word set contains the other's. A value that normalises to no words is the
-same fact only as another such value: it is no word prefix or subset of
-anything, so punctuation cannot stand in for a criterion.
+Two normalised values, by :func:`relation`:
+
+* ``exact``: equal;
+* ``negated`` (D13): exactly one of them is negated against the other
+  (:func:`negated`: it holds a negating word, or ``un``/``non`` before or
+  joined to a word the other holds bare). That is a contradiction, decided
+  before any of the rules below;
+* ``same`` (:func:`same_fact`): one is a leading run of the other's words (a
+  word prefix: ``monday`` and ``monday-problem``, never ``12`` and
+  ``120w``), or one's word set contains the other's. A value that normalises
+  to no words is the same fact only as another such value;
+* ``loose`` (set-valued keys only, :func:`loose_match`): a shared
+  distinctive word (:data:`LOOSE_MIN_LENGTH` characters or more, not in
+  :data:`STOP_WORDS`).
 
 ``len`` is compared as number and unit (:func:`read_len`): the units are a
 table (:data:`LEN_UNITS`); equal numbers and units match, equal numbers with
@@ -29,19 +44,24 @@ one unit missing match with a ``loose`` note, anything else contradicts.
 
 By key, for the keys the sender holds:
 
-* single-valued keys: every sender value must have a same-fact receiver
-  value and every receiver value a same-fact sender value, or the key is a
+* single-valued keys: every sender value must have a matching receiver
+  value and every receiver value a matching sender value, or the key is a
   ``contradiction``; no receiver value at all is a ``gap``;
-* set-valued keys (``must no scope src``): each sender value needs a
-  receiver value of the same fact, or failing that a *loose* match (a shared
-  distinctive word: three characters or more, not in :data:`STOP_WORDS`),
-  which is reported as a ``loose`` note; neither is a ``gap``. A receiver
-  value that matches no sender value is an ``assumption`` (note);
+* set-valued keys (``must no scope src``) match one to one (D15): each
+  sender value pairs with at most one receiver value and each receiver value
+  serves at most one sender value. Exact pairs are made first, then
+  same-fact pairs, then loose pairs, each round a maximum matching among the
+  values still unpaired (augmenting paths, sender and receiver values in
+  written order). A loose pair is a ``loose`` note. A sender value left
+  unpaired is a ``gap``, or a ``contradiction`` where an unpaired receiver
+  value negates it; a receiver value left unpaired is a ``contradiction``
+  where it negates a sender value, otherwise an ``assumption`` (note);
 * a key only the receiver holds is an ``assumption`` (note).
 
 The receiver's ``not=`` tokens are ``no:`` values. Every receiver ``no``
-value that matches (same fact or loose) a sender ``must:`` value is
-``excluded``: the receiver ruled out something required.
+value that is exactly or by same fact a sender ``must:`` value is
+``excluded``: the receiver ruled out something required. A loose match there
+is a ``loose`` note (D15), as everywhere else.
 
 ``keys=`` on the HO names the keys the sender will check: each must appear
 in the receiver's criteria, or it is a ``gap``. Without sender criteria that
@@ -51,33 +71,35 @@ is all that can be checked; the result then carries an ``unchecked`` note.
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal, InvalidOperation
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import attrs
 
 from .findings import FAIL, NOTE, Finding
+from .vocab import compare_document
 
 TIER = 4
-WORD_SEPARATORS = frozenset("-_./")
-ES_PLURAL_ENDINGS = ("shes", "ches", "xes", "sses", "zes")
-STOP_WORDS = frozenset({
-    "the", "and", "for", "with", "not", "any", "all", "our", "your", "their", "from", "into", "onto",
-    "that", "this", "these", "those", "are", "was", "were", "but", "per", "via", "its", "has", "have",
-    "who", "whom", "what", "which", "when", "where", "how", "than", "then", "them", "they", "you",
-    "out", "off", "over", "under", "about", "each", "every", "some", "other", "use", "using", "only",
-    "also", "must", "should", "will", "can", "may", "one", "two", "more", "less", "most", "least",
-    "non", "without", "within", "upon",
-})
-# len: the unit spellings, after lowercasing and plural folding, to the unit.
-LEN_UNITS = {
-    "": "", "w": "w", "word": "w", "c": "c", "char": "c", "character": "c",
-    "p": "p", "page": "p", "pg": "p", "s": "s", "slide": "s",
-}
+_DATA = compare_document()
+WORD_SEPARATORS = frozenset(_DATA["text"]["separators"])
+WORD_CATEGORIES = frozenset(_DATA["text"]["word_chars"].split())
+ES_PLURAL_ENDINGS = tuple(_DATA["plural"]["es_endings"])
+S_MIN_LENGTH = int(_DATA["plural"]["s_min_length"])
+S_KEEP_ENDINGS = tuple(_DATA["plural"]["s_keep_endings"])
+STOP_WORDS = frozenset(_DATA["loose"]["stop_words"])
+LOOSE_MIN_LENGTH = int(_DATA["loose"]["min_length"])
+NEGATING_WORDS = frozenset(_DATA["negation"]["words"])
+NEGATING_PREFIXES = tuple(_DATA["negation"]["prefixes"])
+# len: the unit spellings, after case folding and plural folding, to the unit.
+LEN_UNITS: Mapping[str, str] = dict(_DATA["len"]["units"])
+LEN_KEY = _DATA["len"]["key"]
 _LEN_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)[-_]?([a-z]*)")
-LEN_KEY = "len"
-NOT_AS_KEY = "no"  # a receiver's not= tokens are compared as no: values
-EXCLUDES_KEY = "must"  # ... against the sender's must: values
+NOT_AS_KEY = _DATA["exclusion"]["receiver_key"]  # a receiver's not= tokens are compared as no: values
+EXCLUDES_KEY = _DATA["exclusion"]["sender_key"]  # ... against the sender's must: values
+
+EXACT, SAME, LOOSE, NEGATED = "exact", "same", "loose", "negated"
+PAIRING_ORDER = tuple(_DATA["set_matching"]["order"])  # D15: exact, then same fact, then loose
 
 
 class CriteriaError(ValueError):
@@ -120,23 +142,32 @@ def parse_criteria(criteria: str | Iterable[Any] | None) -> tuple[Constraint, ..
 # normalisation
 
 
+def canonical_text(value: str) -> str:
+    """NFC, then full case folding (D15)."""
+    return unicodedata.normalize("NFC", value).casefold()
+
+
 def fold_plural(word: str) -> str:
     """The singular of a word by D6's rule (no dictionary, both sides alike)."""
     if word.endswith(ES_PLURAL_ENDINGS):
         return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+    if len(word) >= S_MIN_LENGTH and word.endswith("s") and not word.endswith(S_KEEP_ENDINGS):
         return word[:-1]
     return word
 
 
+def _breaks_word(ch: str) -> bool:
+    return ch in WORD_SEPARATORS or "\t" <= ch <= "\r" or unicodedata.category(ch)[0] == "Z"
+
+
 def split_words(value: str) -> tuple[str, ...]:
     words, current = [], []
-    for ch in value.lower():
-        if ch in WORD_SEPARATORS or ch.isspace():
+    for ch in canonical_text(value):
+        if _breaks_word(ch):
             if current:
                 words.append("".join(current))
             current = []
-        elif ch.isalnum():
+        elif unicodedata.category(ch)[0] in WORD_CATEGORIES:
             current.append(ch)
     if current:
         words.append("".join(current))
@@ -160,11 +191,34 @@ def normalise(value: str, aliases: Mapping[str, tuple[str, ...]] | None = None) 
     return words
 
 
+def negated(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether ``a`` is negated against ``b`` (D13).
+
+    ``a`` holds a negating word, or a negating prefix standing before a word
+    ``b`` holds (``un-plain``), or joined to one (``unplain``, ``nonadult``).
+    """
+    held = set(b)
+    for i, word in enumerate(a):
+        if word in NEGATING_WORDS:
+            return True
+        for prefix in NEGATING_PREFIXES:
+            if word == prefix and i + 1 < len(a) and a[i + 1] in held:
+                return True
+            if len(word) > len(prefix) and word.startswith(prefix) and word[len(prefix):] in held:
+                return True
+    return False
+
+
+def negation_differs(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Exactly one of the two is negated against the other: a contradiction (D13)."""
+    return negated(a, b) != negated(b, a)
+
+
 def same_fact(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Equal, a word prefix of the other, or word-set containment (D6)."""
+    """Equal; or, where no negation divides them (D13), a word prefix of the other or word-set containment (D6)."""
     if a == b:
         return True
-    if not a or not b:
+    if not a or not b or negation_differs(a, b):
         return False
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     if long_[: len(short)] == short:
@@ -174,17 +228,17 @@ def same_fact(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 
 
 def distinctive(words: Iterable[str]) -> set[str]:
-    return {w for w in words if len(w) >= 3 and w not in STOP_WORDS}
+    return {w for w in words if len(w) >= LOOSE_MIN_LENGTH and w not in STOP_WORDS}
 
 
 def loose_match(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """A shared distinctive word (set-valued keys only)."""
-    return bool(distinctive(a) & distinctive(b))
+    """A shared distinctive word (set-valued keys only), where no negation divides them."""
+    return not negation_differs(a, b) and bool(distinctive(a) & distinctive(b))
 
 
 def read_len(value: str) -> tuple[Decimal, str] | None:
     """``120w`` as (120, 'w'); None where the value is not number-and-unit."""
-    m = _LEN_RE.fullmatch(value.strip().lower())
+    m = _LEN_RE.fullmatch(canonical_text(value).strip())
     if m is None:
         return None
     unit = LEN_UNITS.get(fold_plural(m.group(2)) if m.group(2) else "")
@@ -196,6 +250,58 @@ def read_len(value: str) -> tuple[Decimal, str] | None:
         return Decimal(m.group(1)), unit
     except InvalidOperation:
         return None
+
+
+def pair_one_to_one(relations: Sequence[Sequence[str | None]]) -> list[tuple[int, int, str]]:
+    """D15's pairing of set values: ``relations[i][j]`` relates sender i to receiver j.
+
+    Exact pairs first, then same-fact, then loose; each round is a maximum
+    matching among the values the earlier rounds left unpaired, found by
+    augmenting paths with sender and receiver values taken in written order.
+    Returns ``(sender index, receiver index, relation)`` in sender order.
+    """
+    n_sender = len(relations)
+    n_receiver = len(relations[0]) if relations else 0
+    sender_pair: list[int | None] = [None] * n_sender
+    receiver_pair: list[int | None] = [None] * n_receiver
+    how: list[str | None] = [None] * n_sender
+    for rank in PAIRING_ORDER:
+        fixed = {j for j in range(n_receiver) if receiver_pair[j] is not None}
+        edges = [[j for j in range(n_receiver) if j not in fixed and relations[i][j] == rank] if sender_pair[i] is None else []
+                 for i in range(n_sender)]
+        for i in range(n_sender):
+            if sender_pair[i] is None and edges[i]:
+                _augment(i, edges, sender_pair, receiver_pair)
+        for i in range(n_sender):
+            if sender_pair[i] is not None and how[i] is None:
+                how[i] = rank
+    return [(i, j, how[i]) for i, j in enumerate(sender_pair) if j is not None and how[i] is not None]
+
+
+def _augment(start: int, edges: Sequence[Sequence[int]], sender_pair: list, receiver_pair: list) -> bool:
+    """One augmenting path from sender ``start`` (Kuhn's algorithm, without recursion)."""
+    reached_from: dict[int, int] = {}
+    stack = [(start, iter(edges[start]))]
+    while stack:
+        i, candidates = stack[-1]
+        for j in candidates:
+            if j in reached_from:
+                continue
+            reached_from[j] = i
+            if receiver_pair[j] is None:
+                while True:  # flip the path back to start
+                    via = reached_from[j]
+                    previous = sender_pair[via]
+                    sender_pair[via], receiver_pair[j] = j, via
+                    if via == start:
+                        return True
+                    j = previous
+            holder = receiver_pair[j]
+            stack.append((holder, iter(edges[holder])))
+            break
+        else:
+            stack.pop()
+    return False
 
 
 # --------------------------------------------------------------------------
@@ -223,26 +329,35 @@ class Comparator:
     def value(self, text: str) -> _Value:
         return _Value(text, normalise(text, self.aliases))
 
-    def match(self, key: str, a: _Value, b: _Value) -> str | None:
-        """'same', 'loose' (match with a note) or None."""
+    def relation(self, key: str, a: _Value, b: _Value) -> str | None:
+        """'exact', 'same', 'loose' (a match with a note), 'negated' (D13) or None."""
         if key == LEN_KEY:
             la, lb = read_len(a.text), read_len(b.text)
             if la is not None and lb is not None:
                 if la[0] != lb[0]:
                     return None
                 if la[1] == lb[1]:
-                    return "same"
-                return "loose" if "" in (la[1], lb[1]) else None
+                    return EXACT
+                return LOOSE if "" in (la[1], lb[1]) else None
             if la is not None or lb is not None:
                 # D6: len is a number and a unit. A value that is not one
                 # (150w-or-120w, 120w-150w) cannot be the same fact, or a
                 # hedge would pass where the single-valued key must contradict.
                 return None
+        if a.words == b.words:
+            return EXACT
+        if a.words and b.words and negation_differs(a.words, b.words):
+            return NEGATED
         if same_fact(a.words, b.words):
-            return "same"
+            return SAME
         if key in self.set_valued and loose_match(a.words, b.words):
-            return "loose"
+            return LOOSE
         return None
+
+    def match(self, key: str, a: _Value, b: _Value) -> str | None:
+        """'same' (exact or same fact), 'loose' (a match with a note) or None."""
+        found = self.relation(key, a, b)
+        return SAME if found == EXACT else (found if found in (SAME, LOOSE) else None)
 
     def _group(self, constraints: Iterable[Constraint], findings: list[Finding], side: str) -> dict[str, list[_Value]]:
         groups: dict[str, list[_Value]] = {}
@@ -287,11 +402,16 @@ class Comparator:
         ruled_out: set[int] = set()
         for must in theirs.get(EXCLUDES_KEY, []):
             for j, v in enumerate(mine.get(NOT_AS_KEY, [])):
-                if self.match(NOT_AS_KEY, must, v) is not None:
+                found = self.relation(NOT_AS_KEY, must, v)
+                if found in (EXACT, SAME):
                     ruled_out.add(j)
                     excluded.append(_finding(FAIL, "excluded", EXCLUDES_KEY,
                                              f"the readback rules out {v.text}, which the sender requires (must:{must.text})",
-                                             f"must:{must.text}", f"no:{v.text}"))
+                                             f"must:{must.text}", f"{NOT_AS_KEY}:{v.text}"))
+                elif found == LOOSE:
+                    excluded.append(_finding(NOTE, "loose", EXCLUDES_KEY,
+                                             f"the readback rules out {v.text}, which shares a word with must:{must.text}; confirm",
+                                             f"must:{must.text}", f"{NOT_AS_KEY}:{v.text}"))
         # a no: value that rules out a must: is reported as excluded, not again as an assumption
         mine_compared = dict(mine)
         if ruled_out:
@@ -326,33 +446,45 @@ class Comparator:
         if not (sender_ok and receiver_ok):
             return [_finding(FAIL, "contradiction", key, f"{key}: the sender means {s_text}, the readback says {r_text}",
                              s_text, r_text)]
-        if any(m == "loose" for row in results for m in row) and not any(m == "same" for row in results for m in row):
+        if any(m == LOOSE for row in results for m in row) and not any(m == SAME for row in results for m in row):
             return [_finding(NOTE, "loose", key, f"{key}: {s_text} and {r_text} taken as the same fact; confirm",
                              s_text, r_text)]
         return []
 
     def _compare_set(self, key: str, sender: list[_Value], receiver: list[_Value]) -> list[Finding]:
+        relations = [[self.relation(key, s, r) for r in receiver] for s in sender]
+        pairs = pair_one_to_one(relations)
         findings = []
-        matched: set[int] = set()
-        for s in sender:
-            same = [j for j, r in enumerate(receiver) if self.match(key, s, r) == "same"]
-            if same:
-                matched.update(same)
-                continue
-            loose = [j for j, r in enumerate(receiver) if self.match(key, s, r) == "loose"]
-            if loose:
-                matched.update(loose)
+        paired_sender = {i for i, _, _ in pairs}
+        open_receiver = [j for j in range(len(receiver)) if j not in {j for _, j, _ in pairs}]
+        for i, j, how in pairs:
+            if how == LOOSE:
                 findings.append(_finding(NOTE, "loose", key,
-                                         f"{key}:{s.text} loosely matched by {', '.join(receiver[j].text for j in loose)}; confirm",
-                                         f"{key}:{s.text}", "+".join(f"{key}:{receiver[j].text}" for j in loose)))
+                                         f"{key}:{sender[i].text} loosely matched by {receiver[j].text}; confirm",
+                                         f"{key}:{sender[i].text}", f"{key}:{receiver[j].text}"))
+        for i, s in enumerate(sender):
+            if i in paired_sender:
+                continue
+            opposite = next((j for j in open_receiver if relations[i][j] == NEGATED), None)
+            if opposite is not None:
+                open_receiver.remove(opposite)
+                findings.append(_contradiction(key, s, receiver[opposite]))
                 continue
             findings.append(_finding(FAIL, "gap", key, f"the sender holds {key}:{s.text}; the readback does not",
                                      f"{key}:{s.text}", None))
-        for j, r in enumerate(receiver):
-            if j not in matched:
-                findings.append(_finding(NOTE, "assumption", key, f"{key}:{r.text} is the receiver's own; confirm or correct",
-                                         None, f"{key}:{r.text}"))
+        for j in open_receiver:
+            opposite = next((i for i in range(len(sender)) if relations[i][j] == NEGATED), None)
+            if opposite is not None:
+                findings.append(_contradiction(key, sender[opposite], receiver[j]))
+                continue
+            findings.append(_finding(NOTE, "assumption", key, f"{key}:{receiver[j].text} is the receiver's own; confirm or correct",
+                                     None, f"{key}:{receiver[j].text}"))
         return findings
+
+
+def _contradiction(key: str, s: _Value, r: _Value) -> Finding:
+    return _finding(FAIL, "contradiction", key, f"{key}: the sender means {s.text}, the readback says the opposite: {r.text}",
+                    f"{key}:{s.text}", f"{key}:{r.text}")
 
 
 def _finding(severity: str, kind: str, key: str, message: str, sender: Any, receiver: Any) -> Finding:

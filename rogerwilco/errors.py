@@ -9,6 +9,8 @@ stream), column (1-based, in code points) and the source line for a caret.
 
 from __future__ import annotations
 
+from .display import printable  # re-exported: the one escaping function for text shown to a person
+
 
 class RW1Error(Exception):
     """Base class of every error this package raises."""
@@ -73,19 +75,3 @@ class ProfileError(RW1Error):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
-
-
-def printable(text: str) -> str:
-    """Text with control and line-breaking characters shown as escapes.
-
-    Used wherever input is echoed back (reports, refusal tails), so that
-    nothing in the input can break a line or drive a terminal.
-    """
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch != " " and (code < 0x20 or 0x7F <= code <= 0x9F or ch.isspace() or 0xD800 <= code <= 0xDFFF):
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)

@@ -35,7 +35,7 @@ only when no finding fails. Nothing in a value or a tail is interpreted, so
 a receiver can only make a check pass by reading back what was sent.
 
 :func:`check_ho` compares an HO with the approval record before it is sent
-(or, for a relay, with the HO it received plus only the slots its role
+(or, for a relay, with the HO it received, tail included, plus only what its role
 adds); :func:`check_dn` compares a done report with the plan;
 :func:`make_rb` composes the readback by code from the HO as delivered.
 """
@@ -73,6 +73,7 @@ LEVEL_ECHO = {
 NEVER_ECHOED = frozenset({"rb", "keys", "exp", "acc"})
 HOP_ENVELOPE = frozenset({"re", "from", "to"})  # each message's own: an RB reverses them, never echoes them
 RB_OWN_SLOTS = frozenset({"h", "eta", "not", "asm", "exp", "acc", "do"})
+TAIL = "tail"  # in relay mode: the received tail, and the name a relay's role gives it among what it adds
 COMPREHENSION_LEVELS = frozenset({"acc", "plan"})
 RECEIPT = (("re", "id"), ("from", "to"), ("to", "from"))  # (RB field, HO field it must equal)
 DN_RECEIPT = RECEIPT + (("item", "item"),)
@@ -415,14 +416,24 @@ def check_ho(
     ask ``rb=exec`` where the profile names execution slots for the ask; and
     it may carry no execution value the record does not hold. In relay mode
     (``relay_adds`` given) the record is the HO the relay received, and the
-    forwarded line may carry nothing beyond it but the slots in ``relay_adds``.
+    forwarded line may carry nothing beyond it but the slots in ``relay_adds``;
+    its tail must equal the received tail unless ``relay_adds`` names
+    ``tail`` (D15: the brief lives in the tail). The received tail is the
+    received line's, or, for a record given as slot values, the value of its
+    ``tail`` key (absent: the received HO had none).
     """
     receiver = as_receiver(profiles)
     ho, problem = coerce(line, receiver, "HO", "handoff")
+    received_tail: Any = None
+    if relay_adds is not None and isinstance(record, Mapping):
+        record = dict(record)
+        received_tail = record.pop(TAIL, None)
     held, record_problem = record_of(record, receiver)
     problems = [p for p in (problem, record_problem) if p is not None]
     if ho is None or held is None:
         return ReadbackReport(passed=False, findings=tuple(problems), check="check-ho", ho=ho)
+    if relay_adds is not None and not isinstance(record, Mapping):
+        received_tail = coerce(record, receiver, "HO", "record")[0].tail
     vocab = vocabulary_of(ho, receiver)
     findings: list[Finding] = []
     for key, value in held.items():
@@ -443,6 +454,8 @@ def check_ho(
             if key not in held and key not in adds:
                 findings.append(_fail("mismatch", f"{key}={written(key, value)} is neither in the received handoff nor "
                                       "added by the relay's role", key=key, sender=None, receiver=written(key, value)))
+        if TAIL not in adds:
+            findings.extend(_relay_tail(received_tail, ho.tail))
     else:
         for key in exec_slots(ho, vocab):
             if key not in held and ho.get(key) is not None:
@@ -453,6 +466,20 @@ def check_ho(
                               "the line does not ask rb=exec", key="rb", sender="exec",
                               receiver=written("rb", ho.slots.get("rb"))))
     return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-ho", ho=ho)
+
+
+def _relay_tail(received: Any, forwarded: str | None) -> list[Finding]:
+    """The forwarded tail against the received one, character for character (D15)."""
+    if received == forwarded:
+        return []
+    if forwarded is None:
+        return [_fail("missing", "the relay dropped the received tail; it carries the brief", key=TAIL,
+                      sender=str(received), receiver=None)]
+    if received is None:
+        return [_fail("mismatch", "the relay added a tail the received handoff did not have, and its role does not "
+                      "add one", key=TAIL, sender=None, receiver=forwarded)]
+    return [_fail("mismatch", "the relay changed the tail it received; the brief lives there", key=TAIL,
+                  sender=str(received), receiver=forwarded)]
 
 
 # --------------------------------------------------------------------------

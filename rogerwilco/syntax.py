@@ -38,6 +38,9 @@ from ._resources import grammar_path
 from .errors import RW1SyntaxError, printable
 
 TAIL_MARK = " // "
+# The bidirectional controls the grammar refuses anywhere in a line (D14): a
+# value holding one displays as another ("Trojan Source").
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 # What each terminal looks like, for error messages a person can act on.
 _EXPECTED = {
@@ -222,6 +225,9 @@ def _describe(text: str, column: int, expected: list[str], exc: UnexpectedInput)
     for i, ch in enumerate(text):
         code = ord(ch)
         spacing = ch.isspace() and ch != " " and i < tail_from  # the tail may hold no-break spaces
+        if ch in BIDI_CONTROLS:
+            return (f"bidirectional control {printable(ch)} (U+{code:04X}) at column {i + 1} is not allowed in a line: "
+                    "it changes how the text around it displays")
         if code < 0x20 or 0x7F <= code <= 0x9F or spacing or ch in "\u2028\u2029" or 0xD800 <= code <= 0xDFFF:
             return f"character {printable(ch)} (U+{code:04X}) at column {i + 1} is not allowed in a line"
     if text[0] == " ":

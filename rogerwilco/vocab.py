@@ -4,7 +4,10 @@ Theory of operation
 -------------------
 The core vocabulary is data (``profiles/rw1.json``): the nine types with their
 required and optional slots, every slot's type, the enums, the readback
-levels, the constraint keys and aliases, and the conditional rules. A profile
+levels and the conditional rules. The comparison data of the comprehension
+check (``profiles/compare.json``: the core constraint keys, the set-valued
+keys, the aliases and the word lists) is merged into it as enum ``ckey``,
+``set_valued_keys`` and ``aliases``. A profile
 (spec section 7, decisions D5) is a JSON file that *extends* it: new asks and
 reasons, new enums, new slots (with the types they apply to and whether they
 are required), agents, execution slots per ask, constraint keys, aliases and
@@ -127,9 +130,25 @@ def _read_json(path: Path) -> dict:
     return doc
 
 
+# Files under profiles/ that are not profiles.
+NOT_PROFILES = ("rw1", "compare")
+
+
+@lru_cache(maxsize=1)
+def compare_document() -> Mapping[str, Any]:
+    """The comparison data (``profiles/compare.json``), as written."""
+    return _read_json(profile_path("compare"))
+
+
 @lru_cache(maxsize=1)
 def core_document() -> Mapping[str, Any]:
-    return _read_json(profile_path("rw1"))
+    """The core vocabulary with the comparison data's keys and aliases merged in."""
+    core = dict(_read_json(profile_path("rw1")))
+    compare = compare_document()
+    core["enums"] = {**core["enums"], "ckey": dict(compare["constraint_keys"])}
+    core["set_valued_keys"] = list(compare["set_valued_keys"])
+    core["aliases"] = {canonical: list(spellings) for canonical, spellings in compare["aliases"].items()}
+    return core
 
 
 def load_profile(source: str | Path | Mapping[str, Any]) -> dict:
@@ -571,4 +590,4 @@ def as_receiver(profiles: "Receiver | Iterable[str | Path | Mapping[str, Any]] |
 
 
 def bundled_profile_names() -> tuple[str, ...]:
-    return tuple(sorted(p.stem for p in data_dir("profiles").glob("*.json") if p.stem not in ("rw1",) and not p.stem.endswith("schema")))
+    return tuple(sorted(p.stem for p in data_dir("profiles").glob("*.json") if p.stem not in NOT_PROFILES and not p.stem.endswith("schema")))

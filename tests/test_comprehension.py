@@ -1,12 +1,19 @@
-"""The comprehension rules of D6, one behaviour per test."""
+"""The comprehension rules of D6, D13 and D15, one behaviour per test."""
 
 from __future__ import annotations
 
+import json
+import unicodedata
+from pathlib import Path
+
+import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rogerwilco.comprehension import Comparator, CriteriaError, fold_plural, normalise, parse_criteria, read_len, same_fact
+from rogerwilco import comprehension
+from rogerwilco.comprehension import (Comparator, CriteriaError, fold_plural, normalise, pair_one_to_one, parse_criteria,
+                                       read_len, same_fact)
 from rogerwilco.vocab import core_vocabulary
 
 CMP = Comparator.for_vocabulary(core_vocabulary())
@@ -127,3 +134,155 @@ def test_same_fact_is_symmetric(a, b):
 def test_len_with_different_numbers_always_contradicts(a, b, unit):
     found = kinds(f"len:{a}{unit}", f"len:{b}{unit}")
     assert (found == set()) == (a == b)
+
+
+# --------------------------------------------------------------------------
+# the comparison data is one file (profiles/compare.json)
+
+
+PROFILES = Path(__file__).resolve().parent.parent / "profiles"
+DATA = json.loads((PROFILES / "compare.json").read_text(encoding="utf-8"))
+
+
+def test_the_comparison_data_file_is_valid_against_its_schema():
+    schema = json.loads((PROFILES / "compare.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(DATA)
+
+
+def test_the_comparison_data_lives_only_in_the_data_file():
+    core = json.loads((PROFILES / "rw1.json").read_text(encoding="utf-8"))
+    assert "ckey" not in core["enums"] and "aliases" not in core and "set_valued_keys" not in core
+    vocab = core_vocabulary()
+    assert dict(vocab.constraint_keys) == DATA["constraint_keys"]
+    assert vocab.set_valued_keys == frozenset(DATA["set_valued_keys"])
+    assert vocab.aliases["british"] == "en-gb"
+    assert comprehension.STOP_WORDS == frozenset(DATA["loose"]["stop_words"])
+    assert comprehension.NEGATING_WORDS == frozenset(DATA["negation"]["words"])
+    assert comprehension.NEGATING_PREFIXES == tuple(DATA["negation"]["prefixes"])
+    assert comprehension.ES_PLURAL_ENDINGS == tuple(DATA["plural"]["es_endings"])
+    assert dict(comprehension.LEN_UNITS) == DATA["len"]["units"]
+
+
+def test_the_data_file_is_not_listed_as_a_profile():
+    from rogerwilco.vocab import bundled_profile_names
+
+    assert "compare" not in bundled_profile_names()
+
+
+# --------------------------------------------------------------------------
+# D13: a negation is a contradiction
+
+
+def test_the_audit_reproducers_of_a_negated_readback_fail():
+    assert kinds("tone:plain+must:monday-problem+aud:adults", "tone:not-plain+must:monday-problem+aud:adults") == {
+        ("fail", "contradiction", "tone")}
+    assert kinds("tone:plain+must:monday-problem+aud:adults", "tone:plain+must:not-monday-problem+aud:adults") == {
+        ("fail", "contradiction", "must")}
+    assert kinds("tone:plain+must:monday-problem+aud:adults", "tone:plain+must:monday-problem+aud:non-adults") == {
+        ("fail", "contradiction", "aud")}
+
+
+@pytest.mark.parametrize("sender, receiver", [
+    ("tone:plain", "tone:unplain"), ("tone:plain", "tone:un-plain"), ("aud:adults", "aud:nonadults"),
+    ("must:monday-problem", "must:never-monday-problem"), ("must:monday-problem", "must:without-monday-problem"),
+    ("must:client-names", "must:avoid-client-names"), ("scope:uk", "scope:except-uk"),
+    ("must:case-study", "must:case-study-forbidden"), ("tone:not-plain", "tone:plain"),
+])
+def test_a_negating_word_or_prefix_on_one_side_contradicts(sender, receiver):
+    key = sender.split(":")[0]
+    assert ("fail", "contradiction", key) in kinds(sender, receiver)
+
+
+def test_a_negation_on_both_sides_is_compared_by_the_other_rules():
+    assert kinds("no:not-tested", "no:not-tested") == set()
+    assert kinds("must:never-monday", "must:not-monday") == {("note", "loose", "must")}
+    assert kinds("tone:unplain", "tone:unplain") == set()
+
+
+def test_a_prefix_negates_only_a_word_the_other_value_holds_bare():
+    assert kinds("aud:unemployed-adults", "aud:unemployed") == set()  # word prefix, no negation between them
+    assert kinds("must:united-front", "must:united-front-page") == set()
+
+
+def test_a_negated_not_token_excludes_nothing():
+    assert kinds("must:monday-problem", "must:monday-problem", not_tokens=["non-monday-problem"]) == {
+        ("note", "assumption", "no")}
+
+
+# --------------------------------------------------------------------------
+# D15: canonical text, one-to-one matching, loose exclusions
+
+
+def test_canonically_equivalent_text_is_the_same_fact():
+    nfc, nfd = unicodedata.normalize("NFC", "crème-brûlée"), unicodedata.normalize("NFD", "crème-brûlée")
+    assert nfc != nfd
+    assert kinds(f"must:{nfc}", f"must:{nfd}") == set()
+    assert normalise(nfd) == normalise(nfc) == ("crème", "brûlée")
+
+
+def test_values_are_case_folded_not_only_lowercased():
+    assert normalise("STRASSE") == normalise("straße") == ("strasse",)
+    assert kinds("must:straße", "must:STRASSE") == set()
+
+
+def test_a_loose_match_cannot_hide_a_gap():
+    found = CMP.compare(parse_criteria("must:monday-problem+must:pricing-problem"), parse_criteria("must:monday-problem"))
+    assert {(f.severity, f.kind, f.key) for f in found} == {("fail", "gap", "must")}
+    assert [f.sender for f in found] == ["must:pricing-problem"]
+
+
+def test_exact_pairs_are_made_before_same_fact_and_loose_ones():
+    found = CMP.compare(parse_criteria("must:pricing-problem+must:monday-problem"), parse_criteria("must:monday-problem"))
+    assert [(f.kind, f.sender) for f in found] == [("gap", "must:pricing-problem")]
+
+
+def test_each_receiver_value_serves_one_sender_value():
+    assert kinds("src:bank+src:bank-statement", "src:bank-statement") == {("fail", "gap", "src")}
+
+
+def test_pairing_finds_a_partner_for_every_value_where_one_exists():
+    # monday fits both receiver values, monday-problem only the first: the
+    # pairing moves monday to the second rather than leave a loose pair.
+    assert kinds("must:monday+must:monday-problem", "must:monday-problem-statement+must:monday-morning") == set()
+
+
+def test_a_loose_not_token_is_a_note_not_an_exclusion():
+    found = kinds("must:monday-problem+must:pricing-problem", "must:monday-problem+must:pricing-problem",
+                  not_tokens=["problem-statement"])
+    assert ("fail", "excluded", "must") not in found
+    assert ("note", "loose", "must") in found
+    assert not any(severity == "fail" for severity, _, _ in found)
+
+
+relations = st.integers(1, 6).flatmap(lambda n: st.integers(1, 6).flatmap(lambda m: st.lists(
+    st.lists(st.sampled_from([None, "exact", "same", "loose", "negated"]), min_size=m, max_size=m), min_size=n, max_size=n)))
+
+
+@given(relations)
+def test_the_pairing_is_one_to_one_and_leaves_no_pair_it_could_make(matrix):
+    pairs = pair_one_to_one(matrix)
+    senders = [i for i, _, _ in pairs]
+    receivers = [j for _, j, _ in pairs]
+    assert len(set(senders)) == len(senders) and len(set(receivers)) == len(receivers)
+    for i, j, how in pairs:
+        assert matrix[i][j] == how and how in ("exact", "same", "loose")
+    for i in set(range(len(matrix))) - set(senders):
+        for j in set(range(len(matrix[0]))) - set(receivers):
+            assert matrix[i][j] not in ("exact", "same", "loose")
+    # exact first: no exact edge joins an exact-less pair's ends while both were free
+    exact_pairs = sum(1 for _, _, how in pairs if how == "exact")
+    assert exact_pairs == _maximum_matching(matrix, "exact")
+
+
+def _maximum_matching(matrix, rank):
+    from itertools import permutations
+
+    n, m = len(matrix), len(matrix[0])
+    best = 0
+    for perm in permutations(range(m), min(n, m)):
+        best = max(best, sum(1 for i, j in enumerate(perm) if i < n and matrix[i][j] == rank))
+    if n > m:
+        for perm in permutations(range(n), m):
+            best = max(best, sum(1 for j, i in enumerate(perm) if matrix[i][j] == rank))
+    return best

@@ -16,7 +16,7 @@ from rogerwilco.vocab import bundled_vocabulary, compile_vocabulary, load_profil
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ROOT / "profiles"
 SCHEMA = json.loads((PROFILES / "profile.schema.json").read_text(encoding="utf-8"))
-PROFILE_FILES = sorted(p for p in PROFILES.glob("*.json") if p.stem not in ("rw1", "profile.schema"))
+PROFILE_FILES = sorted(p for p in PROFILES.glob("*.json") if p.stem not in ("rw1", "compare") and not p.stem.endswith(".schema"))
 HELD = ["pay", "clin", "pform"]
 
 # Spec section 7 prints the pform profile; the bundled file is exactly it.

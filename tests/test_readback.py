@@ -128,6 +128,38 @@ def test_check_ho_relay_mode_takes_the_received_line_as_record():
     assert check_ho(fwd + " pri=1", HOP, profiles=PAY, relay_adds=["pri"]).passed
 
 
+BRIEF = "RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT rb=acc keys=len+tone // hero copy, 120 words, plain tone"
+BRIEF_FWD = BRIEF.replace("research-01", "relay-1").replace("from=research", "from=relay")
+
+
+def test_a_relay_forwards_the_tail_it_received_unchanged():
+    assert check_ho(BRIEF_FWD, BRIEF, relay_adds=[]).passed
+    changed = BRIEF_FWD.replace("120 words", "150 words")
+    assert sigs(check_ho(changed, BRIEF, relay_adds=[])) == {("fail", "mismatch", None, "tail")}
+    dropped = BRIEF_FWD.split(" // ")[0]
+    assert sigs(check_ho(dropped, BRIEF, relay_adds=[])) == {("fail", "missing", None, "tail")}
+    added = BRIEF.split(" // ")[0]
+    assert sigs(check_ho(BRIEF_FWD, added, relay_adds=[])) == {("fail", "mismatch", None, "tail")}
+
+
+def test_a_relay_whose_role_adds_the_tail_may_write_it():
+    assert check_ho(BRIEF_FWD.replace("120 words", "150 words"), BRIEF, relay_adds=["tail"]).passed
+
+
+def test_a_relay_record_given_as_slot_values_carries_the_received_tail():
+    record = {"item": "gh:crox/site#42", "ask": "DRAFT", "rb": ["acc"], "keys": ["len", "tone"],
+              "tail": "hero copy, 120 words, plain tone"}
+    assert check_ho(BRIEF_FWD, record, relay_adds=[]).passed
+    assert sigs(check_ho(BRIEF_FWD.replace("plain", "warm"), record, relay_adds=[])) == {("fail", "mismatch", None, "tail")}
+    no_tail = {k: v for k, v in record.items() if k != "tail"}
+    assert sigs(check_ho(BRIEF_FWD, no_tail, relay_adds=[])) == {("fail", "mismatch", None, "tail")}
+
+
+def test_a_tail_is_not_compared_outside_relay_mode():
+    record = {"item": "gh:crox/site#42", "ask": "DRAFT", "rb": ["acc"], "keys": ["len", "tone"]}
+    assert check_ho(BRIEF, record).passed
+
+
 def test_check_dn_against_the_plan():
     assert check_dn(HOP, DNP, profiles=PAY).passed
     assert sigs(check_dn(HOP, DNP.replace("5400.00", "5100.00"), profiles=PAY)) == {("fail", "mismatch", None, "amt")}

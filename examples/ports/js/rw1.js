@@ -77,14 +77,28 @@ function hex(code, width) {
   return code.toString(16).padStart(width, "0");
 }
 
-// Text with control and line-breaking characters shown as escapes, so that
-// nothing echoed from the input can break a reply line.
+// Text shown to a person with every invisible character escaped (D14): the
+// same fixed table as rogerwilco/display.py (INVISIBLE_RANGES).
+const INVISIBLE_RANGES = [
+  [0x0000, 0x001f], [0x007f, 0x009f], [0x00a0, 0x00a0], [0x00ad, 0x00ad], [0x034f, 0x034f],
+  [0x0600, 0x0605], [0x061c, 0x061c], [0x06dd, 0x06dd], [0x070f, 0x070f], [0x0890, 0x0891],
+  [0x08e2, 0x08e2], [0x115f, 0x1160], [0x1680, 0x1680], [0x17b4, 0x17b5], [0x180b, 0x180f],
+  [0x2000, 0x200f], [0x2028, 0x202f], [0x205f, 0x206f], [0x3000, 0x3000], [0x3164, 0x3164],
+  [0xd800, 0xdfff], [0xfe00, 0xfe0f], [0xfeff, 0xfeff], [0xffa0, 0xffa0], [0xfff0, 0xfffb],
+  [0x110bd, 0x110bd], [0x110cd, 0x110cd], [0x13430, 0x1343f], [0x1bca0, 0x1bca3],
+  [0x1d173, 0x1d17a], [0xe0000, 0xe0fff],
+];
+
+function isInvisible(code) {
+  return INVISIBLE_RANGES.some(([lo, hi]) => lo <= code && code <= hi);
+}
+
 function printable(text) {
   let out = "";
   for (const ch of text) {
     const code = ch.codePointAt(0);
-    if (ch !== " " && (code < 0x20 || (code >= 0x7f && code <= 0x9f) || PY_SPACE.has(code) || (code >= 0xd800 && code <= 0xdfff))) {
-      out += code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`;
+    if (isInvisible(code)) {
+      out += code < 0x100 ? `\\x${hex(code, 2)}` : code < 0x10000 ? `\\u${hex(code, 4)}` : `\\U${hex(code, 8)}`;
     } else {
       out += ch;
     }
@@ -177,6 +191,10 @@ function expectedNames(exc) {
   return [...raw].map(String).sort();
 }
 
+// The bidirectional controls the grammar refuses anywhere in a line (D14).
+const BIDI_CONTROLS = new Set([0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e,
+  0x2066, 0x2067, 0x2068, 0x2069]);
+
 function describe(text, column, expected, exc) {
   const t = cps(text);
   const idx = column - 1;
@@ -188,6 +206,9 @@ function describe(text, column, expected, exc) {
     const ch = t[i];
     const code = ch.codePointAt(0);
     const spacing = PY_SPACE.has(code) && ch !== " " && i < tailFrom;
+    if (BIDI_CONTROLS.has(code)) {
+      return `bidirectional control ${printable(ch)} (U+${hex(code, 4).toUpperCase()}) at column ${i + 1} is not allowed in a line: it changes how the text around it displays`;
+    }
     if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || spacing || ch === "\u2028" || ch === "\u2029" || (code >= 0xd800 && code <= 0xdfff)) {
       return `character ${printable(ch)} (U+${hex(code, 4).toUpperCase()}) at column ${i + 1} is not allowed in a line`;
     }
@@ -394,8 +415,24 @@ function readJson(file) {
 }
 
 let coreDoc = null;
+let compareDoc = null;
+// The comparison data (compare.json): constraint keys, set-valued keys,
+// aliases and the word lists of the comprehension check.
+function compareDocument() {
+  if (compareDoc === null) compareDoc = readJson(path.join(PROFILES_DIR, "compare.json"));
+  return compareDoc;
+}
+// The core, with the comparison data's keys and aliases merged in as the
+// Python package does: enum ckey, set_valued_keys, aliases.
 function coreDocument() {
-  if (coreDoc === null) coreDoc = readJson(path.join(PROFILES_DIR, "rw1.json"));
+  if (coreDoc === null) {
+    const core = readJson(path.join(PROFILES_DIR, "rw1.json"));
+    const compare = compareDocument();
+    core.enums = { ...core.enums, ckey: { ...compare.constraint_keys } };
+    core.set_valued_keys = [...compare.set_valued_keys];
+    core.aliases = { ...compare.aliases };
+    coreDoc = core;
+  }
   return coreDoc;
 }
 

@@ -1,0 +1,137 @@
+"""Records of lines and chunks: each candidate through ``check_line`` once, and the ``scan`` API."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+from collections import Counter
+
+import attrs
+
+from ..records import Record
+from ..semantics import check_line
+from ..vocab import Receiver, as_receiver
+from .frames import _SURROGATE, _may_hold, candidates, frames_of
+from .sources import DEFAULT_MAX_LINE_BYTES, Chunk, iter_file_chunks
+
+
+@attrs.define
+class Tally:
+    """What a scan saw: the figures of the summary table."""
+
+    lines: int = 0
+    files: int = 0
+    bytes: int = 0
+    messages: Counter = attrs.Factory(Counter)  # by type
+    diagnostics: Counter = attrs.Factory(Counter)  # by why
+    reasons: Counter = attrs.Factory(Counter)  # by reason (finding kind)
+
+    def add(self, other: "Tally") -> None:
+        self.lines += other.lines
+        self.files += other.files
+        self.bytes += other.bytes
+        self.messages.update(other.messages)
+        self.diagnostics.update(other.diagnostics)
+        self.reasons.update(other.reasons)
+
+    def count(self, record: Record) -> None:
+        if record.is_message:
+            self.messages[record.type] += 1
+        else:
+            self.diagnostics[record.why or "UNK"] += 1
+            self.reasons[record.reason or "?"] += 1
+
+    @property
+    def refused(self) -> int:
+        return sum(self.diagnostics.values())
+
+
+def _diagnostic(file: str, line: int, column: int, text: str, field: str | None, *, why: str, reason: str,
+                token: str, message: str, type_: str | None = None, id_: str | None = None) -> Record:
+    return Record(record="diagnostic", file=file, line=line, column=column, text=text, field=field,
+                  type=type_, id=id_, why=why, reason=reason, token=token, message=message)
+
+
+def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slack: bool = False,
+                    strings: list[tuple[str, str, int]] | None = None) -> list[Record]:
+    """Every record of one decoded physical line."""
+    out: list[Record] = []
+    for frame in frames_of(text, slack=slack, strings=strings):
+        for start, cand in candidates(frame.text):
+            column = frame.column(start)
+            undecodable = _SURROGATE.search(cand)
+            if undecodable is not None:
+                bad = undecodable.start()
+                byte = ord(cand[bad]) - 0xDC00
+                shown = _SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", cand)
+                out.append(_diagnostic(file, line, column, shown, frame.field, why="UNK", reason="encoding",
+                                       token=f"\\x{byte:02x}",
+                                       message=f"byte 0x{byte:02x} at column {bad + 1} of the candidate is not UTF-8"))
+                continue
+            result = check_line(cand, receiver, line_number=line, file=file)
+            msg = result.message
+            if msg is not None:
+                out.append(Record(record="message", file=file, line=line, column=column, text=cand,
+                                  field=frame.field, type=msg.type, id=msg.id, from_=msg.from_, to=msg.to,
+                                  re=msg.re, item=msg.item, json=msg.to_json()))
+                continue
+            first = result.refusal
+            raw = result.raw
+            out.append(_diagnostic(
+                file, line, column, cand, frame.field, why=(first.why if first else None) or "UNK",
+                reason=first.kind if first else "syntax", token=(first.token if first else "") or "",
+                message=first.message if first else "refused",
+                type_=raw.type if raw is not None else None, id_=raw.id if raw is not None else None))
+    return out
+
+
+def records_of_chunk(chunk: Chunk, receiver: Receiver) -> tuple[list[Record], int]:
+    """The records of a chunk, in order, and its number of lines."""
+    lines = chunk.data.split(b"\n")
+    lines.pop()  # data ends with "\n"
+    if chunk.slack:
+        from .slack import _slack_records  # the Slack reader builds on records_of_line
+
+        return _slack_records(chunk, lines, receiver), len(lines)
+    out: list[Record] = []
+    limit = chunk.max_line_bytes
+    for i, raw in enumerate(lines):
+        if not _may_hold(raw):
+            if i in chunk.overlong and chunk.overlong[i][1]:
+                size = chunk.overlong[i][0]
+                out.append(_too_long(chunk.file, chunk.first + i, size, limit))
+            continue
+        number = chunk.first + i
+        if len(raw) > limit:
+            out.append(_too_long(chunk.file, number, len(raw), limit))
+            continue
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        text = raw.decode("utf-8", "surrogateescape")
+        out.extend(records_of_line(text, receiver, file=chunk.file, line=number, slack=chunk.slack))
+    return out, len(lines)
+
+
+def _too_long(file: str, line: int, size: int, limit: int) -> Record:
+    return _diagnostic(file, line, 1, "", None, why="UNK", reason="too-long", token="",
+                       message=f"line is {size} bytes; the limit is {limit}; it may hold a message and was not read")
+
+
+def scan(paths_or_lines: Any, profiles: Receiver | Iterable | None = None, *,
+         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, tally: Tally | None = None) -> Iterator[Record]:
+    """Records of every candidate in the inputs, in input order.
+
+    ``paths_or_lines`` is a path (``str`` or ``os.PathLike``; a directory is
+    walked; ``"-"`` is standard input), a binary file object, or an iterable
+    mixing ``os.PathLike`` paths with lines (``str`` or ``bytes``). In an
+    iterable a ``str`` is a line, never a path: wrap paths in ``pathlib.Path``.
+    ``profiles`` defaults to every bundled profile.
+    """
+    receiver = Receiver.all_bundled() if profiles is None else as_receiver(profiles)
+    for chunk in iter_file_chunks(paths_or_lines, max_line_bytes=max_line_bytes, tally=tally):
+        records, nlines = records_of_chunk(chunk, receiver)
+        if tally is not None:
+            tally.lines += nlines
+            for record in records:
+                tally.count(record)
+        yield from records

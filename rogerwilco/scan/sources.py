@@ -1,0 +1,299 @@
+"""Input sources: paths, directories, standard input, streams and lines; decompression; whole-line chunks.
+
+A file is opened by its magic bytes (gzip, bzip2, xz, else as it is), read
+in blocks and cut into chunks of whole lines of about ``chunk_bytes`` each,
+carrying the number of their first line. A line longer than
+``max_line_bytes`` is skipped without being held. A Slack export's chunks
+are cut again between its messages (:func:`_element_chunks`) and carry the
+JSON location at their start.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import re
+import sys
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+import attrs
+
+from ..errors import RW1Error
+from .frames import JsonPath, _may_hold
+
+if TYPE_CHECKING:
+    from .records import Tally
+
+
+DEFAULT_MAX_LINE_BYTES = 1024 * 1024
+DEFAULT_CHUNK_BYTES = 1024 * 1024
+_BLOCK = 256 * 1024
+_BOM = b"\xef\xbb\xbf"
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"))
+_SLACK_SNIFF = re.compile(rb'"type"\s*:\s*"message"')
+
+
+@attrs.frozen
+class Chunk:
+    """Whole lines of one file: ``data`` (lines ending in ``\\n``), its first line number,
+    and the lines that were too long to hold (relative index -> (size, held "RW"))."""
+
+    file: str
+    first: int
+    data: bytes
+    overlong: dict = attrs.Factory(dict)
+    slack: bool = False
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    json_state: tuple = ()  # Slack exports: the JSON location (JsonPath.state) before the first line
+
+
+def _element_chunks(chunks: Iterable[Chunk], hard_limit: int) -> Iterator[Chunk]:
+    """A Slack export's chunks (of one file) cut again between its messages (top-level elements).
+
+    Each chunk carries the JSON location at its start. A message larger than
+    ``hard_limit`` bytes is cut inside (memory stays bounded); its two copies
+    of the text may then both be reported.
+    """
+    tracker = JsonPath()
+    held: list[bytes] = []
+    overlong: dict[int, tuple[int, bool]] = {}
+    first = 0
+    size = 0
+    state = tracker.state
+    template: Chunk | None = None
+
+    def emit(count: int, next_state: tuple) -> Chunk:
+        nonlocal held, overlong, first, size, state
+        assert template is not None
+        chunk = attrs.evolve(template, first=first, data=b"".join(x + b"\n" for x in held[:count]),
+                             overlong={k: v for k, v in overlong.items() if k < count}, json_state=state)
+        held = held[count:]
+        overlong = {k - count: v for k, v in overlong.items() if k >= count}
+        size = sum(len(x) + 1 for x in held)
+        first += count
+        state = next_state
+        return chunk
+
+    for chunk in chunks:
+        if not chunk.slack:
+            yield chunk
+            continue
+        if template is None:
+            template, first = chunk, chunk.first
+        lines = chunk.data.split(b"\n")
+        lines.pop()
+        boundary, boundary_state = 0, state
+        for i, raw in enumerate(lines):
+            if i in chunk.overlong:
+                overlong[len(held)] = chunk.overlong[i]
+            held.append(raw)
+            size += len(raw) + 1
+            if i not in chunk.overlong:
+                tracker.feed(raw.decode("utf-8", "surrogateescape"))
+            if tracker.depth <= 1:
+                boundary, boundary_state = len(held), tracker.state
+        if boundary:
+            yield emit(boundary, boundary_state)
+        elif size > hard_limit:
+            yield emit(len(held), tracker.state)
+    if held:
+        yield emit(len(held), tracker.state)
+
+
+def _open_stream(raw: IO[bytes]) -> tuple[IO[bytes], str | None]:
+    """The decompressed stream, chosen by magic bytes, and the compression name."""
+    buffered = raw if hasattr(raw, "peek") else io.BufferedReader(raw)  # type: ignore[arg-type]
+    head = buffered.peek(6)[:6]  # type: ignore[union-attr]
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            if name == "gzip":
+                return gzip.GzipFile(fileobj=buffered), name  # type: ignore[arg-type]
+            opener = bz2.BZ2File if name == "bz2" else lzma.LZMAFile
+            return opener(buffered), name  # type: ignore[arg-type]
+    return buffered, None  # type: ignore[return-value]
+
+
+def iter_chunks(stream: IO[bytes], file: str, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+                max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+                progress: Callable[[], None] | None = None) -> Iterator[Chunk]:
+    """Whole-line chunks of a stream, holding at most ``max_line_bytes`` of any line."""
+    first = 1
+    parts: list[bytes] = []
+    size = 0
+    nlines = 0
+    overlong: dict[int, tuple[int, bool]] = {}
+    pending = b""
+    skipping: list | None = None  # [size so far, held RW, last byte]
+    slack: bool | None = None
+    block_size = max(_BLOCK, min(chunk_bytes, 4 * _BLOCK))
+
+    def flush() -> Chunk:
+        nonlocal first, parts, size, nlines, overlong
+        chunk = Chunk(file, first, b"".join(parts), overlong, bool(slack), max_line_bytes)
+        first += nlines
+        parts, size, nlines, overlong = [], 0, 0, {}
+        return chunk
+
+    while True:
+        block = stream.read(block_size)
+        if progress is not None:
+            progress()
+        if slack is None:
+            # a leading UTF-8 byte order mark is no part of the first line
+            while block and len(block) < len(_BOM) and _BOM.startswith(block):
+                more = stream.read(block_size)
+                if not more:
+                    break
+                block += more
+            if block.startswith(_BOM):
+                block = block[len(_BOM):]
+            head = block.lstrip()
+            slack = head.startswith(b"[") and _SLACK_SNIFF.search(block) is not None
+        if not block:
+            break
+        if skipping is not None:
+            nl = block.find(b"\n")
+            seen = skipping[2] + (block if nl == -1 else block[:nl])
+            skipping[1] = skipping[1] or _may_hold(seen)
+            if nl == -1:
+                skipping[0] += len(block)
+                skipping[2] = block[-24:]
+                continue
+            skipping[0] += nl
+            overlong[nlines] = (skipping[0], skipping[1])
+            parts.append(b"\n")
+            nlines += 1
+            size += 1
+            skipping = None
+            block = block[nl + 1:]
+        data = pending + block if pending else block
+        last = data.rfind(b"\n")
+        if last == -1:
+            pending = data
+        else:
+            whole = data[:last + 1]
+            pending = data[last + 1:]
+            parts.append(whole)
+            size += len(whole)
+            nlines += whole.count(b"\n")
+        if len(pending) > max_line_bytes:
+            skipping = [len(pending), _may_hold(pending), pending[-24:]]
+            pending = b""
+        if size >= chunk_bytes:
+            yield flush()
+    if skipping is not None:
+        overlong[nlines] = (skipping[0], skipping[1])
+        parts.append(b"\n")
+        nlines += 1
+    elif pending:
+        if pending.endswith(b"\r"):
+            pending = pending[:-1]
+        parts.append(pending + b"\n")
+        nlines += 1
+    if parts:
+        yield flush()
+
+
+# --------------------------------------------------------------------------
+# the records API
+
+
+def _sources(paths_or_lines: Any) -> Iterator[tuple[str, Any]]:
+    """(display name, a path / a binary stream / an iterable of lines)."""
+    if isinstance(paths_or_lines, (str, os.PathLike)):
+        yield from _path_sources(paths_or_lines)
+        return
+    if hasattr(paths_or_lines, "read"):
+        yield getattr(paths_or_lines, "name", "<stream>"), paths_or_lines
+        return
+    lines: list = []
+    for item in paths_or_lines:
+        if isinstance(item, os.PathLike):
+            if lines:
+                yield "<lines>", lines
+                lines = []
+            yield from _path_sources(item)
+        elif isinstance(item, (str, bytes)):
+            lines.append(item)
+            if len(lines) >= 10_000:
+                yield "<lines>", lines
+                lines = []
+        else:
+            raise TypeError(f"scan() takes paths (os.PathLike) and lines (str or bytes), not {type(item).__name__}")
+    if lines:
+        yield "<lines>", lines
+
+
+def _path_sources(path: str | os.PathLike) -> Iterator[tuple[str, Any]]:
+    name = os.fspath(path)
+    if name == "-":
+        yield "<stdin>", sys.stdin.buffer
+        return
+    p = Path(name)
+    if p.is_dir():
+        for child in sorted(q for q in p.rglob("*") if q.is_file()):
+            yield str(child), child
+        return
+    yield name, p
+
+
+def _lines_chunk(name: str, lines: list, first: int) -> Chunk:
+    parts = []
+    for item in lines:
+        data = item.encode("utf-8", "surrogateescape") if isinstance(item, str) else item
+        if first == 1 and not parts and data.startswith(_BOM):
+            data = data[len(_BOM):]  # a byte order mark opening the lines
+        if data.endswith(b"\n"):
+            data = data[:-1]
+        if data.endswith(b"\r"):
+            data = data[:-1]
+        parts.append(data.replace(b"\n", b"\\n"))  # a line passed in holds no line break
+    return Chunk(name, first, b"\n".join(parts) + b"\n")
+
+
+def iter_file_chunks(paths_or_lines: Any, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+                     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, tally: Tally | None = None,
+                     progress: Callable[[str, int], None] | None = None) -> Iterator[Chunk]:
+    """Every chunk of every input, in order.
+
+    ``progress(name, position)`` is called per block read with the position
+    in the file as stored (compressed bytes for a compressed file).
+    """
+    line_counter: dict[str, int] = {}
+    for name, source in _sources(paths_or_lines):
+        if tally is not None and not (isinstance(source, list) and name in line_counter):
+            tally.files += 1
+        if isinstance(source, list):
+            first = line_counter.get(name, 1)
+            line_counter[name] = first + len(source)
+            yield _lines_chunk(name, source, first)
+            continue
+        if isinstance(source, Path):
+            try:
+                fh = open(source, "rb")
+            except OSError as exc:
+                raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
+        else:
+            fh = source
+        tick = None
+        if progress is not None:
+            def tick(fh=fh, name=name):  # noqa: E306
+                try:
+                    progress(name, fh.tell())
+                except (OSError, ValueError):
+                    pass
+        try:
+            stream, _ = _open_stream(fh)
+            try:
+                yield from _element_chunks(iter_chunks(stream, name, chunk_bytes=chunk_bytes,
+                                                       max_line_bytes=max_line_bytes, progress=tick),
+                                           hard_limit=16 * max(chunk_bytes, max_line_bytes))
+            except (OSError, EOFError, lzma.LZMAError) as exc:
+                raise RW1Error(f"cannot read {name}: {exc}") from None
+        finally:
+            if isinstance(source, Path):
+                fh.close()
