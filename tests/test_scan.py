@@ -19,7 +19,8 @@ from rogerwilco.scan import (
 
 DATA = Path(__file__).parent / "data" / "scan"
 EXAMPLES = Path(__file__).parent.parent / "examples" / "logs"
-KEYS = ("record", "line", "column", "field", "text", "type", "id", "why", "reason", "token")
+KEYS = ("record", "line", "column", "field", "text", "type", "id", "from", "to", "re", "item", "why", "reason", "token", "ts",
+        "unvalidated")
 CORPUS = ("plain.rw1", "prefixed.log", "chat.md", "events.jsonl", "slack-export.json", "slack-blocks.json", "hard.log")
 RECEIVER = Receiver.all_bundled()
 
@@ -230,7 +231,11 @@ def test_to_arrow_has_the_stable_schema_and_every_record():
     assert table.column_names == list(COLUMNS)
     assert table.num_rows == len(records)
     rows = table.to_pylist()
-    assert [json.loads(r["json"]) if r["json"] else None for r in rows] == [r.json for r in records]
+    assert [r["json"]["id"] if r["json"] else None for r in rows] == [r.json["id"] if r.json else None for r in records]
+    assert [json.loads(r["json"]["slots"]) if r["json"] else None for r in rows] == [
+        r.json["slots"] if r.json else None for r in records]
+    text_rows = to_arrow(records, json_column="text").to_pylist()
+    assert [json.loads(r["json"]) if r["json"] else None for r in text_rows] == [r.json for r in records]
     assert to_arrow([]).num_rows == 0 and to_arrow([]).schema == table.schema
 
 

@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             import pyarrow.parquet as pq
 
             rows = records.compute()
-            table = to_arrow(Record(**{("from_" if k == "from" else k): v for k, v in row.items()}) for row in rows)
+            table = to_arrow(Record.from_dict(row) for row in rows)
             assert table.column_names == list(COLUMNS)
             pq.write_table(table, args.out)
             print(f"wrote {table.num_rows} records to {args.out}")

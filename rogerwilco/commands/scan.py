@@ -40,6 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-summary", action="store_true", help="no summary table on stderr")
     p.add_argument("--max-line-bytes", type=_positive, default=None, metavar="N",
                    help="longest physical line read (default 1 MiB); longer lines holding RW are diagnostics")
+    p.add_argument("--tz", metavar="ZONE",
+                   help="zone of zone-less log times: an IANA name (Europe/Paris) or an offset (+02:00); default UTC")
+    p.add_argument("--year", type=_positive, default=None, metavar="YYYY",
+                   help="year of syslog times (Oct  1 12:00:00), which name none; without it they are not read")
+    p.add_argument("--json-column", choices=("struct", "text"), default="struct",
+                   help="Parquet type of the json column: a struct of the envelope plus slots as JSON text "
+                        "(default), or the whole JSON form as text (records version 1)")
     add_profiles(p)
     p.set_defaults(func=cmd_scan)
 
@@ -60,6 +67,13 @@ def cmd_scan(args: argparse.Namespace) -> int:
         raise RW1Error("--jobs must be at least 1")
     if args.out_format == "parquet" and not args.out:
         raise RW1Error("--output parquet needs --out PATH")
+    from ..scan.timestamps import zone
+
+    try:
+        zone(args.tz)
+    except ValueError as exc:
+        raise RW1Error(f"--tz: {exc}") from None
+    options = S.ScanOptions(tz=args.tz, year=args.year, json_column=args.json_column)
     spec = _profile_spec(args)
     Receiver(spec or ())  # a bad profile is a usage error before any work starts
     files = args.files or ["-"]
@@ -96,26 +110,26 @@ def cmd_scan(args: argparse.Namespace) -> int:
         if fmt == "csv":
             out.write(S.format_csv([], header=True))
         for produced, chunk_tally in S.run_scan(chunks, "records" if args.messages_only else fmt,
-                                               jobs=args.jobs, profile_spec=spec):
+                                               jobs=args.jobs, profile_spec=spec, options=options):
             chunk_tally.files = 0  # files are counted as they are opened
             tally.add(chunk_tally)
             if args.messages_only:
                 records = [r for r in produced if r.is_message]
                 produced = (S.format_jsonl(records) if fmt == "jsonl" else S.format_csv(records) if fmt == "csv"
-                            else (S.to_arrow_batch(records) if records else None))
+                            else (S.to_arrow_batch(records, args.json_column) if records else None))
             if fmt == "parquet":
                 if produced is not None:
                     if writer is None:
                         import pyarrow.parquet as pq
 
-                        writer = pq.ParquetWriter(args.out, S.arrow_schema())
+                        writer = pq.ParquetWriter(args.out, S.arrow_schema(args.json_column))
                     writer.write_batch(produced)
             elif produced:
                 out.write(produced)
         if fmt == "parquet" and writer is None:
             import pyarrow.parquet as pq
 
-            pq.write_table(S.to_arrow([]), args.out)
+            pq.write_table(S.to_arrow([], json_column=args.json_column), args.out)
     finally:
         if progress is not None:
             progress.stop()

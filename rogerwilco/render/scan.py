@@ -27,6 +27,8 @@ def summary_table(tally: Tally) -> Table:
         table.add_row(f"  why={printable(why)}", str(n))
     for reason, n in sorted(tally.reasons.items()):
         table.add_row(f"  {printable(reason)}", str(n))
+    if tally.unreadable_ts:
+        table.add_row("times unreadable (ts left null)", str(tally.unreadable_ts), style="yellow")
     return table
 
 

@@ -76,14 +76,15 @@ from __future__ import annotations
 
 from ..records import COLUMNS, Record
 # The helpers' private names stay importable from rogerwilco.scan, as before the split.
-from .engine import _work, _worker_init, run_scan
+from .engine import ScanOptions, _work, _worker_init, run_scan
 from .frames import (
     _CANDIDATE_BYTES, _EMBEDDED_JSON, _JSON_MEMBER, _JSON_TOKEN, _SLACK_ENTITIES, _SURROGATE, CANDIDATE_RE, Frame,
     JsonPath, _closing_quote, _embedded_json, _json_strings, _may_hold, _unescape_slack, candidates,
     decode_json_string, frames_of,
 )
 from .outputs import _csv_cell, arrow_schema, format_csv, format_jsonl, to_arrow, to_arrow_batch
-from .records import Tally, _diagnostic, _too_long, records_of_chunk, records_of_line, scan
+from .records import Tally, _diagnostic, _too_long, records_of_chunk, records_of_line, recover_envelope, scan
+from .timestamps import Clock
 from .slack import _pointer, _slack_records, _slack_text
 from .sources import (
     _BLOCK, _BOM, _MAGIC, _SLACK_SNIFF, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, Chunk, _element_chunks,
@@ -92,7 +93,7 @@ from .sources import (
 
 __all__ = [
     "CANDIDATE_RE", "COLUMNS", "Chunk", "DEFAULT_CHUNK_BYTES", "DEFAULT_MAX_LINE_BYTES", "Frame", "JsonPath",
-    "Record", "Tally", "arrow_schema", "candidates", "decode_json_string", "format_csv", "format_jsonl",
+    "Clock", "Record", "ScanOptions", "Tally", "recover_envelope", "arrow_schema", "candidates", "decode_json_string", "format_csv", "format_jsonl",
     "frames_of", "iter_chunks", "iter_file_chunks", "records_of_chunk", "records_of_line", "run_scan", "scan",
     "to_arrow", "to_arrow_batch",
 ]

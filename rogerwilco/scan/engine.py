@@ -6,12 +6,28 @@ import sys
 from collections import deque
 from typing import Any, Iterable, Iterator
 
+import attrs
+
 from ..vocab import Receiver
 from .outputs import format_csv, format_jsonl, to_arrow_batch
 from .records import Tally, records_of_chunk
 from .sources import Chunk
+from .timestamps import Clock, zone
 
 _WORKER_RECEIVER: Receiver | None = None
+
+
+@attrs.frozen
+class ScanOptions:
+    """How records are made beyond the profiles: the zone of zone-less times (``--tz``), the year of
+    syslog times (``--year``), and the Arrow type of the ``json`` column (``--json-column``)."""
+
+    tz: str | None = None
+    year: int | None = None
+    json_column: str = "struct"
+
+    def clock(self) -> Clock:
+        return Clock(zone(self.tz), self.year)
 
 
 def _worker_init(profile_spec: tuple | None) -> None:
@@ -19,11 +35,14 @@ def _worker_init(profile_spec: tuple | None) -> None:
     _WORKER_RECEIVER = Receiver.all_bundled() if profile_spec is None else Receiver(profile_spec)
 
 
-def _work(chunk: Chunk, fmt: str, receiver: Receiver | None = None) -> tuple[Any, Tally]:
+def _work(chunk: Chunk, fmt: str, receiver: Receiver | None = None,
+          options: ScanOptions | None = None) -> tuple[Any, Tally]:
     receiver = receiver or _WORKER_RECEIVER
     assert receiver is not None
-    records, nlines = records_of_chunk(chunk, receiver)
-    tally = Tally(lines=nlines)
+    options = options or ScanOptions()
+    clock = options.clock()
+    records, nlines = records_of_chunk(chunk, receiver, clock)
+    tally = Tally(lines=nlines, unreadable_ts=clock.unreadable)
     for record in records:
         tally.count(record)
     if fmt == "jsonl":
@@ -31,24 +50,25 @@ def _work(chunk: Chunk, fmt: str, receiver: Receiver | None = None) -> tuple[Any
     elif fmt == "csv":
         out = format_csv(records)
     elif fmt == "parquet":
-        out = to_arrow_batch(records) if records else None
+        out = to_arrow_batch(records, options.json_column) if records else None
     else:
         out = records
     return out, tally
 
 
 def run_scan(chunks: Iterable[Chunk], fmt: str, *, jobs: int = 1, profile_spec: tuple | None = None,
-             receiver: Receiver | None = None) -> Iterator[tuple[Any, Tally]]:
+             receiver: Receiver | None = None, options: ScanOptions | None = None) -> Iterator[tuple[Any, Tally]]:
     """Formatted output and tally per chunk, in input order, over ``jobs`` processes.
 
     ``profile_spec`` is what a worker builds its receiver from (None: every
     bundled profile; a tuple of names, paths or profile objects; ``()``: core
     only). At most ``2 * jobs`` chunks are in flight.
     """
+    options = options or ScanOptions()
     if jobs <= 1:
         receiver = receiver or (Receiver.all_bundled() if profile_spec is None else Receiver(profile_spec))
         for chunk in chunks:
-            yield _work(chunk, fmt, receiver)
+            yield _work(chunk, fmt, receiver, options)
         return
     import multiprocessing
 
@@ -57,7 +77,7 @@ def run_scan(chunks: Iterable[Chunk], fmt: str, *, jobs: int = 1, profile_spec: 
     try:
         inflight: deque = deque()
         for chunk in chunks:
-            inflight.append(pool.apply_async(_work, (chunk, fmt)))
+            inflight.append(pool.apply_async(_work, (chunk, fmt, None, options)))
             if len(inflight) >= 2 * jobs:
                 yield inflight.popleft().get()
         while inflight:

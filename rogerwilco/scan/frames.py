@@ -142,10 +142,11 @@ def _unescape_slack(text: str, cols: list[int]) -> tuple[str, list[int]]:
     return "".join(out), ocols
 
 
-def _json_strings(line: str, at: int = 0) -> list[tuple[str, str, int]] | None:
+def _json_strings(line: str, at: int = 0, keep: dict | None = None) -> list[tuple[str, str, int]] | None:
     """(pointer, raw body, body column) of every string value of the JSON value ``line[at:]``.
 
-    None when that is not a JSON object or array.
+    None when that is not a JSON object or array. ``keep``, when given, gets
+    the value's start (``at``) and the parsed value (``value``).
     """
     try:
         value = json.loads(line[at:] if at else line)
@@ -153,6 +154,8 @@ def _json_strings(line: str, at: int = 0) -> list[tuple[str, str, int]] | None:
         return None
     if not isinstance(value, (dict, list)):
         return None
+    if keep is not None:
+        keep["at"], keep["value"] = at, value
     out: list[tuple[str, str, int]] = []
     stack: list[list[Any]] = []  # [container, key or index, expecting_key]
     pending_key: str | None = None
@@ -189,7 +192,7 @@ def _json_strings(line: str, at: int = 0) -> list[tuple[str, str, int]] | None:
 _EMBEDDED_JSON = re.compile(r'\{\s*["}]|\[\s*["{\[\]0-9tfn-]')
 
 
-def _embedded_json(line: str) -> list[tuple[str, str, int]] | None:
+def _embedded_json(line: str, keep: dict | None = None) -> list[tuple[str, str, int]] | None:
     """The strings of a JSON object or array that ends a line after a log prefix.
 
     Tried from the first ``{`` and the first ``[`` (so ``[agent] {...}`` is
@@ -197,13 +200,19 @@ def _embedded_json(line: str) -> list[tuple[str, str, int]] | None:
     candidate (the candidate then runs to the end of the line, JSON and all).
     """
     for at in sorted(i for i in (line.find("{"), line.find("[")) if i > 0):
-        strings = _json_strings(line, at)
+        probe: dict = {}
+        strings = _json_strings(line, at, probe)
         if strings is not None:
-            return None if CANDIDATE_RE.search(line, 0, at) else strings
+            if CANDIDATE_RE.search(line, 0, at):
+                return None
+            if keep is not None:
+                keep.update(probe)
+            return strings
     return None
 
 
-def frames_of(line: str, *, slack: bool = False, strings: list[tuple[str, str, int]] | None = None) -> list[Frame]:
+def frames_of(line: str, *, slack: bool = False, strings: list[tuple[str, str, int]] | None = None,
+              keep: dict | None = None) -> list[Frame]:
     """The texts of one physical line in which a message could sit.
 
     ``strings`` are the line's JSON strings as (field, raw body, column) when
@@ -214,7 +223,7 @@ def frames_of(line: str, *, slack: bool = False, strings: list[tuple[str, str, i
     if raw_strings is not None:
         pass
     elif head in ("{", "["):
-        raw_strings = _json_strings(line)
+        raw_strings = _json_strings(line, 0, keep)
     elif head == '"':
         m = _JSON_MEMBER.fullmatch(line)
         if m is not None:
@@ -224,7 +233,7 @@ def frames_of(line: str, *, slack: bool = False, strings: list[tuple[str, str, i
                 key = decoded_key[0] if decoded_key else key
             raw_strings = [(key if key is not None else "", m.group(2), m.start(2) + 1)]
     if raw_strings is None and _EMBEDDED_JSON.search(line) is not None:
-        raw_strings = _embedded_json(line)
+        raw_strings = _embedded_json(line, keep)
     if raw_strings is None:
         return [Frame(line, 1)]
     frames: list[Frame] = []

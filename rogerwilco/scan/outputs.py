@@ -1,4 +1,4 @@
-"""Output formats: JSON Lines, CSV (formula-safe), Arrow record batches and tables."""
+"""Output formats: JSON Lines, CSV (formula-safe), Arrow record batches and tables (schema: :mod:`rogerwilco.records`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import io
 import json
 from typing import Any, Iterable
 
-from ..errors import RW1Error, printable
-from ..records import COLUMNS, Record
+from ..errors import printable
+from ..records import COLUMNS, Record, _pyarrow, arrow_schema, to_arrow_batch
 
 
 def _csv_cell(value: Any) -> str:
@@ -46,51 +46,17 @@ def format_csv(records: Iterable[Record], *, header: bool = False) -> str:
     return buf.getvalue()
 
 
-def _pyarrow():
-    try:
-        import pyarrow
-    except ImportError:
-        raise RW1Error("Parquet and Arrow output need pyarrow: pip install 'rogerwilco[parquet]'") from None
-    return pyarrow
-
-
-def arrow_schema():
-    pa = _pyarrow()
-    string_cols = {"record", "file", "field", "text", "type", "id", "from", "to", "re", "item", "json",
-                   "why", "reason", "token", "message"}
-    fields = []
-    for name in COLUMNS:
-        if name in ("line", "column"):
-            fields.append(pa.field(name, pa.int64(), nullable=False))
-        else:
-            fields.append(pa.field(name, pa.string(), nullable=name not in ("record", "file", "text")))
-    assert {f.name for f in fields if f.type == pa.string()} == string_cols
-    return pa.schema(fields)
-
-
-def to_arrow_batch(records: Iterable[Record]):
-    """An Arrow RecordBatch of records with the stable schema (``json`` as JSON text)."""
-    pa = _pyarrow()
-    cols: dict[str, list] = {c: [] for c in COLUMNS}
-    for r in records:
-        d = r.to_dict()
-        d["json"] = json.dumps(d["json"], ensure_ascii=False, separators=(",", ":")) if d["json"] is not None else None
-        for c in COLUMNS:
-            cols[c].append(d[c])
-    schema = arrow_schema()
-    return pa.RecordBatch.from_arrays([pa.array(cols[c], type=schema.field(c).type) for c in COLUMNS], schema=schema)
-
-
-def to_arrow(records: Iterable[Record], *, batch_size: int = 65536):
-    """An Arrow Table of records (optional extra ``parquet``): feeds DuckDB, pandas, Spark."""
+def to_arrow(records: Iterable[Record], *, batch_size: int = 65536, json_column: str = "struct"):
+    """An Arrow Table of records (optional extra ``parquet``) with :func:`rogerwilco.records.arrow_schema`:
+    feeds DuckDB, pandas, polars, Spark."""
     pa = _pyarrow()
     batches = []
     buf: list[Record] = []
     for r in records:
         buf.append(r)
         if len(buf) >= batch_size:
-            batches.append(to_arrow_batch(buf))
+            batches.append(to_arrow_batch(buf, json_column))
             buf = []
     if buf or not batches:
-        batches.append(to_arrow_batch(buf))
-    return pa.Table.from_batches(batches, schema=arrow_schema())
+        batches.append(to_arrow_batch(buf, json_column))
+    return pa.Table.from_batches(batches, schema=arrow_schema(json_column))

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import attrs
+
 from ..records import Record
 from ..vocab import Receiver
 from .frames import _SLACK_ENTITIES, JsonPath, _may_hold
 from .records import _too_long, records_of_line
 from .sources import Chunk
+from .timestamps import Clock, parse_time_text
 
 
 def _pointer(path: tuple) -> str:
@@ -26,48 +29,62 @@ def _slack_text(body: str) -> str:
     return text
 
 
-def _slack_records(chunk: Chunk, lines: list[bytes], receiver: Receiver) -> list[Record]:
+def _slack_records(chunk: Chunk, lines: list[bytes], receiver: Receiver, clock: Clock | None = None) -> list[Record]:
     """The records of a chunk of a Slack export, each message reported once.
 
     A Slack message carries its text twice: the ``text`` member and, in
     ``blocks``, the rich-text copy (``blocks[].elements[].elements[].text``).
     Records are held until their message (a top-level element) ends; then a
     record found in the message's ``blocks`` is dropped when its candidate
-    text is part of the message's own ``text``, which is preferred.
+    text is part of the message's own ``text``, which is preferred. Each
+    record takes its time from its message's ``ts`` member (epoch seconds).
     """
+    clock = clock or Clock()
     out: list[Record] = []
     tracker = JsonPath(chunk.json_state)
     limit = chunk.max_line_bytes
-    held: list[tuple[Record, tuple | None]] = []
+    held: list[tuple[Record, tuple | None, Any]] = []  # (record, its JSON path, its message's index)
     texts: dict[Any, str] = {}
+    times: dict[Any, str] = {}
 
     def release() -> None:
-        for record, path in held:
+        stamps: dict[Any, Any] = {}
+        for record, path, element in held:
             if (path is not None and len(path) > 2 and path[1] == "blocks" and path[0] in texts
                     and record.text in texts[path[0]]):
                 continue
+            if element in times:
+                if element not in stamps:
+                    stamps[element] = clock.note(*parse_time_text(times[element], clock.tz))
+                if stamps[element] is not None:
+                    record = attrs.evolve(record, ts=stamps[element])
             out.append(record)
         held.clear()
         texts.clear()
+        times.clear()
 
     for i, raw in enumerate(lines):
         number = chunk.first + i
         if raw.endswith(b"\r"):
             raw = raw[:-1]
+        element = tracker.stack[0][1] if tracker.stack else None
         if i in chunk.overlong:
             if chunk.overlong[i][1]:
-                held.append((_too_long(chunk.file, number, chunk.overlong[i][0], limit), None))
+                held.append((_too_long(chunk.file, number, chunk.overlong[i][0], limit), None, element))
             continue
         if len(raw) > limit:
             if _may_hold(raw):
-                held.append((_too_long(chunk.file, number, len(raw), limit), None))
+                held.append((_too_long(chunk.file, number, len(raw), limit), None, element))
             continue
         text = raw.decode("utf-8", "surrogateescape")
         whole = tracker.depth == 0
         strings = tracker.feed(text)
         for path, body, _column in strings:
-            if len(path) == 2 and path[1] == "text" and isinstance(path[0], int):
-                texts[path[0]] = _slack_text(body)
+            if len(path) == 2 and isinstance(path[0], int):
+                if path[1] == "text":
+                    texts[path[0]] = _slack_text(body)
+                elif path[1] == "ts":
+                    times[path[0]] = body
         if _may_hold(raw):
             fields = [(_pointer(path) if whole else (path[-1] if path and isinstance(path[-1], str) else ""),
                        body, column) for path, body, column in strings]
@@ -76,7 +93,7 @@ def _slack_records(chunk: Chunk, lines: list[bytes], receiver: Receiver) -> list
             for record in records:
                 where = next((path for path, body, column in strings
                               if column <= record.column <= column + len(body)), None)
-                held.append((record, where))
+                held.append((record, where, where[0] if where else element))
         if tracker.depth <= 1:
             release()
     release()
