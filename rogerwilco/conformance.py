@@ -45,6 +45,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import queue
+import re
 import shlex
 import subprocess
 import sys
@@ -63,6 +64,50 @@ from .schemacheck import Checker
 CONTRACT = 2
 #: Case files that are schemas, not cases.
 _SCHEMA_FILES = ("schema.json", "report.schema.json")
+
+
+@attrs.frozen
+class RawNumber:
+    """A JSON number written exactly as ``text`` (``2.0``, ``1e0``, ``-0``).
+
+    Python's ``json`` reads ``1e0`` as ``1.0`` and writes it back so; case
+    files are read with their non-integer numbers as RawNumbers, and a
+    request holding one is written by :func:`dumps_request`, which keeps the
+    spelling, so a case of decision D9 reaches the adapter as written.
+    """
+
+    text: str
+
+    def __attrs_post_init__(self) -> None:
+        if not re.fullmatch(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?", self.text):
+            raise ValueError(f"not a JSON number: {self.text!r}")
+
+
+_RAW_MARK = "\u0000rawnumber:"
+
+
+def _mark(value: Any) -> Any:
+    if isinstance(value, RawNumber):
+        return _RAW_MARK + value.text
+    if isinstance(value, dict):
+        return {k: _mark(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_mark(v) for v in value]
+    return value
+
+
+def dumps_request(request: Any) -> str:
+    """One request as a line of JSON: non-ASCII escaped, RawNumbers as written."""
+    text = json.dumps(_mark(request), ensure_ascii=True)
+    if "\\u0000rawnumber:" not in text:
+        return text
+    return re.sub(r'"\\u0000rawnumber:([-+.0-9eE]+)"', r"\1", text)
+
+
+def plain_request(request: Any) -> Any:
+    """The request as plain JSON values (a RawNumber read as JSON would read it)."""
+    return json.loads(dumps_request(request))
+
 
 
 @attrs.frozen
@@ -109,9 +154,10 @@ def report_checker() -> Checker:
     return _checker("report.schema.json")
 
 
-def _read_json(path: Path, shown: str) -> Any:
+def _read_json(path: Path, shown: str, *, raw_numbers: bool = False) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        return json.loads(text, parse_float=RawNumber) if raw_numbers else json.loads(text)
     except UnicodeDecodeError:
         raise SuiteError(shown, "$", "not UTF-8 text") from None
     except json.JSONDecodeError as exc:
@@ -147,7 +193,7 @@ def load_suite(root: Path | None = None) -> Suite:
         if path.name in _SCHEMA_FILES or path.name.endswith(".schema.json") or "node_modules" in path.parts:
             continue
         shown = path.relative_to(root.parent).as_posix() if root.parent != root else path.as_posix()
-        doc = _read_json(path, shown)
+        doc = _read_json(path, shown, raw_numbers=True)
         fault = next(iter(checker.errors(doc)), None)
         if fault is not None:
             raise SuiteError(shown, *fault)
@@ -174,6 +220,16 @@ def load_cases(root: Path | None = None) -> list[Case]:
 
 def suite_version(root: Path | None = None) -> str:
     return load_suite(root).version
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value: Any, indent: int | None = None) -> str:
+    """JSON with non-ASCII kept readable, and lone surrogates (which no UTF-8
+    output can carry) written as ``\\uXXXX`` escapes."""
+    text = json.dumps(plain_request(value), ensure_ascii=False, indent=indent)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def finding_set(findings: Iterable[dict[str, Any]]) -> set[tuple]:
@@ -216,7 +272,7 @@ def compare(expect: dict[str, Any], got: dict[str, Any]) -> str:
         have = got[key]
         if key == "reply":
             if reply_signature(have) != reply_signature(want):
-                return f"reply: expected {json.dumps(want, ensure_ascii=False)}, got {json.dumps(have, ensure_ascii=False)}"
+                return f"reply: expected {json_text(want)}, got {json_text(have)}"
         elif key == "findings":
             if not isinstance(have, list):
                 return "findings is not a list"
@@ -224,7 +280,7 @@ def compare(expect: dict[str, Any], got: dict[str, Any]) -> str:
             if w != h:
                 return f"findings differ: expected {sorted(map(str, w))}, got {sorted(map(str, h))}"
         elif not same_json(have, want):
-            return f"{key}: expected {json.dumps(want, ensure_ascii=False)}, got {json.dumps(have, ensure_ascii=False)}"
+            return f"{key}: expected {json_text(want)}, got {json_text(have)}"
     return ""
 
 
@@ -342,7 +398,7 @@ class _Impl:
     def _exchange(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.proc is not None and self.proc.stdin is not None
         try:
-            self.proc.stdin.write(json.dumps(request, ensure_ascii=True) + "\n")
+            self.proc.stdin.write(dumps_request(request) + "\n")
             self.proc.stdin.flush()
             line = self.lines.get(timeout=timeout)
         except queue.Empty:

@@ -97,6 +97,10 @@ class ReadbackReport:
     def to_json(self) -> dict[str, Any]:
         return {"passed": self.passed, "findings": [f.to_json() for f in self.findings]}
 
+    def unchecked_tiers(self) -> tuple[int, ...]:
+        """Tiers the HO asked for that could not be checked (D12): 4 without criteria, 5 without a record."""
+        return tuple(t for t in (4, 5) if self.tiers.get(t) == NOT_CHECKED)
+
     def failures(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.severity == FAIL)
 
@@ -319,13 +323,16 @@ def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[
         if got is None:
             findings.append(_fail("missing", f"{key}: the value the receiver will use is not read back", tier=5, key=key))
             continue
-        if record is not None and key in record:
-            want = decoded(vocab, key, record[key])
-            got = decoded(vocab, key, got)
-            if not same(want, got):
-                findings.append(_fail("record", f"{key}: the receiver resolved {written(key, got)}; the record holds "
-                                      f"{written(key, want)}", tier=5, key=key,
-                                      sender=written(key, want), receiver=written(key, got)))
+        if record is None or key not in record:
+            findings.append(_note("unchecked", f"{key}: the receiver resolved {written(key, got)}; no record of the "
+                                  "sender's to check it against", tier=5, key=key, receiver=written(key, got)))
+            continue
+        want = decoded(vocab, key, record[key])
+        got = decoded(vocab, key, got)
+        if not same(want, got):
+            findings.append(_fail("record", f"{key}: the receiver resolved {written(key, got)}; the record holds "
+                                  f"{written(key, want)}", tier=5, key=key,
+                                  sender=written(key, want), receiver=written(key, got)))
     return findings
 
 
@@ -382,7 +389,8 @@ def check_rb(
     if "exec" in levels:
         execution = tier_execution(ho_msg, rb_msg, vocab, record)
         findings += execution
-        tiers[5] = _status(execution, 5, checked=bool(exec_slots(ho_msg, vocab)))
+        tiers[5] = _status(execution, 5, checked=bool(exec_slots(ho_msg, vocab))
+                           and not any(f.kind == "unchecked" for f in execution))
     return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), tiers=tiers,
                           ho=ho_msg, other=rb_msg)
 

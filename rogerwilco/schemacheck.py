@@ -50,7 +50,7 @@ def _type_of(value: Any) -> str:
         return "boolean"
     if isinstance(value, int):
         return "integer"
-    if isinstance(value, float):
+    if isinstance(value, float) or type(value).__name__ == "RawNumber":
         return "number"
     if isinstance(value, str):
         return "string"
@@ -149,7 +149,7 @@ class Checker:
                 yield path, f"longer than {schema['maxLength']} characters"
             if "pattern" in schema and _pattern(schema["pattern"]).search(value) is None:
                 yield path, f"{json.dumps(value, ensure_ascii=False)[:60]} does not match {schema['pattern']}"
-        if _is_type(value, "number") and not isinstance(value, bool):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
             if "minimum" in schema and value < schema["minimum"]:
                 yield path, f"{value} is below {schema['minimum']}"
             if "maximum" in schema and value > schema["maximum"]:

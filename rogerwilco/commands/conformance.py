@@ -50,7 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    from ..conformance import json_text
+
+    return json_text(value)
 
 
 def describe(contract: int, hello: dict[str, Any] | None) -> str:
@@ -65,7 +67,8 @@ def describe(contract: int, hello: dict[str, Any] | None) -> str:
 
 def cmd_conformance(args: argparse.Namespace) -> int:
     from ..conformance import (
-        Run, StartError, SuiteError, check_report, impl_command, load_suite, read_known, select, stale_known,
+        Run, StartError, SuiteError, check_report, impl_command, load_suite, plain_request, read_known, select,
+        stale_known,
     )
 
     if args.check_report:
@@ -103,7 +106,8 @@ def cmd_conformance(args: argparse.Namespace) -> int:
             counts[outcome.status] += 1
             report.append({
                 "id": case.id, "status": outcome.status, "why": outcome.why, "ms": outcome.ms,
-                "description": case.description, "request": case.request, "expected": case.expect,
+                "description": case.description, "request": plain_request(case.request),
+                "expected": plain_request(case.expect),
                 "got": outcome.got,
             })
             if not text_out:
@@ -135,7 +139,9 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         }
         if args.op:
             doc["ops"] = list(args.op)
-        text = json.dumps(doc, ensure_ascii=False, indent=1)
+        from ..conformance import json_text
+
+        text = json_text(doc, indent=1)
         if args.json == "-":
             out.write(text + "\n")
         else:

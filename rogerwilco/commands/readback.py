@@ -22,6 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rb", required=True, metavar="LINE", help="the readback received")
     p.add_argument("--expect-acc", metavar="K:V+...", help="the sender's own acceptance criteria (tier 4)")
     p.add_argument("--record", metavar="FILE", help="JSON object of the sender's record, for resolved execution values (tier 5)")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when a tier the handoff asked for could not be checked (tier 4 without criteria, "
+                        "tier 5 without a record)")
     p.add_argument("--crosswalk", metavar="NAME|FILE",
                    help="the readback is in another profile: map the handoff through this crosswalk first")
     add_profiles(p)
@@ -101,7 +104,9 @@ def _emit(report, args: argparse.Namespace) -> int:
         from ..render.readback import report_renderable
 
         make_console().print(report_renderable(report))
-    return 0 if report.passed else 1
+    if not report.passed:
+        return 1
+    return 1 if getattr(args, "strict", False) and report.unchecked_tiers() else 0
 
 
 def _sender_input(report, name: str) -> None:

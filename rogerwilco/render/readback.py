@@ -33,6 +33,9 @@ def verdict_text(report: ReadbackReport) -> Text:
     if report.check == "check-rb":
         word = "WILCO" if report.passed else "VOID"
         detail = "readback passes every tier asked for" if report.passed else "readback does not pass: re-issue the HO"
+        unchecked = report.unchecked_tiers()
+        if report.passed and unchecked:
+            detail = "wilco, " + " and ".join(f"tier {t}" for t in unchecked) + " not checked"
     else:
         word = "PASS" if report.passed else "FAIL"
         detail = {"check-ho": "handoff matches the record", "check-dn": "done report matches the plan"}[report.check]

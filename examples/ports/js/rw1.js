@@ -813,7 +813,12 @@ function checkRules(raw, vocab, values) {
     for (const key of rule.require) {
       if (!values.has(key)) findings.push(fail("rule", key, `required: ${why}`, { key }));
     }
-    if (rule.requireTail && raw.tail === null) findings.push(fail("rule", "//", `tail required: ${why}`));
+    if (rule.requireTail && raw.tail === null) {
+      // D12: the token is the slot whose value asks for the tail (val=tail), else the mark
+      const asking = Object.keys(rule.when).find((k) => rawOf(raw, k) !== null);
+      const token = asking === undefined ? "//" : `${asking}=${rawOf(raw, asking)}`;
+      findings.push(fail("rule", token, `tail required: ${why}`));
+    }
     for (const [key, re] of rule.match) {
       const written = rawOf(raw, key);
       if (written !== null && !re.test(written)) {
