@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 from ..errors import RW1Error
 from ._common import add_profiles
@@ -29,7 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Find RW1 lines wherever they sit in logs and write one record per candidate: "
                     "a message with its JSON form, or a diagnostic saying why it was refused.",
     )
-    p.add_argument("files", nargs="*", metavar="FILE", help="files or directories to scan, - for stdin (default)")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="files or directories to scan, - for stdin (default), or fsspec URLs (s3://b/logs/*.gz, "
+                        "memory://x.log; needs the remote extra): a URL that cannot be read is one diagnostic")
     p.add_argument("--output", "-o", dest="out_format", choices=("jsonl", "csv", "parquet"), default="jsonl",
                    help="record format (default jsonl)")
     p.add_argument("--out", metavar="PATH", help="write records here (required for parquet; default stdout)")
@@ -78,12 +79,12 @@ def cmd_scan(args: argparse.Namespace) -> int:
     Receiver(spec or ())  # a bad profile is a usage error before any work starts
     files = args.files or ["-"]
     for name in files:
-        if name != "-" and not os.path.exists(name):
+        if name != "-" and not S.is_url(name) and not os.path.exists(name):
             raise RW1Error(f"cannot read {name}: no such file or directory")
     max_line = args.max_line_bytes or S.DEFAULT_MAX_LINE_BYTES
 
     err_console = make_console(file=sys.stderr)
-    total = sum(os.path.getsize(n) for n in files if n != "-" and os.path.isfile(n))
+    total = sum(os.path.getsize(n) for n in files if n != "-" and not S.is_url(n) and os.path.isfile(n))
     progress = None
     task = None
     done_before: dict[str, int] = {}
@@ -97,7 +98,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
             progress.update(task, completed=sum(done_before.values()))
 
     tally = S.Tally()
-    chunks = S.iter_file_chunks([Path(n) for n in files],
+    chunks = S.iter_file_chunks(S.Inputs(tuple(files)),
                                 max_line_bytes=max_line, tally=tally,
                                 progress=on_progress if progress is not None else None)
     fmt = args.out_format

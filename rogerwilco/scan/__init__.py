@@ -87,13 +87,13 @@ from .records import Tally, _diagnostic, _too_long, records_of_chunk, records_of
 from .timestamps import Clock
 from .slack import _pointer, _slack_records, _slack_text
 from .sources import (
-    _BLOCK, _BOM, _MAGIC, _SLACK_SNIFF, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, Chunk, _element_chunks,
-    _lines_chunk, _open_stream, _path_sources, _sources, iter_chunks, iter_file_chunks,
+    _BLOCK, _BOM, _MAGIC, _SLACK_SNIFF, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, Chunk, Inputs, _element_chunks,
+    _lines_chunk, _open_stream, _path_sources, _sources, is_url, iter_chunks, iter_file_chunks,
 )
 
 __all__ = [
     "CANDIDATE_RE", "COLUMNS", "Chunk", "DEFAULT_CHUNK_BYTES", "DEFAULT_MAX_LINE_BYTES", "Frame", "JsonPath",
-    "Clock", "Record", "ScanOptions", "Tally", "recover_envelope", "arrow_schema", "candidates", "decode_json_string", "format_csv", "format_jsonl",
-    "frames_of", "iter_chunks", "iter_file_chunks", "records_of_chunk", "records_of_line", "run_scan", "scan",
+    "Clock", "Inputs", "Record", "ScanOptions", "Tally", "recover_envelope", "arrow_schema", "candidates", "decode_json_string", "format_csv", "format_jsonl",
+    "frames_of", "is_url", "iter_chunks", "iter_file_chunks", "records_of_chunk", "records_of_line", "run_scan", "scan",
     "to_arrow", "to_arrow_batch",
 ]

@@ -136,6 +136,8 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver, clock: Clock | None = Non
     syslog year) and counts those it cannot read.
     """
     clock = clock or Clock()
+    if chunk.problem is not None:
+        return [_unreadable(chunk.file, chunk.problem)], 0
     lines = chunk.data.split(b"\n")
     lines.pop()  # data ends with "\n"
     if chunk.slack:
@@ -161,6 +163,12 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver, clock: Clock | None = Non
     return out, len(lines)
 
 
+def _unreadable(file: str, problem: str) -> Record:
+    """The one diagnostic of an input that could not be opened or read to its end (line 0: the input as a whole)."""
+    return _diagnostic(file, 0, 0, "", None, why="UNK", reason="unreadable", token=file, message=problem,
+                       recover=False)
+
+
 def _too_long(file: str, line: int, size: int, limit: int) -> Record:
     return _diagnostic(file, line, 1, "", None, why="UNK", reason="too-long", token="", recover=False,
                        message=f"line is {size} bytes; the limit is {limit}; it may hold a message and was not read")
@@ -172,7 +180,10 @@ def scan(paths_or_lines: Any, profiles: Receiver | Iterable | None = None, *,
     """Records of every candidate in the inputs, in input order.
 
     ``paths_or_lines`` is a path (``str`` or ``os.PathLike``; a directory is
-    walked; ``"-"`` is standard input), a binary file object, or an iterable
+    walked; ``"-"`` is standard input), an fsspec URL (a file, a directory or
+    a glob: ``s3://bucket/logs/*.gz``, ``memory://x.log``; a URL that cannot
+    be read gives one ``unreadable`` diagnostic and the scan goes on),
+    :class:`Inputs` (several such names), a binary file object, or an iterable
     mixing ``os.PathLike`` paths with lines (``str`` or ``bytes``). In an
     iterable a ``str`` is a line, never a path: wrap paths in ``pathlib.Path``.
     ``profiles`` defaults to every bundled profile. ``tz`` is the zone of

@@ -49,6 +49,71 @@ class Chunk:
     slack: bool = False
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     json_state: tuple = ()  # Slack exports: the JSON location (JsonPath.state) before the first line
+    problem: str | None = None  # an input that could not be opened or read to its end: one diagnostic
+
+
+@attrs.frozen
+class Inputs:
+    """Names that are all inputs, never lines: local paths (a directory is walked, ``-`` is stdin)
+    and fsspec URLs (``s3://bucket/logs/*.gz``, ``memory://x.log``, ``file:///var/log/app``)."""
+
+    names: tuple = ()
+
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_GLOB = re.compile(r"[*?\[]")
+
+
+def is_url(name: Any) -> bool:
+    """Whether an input name is a URL (read through fsspec) rather than a local path."""
+    return isinstance(name, str) and _URL.match(name) is not None
+
+
+def _fsspec():
+    try:
+        import fsspec
+    except ImportError:
+        raise RW1Error("inputs given as URLs need fsspec: pip install 'rogerwilco[remote]'") from None
+    return fsspec
+
+
+@attrs.frozen
+class _Remote:
+    fs: Any
+    path: str
+
+
+@attrs.frozen
+class _Failed:
+    problem: str
+
+
+def _problem(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if not isinstance(exc, OSError) or not exc.strerror else exc.strerror
+
+
+def _url_sources(url: str) -> Iterator[tuple[str, Any]]:
+    """(URL, a remote file or the reason it cannot be read) of every file a URL names: a file,
+    a directory (walked) or a glob."""
+    fsspec = _fsspec()
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+        if _GLOB.search(path):
+            files = sorted(p for p in fs.glob(path) if fs.isfile(p))
+        elif fs.isdir(path):
+            files = sorted(fs.find(path))
+        else:
+            files = [path]
+    except Exception as exc:  # a missing backend, credentials, a network error: the input fails alone
+        yield url, _Failed(f"cannot open {url}: {_problem(exc)}")
+        return
+    if not files:
+        yield url, _Failed(f"no input matches {url}")
+        return
+    for path in files:
+        yield (url if files == [path] and not _GLOB.search(url) and path == fs._strip_protocol(url)
+               else fs.unstrip_protocol(path)), _Remote(fs, path)
 
 
 def _element_chunks(chunks: Iterable[Chunk], hard_limit: int) -> Iterator[Chunk]:
@@ -203,7 +268,11 @@ def iter_chunks(stream: IO[bytes], file: str, *, chunk_bytes: int = DEFAULT_CHUN
 
 
 def _sources(paths_or_lines: Any) -> Iterator[tuple[str, Any]]:
-    """(display name, a path / a binary stream / an iterable of lines)."""
+    """(display name, a path / a remote file / a failure / a binary stream / an iterable of lines)."""
+    if isinstance(paths_or_lines, Inputs):
+        for name in paths_or_lines.names:
+            yield from _path_sources(name)
+        return
     if isinstance(paths_or_lines, (str, os.PathLike)):
         yield from _path_sources(paths_or_lines)
         return
@@ -230,6 +299,9 @@ def _sources(paths_or_lines: Any) -> Iterator[tuple[str, Any]]:
 
 def _path_sources(path: str | os.PathLike) -> Iterator[tuple[str, Any]]:
     name = os.fspath(path)
+    if is_url(name):
+        yield from _url_sources(name)
+        return
     if name == "-":
         yield "<stdin>", sys.stdin.buffer
         return
@@ -255,6 +327,35 @@ def _lines_chunk(name: str, lines: list, first: int) -> Chunk:
     return Chunk(name, first, b"\n".join(parts) + b"\n")
 
 
+def _remote_chunks(name: str, source: _Remote, chunk_bytes: int, max_line_bytes: int,
+                   progress: Callable[[str, int], None] | None) -> Iterator[Chunk]:
+    """The chunks of one remote file; a file that cannot be opened or read to its end ends in one
+    chunk carrying the problem (the chunks read before it stand), and the scan goes on."""
+    try:
+        fh = source.fs.open(source.path, "rb")
+    except Exception as exc:  # every backend raises its own errors
+        yield Chunk(name, 0, b"", problem=f"cannot open {name}: {_problem(exc)}")
+        return
+    tick = None
+    if progress is not None:
+        def tick() -> None:
+            try:
+                progress(name, fh.tell())
+            except (OSError, ValueError):
+                pass
+    try:
+        stream, _ = _open_stream(fh)
+        yield from _element_chunks(iter_chunks(stream, name, chunk_bytes=chunk_bytes, max_line_bytes=max_line_bytes,
+                                               progress=tick), hard_limit=16 * max(chunk_bytes, max_line_bytes))
+    except Exception as exc:
+        yield Chunk(name, 0, b"", problem=f"cannot read {name}: {_problem(exc)}")
+    finally:
+        try:
+            fh.close()
+        except Exception:  # closing a broken remote file must not end the scan
+            pass
+
+
 def iter_file_chunks(paths_or_lines: Any, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
                      max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, tally: Tally | None = None,
                      progress: Callable[[str, int], None] | None = None) -> Iterator[Chunk]:
@@ -271,6 +372,12 @@ def iter_file_chunks(paths_or_lines: Any, *, chunk_bytes: int = DEFAULT_CHUNK_BY
             first = line_counter.get(name, 1)
             line_counter[name] = first + len(source)
             yield _lines_chunk(name, source, first)
+            continue
+        if isinstance(source, _Failed):
+            yield Chunk(name, 0, b"", problem=source.problem)
+            continue
+        if isinstance(source, _Remote):
+            yield from _remote_chunks(name, source, chunk_bytes, max_line_bytes, progress)
             continue
         if isinstance(source, Path):
             try:
