@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import IO, Any, Iterable, Iterator
 
+from .endpoint import Endpoint, ProtocolError
 from .errors import EncodeError, ProfileError, RefusedError, RW1Error, RW1SyntaxError
 from .findings import Finding
 from .message import Message, Source
@@ -33,7 +34,7 @@ to_arrow = _scan_module.to_arrow
 __version__ = "0.1.0"
 
 __all__ = [
-    "EncodeError", "Finding", "LineResult", "Message", "ProfileError", "Receiver", "RefusedError",
+    "EncodeError", "Endpoint", "Finding", "LineResult", "Message", "ProfileError", "ProtocolError", "Receiver", "RefusedError",
     "RW1Error", "RW1SyntaxError", "Source", "check_line", "dump", "dumps", "load", "load_profile",
     "loads", "read_lines", "refusal", "scan", "to_arrow", "validate_stream",
 ]

@@ -471,3 +471,67 @@ def _sdk() -> tuple[Any, Any, Any]:
             "(the plain-dict functions to_a2a_dict and from_a2a_dict need nothing extra)"
         ) from exc
     return SDKMessage, ParseDict, MessageToDict
+
+
+# --------------------------------------------------------------------------
+# an endpoint behind an A2A message handler
+
+
+@attrs.frozen(kw_only=True)
+class Handled:
+    """What one incoming A2A message meant: the endpoint's events, and the A2A messages to send back."""
+
+    events: tuple[Any, ...]
+    replies: tuple[dict[str, Any], ...]
+
+
+class EndpointHandler:
+    """An :class:`rogerwilco.endpoint.Endpoint` behind an A2A message handler.
+
+    ``handle`` takes an incoming A2A message (a dict in the A2A JSON form or
+    an SDK message), takes the RW1 line out of it (:func:`from_a2a`: the line
+    part and the JSON part must agree) and gives it to the endpoint; the
+    protocol's automatic replies come back as A2A messages in the same
+    context and task. A message whose parts disagree about a valid line never
+    reaches the endpoint: it is an ``Unreadable`` event with the carriage
+    findings and no reply, since nothing says which part to believe. A
+    carried line that cannot be taken is answered ``UN why=UNK`` as the
+    endpoint answers any such line. ``send`` puts a line this agent
+    writes through the endpoint (so what the protocol forbids raises
+    :class:`~rogerwilco.endpoint.ProtocolError`) and wraps it.
+    """
+
+    def __init__(self, endpoint: Any) -> None:
+        self.endpoint = endpoint
+
+    def handle(self, a2a_message: Any) -> Handled:
+        obj = a2a_message if isinstance(a2a_message, Mapping) else None
+        if obj is None:
+            _, _, message_to_dict = _sdk()
+            obj = message_to_dict(a2a_message)
+        unwrapped = from_a2a_dict(obj, self.endpoint.receiver)
+        if unwrapped.ok and unwrapped.line is not None:
+            events = self.endpoint.receive(unwrapped.line)
+        else:
+            from .endpoint import Unreadable
+
+            line = unwrapped.line
+            if line is not None and check_line(line, self.endpoint.receiver).valid:
+                # the line is fine but the parts disagree: refuse it as the carriage error it is
+                events = [Unreadable(text=line, findings=unwrapped.findings)]
+            elif line is not None:
+                events = self.endpoint.receive(line)
+            else:
+                events = [Unreadable(text="", findings=unwrapped.findings)]
+        context, task = obj.get("contextId"), obj.get("taskId")
+        from .endpoint import replies
+
+        out = tuple(to_a2a_dict(line, self.endpoint.receiver, context_id=context, task_id=task)
+                    for line in replies(events))
+        return Handled(events=tuple(events), replies=out)
+
+    def send(self, message: Any, *, context_id: str | None = None, task_id: str | None = None,
+             **kwargs: Any) -> dict[str, Any]:
+        """Check and record a line through the endpoint, then wrap it as an A2A message."""
+        line = self.endpoint.send(message, **kwargs)
+        return to_a2a_dict(line, self.endpoint.receiver, context_id=context_id, task_id=task_id)

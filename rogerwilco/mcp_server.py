@@ -461,11 +461,13 @@ def _argument_error(tool: Tool, arguments: Any) -> ToolError | None:
     return ToolError("arguments", f"{tool.name}: {error.message}", token=path or None, argument=path or None)
 
 
-def call(name: str, arguments: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
-    """Run a tool: ``(structured result, is_error)``. Never raises."""
-    tool = TOOLS.get(name)
+def call(name: str, arguments: Mapping[str, Any] | None,
+         tools: Mapping[str, Tool] | None = None) -> tuple[dict[str, Any], bool]:
+    """Run a tool (of :data:`TOOLS`, or of ``tools``): ``(structured result, is_error)``. Never raises."""
+    tools = TOOLS if tools is None else tools
+    tool = tools.get(name)
     if tool is None:
-        error = ToolError("unknown-tool", f"no tool named {name}; the tools are {', '.join(TOOLS)}", token=name)
+        error = ToolError("unknown-tool", f"no tool named {name}; the tools are {', '.join(tools)}", token=name)
         return {"ok": False, "error": error.error}, True
     args = dict(arguments or {})
     try:
@@ -505,39 +507,137 @@ def _sdk() -> tuple[Any, Any, Any]:
     return types, Server, stdio_server
 
 
-def build_server() -> Any:
-    """The low-level SDK server with every tool of :data:`TOOLS`."""
+def build_server(endpoint: Any = None) -> Any:
+    """The low-level SDK server with every tool of :data:`TOOLS`; with an endpoint, its session tools too."""
     types, Server, _ = _sdk()
+    tools = dict(TOOLS)
+    if endpoint is not None:
+        tools.update(session_tools(endpoint))
     listed = [
         types.Tool(name=t.name, description=t.description, input_schema=dict(t.input_schema),
                    output_schema=dict(t.output_schema))
-        for t in TOOLS.values()
+        for t in tools.values()
     ]
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx: Any, params: Any) -> Any:
-        result, is_error = call(params.name, params.arguments)
+        result, is_error = call(params.name, params.arguments, tools)
         text = json.dumps(result, ensure_ascii=True)
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result,
                                     is_error=is_error)
 
-    return Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
+    instructions = INSTRUCTIONS if endpoint is None else INSTRUCTIONS + " " + SESSION_INSTRUCTIONS
+    return Server(SERVER_NAME, version=__version__, instructions=instructions,
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-async def serve_stdio() -> None:
+async def serve_stdio(endpoint: Any = None) -> None:
     _, _, stdio_server = _sdk()
-    server = build_server()
+    server = build_server(endpoint)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve() -> int:
-    """Serve over stdin/stdout until the client closes the connection."""
+def serve(endpoint: Any = None) -> int:
+    """Serve over stdin/stdout until the client closes the connection (session mode with an endpoint)."""
     import anyio
 
     _sdk()
-    anyio.run(serve_stdio)
+    anyio.run(serve_stdio, endpoint)
     return 0
+
+
+# --------------------------------------------------------------------------
+# session mode: one agent's endpoint behind the tools
+
+
+SESSION_INSTRUCTIONS = (
+    "RW1 session tools for one agent. Pass every RW1 line you receive to `receive` and deliver every line in "
+    "its `replies` as it is: they are the protocol's own answers. Put every line you want to send through "
+    "`send` and send only the line it returns; when it refuses (ok: false), the error's rule says what the "
+    "protocol forbids. For a handoff offered to you, send the `readback` the receive result carries "
+    "(with number: true) instead of writing one. Act on a handoff only when `may_act` says true."
+)
+
+
+def session_tools(endpoint: Any) -> dict[str, Tool]:
+    """The tools of ``rogerwilco mcp --ledger PATH --as NAME``: an :class:`~rogerwilco.endpoint.Endpoint`
+    run by code, so a model-only agent gets the protocol's duties done for it."""
+    from .endpoint import ProtocolError, event_to_json, replies
+
+    tools: dict[str, Tool] = {}
+    events_schema = {"type": "array", "items": {"type": "object"}}
+
+    def add(name: str, description: str, inputs: dict[str, Any], required: list[str], outputs: dict[str, Any],
+            run: Callable[[Mapping[str, Any]], dict[str, Any]]) -> None:
+        tools[name] = Tool(name, description, _input(inputs, required), _output(outputs), run)
+
+    def receive(args: Mapping[str, Any]) -> dict[str, Any]:
+        events = endpoint.receive(args["line"])
+        return {"events": [event_to_json(e, endpoint) for e in events], "replies": replies(events)}
+
+    def send(args: Mapping[str, Any]) -> dict[str, Any]:
+        if ("line" in args) == ("json" in args):
+            raise ToolError("arguments", "send takes one of `line` or `json`", argument="line")
+        try:
+            line = endpoint.send(args.get("line", args.get("json")), number=bool(args.get("number", False)),
+                                 expect_acc=args.get("expect_acc"), record=args.get("record"))
+        except ProtocolError as exc:
+            raise ToolError(exc.kind, exc.message, token=exc.token or None, why=exc.why if exc.kind == "form" else None,
+                            column=exc.column) from None
+        return {"line": line}
+
+    def owner(args: Mapping[str, Any]) -> dict[str, Any]:
+        return {"item": args["item"], "owner": endpoint.owner(args["item"])}
+
+    def open_handoffs(args: Mapping[str, Any]) -> dict[str, Any]:
+        return {"handoffs": [h.to_json() for h in endpoint.open_handoffs()]}
+
+    def may_act(args: Mapping[str, Any]) -> dict[str, Any]:
+        view = endpoint.handoff(args["ho"])
+        return {"ho": args["ho"], "may_act": endpoint.may_act(args["ho"]),
+                "handoff": view.to_json() if view is not None else None}
+
+    def pending_questions(args: Mapping[str, Any]) -> dict[str, Any]:
+        return {"questions": [endpoint.line_of(q.id) for q in endpoint.pending_questions()]}
+
+    def tick(args: Mapping[str, Any]) -> dict[str, Any]:
+        from .thread import parse_now
+
+        try:
+            now = parse_now(args.get("now"))
+        except ValueError as exc:
+            raise ToolError("arguments", str(exc), token=args.get("now"), argument="now") from None
+        return {"events": [event_to_json(e, endpoint) for e in endpoint.tick(now)]}
+
+    add("receive", "Take one RW1 line you received. Returns the events it means for you (a handoff offered, with "
+        "the readback composed by code; a question; a readback of your handoff that passed or is void; a done "
+        "report checked against the plan; a cancel with what to abandon and the answer) and `replies`: lines "
+        "to deliver as they are (UN why=UNK|VER|DUP). Never fails on a bad line.",
+        {"line": _LINE}, ["line"], {"events": events_schema, "replies": {"type": "array", "items": _STR}}, receive)
+    add("send", "Check a line you want to send against the protocol and record it; send only the returned line. "
+        "`number: true` gives it your next id. Refused (ok: false, error.rule) when the protocol forbids it: "
+        "act-before-wilco, act-after-cancel, closed-twice, cancel-wrong-party, hand-written, ... For a handoff, "
+        "`expect_acc` (criteria you keep back) and `record` (the approval record) are used to check its "
+        "readback and done report.",
+        {"line": _LINE, "json": {"type": "object", "description": "the message's JSON form (id may be null "
+                                                                  "with number: true)"},
+         "number": {"type": "boolean"}, "expect_acc": _TOKENS,
+         "record": {"type": "object", "description": "slot: value, as written in a line"}},
+        [], {"line": _STR}, send)
+    add("owner", "Who owns an item now: the receiver of the latest handoff whose readback passed.",
+        {"item": _STR}, ["item"], {"item": _STR, "owner": _NULLABLE_STR}, owner)
+    add("open_handoffs", "Your handoffs, sent or received, that no DN, UN, FL or CX has closed.",
+        {}, [], {"handoffs": events_schema}, open_handoffs)
+    add("may_act", "Whether you may act on a handoff now: you received it, its readback passed (and, under "
+        "rb=exec, AN val=Y came), nobody closed or cancelled it, and the item is still yours.",
+        {"ho": _STR}, ["ho"], {"ho": _STR, "may_act": {"type": "boolean"}, "handoff": {"type": ["object", "null"]}},
+        may_act)
+    add("pending_questions", "Questions (AQ) to you that you have not answered.", {}, [],
+        {"questions": {"type": "array", "items": _STR}}, pending_questions)
+    add("tick", "What time makes due on your handoffs: open past exp= or due= (with the CX to send), readbacks "
+        "overdue (with the re-send). `now` is YYYYMMDDTHHMMZ (default: the clock).",
+        {"now": _STR}, [], {"events": events_schema}, tick)
+    return tools

@@ -1,65 +1,50 @@
-"""Scan a directory of logs too large for one machine with Dask bags.
+"""Scan a set of logs with Dask into Parquet partitioned by date, on any Dask scheduler.
 
-Each partition is a list of file paths; each worker runs the ordinary
-scanner over its files (``rogerwilco.scan.scan``) and returns plain records,
-so the same code runs on the local scheduler here and on a cluster
-(``dask.distributed.Client("tcp://scheduler:8786")``) unchanged: only the
-paths must be readable from the workers (a shared file system, or fsspec
-URLs opened by the worker). Order inside a file is kept; files are
-independent conversations, so no order is needed between partitions.
+    python examples/distributed/scan_dask.py 'examples/logs/*' --out /tmp/records
+    python examples/distributed/scan_dask.py 's3://bucket/logs/*.gz' --out /tmp/records --scheduler tcp://host:8786
 
-    python examples/distributed/scan_dask.py examples/logs --out records.parquet
-
-Needs dask (``pip install "dask[bag]"``) and, for ``--out``, pyarrow
-(``pip install "rogerwilco[parquet]"``).
+The scan runs where Dask runs it: with ``--scheduler`` on that cluster (a
+``dask.distributed.Client``), else on Dask's default scheduler; this script
+never sets one. Inputs must be readable from the workers (a shared file
+system or fsspec URLs). Needs ``pip install "rogerwilco[distributed]"``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
-from pathlib import Path
-
-
-def scan_partition(paths: list[str]) -> list[dict]:
-    """One partition: every record of its files, as plain dicts (picklable, schema-stable)."""
-    from rogerwilco.scan import scan
-
-    return [record.to_dict() for record in scan([Path(p) for p in paths])]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="scan a directory of logs with Dask bags (local scheduler)")
-    ap.add_argument("root", help="directory of logs (walked recursively; gz/bz2/xz read by magic bytes)")
-    ap.add_argument("--partitions", type=int, default=4, help="number of partitions (default 4)")
-    ap.add_argument("--out", help="write all records to this Parquet file")
+    ap = argparse.ArgumentParser(description="scan logs with Dask into date-partitioned Parquet")
+    ap.add_argument("inputs", nargs="+", help="files, directories, globs or fsspec URLs")
+    ap.add_argument("--out", required=True, help="a new (or empty) directory for date=YYYY-MM-DD/part-N.parquet")
+    ap.add_argument("--scheduler", help="a dask.distributed scheduler address (default: Dask's default)")
+    ap.add_argument("--files-per-partition", type=int, default=1)
     args = ap.parse_args(argv)
     try:
-        import dask
-        import dask.bag as db
-    except ImportError:
-        sys.stderr.write("this example needs dask: pip install 'dask[bag]'\n")
+        from rogerwilco.errors import RW1Error
+        from rogerwilco.scan.with_dask import records_dataframe, write_parquet
+    except ImportError as exc:  # pragma: no cover - the package itself is missing
+        sys.stderr.write(f"{exc}\n")
         return 2
-    files = sorted(str(p) for p in Path(args.root).rglob("*") if p.is_file())
-    if not files:
-        sys.stderr.write(f"no files under {args.root}\n")
+    client = None
+    try:
+        if args.scheduler:
+            from dask.distributed import Client
+
+            client = Client(args.scheduler)
+        frame = records_dataframe(args.inputs, files_per_partition=args.files_per_partition)
+        counts = frame.groupby(["record", "type"], observed=True).size().compute()
+        print("records by kind:", {f"{k[0]} {k[1]}": int(v) for k, v in sorted(counts.items())})
+        written = write_parquet(frame, args.out)
+        print(f"wrote {len(written)} files under {args.out}")
+    except RW1Error as exc:
+        sys.stderr.write(f"error: {exc}\n")
         return 2
-    bag = db.from_sequence(files, npartitions=min(args.partitions, len(files)))
-    records = bag.map_partitions(scan_partition)
-    with dask.config.set(scheduler="processes"):  # the local scheduler; a Client makes it a cluster
-        counts = records.map(lambda r: (r["record"], r["type"] if r["record"] == "message" else r["why"])).frequencies().compute()
-        print("records by kind:", dict(sorted(Counter(dict(counts)).items())))
-        if args.out:
-            from rogerwilco.scan import COLUMNS, Record, to_arrow
-
-            import pyarrow.parquet as pq
-
-            rows = records.compute()
-            table = to_arrow(Record.from_dict(row) for row in rows)
-            assert table.column_names == list(COLUMNS)
-            pq.write_table(table, args.out)
-            print(f"wrote {table.num_rows} records to {args.out}")
+    finally:
+        if client is not None:
+            client.close()
     return 0
 
 

@@ -1,0 +1,351 @@
+"""The sans-IO endpoint: events in, lines out, the protocol's duties done by code."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+from rogerwilco import Endpoint, ProtocolError
+from rogerwilco.endpoint import (
+    CLOSE_STATES, READBACK_STATES, TRANSITIONS, Cancelled, Confirmed, DoneReport, Duplicate, HandoffClosed,
+    HandoffOffered, Orphaned, ReadbackOverdue, ReadbackPassed, ReadbackVoid, Redelivered, Reply, Unreadable,
+    mermaid, replies, table_rows,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = (ROOT / "examples" / "spec-section8.rw1").read_text().splitlines()
+
+HO = "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
+RB = "RW1 RB dev-1 re=lead-1 from=dev to=lead item=gh:org/app#7 ask=FIX due=20261010"
+BAD_RB = "RW1 RB dev-1 re=lead-1 from=dev to=lead item=gh:org/app#7 ask=TEST due=20261010"
+DN = "RW1 DN dev-2 re=lead-1 from=dev to=lead item=gh:org/app#7 out=OK"
+CX = "RW1 CX lead-2 re=lead-1 from=lead to=dev item=gh:org/app#7 why=REVOKED"
+
+
+def exchanges():
+    spec = importlib.util.spec_from_file_location("endpoint_exchanges", ROOT / "examples" / "endpoint" / "exchanges.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def pair(**kw):
+    return Endpoint("lead", **kw), Endpoint("dev", **kw)
+
+
+def kinds(events):
+    return [type(e).__name__ for e in events]
+
+
+# ---- the spec's exchanges, end to end ---------------------------------------------------
+
+
+def test_section8_exchanges_go_over_the_wire_exactly_as_the_spec_writes_them():
+    ex = exchanges()
+    assert ex.handoff_question_completion() == SPEC[0:5]
+    assert ex.comprehension_readback() == SPEC[5:7]
+    assert ex.pay_exchange() == SPEC[7:11]
+    assert ex.refusal_with_alternative() == SPEC[11:12]
+    assert ex.escalation() == SPEC[12:13]
+    assert ex.void_readback_and_reissue() == SPEC[13:17]
+    assert ex.cancel()[1:] == SPEC[17:19]  # section 5.4's cancel and its answer
+
+
+def test_the_composed_readback_carries_the_spec_digest():
+    research, writer = Endpoint("research", id_width=2), Endpoint("writer", id_width=2)
+    research.send(SPEC[0])
+    offered = writer.receive(SPEC[0])[0]
+    assert writer.send(offered.readback, number=True) == SPEC[1]  # h=c40bba4360dc, by code
+
+
+def test_a_cancel_crossing_a_done_report_is_answered_with_the_acts_dn():
+    lines = exchanges().cancel_crossing_done()
+    assert lines[-1] == lines[3] and lines[3].startswith("RW1 DN payer-2")
+
+
+def test_faulty_receivers_are_stopped():
+    ex = exchanges()
+    assert ex.faulty_receiver_misread()[-1].endswith("// readback mismatch on amt")
+    assert len(ex.faulty_receiver_acts_early()) == 2
+
+
+def test_the_example_script_runs():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / "endpoint" / "exchanges.py")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for line in SPEC[:17]:
+        assert line in done.stdout.splitlines()
+
+
+# ---- the table -------------------------------------------------------------------------
+
+
+def test_every_reachable_state_answers_every_close_event():
+    close_events = ("DN-act", "DN-noop", "UN", "FL", "CX")
+    for state in CLOSE_STATES:
+        for event in close_events:
+            assert (state, event) in TRANSITIONS, (state, event)
+    for state in READBACK_STATES:
+        for event in ("resend", "reissue", "RB-pass", "RB-pass-exec", "RB-void", "confirm", "refuse", "DN-act"):
+            assert (state, event) in TRANSITIONS, (state, event)
+    assert {s.next for (state, _), s in TRANSITIONS.items() if state in CLOSE_STATES} <= set(CLOSE_STATES)
+    assert {s.next for (state, _), s in TRANSITIONS.items() if state in READBACK_STATES} <= set(READBACK_STATES)
+
+
+def test_the_docs_diagram_is_the_one_the_table_generates():
+    doc = (ROOT / "docs" / "endpoint.md").read_text()
+    block = re.search(r"```mermaid\n(.*?)```", doc, re.S)
+    assert block is not None and block.group(1) == mermaid()
+    assert table_rows() in doc
+    for state, event in TRANSITIONS:
+        assert f"| {state} | {event} |" in doc
+
+
+# ---- receive -----------------------------------------------------------------------------
+
+
+@given(st.text(max_size=200) | st.binary(max_size=100))
+def test_receive_never_raises(line):
+    events = Endpoint("dev").receive(line)
+    assert events and all(hasattr(e, "findings") for e in events)
+
+
+def test_an_unknown_code_is_answered_un_unk_naming_it():
+    dev = Endpoint("dev")
+    events = dev.receive("RW1 HO lead-1 from=lead to=dev item=x ask=FIXX")
+    assert kinds(events) == ["Unreadable", "Reply"]
+    assert replies(events) == ["RW1 UN dev-1 re=lead-1 from=dev to=lead why=UNK // ask=FIXX unknown ask code"]
+    version = dev.receive("RW2 HO lead-2 from=lead to=dev item=x ask=FIX")
+    assert replies(version)[0].startswith("RW1 UN dev-2 re=lead-2 from=dev to=lead why=VER // RW2")
+    assert dev.receive("garbage") [0].reply is None and len(dev.receive("garbage")) == 1  # cannot be addressed
+
+
+def test_a_line_received_twice_is_answered_once():
+    dev = Endpoint("dev")
+    first = dev.receive("RW1 HO lead-1 from=lead to=dev item=x ask=FIXX")
+    again = dev.receive("RW1 HO lead-1 from=lead to=dev item=x ask=FIXX")
+    assert isinstance(again[0], Redelivered) and replies(again) == replies(first)
+    assert [d for d, _ in dev.journal()] == ["out"]  # one UN, not two
+
+
+def test_a_resend_after_my_readback_is_answered_un_dup_and_makes_no_second_owner():
+    lead, dev = pair()
+    lead.send(HO)
+    dev.receive(HO)
+    lead.receive(dev.send(dev.readback("lead-1"), number=True))
+    resend = lead.send("RW1 HO lead-2 re=lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010")
+    events = dev.receive(resend)
+    assert kinds(events) == ["Duplicate", "Reply"]
+    assert events[0].readback.startswith("RW1 RB dev-1 ")
+    assert replies(events) == ["RW1 UN dev-2 re=lead-2 from=dev to=lead item=gh:org/app#7 why=DUP // already read back lead-1"]
+    closed = lead.receive(replies(events)[0])
+    assert isinstance(closed[0], HandoffClosed) and closed[0].handoff == "lead-2"
+    assert lead.handoff("lead-1").issues == ("lead-1",) and lead.handoff("lead-1").close == "open"
+    assert dev.may_act("lead-1") and not dev.may_act("lead-2")
+    assert lead.owner("gh:org/app#7") == "dev"
+
+
+def test_a_resend_before_any_readback_is_the_live_issue():
+    lead, dev = pair()
+    lead.send(HO)
+    dev.receive(HO)
+    resend = "RW1 HO lead-2 re=lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
+    lead.send(resend)
+    offered = dev.receive(resend)[0]
+    assert isinstance(offered, HandoffOffered) and offered.resend_of == "lead-1"
+    assert offered.readback.re == "lead-2"
+    with pytest.raises(ProtocolError) as stale:
+        dev.send(RB)
+    assert stale.value.kind == "stale"
+
+
+def test_void_readback_gives_the_reissue_and_nothing_moves():
+    lead, dev = pair()
+    lead.send(HO)
+    dev.receive(HO)
+    dev.send(BAD_RB)
+    assert not dev.may_act("lead-1")  # its own check fails too
+    events = lead.receive(BAD_RB)
+    assert kinds(events) == ["ReadbackVoid"]
+    assert events[0].reissue.re == "dev-1" and events[0].reissue.tail == "readback mismatch on ask"
+    assert lead.owner("gh:org/app#7") == "lead"
+
+
+def test_ownership_moves_on_a_passing_readback():
+    lead, dev = pair()
+    lead.send(HO)
+    dev.receive(HO)
+    events = lead.receive(dev.send(RB))
+    assert kinds(events) == ["ReadbackPassed", "OwnershipTransferred"]
+    assert events[1].to == "dev" and lead.owner("gh:org/app#7") == "dev" and dev.owner("gh:org/app#7") == "dev"
+    assert lead.owner("elsewhere") is None
+
+
+def test_questions_wait_until_answered():
+    lead, dev = pair()
+    aq = dev.send("RW1 AQ dev-1 from=dev to=lead need=YESNO // ship it?")
+    assert kinds(lead.receive(aq)) == ["QuestionAsked"]
+    assert [q.id for q in lead.pending_questions()] == ["dev-1"]
+    answer = lead.send("RW1 AN lead-1 re=dev-1 from=lead to=dev val=Y")
+    assert lead.pending_questions() == [] and kinds(dev.receive(answer)) == ["Answered"]
+    with pytest.raises(ProtocolError) as twice:
+        lead.send("RW1 AN lead-2 re=dev-1 from=lead to=dev val=N")
+    assert twice.value.kind == "answered-twice"
+
+
+def test_a_done_report_is_checked_against_the_plan():
+    ex = exchanges()
+    scheduler, payer = Endpoint("scheduler", profiles=["pay"]), Endpoint("payer", profiles=["pay"])
+    scheduler.send(ex.PAY_HO)
+    rb = payer.send(payer.receive(ex.PAY_HO)[0].readback, number=True)
+    confirm = scheduler.receive(rb)[0].confirm
+    assert isinstance(payer.receive(scheduler.send(confirm, number=True))[0], Confirmed)
+    dn = payer.send(f"RW1 DN payer-2 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-2026-057 out=OK "
+                    f"{ex.PAY_EXEC.replace('amt=5400.00', 'amt=5100.00')}")
+    report = scheduler.receive(dn)[0]
+    assert isinstance(report, DoneReport) and not report.report.passed
+    assert [(f.kind, f.key) for f in report.report.failures()] == [("mismatch", "amt")]
+
+
+def test_a_cancel_says_what_to_abandon_and_the_answer():
+    lead, dev = pair()
+    lead.send(HO)
+    dev.receive(HO)
+    events = dev.receive(lead.send(CX))
+    assert isinstance(events[0], Cancelled) and events[0].abandon == ("lead-1",)
+    assert events[0].reply.to_line() == "RW1 AN dev-1 re=lead-2 from=dev to=lead val=Y // abandoned; nothing executed"
+    assert not dev.may_act("lead-1")
+    with pytest.raises(ProtocolError) as after:
+        dev.send("RW1 DN dev-1 re=lead-1 from=dev to=lead item=gh:org/app#7 out=OK")
+    assert after.value.kind in ("act-before-wilco", "act-after-cancel")
+    assert dev.send("RW1 DN dev-1 re=lead-1 from=dev to=lead item=gh:org/app#7 out=NOOP")  # nothing ran
+
+
+def test_message_not_for_me_changes_nothing():
+    assert kinds(Endpoint("qa").receive(HO)) == ["NotForMe"]
+
+
+# ---- send: what this end may not say --------------------------------------------------
+
+
+def refused(endpoint, line, **kw):
+    with pytest.raises(ProtocolError) as exc:
+        endpoint.send(line, **kw)
+    return exc.value.kind
+
+
+def test_no_act_before_wilco():
+    lead, dev = pair()
+    lead.send(HO)
+    dev.receive(HO)
+    assert refused(dev, DN) == "act-before-wilco"
+    dev.send(RB)
+    assert dev.may_act("lead-1")
+    dev.send(DN)
+
+
+def test_no_act_before_an_val_y_under_rb_exec():
+    ex = exchanges()
+    payer = Endpoint("payer", profiles=["pay"])
+    payer.receive(ex.PAY_HO)
+    payer.send(SPEC[8])
+    dn = (f"RW1 DN payer-2 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-2026-057 out=OK {ex.PAY_EXEC}")
+    assert refused(payer, dn) == "act-before-wilco"
+    payer.receive(SPEC[9])
+    assert payer.may_act("scheduler-1")
+    assert payer.send(dn) == dn
+
+
+def test_dn_ok_after_a_cancel_is_refused():
+    lead, dev = pair()
+    dev.receive(HO)
+    dev.send(RB)
+    dev.receive(CX)
+    assert refused(dev, DN) == "act-after-cancel"
+    dev.send("RW1 AN dev-2 re=lead-2 from=dev to=lead val=Y")
+
+
+def test_second_close_is_refused():
+    lead, dev = pair()
+    dev.receive(HO)
+    dev.send(RB)
+    dev.send(DN)
+    assert refused(dev, "RW1 FL dev-3 re=lead-1 from=dev to=lead item=gh:org/app#7 why=ERR") == "closed-twice"
+    lead.send(HO)
+    lead.send(CX)
+    assert refused(lead, "RW1 CX lead-3 re=lead-1 from=lead to=dev item=gh:org/app#7 why=REVOKED") == "closed-twice"
+
+
+def test_cancel_of_a_handoff_i_did_not_send_is_refused():
+    lead, dev = pair()
+    dev.receive(HO)
+    assert refused(dev, "RW1 CX dev-1 re=lead-1 from=dev to=lead item=gh:org/app#7 why=REVOKED") == "cancel-wrong-party"
+    assert refused(dev, "RW1 CX dev-1 re=nobody-1 from=dev to=lead item=gh:org/app#7") == "cancel-wrong-party"
+
+
+def test_after_the_act_a_cancel_is_answered_with_its_dn_not_an_an():
+    lead, dev = pair()
+    dev.receive(HO)
+    dev.send(RB)
+    dev.send(DN)
+    events = dev.receive(CX)
+    assert events[0].reply.id == "dev-2"
+    assert [f.severity for f in events[0].findings] == ["note"]  # the cancel may have crossed the DN
+    assert refused(dev, "RW1 AN dev-3 re=lead-2 from=dev to=lead val=Y") == "act-ran"
+    assert dev.send(events[0].reply) == DN  # the same DN, again
+
+
+def test_hand_written_readback_refused_when_composed_only():
+    dev = Endpoint("dev", composed_only=True)
+    dev.receive(HO)
+    assert refused(dev, "RW1 RB dev-1 re=lead-1 from=dev to=lead item=gh:org/app#7 ask=FIX due=20261010 h=000000000000") \
+        == "hand-written"
+    assert refused(dev, RB) == "hand-written"  # the right values, but typed: no digest
+    assert dev.send(dev.readback("lead-1"), number=True) == RB + " h=9546da2ae59a"
+    assert dev.may_act("lead-1")
+
+
+def test_other_refusals():
+    lead, dev = pair()
+    assert refused(dev, HO) == "not-mine"
+    assert refused(dev, "RW1 HO dev-1 from=dev to=qa item=x ask=FIXX") == "form"
+    dev.send("RW1 ST dev-1 from=dev to=lead item=x pct=5")
+    assert refused(dev, "RW1 ST dev-1 from=dev to=lead item=x pct=6") == "id-reused"
+    assert refused(dev, RB.replace("dev-1", "dev-2")) == "not-offered"
+    ex = exchanges()
+    scheduler = Endpoint("scheduler", profiles=["pay"])
+    assert refused(scheduler, ex.PAY_HO.replace("amt=5400.00", "amt=5100.00"), record=ex.PAY_RECORD) == "check-ho"
+
+
+def test_numbering_and_padding():
+    dev = Endpoint("dev", id_width=3)
+    assert dev.send({"v": "RW1", "type": "ST", "from": "dev", "to": "lead", "item": "x", "re": None,
+                     "slots": {"pct": 5}, "tail": None}, number=True) == "RW1 ST dev-001 from=dev to=lead item=x pct=5"
+    assert dev.send("RW1 ST dev-7 from=dev to=lead item=x pct=6") == "RW1 ST dev-7 from=dev to=lead item=x pct=6"
+    assert dev.send("RW1 ST dev-0 from=dev to=lead item=x pct=7", number=True).startswith("RW1 ST dev-008 ")
+
+
+# ---- time --------------------------------------------------------------------------------
+
+
+def test_tick_offers_the_cancel_for_an_orphan_and_the_resend_for_a_silent_receiver():
+    clock = [_dt.datetime(2026, 10, 3, 9, 0, tzinfo=_dt.timezone.utc)]
+    lead = Endpoint("lead", clock=lambda: clock[0], readback_within=_dt.timedelta(minutes=10))
+    lead.send(HO)
+    assert lead.tick(clock[0] + _dt.timedelta(minutes=5)) == []
+    overdue = lead.tick(clock[0] + _dt.timedelta(minutes=11))
+    assert kinds(overdue) == ["ReadbackOverdue"]
+    assert overdue[0].resend.to_line() == "RW1 HO lead-2 re=lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
+    orphan = lead.tick("20261011T0000Z")
+    assert isinstance(orphan[0], Orphaned) and orphan[0].cancel.get("why") == "TIMEOUT"
+    assert "due=20261010" in orphan[0].reason
+    lead.send(orphan[0].cancel, number=True)
+    assert lead.tick("20261011T0000Z") == [] and lead.open_handoffs() == []

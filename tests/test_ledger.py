@@ -1,0 +1,171 @@
+"""The endpoint's durable ledger: restart, sharing between processes, a kill mid-event, a damaged file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rogerwilco import Endpoint
+from rogerwilco.endpoint import Redelivered, replies
+from rogerwilco.ledger import LedgerError, MemoryLedger, SQLiteLedger
+
+HO = "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
+BAD = "RW1 HO lead-{n} from=lead to=dev item=x ask=FIXX"
+
+# A receiver that takes numbered lines for ever: every third one it cannot read (one UN each), the rest are
+# handoffs it reads back. It prints each line's number once that line's step is committed.
+WORKER = r"""
+import sys
+from rogerwilco import Endpoint
+from rogerwilco.endpoint import HandoffOffered
+dev = Endpoint("dev", ledger=sys.argv[1])
+start = int(sys.argv[2])
+for n in range(start, start + 100000):
+    line = (f"RW1 HO lead-{n} from=lead to=dev item=x ask=FIXX" if n % 3 == 0
+            else f"RW1 HO lead-{n} from=lead to=dev item=gh:org/app#{n} ask=FIX")
+    events = dev.receive(line)
+    offered = [e for e in events if isinstance(e, HandoffOffered)]
+    if offered and offered[0].readback is not None:
+        dev.send(offered[0].readback, number=True)
+    print(n, flush=True)
+"""
+
+
+def journal_of(path: Path) -> list[tuple[str, str]]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT dir, line FROM journal ORDER BY seq").fetchall()
+    finally:
+        db.close()
+
+
+def test_an_endpoint_reopened_from_its_ledger_resumes_where_it_stopped(tmp_path):
+    path = tmp_path / "dev.ledger"
+    dev = Endpoint("dev", ledger=path)
+    dev.receive(HO)
+    rb = dev.send(dev.readback("lead-1"), number=True)
+    unk = replies(dev.receive(BAD.format(n=2)))
+    again = Endpoint("dev", ledger=path)
+    assert again.may_act("lead-1") and again.owner("gh:org/app#7") == "dev"
+    assert again.journal() == dev.journal()
+    # the transport delivers the same lines again after the restart: nothing is answered twice
+    assert isinstance(again.receive(HO)[0], Redelivered)
+    assert replies(again.receive(BAD.format(n=2))) == unk
+    assert again.send("RW1 ST dev-0 from=dev to=lead item=gh:org/app#7 pct=50", number=True).startswith("RW1 ST dev-3 ")
+    assert [line for d, line in journal_of(path) if d == "out"][:2] == [rb, unk[0]]
+
+
+def test_two_endpoints_sharing_a_ledger_see_each_other(tmp_path):
+    path = tmp_path / "dev.ledger"
+    one, two = Endpoint("dev", ledger=path), Endpoint("dev", ledger=path)
+    one.receive(HO)
+    assert isinstance(two.receive(HO)[0], Redelivered)
+    two.send(two.readback("lead-1"), number=True)
+    assert one.may_act("lead-1")  # a query reads what the other recorded
+    assert one.send("RW1 ST dev-0 from=dev to=lead item=gh:org/app#7 pct=1", number=True).startswith("RW1 ST dev-2 ")
+
+
+def test_two_processes_never_hand_out_the_same_number(tmp_path):
+    path = tmp_path / "dev.ledger"
+    SQLiteLedger(path)
+    script = ("import sys\nfrom rogerwilco import Endpoint\ne = Endpoint('dev', ledger=sys.argv[1])\n"
+              "for i in range(40):\n    e.send('RW1 ST dev-0 from=dev to=lead item=x pct=1', number=True)\n")
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(path)]) for _ in range(2)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    ids = [line.split(" ")[2] for d, line in journal_of(path)]
+    assert len(ids) == 80 and len(set(ids)) == 80
+    assert sorted(int(i.split("-")[1]) for i in ids) == list(range(1, 81))
+
+
+def test_a_kill_mid_event_loses_and_doubles_nothing(tmp_path):
+    path = tmp_path / "dev.ledger"
+    SQLiteLedger(path)
+    proc = subprocess.Popen([sys.executable, "-c", WORKER, str(path), "1"], stdout=subprocess.PIPE, text=True)
+    done = []
+    deadline = time.monotonic() + 60
+    while len(done) < 30 and time.monotonic() < deadline:
+        done.append(int(proc.stdout.readline()))
+    time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)  # somewhere inside a step
+    proc.wait()
+    # the last line the worker reported is committed; later ones may or may not be
+    journal = journal_of(path)
+    ins = [line for d, line in journal if d == "in"]
+    assert len(ins) >= len(done)
+    last = max(int(line.split(" ")[2].split("-")[1]) for line in ins)
+    # every step is whole: a line that could not be read has its UN, and the numbers run 1, 2, 3... once each
+    outs = [line for d, line in journal if d == "out"]
+    numbers = [int(line.split(" ")[2].split("-")[1]) for line in outs]
+    assert numbers == list(range(1, len(numbers) + 1))
+    refusals = [line for line in outs if line.startswith("RW1 UN")]
+    assert len(refusals) == sum(1 for line in ins if "FIXX" in line)
+    # resume: redeliver from the last reported line, as a transport that was never told would
+    proc = subprocess.Popen([sys.executable, "-c", WORKER, str(path), str(done[-1])], stdout=subprocess.PIPE,
+                            text=True)
+    while int(proc.stdout.readline()) < last + 6:
+        pass
+    proc.kill()
+    proc.wait()
+    ids = [line.split(" ")[2] for d, line in journal_of(path) if d == "in"]
+    assert len(ids) == len(set(ids))  # no line taken twice
+    outs = [line for d, line in journal_of(path) if d == "out"]
+    numbers = [int(line.split(" ")[2].split("-")[1]) for line in outs]
+    assert numbers == list(range(1, len(numbers) + 1))
+    answered = {line.split(" re=")[1].split(" ")[0] for line in outs}
+    assert answered == set(ids[: len(answered)]) and len(answered) >= len(ids) - 1  # every handled line answered
+
+
+def test_a_corrupted_ledger_is_refused_not_reset(tmp_path):
+    path = tmp_path / "dev.ledger"
+    dev = Endpoint("dev", ledger=path)
+    dev.receive(HO)
+    data = bytearray(path.read_bytes())
+    data[0:16] = b"not a database!!"
+    path.write_bytes(bytes(data))
+    with pytest.raises(LedgerError, match="not a usable rogerwilco ledger"):
+        Endpoint("dev", ledger=path)
+    assert path.read_bytes()[:16] == b"not a database!!"  # left as it was
+
+
+def test_a_damaged_page_is_refused(tmp_path):
+    path = tmp_path / "dev.ledger"
+    dev = Endpoint("dev", ledger=path)
+    for n in range(60):
+        dev.receive(f"RW1 HO lead-{n} from=lead to=dev item=gh:org/app#{n} ask=FIX // {'x' * 250}")
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    for i in range(2 * page, len(data) - page, page):
+        data[i:i + 64] = b"\xff" * 64
+    path.write_bytes(bytes(data))
+    with pytest.raises(LedgerError):
+        Endpoint("dev", ledger=path)
+
+
+def test_another_sqlite_file_is_not_a_ledger(tmp_path):
+    path = tmp_path / "other.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE t (a)")
+    db.commit()
+    db.close()
+    with pytest.raises(LedgerError, match="not a rogerwilco ledger"):
+        SQLiteLedger(path)
+
+
+def test_a_failed_step_leaves_the_memory_ledger_as_it_was():
+    ledger = MemoryLedger()
+    with pytest.raises(RuntimeError):
+        with ledger.transaction() as tx:
+            tx.append("dev", "in", HO, msg_id="lead-1", extra={}, at="x")
+            raise RuntimeError
+    with ledger.transaction() as tx:
+        assert tx.entries("dev", 0) == []
