@@ -25,16 +25,25 @@
 // unknown version token, UNK for everything else) and the offending token
 // exactly as written.
 
-"use strict";
-
-const fs = require("fs");
-const path = require("path");
-const crypto = require("crypto");
-const lark = require("./rw1_parser.js");
+import fs from "node:fs";
+import path from "node:path";
+import crypto from "node:crypto";
+import { fileURLToPath } from "node:url";
+import * as lark from "./rw1_parser.js";
 
 const VERSION = "RW1";
 const TAIL_MARK = " // ";
-const PROFILES_DIR = process.env.RW1_PROFILES_DIR || path.resolve(__dirname, "..", "..", "..", "profiles");
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+// The data files: RW1_PROFILES_DIR, else the copy an npm package carries
+// (data/profiles, made by `npm pack`), else the repository's profiles/.
+function profilesDir() {
+  if (process.env.RW1_PROFILES_DIR) return process.env.RW1_PROFILES_DIR;
+  const packaged = path.join(HERE, "data", "profiles");
+  if (fs.existsSync(path.join(packaged, "rw1.json"))) return packaged;
+  return path.resolve(HERE, "..", "..", "..", "profiles");
+}
+const PROFILES_DIR = profilesDir();
 const BUNDLED_PROFILES = ["pay", "clin", "pform"];
 const JSON_KEYS = ["v", "type", "id", "re", "from", "to", "item", "slots", "tail"];
 
@@ -416,12 +425,14 @@ function readJson(file) {
 
 let coreDoc = null;
 let compareDoc = null;
+
 // The comparison data (compare.json): constraint keys, set-valued keys,
 // aliases and the word lists of the comprehension check.
 function compareDocument() {
   if (compareDoc === null) compareDoc = readJson(path.join(PROFILES_DIR, "compare.json"));
   return compareDoc;
 }
+
 // The core, with the comparison data's keys and aliases merged in as the
 // Python package does: enum ckey, set_valued_keys, aliases.
 function coreDocument() {
@@ -699,6 +710,15 @@ function compileVocabulary(profile = null) {
   let translation = profile ? profile.translation || [] : [];
   if (isObject(translation)) translation = translation.rules || [];
   const rules = [...(core.rules || []), ...translation].map(compileRule);
+  // every spelling (and the canonical value itself) -> the canonical value, lowercased
+  const aliases = new Map();
+  for (const source of [core.aliases || {}, (profile && profile.aliases) || {}]) {
+    for (const [canonical, spellings] of Object.entries(source)) {
+      aliases.set(canonical.toLowerCase(), canonical.toLowerCase());
+      for (const spelling of spellings) aliases.set(spelling.toLowerCase(), canonical.toLowerCase());
+    }
+  }
+  const execSlots = new Map(Object.entries((profile && profile.exec) || {}).map(([ask, keys]) => [ask, [...keys]]));
   return {
     profile: pname,
     envelope: core.envelope,
@@ -706,6 +726,11 @@ function compileVocabulary(profile = null) {
     slots,
     enums,
     rules,
+    rbLevels: Object.keys(core.rb_levels),
+    constraintKeys: new Set(Object.keys(enums.ckey || {})),
+    setValuedKeys: new Set(core.set_valued_keys || []),
+    aliases,
+    execSlots,
     agents: profile && profile.agents && profile.agents.length ? new Set(profile.agents) : null,
     reservedAgents: new Set(core.reserved_agents || []),
     tailMax: core.tail_max === undefined ? 300 : Number(core.tail_max),
@@ -718,6 +743,8 @@ function coreVocabulary() {
   return coreVocab;
 }
 
+let allBundledReceiver = null;
+
 // The profiles a receiver holds (names, paths or objects), compiled once each.
 class Receiver {
   constructor(profiles = []) {
@@ -729,7 +756,8 @@ class Receiver {
   }
 
   static allBundled() {
-    return new Receiver(BUNDLED_PROFILES);
+    if (allBundledReceiver === null) allBundledReceiver = new Receiver(BUNDLED_PROFILES);
+    return allBundledReceiver;
   }
 
   get names() {
@@ -892,7 +920,7 @@ function checkRaw(raw, receiver) {
     let slot = allowed.get(key);
     if (!slot) {
       slot = vocab.slots.get(key);
-      if (slot && table !== null) findings.push(note("off-type", `${key} is not a slot of ${raw.type}; ignored by receivers`, { key }));
+      if (slot && table !== null) findings.push(note("off-type", `${key} is not a slot of ${raw.type}; ignored by receivers`, { key, column: slotColumn(raw, i) }));
     }
     if (!slot) {
       values.set(key, rawval);
@@ -901,7 +929,7 @@ function checkRaw(raw, receiver) {
       if (owner !== null && owner !== vocab.profile) {
         findings.push(fail("profile", `${key}=${rawval}`, `is a required slot of profile ${owner}, used without p=${owner}`, { column: slotColumn(raw, i), key }));
       } else {
-        findings.push(note("unknown-key", `unknown key ${key} kept as text`, { key }));
+        findings.push(note("unknown-key", `unknown key ${key} kept as text`, { key, column: slotColumn(raw, i) }));
       }
       return;
     }
@@ -1106,7 +1134,8 @@ function refusalFor(result, me, n) {
   return `RW1 UN ${me}-${n} re=${theirId} from=${me} to=${theirFrom} why=${first.why || "UNK"} // ${tail}`;
 }
 
-module.exports = {
+export {
+  VERSION,
   RW1Error,
   Receiver,
   parseRaw,
@@ -1115,12 +1144,20 @@ module.exports = {
   refusalFor,
   encode,
   toLine,
+  writeValue,
   strictMessage,
   digest,
   canonicalJson,
   compileVocabulary,
   loadProfile,
+  compareDocument,
   printable,
+  pyRepr,
   chunkAt,
+  cpLen,
+  PY_SPACE,
+  MSGID_RE,
+  AGENT_RE,
   BUNDLED_PROFILES,
+  PROFILES_DIR,
 };

@@ -111,7 +111,7 @@ class Scanner {
 //  Start of library code
 // --------------------------
 
-const util = typeof require !== "undefined" && require("util");
+const util = null;
 
 class ABC {}
 
@@ -3952,7 +3952,7 @@ const NAMESPACE = {
     TerminalDef: TerminalDef
 }
 
-module.exports = {
+export {
   LarkError,
   ConfigurationError,
   GrammarError,

@@ -1,0 +1,310 @@
+// Threads: every handoff closes exactly once (spec 5 rule 1, 5.4).
+//
+// Theory of operation
+// -------------------
+// checkThread takes a conversation in the order it was sent and rebuilds its
+// threads from re= alone: position only orders events, it never decides what
+// a message answers. Each line is read with the never-guess pass; a line that
+// cannot be read is a `form` finding and takes no part. An id seen twice is
+// one message delivered twice when the two are equal, else a `form` finding.
+// A re= naming no message in the stream is `reply-to-unknown`.
+//
+// An HO from the same sender to the same receiver about the same item whose
+// re= names an earlier HO (a re-send) or an RB of it (a re-issue) continues
+// that handoff; a re-send answered `UN why=DUP` by its receiver is a
+// duplicate and closes only itself. The closes of a handoff (DN, UN, FL from
+// its receiver; CX from its sender to its receiver, any other CX being
+// `cancel-wrong-party`) are walked in stream order through CLOSE_TRANSITIONS,
+// a table of (state, event) -> (next state, finding kinds). A live HO still
+// open at the end is compared with `now`: past exp= is `open-past-exp`, a day
+// after due= is `open-past-due`; otherwise it is the note `open`.
+//
+// An HO's readback passed when any RB answering it passes checkRb. The owner
+// of an item is the `to` of the most recent HO whose readback passed, else
+// the sender of its first HO. Every finding about a handoff carries that
+// handoff's live HO id as `key`, and the offending message's id as `token`.
+
+import { RW1Error, checkLine, refusalOf, canonicalJson } from "./rw1.js";
+import { checkRb, asReceiver, get } from "./readback.js";
+
+const CLOSERS = new Set(["DN", "UN", "FL", "CX"]);
+const HANDOFF_STATES = ["awaiting-readback", "owned", "held", "orphaned", "closed", "reissued"];
+const TIME_RE = /^([0-9]{4})([0-9]{2})([0-9]{2})T([0-9]{2})([0-9]{2})Z$/;
+
+// Close states: open; closed (by DN, UN or FL); cancelled (by a CX, not yet
+// answered); answered (a CX answered by the receiver's DN); late-cancel (a
+// CX after a close). Events: DN-act (out=OK or PARTIAL), DN-noop, UN, FL, CX.
+const CLOSE_TRANSITIONS = new Map(Object.entries({
+  "open DN-act": ["closed", []],
+  "open DN-noop": ["closed", []],
+  "open UN": ["closed", []],
+  "open FL": ["closed", []],
+  "open CX": ["cancelled", []],
+  "closed DN-act": ["closed", ["closed-twice"]],
+  "closed DN-noop": ["closed", ["closed-twice"]],
+  "closed UN": ["closed", ["closed-twice"]],
+  "closed FL": ["closed", ["closed-twice"]],
+  "closed CX": ["late-cancel", ["closed-twice"]],
+  "late-cancel DN-act": ["closed", []],
+  "late-cancel DN-noop": ["closed", []],
+  "late-cancel UN": ["closed", ["closed-twice"]],
+  "late-cancel FL": ["closed", ["closed-twice"]],
+  "late-cancel CX": ["late-cancel", ["closed-twice"]],
+  "cancelled DN-act": ["answered", ["act-after-cancel"]],
+  "cancelled DN-noop": ["answered", []],
+  "cancelled UN": ["answered", ["closed-twice"]],
+  "cancelled FL": ["answered", ["closed-twice"]],
+  "cancelled CX": ["cancelled", ["closed-twice"]],
+  "answered DN-act": ["answered", ["closed-twice", "act-after-cancel"]],
+  "answered DN-noop": ["answered", ["closed-twice"]],
+  "answered UN": ["answered", ["closed-twice"]],
+  "answered FL": ["answered", ["closed-twice"]],
+  "answered CX": ["answered", ["closed-twice"]],
+}));
+
+const fail = (kind, key, message, token = null) => ({ severity: "fail", kind, tier: null, key, message, ...(token !== null ? { token } : {}) });
+const note = (kind, key, message, token = null) => ({ severity: "note", kind, tier: null, key, message, ...(token !== null ? { token } : {}) });
+
+function validTime(text) {
+  const m = TIME_RE.exec(text);
+  if (!m) return null;
+  const [y, mo, d, h, mi] = m.slice(1).map(Number);
+  const at = Date.UTC(y, mo - 1, d, h, mi);
+  const back = new Date(at);
+  if (y < 1 || back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59) return null;
+  return at;
+}
+
+// `now` as milliseconds since the epoch: a YYYYMMDDTHHMMZ string, a Date, or the clock.
+function parseNow(now) {
+  if (now === null || now === undefined) return Date.now();
+  if (now instanceof Date) return now.getTime();
+  if (typeof now !== "string" || !TIME_RE.test(now)) {
+    throw new RW1Error(`now is a UTC time YYYYMMDDTHHMMZ, not ${JSON.stringify(now)}`, { kind: "ValueError" });
+  }
+  const at = validTime(now);
+  if (at === null) throw new RW1Error(`now ${JSON.stringify(now)} is not a real time`, { kind: "ValueError" });
+  return at;
+}
+
+const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10).replace(/-/g, "");
+
+// The stream's messages in order, each id once; form findings for the rest.
+function read(lines, receiver) {
+  const messages = [];
+  const findings = [];
+  const byId = new Map();
+  lines.forEach((entry, index) => {
+    const number = index + 1;
+    let message;
+    if (typeof entry === "string") {
+      let text = entry.endsWith("\n") ? entry.slice(0, -1) : entry;
+      text = text.endsWith("\r") ? text.slice(0, -1) : text;
+      if (text === "") return;
+      const result = checkLine(text, receiver);
+      message = result.message;
+      if (message === null) {
+        const problem = refusalOf(result);
+        if (problem === null) return;
+        findings.push(fail("form", null, `line ${number}: not a valid message (${problem.token || problem.kind}: ${problem.message}); left out of the thread`));
+        return;
+      }
+    } else if (entry !== null && typeof entry === "object" && typeof entry.type === "string" && typeof entry.id === "string") {
+      message = entry;
+    } else {
+      throw new RW1Error(`a thread line is a string or a message, not ${entry === null ? "null" : typeof entry}`, { kind: "TypeError" });
+    }
+    const earlier = byId.get(message.id);
+    if (earlier !== undefined) {
+      if (canonicalJson(earlier) !== canonicalJson(message)) {
+        findings.push(fail("form", null, `line ${number}: id ${message.id} is already used by a different message; this one is left out of the thread`));
+      }
+      return;
+    }
+    byId.set(message.id, message);
+    messages.push(message);
+  });
+  return [messages, findings];
+}
+
+const sameParties = (a, b) => a.from === b.from && a.to === b.to && a.item === b.item;
+
+// Rebuild the threads of a conversation and report what did not close right.
+function checkThread(lines, { now = null, profiles = null } = {}) {
+  if (!Array.isArray(lines)) throw new RW1Error("lines is a list of lines", { kind: "TypeError" });
+  const at = parseNow(now);
+  const receiver = asReceiver(profiles);
+  const [messages, findings] = read(lines, receiver);
+  const position = new Map(messages.map((m, i) => [m.id, i]));
+  const byId = new Map(messages.map((m) => [m.id, m]));
+
+  for (const m of messages) {
+    if (m.re !== null && !byId.has(m.re)) {
+      findings.push(fail("reply-to-unknown", null, `${m.type} ${m.id} answers re=${m.re}, which names no message in the stream`));
+    }
+  }
+
+  const hos = messages.filter((m) => m.type === "HO");
+
+  // readback of every HO
+  const readback = new Map();
+  for (const ho of hos) {
+    const rbs = messages.filter((m) => m.type === "RB" && m.re === ho.id);
+    const good = rbs.find((rb) => checkRb(ho, rb, { profiles: receiver }).passed);
+    if (good !== undefined) readback.set(ho.id, ["passed", good.id]);
+    else if (rbs.length) readback.set(ho.id, ["failed", rbs[rbs.length - 1].id]);
+    else readback.set(ho.id, [null, null]);
+  }
+
+  // which HO a message answers, through the RB, AN or CX it replies to
+  const target = (m) => {
+    const seen = new Set([m.id]);
+    let current = m.re !== null ? byId.get(m.re) : undefined;
+    while (current !== undefined && ["RB", "AN", "CX"].includes(current.type) && !seen.has(current.id)) {
+      seen.add(current.id);
+      current = current.re !== null ? byId.get(current.re) : undefined;
+    }
+    return current !== undefined && current.type === "HO" ? current : null;
+  };
+
+  // issues of one handoff: re-sends and re-issues
+  const previous = new Map(); // HO id -> [earlier HO id, "resend" | "reissue"]
+  for (const ho of hos) {
+    const named = ho.re !== null ? byId.get(ho.re) : undefined;
+    if (named === undefined) continue;
+    if (named.type === "HO" && sameParties(named, ho)) {
+      previous.set(ho.id, [named.id, "resend"]);
+    } else if (named.type === "RB") {
+      const earlier = named.re !== null ? byId.get(named.re) : undefined;
+      if (earlier !== undefined && earlier.type === "HO" && sameParties(earlier, ho) && named.from === earlier.to) {
+        previous.set(ho.id, [earlier.id, "reissue"]);
+      }
+    }
+  }
+
+  const duplicate = new Map(); // a re-send answered UN why=DUP -> that UN
+  for (const m of messages) {
+    if (m.type === "UN" && get(m, "why") === "DUP" && previous.has(m.re) && previous.get(m.re)[1] === "resend") {
+      const ho = byId.get(m.re);
+      if (m.from === ho.to && !duplicate.has(m.re)) duplicate.set(m.re, m);
+    }
+  }
+
+  const carriedTo = new Map(); // HO id -> the later HO that carries it forward
+  for (const ho of hos) {
+    if (previous.has(ho.id) && !duplicate.has(ho.id)) carriedTo.set(previous.get(ho.id)[0], ho.id);
+  }
+
+  const root = (hoId) => {
+    const seen = new Set();
+    while (previous.has(hoId) && !duplicate.has(hoId) && !seen.has(hoId)) {
+      seen.add(hoId);
+      hoId = previous.get(hoId)[0];
+    }
+    return hoId;
+  };
+
+  const groups = new Map();
+  for (const ho of hos) {
+    const r = root(ho.id);
+    if (!groups.has(r)) groups.set(r, []);
+    groups.get(r).push(ho.id);
+  }
+
+  // the closes of each handoff, in stream order
+  const events = new Map([...groups.keys()].map((g) => [g, []]));
+  const acknowledged = new Set();
+  for (const m of messages) {
+    if (m.type === "AN" && byId.has(m.re) && byId.get(m.re).type === "CX") {
+      if (m.from === byId.get(m.re).to) acknowledged.add(m.re);
+      continue;
+    }
+    if (!CLOSERS.has(m.type)) continue;
+    const ho = target(m);
+    if (ho === null) continue;
+    if (m.type === "CX") {
+      if (m.from !== ho.from || m.to !== ho.to) {
+        findings.push(fail("cancel-wrong-party", ho.id, `CX ${m.id} comes from ${m.from} to ${m.to}; only ${ho.id}'s sender ${ho.from} can cancel it, to its receiver ${ho.to}`, m.id));
+        continue;
+      }
+    } else if (m.from !== ho.to) {
+      continue;
+    }
+    events.get(root(ho.id)).push(m);
+  }
+
+  const states = new Map();
+  for (const [groupRoot, members] of groups) {
+    const live = members.filter((h) => !carriedTo.has(h));
+    let closeState = "open";
+    let firstCloser = null;
+    const cancels = [];
+    const kinds = [];
+    for (const closer of events.get(groupRoot)) {
+      const event = closer.type === "DN" ? (get(closer, "out") === "NOOP" ? "DN-noop" : "DN-act") : closer.type;
+      if (closer.type !== "CX") for (const c of cancels) acknowledged.add(c.id);
+      const [next, raised] = CLOSE_TRANSITIONS.get(`${closeState} ${event}`);
+      closeState = next;
+      if (firstCloser === null) firstCloser = closer;
+      if (closer.type === "CX") cancels.push(closer);
+      for (const kind of raised) kinds.push([kind, closer]);
+    }
+    const key = live.length ? live[live.length - 1] : members[members.length - 1];
+    for (const [kind, closer] of kinds) {
+      if (kind === "closed-twice") {
+        findings.push(fail(kind, key, `${key} is closed more than once: ${closer.type} ${closer.id} after ${firstCloser.type} ${firstCloser.id}`, closer.id));
+      } else {
+        findings.push(fail(kind, key, `DN ${closer.id} reports out=${get(closer, "out")} after a cancel of ${key}; out=NOOP is the answer to a cancel that arrived first`, closer.id));
+      }
+    }
+    for (const cx of cancels) {
+      if (!acknowledged.has(cx.id)) findings.push(note("cancel-unacknowledged", key, `CX ${cx.id} of ${key} is not yet answered by ${cx.to}`, cx.id));
+    }
+
+    for (const hoId of members) {
+      const ho = byId.get(hoId);
+      const [rbState, rbId] = readback.get(hoId);
+      const common = {
+        id: ho.id, item: ho.item, from: ho.from, to: ho.to, ask: get(ho, "ask"),
+        readback: rbState, rb: rbId, exp: get(ho, "exp"), due: get(ho, "due"),
+      };
+      if (carriedTo.has(hoId)) {
+        states.set(hoId, { ...common, state: "reissued", by: null, closer: null, next: carriedTo.get(hoId) });
+        continue;
+      }
+      if (firstCloser !== null) {
+        states.set(hoId, { ...common, state: "closed", by: firstCloser.type, closer: firstCloser.id, next: null });
+        continue;
+      }
+      const late = [];
+      const exp = get(ho, "exp");
+      if (exp !== null && at > validTime(exp)) late.push(fail("open-past-exp", ho.id, `${ho.id} is still open past its exp=${exp}`));
+      const due = get(ho, "due");
+      if (due !== null && dayOf(at) > due) late.push(fail("open-past-due", ho.id, `${ho.id} is still open after its due=${due}`));
+      let state;
+      if (late.length) {
+        findings.push(...late);
+        state = "orphaned";
+      } else {
+        findings.push(note("open", ho.id, `${ho.id} is open and in time`));
+        state = rbState === "passed" ? "owned" : rbState === "failed" ? "held" : "awaiting-readback";
+      }
+      states.set(hoId, { ...common, state, by: null, closer: null, next: null });
+    }
+  }
+
+  // the owner of each item
+  const owners = new Map();
+  for (const ho of hos) {
+    if (ho.item === null) continue;
+    if (!owners.has(ho.item)) owners.set(ho.item, { item: ho.item, owner: ho.from, via: null });
+    if (readback.get(ho.id)[0] === "passed") owners.set(ho.item, { item: ho.item, owner: ho.to, via: ho.id });
+  }
+  const ledger = {
+    items: [...owners.values()],
+    handoffs: [...hos].sort((a, b) => position.get(a.id) - position.get(b.id)).map((ho) => states.get(ho.id)),
+  };
+  return { passed: !findings.some((f) => f.severity === "fail"), findings, ledger };
+}
+
+export { checkThread, parseNow, CLOSE_TRANSITIONS, HANDOFF_STATES };
