@@ -182,8 +182,13 @@ class Suite:
     cases: list[Case]
 
 
-def load_suite(root: Path | None = None) -> Suite:
-    """Every case under ``root`` (the bundled suite by default), checked against the case-file schema."""
+def load_suite(root: Path | None = None, *, raw_numbers: bool = False) -> Suite:
+    """Every case under ``root`` (the bundled suite by default), checked against the case-file schema.
+
+    With ``raw_numbers``, a number with a fraction or an exponent is kept as
+    the :class:`RawNumber` the file wrote (``1e0`` stays ``1e0`` on the way
+    to the adapter); without, it is a float, as ``json`` reads it.
+    """
     root = root or suite_dir()
     checker = case_file_checker()
     cases: list[Case] = []
@@ -193,7 +198,7 @@ def load_suite(root: Path | None = None) -> Suite:
         if path.name in _SCHEMA_FILES or path.name.endswith(".schema.json") or "node_modules" in path.parts:
             continue
         shown = path.relative_to(root.parent).as_posix() if root.parent != root else path.as_posix()
-        doc = _read_json(path, shown, raw_numbers=True)
+        doc = _read_json(path, shown, raw_numbers=raw_numbers)
         fault = next(iter(checker.errors(doc)), None)
         if fault is not None:
             raise SuiteError(shown, *fault)

@@ -188,14 +188,17 @@ def test_every_generated_valid_message_validates(msg):
 
 
 def test_tail_pattern_reads_the_same_as_a_code_point_and_a_utf16_engine():
-    # The visible class is a negated class of BMP code points, so an astral
-    # character passes whether the engine sees one code point or two halves.
+    # An astral character passes whether the engine sees one code point or
+    # two UTF-16 halves (the pair alternative); a lone half never does (D9).
     import re
 
     assert re.fullmatch(tail_pattern(), "ok \U0001f600 fine")
+    halves = "ok " + chr(0xD83D) + chr(0xDE00) + " fine"  # what a UTF-16 engine sees
+    assert re.fullmatch(tail_pattern(), halves)
+    assert not re.fullmatch(tail_pattern(), "ok " + chr(0xD83D) + " fine")
+    assert not re.fullmatch(tail_pattern(), "ok " + chr(0xDE00))
     assert re.fullmatch(tail_pattern(), "no\u00a0break")  # a no-break space is tail text (grammar TCHAR)
     assert not re.fullmatch(tail_pattern(), "line\u2028break")
-    assert "\\ud800" not in tail_pattern()
 
 
 def test_cli_prints_the_schema(capsys):

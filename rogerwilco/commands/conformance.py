@@ -10,6 +10,10 @@ that matches ``conformance/report.schema.json`` (``-`` for stdout, in place
 of the text). Exit status: 0 when no case failed or errored, 1 when one did,
 2 when the implementation cannot be started or a case file (or a report
 given to ``--check-report``) does not match its schema.
+
+``--diff`` runs no cases: it draws requests from :mod:`rogerwilco.testing`
+and compares this package's answers with the implementation's
+(:mod:`rogerwilco.difftest`), exit status 1 on any disagreement.
 """
 
 from __future__ import annotations
@@ -46,6 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="2 (default): open with the start handshake; 1: drive the adapter as contract 1")
     p.add_argument("--list", action="store_true", help="list the selected case ids and stop")
     p.add_argument("--check-report", metavar="FILE", help="check a JSON report against its schema and stop")
+    p.add_argument("--diff", action="store_true",
+                   help="run no cases: compare the implementation with this package on generated requests")
+    p.add_argument("--count", type=int, default=1000, metavar="N", help="--diff: how many requests (default 1000)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="--diff: the generator's seed (default 0)")
+    p.add_argument("--show", type=int, default=20, metavar="N", help="--diff: print at most N disagreements (default 20)")
+    p.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                   help="--diff: a progress bar on stderr (auto: when stderr is a terminal)")
     p.set_defaults(func=cmd_conformance)
 
 
@@ -79,8 +90,10 @@ def cmd_conformance(args: argparse.Namespace) -> int:
             return 2
         print(f"{args.check_report}: a valid report (suite {doc['suite']}, contract {doc['contract']})")
         return 0
+    if args.diff:
+        return cmd_diff(args)
     try:
-        suite = load_suite(Path(args.suite) if args.suite else None)
+        suite = load_suite(Path(args.suite) if args.suite else None, raw_numbers=True)
     except SuiteError as exc:
         sys.stderr.write(f"rogerwilco conformance: {exc}\n")
         return 2
@@ -162,3 +175,70 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         tail = f" ({', '.join(extra)})" if extra else ""
         out.write(f"{passed} passed, {counts['failed']} failed, {counts['skipped']} skipped{tail}\n")
     return 1 if counts["failed"] or counts["errored"] else 0
+
+
+# ---------------------------------------------------------------- --diff
+
+class _Bar:
+    """A one-line progress bar on stderr."""
+
+    WIDTH = 30
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.last = -1
+
+    def __call__(self, done: int, total: int, disagreements: int) -> None:
+        step = done * 200 // max(total, 1)
+        if step == self.last and done != total:
+            return
+        self.last = step
+        filled = done * self.WIDTH // max(total, 1)
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {done}/{total} requests, "
+                          f"{disagreements} disagreements")
+        if done == total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from ..conformance import StartError, impl_command, json_text
+    from ..difftest import describe, run_diff, to_json
+
+    if not args.impl:
+        sys.stderr.write("rogerwilco conformance --diff: --impl CMD names the implementation to compare\n")
+        return 2
+    if args.count < 1:
+        sys.stderr.write("rogerwilco conformance --diff: --count must be at least 1\n")
+        return 2
+    command = impl_command(args.impl)
+    show_bar = args.progress == "on" or (args.progress == "auto" and sys.stderr.isatty())
+    try:
+        report = run_diff(command, count=args.count, seed=args.seed, ops=args.op, timeout=args.timeout,
+                          progress=_Bar(sys.stderr) if show_bar else None)
+    except StartError as exc:
+        sys.stderr.write(f"rogerwilco conformance: {exc}\n")
+        return 2
+    doc = to_json(report, command, args.seed)
+    if args.json:
+        text = json_text(doc, indent=1)
+        if args.json == "-":
+            sys.stdout.write(text + "\n")
+            return 1 if report.disagreements else 0
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    out = sys.stdout
+    for d in doc["disagreements"][: args.show]:
+        kind = "CRASH" if d["crashed"] else "DISAGREE"
+        out.write(f"{kind} {d['op']}: {d['why']}\n")
+        out.write(f"  request:   {json_text(d['request'])}\n")
+        out.write(f"  this:      {json_text(d['ours'])}\n")
+        out.write(f"  theirs:    {json_text(d['theirs'])}\n")
+        out.write(f"  reproduce: {d['reproducer']}\n")
+    hidden = len(doc["disagreements"]) - args.show
+    if hidden > 0:
+        out.write(f"... and {hidden} more (--show N, or --json FILE for all)\n")
+    for op, row in doc["by_op"].items():
+        if any(row.values()):
+            out.write(f"  {op}: {row['agreed']} agree, {row['disagreed']} disagree, {row['skipped']} skipped\n")
+    out.write(f"diff (seed {args.seed}): {describe(report)}\n")
+    return 1 if report.disagreements else 0

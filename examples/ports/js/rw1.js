@@ -56,7 +56,8 @@ const TIME_RE = /^([0-9]{8})T([0-9]{2})([0-9]{2})Z$/;
 const MONEY_RE = /^-?[0-9]+\.[0-9]{2}$/;
 const NUM_RE = /^-?[0-9]+(?:\.[0-9]+)?(?:\/-?[0-9]+(?:\.[0-9]+)?)?$/;
 const DIGEST_RE = /^[0-9a-f]{12}$/;
-const CONSTRAINT_RE = /^([a-z][a-z0-9_]*):(.+)$/su;
+// Any key text (spec 5.2: a key outside the closed set is noted, not refused), as slot_types.constraint in rw1.json.
+const CONSTRAINT_RE = /^([^:+]+):(.+)$/su;
 const INT_TYPE_RE = /^int:(-?[0-9]+)-(-?[0-9]+)$/;
 const NUMBER_RE = /^-?[0-9]+(?:\.[0-9]+)?$/;
 const NAME_RE = /^[a-z][a-z0-9_-]*$/;
