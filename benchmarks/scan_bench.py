@@ -15,7 +15,14 @@ run:
   the same message texts (the core path): the scanner's overhead per message
   is the ratio, and it runs no extra parse.
 
+Slack mode (issue: a Slack export must be read in bounded memory): a
+pretty-printed Slack-style export (a JSON array of messages, each with its
+``blocks`` copy, about 1 KB a message) at two sizes, and the same export
+written compact on one line; peak RSS of each with -j 1 and -j N. Flat
+means under 100 MB at both sizes.
+
 Usage: python benchmarks/scan_bench.py [--lines 1000000] [--small 250000] [--jobs 2]
+                                        [--slack 64000] [--slack-small 16000] [--no-lines] [--no-slack]
 """
 
 from __future__ import annotations
@@ -78,6 +85,42 @@ def make_log(path: Path, lines: int, seed: int = 7) -> None:
     tmp.replace(path)
 
 
+def make_slack(path: Path, messages: int, *, compact: bool = False, seed: int = 7) -> None:
+    """A Slack-style export: a JSON array of messages, half of them RW1 lines, each with a blocks copy."""
+    rnd = random.Random(seed)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as out:
+        out.write("[" if compact else "[\n")
+        for i in range(messages):
+            if rnd.random() < 0.5:
+                a, b = rnd.sample(AGENTS, 2)
+                template = rnd.choice(BROKEN) if rnd.random() < 0.1 else rnd.choice(MESSAGES)
+                text = template.format(a=a, b=b, n=i, m=max(1, i - 3), k=rnd.randint(1, 999))
+            else:
+                text = " ".join(rnd.choice(WORDS) for _ in range(12))
+            message = {
+                "type": "message", "text": text, "user": f"U0{rnd.randint(0, 10 ** 6):07d}",
+                "ts": f"{1790000000 + i}.{i % 10 ** 6:06d}", "team": "T0123",
+                "blocks": [{"type": "rich_text", "block_id": f"b{i}", "elements": [
+                    {"type": "rich_text_section", "elements": [{"type": "text", "text": text}]}]}],
+                "user_profile": {"real_name": "Agent", "display_name": "agent", "team": "T0123"},
+            }
+            sep = "," if i < messages - 1 else ""
+            if compact:
+                out.write(json.dumps(message) + sep)
+            else:
+                out.write("    " + json.dumps(message, indent=4).replace("\n", "\n    ") + sep + "\n")
+        out.write("]\n")
+    tmp.replace(path)
+
+
+def ensure_slack(path: Path, messages: int, compact: bool = False) -> Path:
+    if not path.exists():
+        print(f"generating {path.name} ({messages:,} messages)...", file=sys.stderr)
+        make_slack(path, messages, compact=compact)
+    return path
+
+
 def ensure(path: Path, lines: int) -> Path:
     if not path.exists():
         print(f"generating {path.name} ({lines:,} lines)...", file=sys.stderr)
@@ -102,10 +145,10 @@ print(rc, wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
 
 
-def run_scan(path: Path, jobs: int) -> tuple[float, float]:
+def run_scan(path: Path, jobs: int, out: str = os.devnull) -> tuple[float, float]:
     """(wall seconds, peak RSS MiB of the largest scanning process) of one CLI scan."""
     cmd = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "rogerwilco", "scan", str(path),
-           "--out", os.devnull, "--no-summary", "-j", str(jobs)]
+           "--out", out, "--no-summary", "-j", str(jobs)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split()
     rc, wall, rss_kib = int(out[0]), float(out[1]), int(out[2])
     if rc != 0:
@@ -148,8 +191,37 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=1_000_000, help="lines of the large log (default 1,000,000)")
     ap.add_argument("--small", type=int, default=250_000, help="lines of the small log (default 250,000)")
     ap.add_argument("--jobs", type=int, default=2, help="workers for the parallel run (default 2)")
+    ap.add_argument("--slack", type=int, default=64_000, help="messages in the large Slack export (default 64,000)")
+    ap.add_argument("--slack-small", type=int, default=16_000, help="messages in the small Slack export")
+    ap.add_argument("--no-lines", action="store_true", help="skip the mixed-log figures")
+    ap.add_argument("--no-slack", action="store_true", help="skip the Slack-export figures")
     args = ap.parse_args()
     DATA.mkdir(exist_ok=True)
+    if not args.no_lines:
+        lines_figures(args)
+    if not args.no_slack:
+        slack_figures(args)
+
+
+def slack_figures(args: argparse.Namespace) -> None:
+    print(f"load average before the Slack runs: {os.getloadavg()[0]:.2f}")
+    for compact in (False, True):
+        shape = "compact, one line" if compact else "pretty-printed"
+        suffix = "-compact" if compact else ""
+        small = ensure_slack(DATA / f"slack-{args.slack_small}{suffix}.json", args.slack_small, compact)
+        large = ensure_slack(DATA / f"slack-{args.slack}{suffix}.json", args.slack, compact)
+        mb_s, mb_l = small.stat().st_size / 1e6, large.stat().st_size / 1e6
+        wall_s, rss_s = run_scan(small, 1)
+        wall_l, rss_l = run_scan(large, 1)
+        wall_j, rss_j = run_scan(large, args.jobs)
+        print(f"Slack export ({shape}): small {mb_s:.1f} MB, large {mb_l:.1f} MB")
+        print(f"  peak RSS -j 1: small {rss_s:.1f} MiB, large {rss_l:.1f} MiB (ratio {rss_l / rss_s:.2f}); "
+              f"-j {args.jobs} large {rss_j:.1f} MiB (largest process)")
+        print(f"  time: -j 1 small {wall_s:.1f} s, large {wall_l:.1f} s ({mb_l / wall_l:.1f} MB/s); "
+              f"-j {args.jobs} large {wall_j:.1f} s")
+
+
+def lines_figures(args: argparse.Namespace) -> None:
     large = ensure(DATA / f"mixed-{args.lines}.log", args.lines)
     small = ensure(DATA / f"mixed-{args.small}.log", args.small)
     n_large, n_small = count_lines(large), count_lines(small)

@@ -77,7 +77,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import attrs
 
+from .errors import RW1Error
 from .findings import FAIL, NOTE, Finding
+from .slottypes import split_constraint
 from .vocab import compare_document
 
 TIER = 4
@@ -102,8 +104,8 @@ EXACT, SAME, LOOSE, NEGATED = "exact", "same", "loose", "negated"
 PAIRING_ORDER = tuple(_DATA["set_matching"]["order"])  # D15: exact, then same fact, then loose
 
 
-class CriteriaError(ValueError):
-    """Criteria text that is not ``key:value`` joined with ``+``."""
+class CriteriaError(RW1Error, ValueError):
+    """Criteria text that is not ``key:value`` joined with ``+`` (the package's own error)."""
 
 
 @attrs.frozen
@@ -131,9 +133,10 @@ def parse_criteria(criteria: str | Iterable[Any] | None) -> tuple[Constraint, ..
             continue
         if not isinstance(item, str):
             raise CriteriaError(f"a criterion is a key:value string, not {type(item).__name__}")
-        key, sep, value = item.partition(":")
-        if not sep or not key or not value or re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", key) is None:
-            raise CriteriaError(f"not a key:value criterion: {item!r}")
+        try:
+            key, value = split_constraint(item)  # the acc= slot type's own definition
+        except ValueError:
+            raise CriteriaError(f"not a key:value criterion: {item!r}") from None
         out.append(Constraint(key.lower(), value))
     return tuple(out)
 

@@ -30,6 +30,8 @@ class Finding:
     why: str | None = None
     sender: Any = None  # the sender's value, for side-by-side reports
     receiver: Any = None  # the receiver's value
+    hint: str | None = None  # "did you mean": for people and editors, never part of a reply
+    fix: str | None = None  # the token that would replace ``token`` (an editor's quick fix)
 
     @property
     def failed(self) -> bool:
@@ -44,7 +46,7 @@ class Finding:
             "key": self.key,
             "message": self.message,
         }
-        for name in ("token", "column", "why"):
+        for name in ("token", "column", "why", "hint", "fix"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value

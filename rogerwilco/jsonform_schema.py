@@ -190,7 +190,8 @@ def _rule_schemas(vocab: Vocabulary) -> list[dict[str, Any]]:
         if rule.require_tail:
             then.append({"properties": {"tail": {"type": "string"}}})
         for key, pattern in rule.match.items():
-            shape = {"type": "string", "pattern": pattern.pattern}
+            # A profile pattern matches the whole value (D11); a schema pattern searches.
+            shape = {"type": "string", "pattern": f"^(?:{pattern.pattern})$"}
             if key in vocab.envelope:
                 then.append({"properties": {key: {"anyOf": [{"type": "null"}, shape]}}})
             else:

@@ -32,9 +32,17 @@ an edit elsewhere in the file does not make an old finding look new; the
 same finding on an identical line repeated later gets its own, by occurrence.
 A directory given to :func:`lint_paths` is walked, each file a conversation.
 
-Configuration: ``[tool.rogerwilco.lint]`` in the nearest ``pyproject.toml``
-(``select``, ``ignore``, ``profiles``, ``core-only``, ``now``), read with
-``tomllib``; command-line options override it.
+A file that is not an RW1 stream (a log, Markdown, JSON Lines: anything but
+``.rw1`` and standard input) is linted in *embedded* mode: the messages are
+found inside each line as :mod:`rogerwilco.scan` finds them (log prefixes,
+JSON strings, code spans), noise is passed over, and every finding keeps the
+column of the physical line.
+
+Configuration (:mod:`rogerwilco.lint_config`): ``[tool.rogerwilco.lint]`` in
+the closest ``pyproject.toml`` that has it, or a ``rogerwilco.toml``; rules,
+per-file ignores, which files a folder contributes, the exit policy and a
+baseline (:func:`write_baseline`, :func:`new_findings`), which records today's
+findings by fingerprint so that only new ones are reported.
 """
 
 from __future__ import annotations
@@ -175,10 +183,19 @@ class LintFinding:
     text: str = ""  # the source line, for the caret
     key: str | None = None  # the message id (or the HO id) the finding is about
     occurrence: int = 0  # earlier findings in the file with the same identity (the same line repeated)
+    hint: str | None = None  # "did you mean", for people
+    fix: str | None = None  # the suggested replacement for the token (an editor's quick fix)
 
     @property
     def rule(self) -> Rule:
         return RULES[self.code]
+
+    @property
+    def end_column(self) -> int | None:
+        """The column just after the token (exclusive), on the same line; None without a column."""
+        if not self.column:
+            return None
+        return self.column + max(1, len(self.token or ""))
 
     def identity(self) -> tuple[str, ...]:
         return (self.code, self.file, self.text, self.token or "", self.key or "")
@@ -195,8 +212,8 @@ class LintFinding:
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "rule": self.rule.name, "level": self.level, "message": self.message,
-                "file": self.file, "line": self.line, "column": self.column, "token": self.token,
-                "key": self.key, "fingerprint": self.fingerprint()}
+                "file": self.file, "line": self.line, "column": self.column, "end_column": self.end_column,
+                "token": self.token, "key": self.key, "hint": self.hint, "fix": self.fix, "fingerprint": self.fingerprint()}
 
 
 # --------------------------------------------------------------------------
@@ -236,51 +253,6 @@ def selected_rules(select: Sequence[str] | None = None, ignore: Sequence[str] = 
     return frozenset(chosen)
 
 
-def find_pyproject(start: Path | None = None) -> Path | None:
-    here = (start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def load_config(path: Path | None) -> dict[str, Any]:
-    """``[tool.rogerwilco.lint]`` of a pyproject.toml (empty when absent)."""
-    if path is None:
-        return {}
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ImportError:
-            raise RW1Error("reading [tool.rogerwilco] needs Python 3.11 or the tomli package") from None
-    try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
-    except OSError as exc:
-        raise RW1Error(f"cannot read {path}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RW1Error(f"{path}: not valid TOML: {exc}") from None
-    section: Any = doc
-    for name in ("tool", "rogerwilco", "lint"):
-        section = section.get(name, {})
-        if not isinstance(section, dict):
-            raise RW1Error(f"{path}: {name} is not a table where [tool.rogerwilco.lint] is read")
-    known = {"select", "ignore", "profiles", "core-only", "now"}
-    for key, value in section.items():
-        if key not in known:
-            raise RW1Error(f"{path}: unknown key {key!r} in [tool.rogerwilco.lint] (known: {', '.join(sorted(known))})")
-        if key in ("select", "ignore", "profiles") and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-            raise RW1Error(f"{path}: [tool.rogerwilco.lint] {key} is a list of strings")
-        if key == "core-only" and not isinstance(value, bool):
-            raise RW1Error(f"{path}: [tool.rogerwilco.lint] core-only is true or false")
-        if key == "now" and not isinstance(value, str):
-            raise RW1Error(f"{path}: [tool.rogerwilco.lint] now is a string YYYYMMDDTHHMMZ")
-    return dict(section)
-
-
 # --------------------------------------------------------------------------
 # the rules
 
@@ -292,7 +264,8 @@ def _line_findings(result: LineResult, file: str) -> Iterator[LintFinding]:
             continue  # a blank line, or a kind that is no rule
         yield LintFinding(code=code, level=RULES[code].level, message=f.message, file=file,
                           line=result.line_number or 1, column=f.column, token=f.token, text=result.text,
-                          key=result.raw.id if result.raw is not None else None)
+                          key=result.raw.id if result.raw is not None else None,
+                          hint=f.hint, fix=f.fix)
 
 
 def _at(m: Message, file: str, code: str, message: str, *, token: str | None = None, key: str | None = None) -> LintFinding:
@@ -388,13 +361,26 @@ def _thread_findings(messages: list[Message], by_id: Mapping[str, Message], file
 _OFFENDER_RULES = frozenset({"RW105", "RW108", "RW109", "RW110"})
 
 
+#: files read as RW1 streams, one message a line; any other file is read in embedded mode
+STREAM_SUFFIXES = frozenset({".rw1"})
+
+
+def is_stream_file(name: str) -> bool:
+    """Whether a file is linted as an RW1 stream (``.rw1``, standard input) rather than for embedded lines."""
+    return name in ("-", "<stdin>", "<stream>") or Path(name).suffix.lower() in STREAM_SUFFIXES
+
+
 def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream>",
                 profiles: Receiver | Iterable | None = None, now: str | None = None,
-                select: Sequence[str] | None = None, ignore: Sequence[str] = ()) -> list[LintFinding]:
+                select: Sequence[str] | None = None, ignore: Sequence[str] = (),
+                embedded: bool | None = None) -> list[LintFinding]:
     """Every finding of one conversation, in line order, filtered by ``select``/``ignore``.
 
     ``fp`` is a binary or text stream, or an iterable of lines. ``now``
     (``YYYYMMDDTHHMMZ``) enables the rules on handoffs open past ``exp``/``due``.
+    ``embedded`` reads the messages found inside each line (logs, Markdown,
+    JSON Lines) rather than each line as one message; by default it follows
+    the file name (:func:`is_stream_file`).
     """
     receiver = Receiver.all_bundled() if profiles is None else as_receiver(profiles)
     if now is not None:
@@ -405,19 +391,31 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
         except ValueError as exc:
             raise RW1Error(str(exc)) from None
     enabled = selected_rules(select, ignore)
-    if hasattr(fp, "read"):
-        results = validate_stream(fp, receiver, file=file)  # type: ignore[arg-type]
-    else:
-        results = (check_line(_strip_terminator(text), receiver, line_number=i, file=file)
-                   for i, text in enumerate(fp, start=1) if text.strip("\r\n"))  # type: ignore[union-attr]
+    if embedded is None:
+        embedded = not is_stream_file(file)
     findings: list[LintFinding] = []
     messages: list[Message] = []
-    for result in results:
-        findings.extend(_line_findings(result, file))
-        if result.message is not None:
-            messages.append(result.message)
+    places: dict[tuple[int, str], tuple[str, Any, int]] = {}
+    if embedded:
+        for result, physical, frame, start in _embedded_results(fp, receiver, file):
+            places[(result.line_number or 1, result.text)] = (physical, frame, start)
+            findings.extend(_line_findings(result, file))
+            if result.message is not None:
+                messages.append(result.message)
+    else:
+        if hasattr(fp, "read"):
+            results = validate_stream(fp, receiver, file=file)  # type: ignore[arg-type]
+        else:
+            results = (check_line(_strip_terminator(text), receiver, line_number=i, file=file)
+                       for i, text in enumerate(fp, start=1) if text.strip("\r\n"))  # type: ignore[union-attr]
+        for result in results:
+            findings.extend(_line_findings(result, file))
+            if result.message is not None:
+                messages.append(result.message)
     findings.extend(stream_findings(messages, file, receiver=receiver, now=now, enabled=enabled))
     kept = [f for f in findings if f.code in enabled]
+    if places:
+        kept = [_in_physical_line(f, places) for f in kept]
     kept.sort(key=lambda f: (f.line, f.column or 0, f.code))
     seen: dict[tuple[str, ...], int] = {}
     for i, f in enumerate(kept):
@@ -430,6 +428,38 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     return kept
 
 
+def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[str]:
+    for raw in fp:  # type: ignore[union-attr]
+        if isinstance(raw, bytes):
+            raw = raw.decode("utf-8", "surrogateescape")
+        yield _strip_terminator(raw)
+
+
+def _embedded_results(fp: IO[bytes] | IO[str] | Iterable[str], receiver: Receiver, file: str) -> Iterator[tuple]:
+    """(result, physical line, frame, start) for every message candidate inside the lines of a log or document."""
+    from .scan.frames import candidates, frames_of
+
+    for number, text in enumerate(_text_lines(fp), start=1):
+        if number == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        if "RW" not in text:
+            continue
+        for frame in frames_of(text):
+            for start, cand in candidates(frame.text):
+                result = check_line(cand, receiver, line_number=number, file=file)
+                yield result, text, frame, start
+
+
+def _in_physical_line(f: LintFinding, places: Mapping[tuple[int, str], tuple[str, Any, int]]) -> LintFinding:
+    """A finding on an embedded candidate, moved to the column of the physical line that holds it."""
+    place = places.get((f.line, f.text))
+    if place is None:
+        return f
+    physical, frame, start = place
+    column = frame.column(start + f.column - 1) if f.column else frame.column(start)
+    return attrs.evolve(f, column=column, text=physical)
+
+
 def _strip_terminator(text: str) -> str:
     """A line without its terminator (``\\n`` or ``\\r\\n``), as a reader of a file sees it (D3)."""
     if text.endswith("\n"):
@@ -439,26 +469,97 @@ def _strip_terminator(text: str) -> str:
     return text
 
 
-def _files(name: str) -> Iterator[str]:
-    """A file, or every file under a directory (sorted, recursively)."""
-    path = Path(name)
-    if path.is_dir():
-        for child in sorted(p for p in path.rglob("*") if p.is_file()):
-            yield str(child)
-    else:
-        yield name
+def lint_paths(paths: Sequence[str], *, config: Any = None, **options: Any) -> Iterator[tuple[str, list[LintFinding]]]:
+    """(display name, findings) for each file; ``-`` is standard input; a folder is walked.
 
+    ``config`` (a :class:`rogerwilco.lint_config.LintConfig`) chooses which
+    files a folder contributes and adds its per-file ignores; ``stdin_filename``
+    names standard input (its per-file ignores and its mode follow that name).
+    """
+    from .lint_config import LintConfig
 
-def lint_paths(paths: Sequence[str], **options: Any) -> Iterator[tuple[str, list[LintFinding]]]:
-    """(display name, findings) for each file; ``-`` is standard input; a directory is walked."""
+    config = config if config is not None else LintConfig()
+    stdin_name = options.pop("stdin_filename", None)
+    ignore = tuple(options.pop("ignore", ()) or ())
     for given in paths:
         if given == "-":
-            yield "<stdin>", lint_stream(sys.stdin.buffer, file="<stdin>", **options)
+            name = stdin_name or "<stdin>"
+            yield name, lint_stream(sys.stdin.buffer, file=name, ignore=ignore + config.ignored_for(name), **options)
             continue
-        for name in _files(given):
+        for name in config.walk(given):
             try:
                 fh = open(name, "rb")
             except OSError as exc:
                 raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
             with fh:
-                yield name, lint_stream(fh, file=name, **options)
+                yield name, lint_stream(fh, file=name, ignore=ignore + config.ignored_for(name), **options)
+
+
+# --------------------------------------------------------------------------
+# the baseline: adopt the linter on an existing pile of logs
+
+BASELINE_VERSION = 1
+
+
+def rules_version() -> str:
+    """A digest of the rule set a baseline was written against (codes, names, levels, fingerprint scheme)."""
+    basis = "\n".join(f"{r.code} {r.name} {r.level}" for r in RULES.values()) + "\nfingerprint:v1"
+    return hashlib.sha256(basis.encode()).hexdigest()[:16]
+
+
+def baseline_key(f: LintFinding, base: Path) -> str:
+    """A finding's identity for a baseline: its fingerprint with the file taken relative to the baseline's folder."""
+    file = f.file
+    if file not in ("<stdin>", "-"):
+        try:
+            file = Path(file).resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            file = Path(file).resolve().as_posix()
+    parts = (f.code, file, f.text, f.token or "", f.key or "") + ((str(f.occurrence),) if f.occurrence else ())
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def write_baseline(path: str | Path, findings: Iterable[LintFinding]) -> int:
+    """Record ``findings`` in a baseline file; the number recorded."""
+    import json
+
+    path = Path(path)
+    base = path.resolve().parent
+    entries = sorted({(baseline_key(f, base), f.code) for f in findings})
+    doc = {"tool": "rogerwilco", "baseline": BASELINE_VERSION, "rules": rules_version(),
+           "findings": [{"fingerprint": key, "code": code} for key, code in entries]}
+    try:
+        path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise RW1Error(f"cannot write {path}: {exc.strerror}") from None
+    return len(entries)
+
+
+def read_baseline(path: str | Path) -> frozenset[str]:
+    """The fingerprints a baseline file records; refused when it is not one, or from another rule set."""
+    import json
+
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RW1Error(f"cannot read baseline {path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise RW1Error(f"{path}: not a baseline (not JSON: {exc})") from None
+    if not isinstance(doc, dict) or doc.get("tool") != "rogerwilco" or not isinstance(doc.get("findings"), list):
+        raise RW1Error(f"{path}: not a rogerwilco lint baseline (write one with --write-baseline)")
+    if doc.get("baseline") != BASELINE_VERSION or doc.get("rules") != rules_version():
+        raise RW1Error(f"{path}: this baseline was written for another version of the rules "
+                       f"(its rules {doc.get('rules')!r}, these {rules_version()!r}); write it again with --write-baseline")
+    keys = set()
+    for i, entry in enumerate(doc["findings"]):
+        if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
+            raise RW1Error(f"{path}: /findings/{i} is expected to be an object with a fingerprint")
+        keys.add(entry["fingerprint"])
+    return frozenset(keys)
+
+
+def new_findings(findings: Iterable[LintFinding], baseline: frozenset[str], baseline_path: str | Path) -> list[LintFinding]:
+    """The findings a baseline does not record."""
+    base = Path(baseline_path).resolve().parent
+    return [f for f in findings if baseline_key(f, base) not in baseline]

@@ -35,6 +35,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Iterable, Mapping, NamedTuple
 
 
+import attrs
+
+from . import suggest
 from .errors import EncodeError, RefusedError, RW1SyntaxError, printable
 from .findings import FAIL, NOTE, Finding
 from .message import JSON_KEYS, Message, Source, write_value
@@ -120,7 +123,9 @@ def check_raw(
 
     table = vocab.types.get(raw.type)
     if table is None:
-        findings.append(_fail("type", raw.type, "unknown message type", column=len(raw.version) + 2))
+        hint, fix = suggest.for_type(vocab, raw.type)
+        findings.append(attrs.evolve(_fail("type", raw.type, "unknown message type", column=len(raw.version) + 2),
+                                     hint=hint, fix=fix))
         decoders: Mapping = {key: slot.type.decode for key, slot in vocab.slots.items()}
     else:
         decoders = table.decoders
@@ -150,7 +155,11 @@ def check_raw(
             values[key] = rawval
             slot = vocab.slots[key]
             kind = "enum" if slot.type.enum else "value"
-            findings.append(_fail(kind, f"{key}={rawval}", str(exc), column=raw.slot_column(tokens.index(token)), key=key))
+            finding = _fail(kind, f"{key}={rawval}", str(exc), column=raw.slot_column(tokens.index(token)), key=key)
+            if slot.type.enum and not slot.type.is_list:
+                hint, fix = suggest.for_code(vocab, key, slot.type.enum, rawval)
+                finding = attrs.evolve(finding, hint=hint, fix=fix)
+            findings.append(finding)
 
     if repeated:
         findings[:0] = repeated
@@ -172,7 +181,8 @@ def check_raw(
         for key in ("from", "to"):
             agent = values.get(key)
             if isinstance(agent, str) and agent not in vocab.agents and agent not in vocab.reserved_agents:
-                findings.append(_note("agent", f"{key}={agent} is not an agent of profile {vocab.profile}", key=key))
+                findings.append(_note("agent", f"{key}={agent} is not an agent of profile {vocab.profile}", key=key,
+                                      token=f"{key}={agent}", column=_slot_column(raw, key)))
 
     message = None
     if not findings or not any(f.failed for f in findings):
@@ -202,7 +212,7 @@ def _other_key(raw: RawLine, i: int, key: str, rawval: str, vocab: Vocabulary, r
     slot = vocab.slots.get(key)
     if slot is not None:
         found = [_note("off-type", f"{key} is not a slot of {raw.type}; ignored by receivers", key=key,
-                       column=raw.slot_column(i))]
+                       token=f"{key}={rawval}", column=raw.slot_column(i))]
         try:
             values[key] = slot.type.decode(rawval)
         except ValueError as exc:
@@ -213,9 +223,20 @@ def _other_key(raw: RawLine, i: int, key: str, rawval: str, vocab: Vocabulary, r
         return []
     owner = _requiring_profile(receiver, key)
     if owner is not None and owner != vocab.profile:
-        return [_fail("profile", f"{key}={rawval}", f"is a required slot of profile {owner}, used without p={owner}",
-                      column=raw.slot_column(i), key=key)]
-    return [_note("unknown-key", f"unknown key {key} kept as text", key=key, column=raw.slot_column(i))]
+        return [Finding(severity=FAIL, kind="profile", token=f"{key}={rawval}", why="UNK", column=raw.slot_column(i),
+                        key=key, message=f"is a required slot of profile {owner}, used without p={owner}",
+                        hint=f"add p={owner}", fix=f"p={owner} {key}={rawval}")]
+    hint, fix = suggest.for_key(vocab, raw.type, key, rawval)
+    return [Finding(severity=NOTE, kind="unknown-key", message=f"unknown key {key} kept as text", key=key,
+                    token=f"{key}={rawval}", column=raw.slot_column(i), hint=hint, fix=fix)]
+
+
+def _slot_column(raw: RawLine, key: str) -> int | None:
+    prefix = key + "="
+    for i, token in enumerate(raw.tokens):
+        if token.startswith(prefix):
+            return raw.slot_column(i)
+    return None
 
 
 def _requiring_profile(receiver: Receiver, key: str) -> str | None:
@@ -265,7 +286,7 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
             findings.append(_fail("rule", asked, f"tail required: {why}"))
         for key, pattern in rule.match.items():
             written = _raw_of(raw, key)
-            if written is not None and pattern.search(written) is None:
+            if written is not None and not pattern.fullmatch(written):
                 findings.append(_fail("rule", f"{key}={written}", f"does not have the required shape: {why}", key=key))
         if rule.sum is not None:
             parts, total = rule.sum["parts"], rule.sum["total"]

@@ -38,9 +38,13 @@ _TIME_RE = re.compile(r"([0-9]{8})T([0-9]{2})([0-9]{2})Z")
 _MONEY_RE = re.compile(r"-?[0-9]+\.[0-9]{2}")
 _NUM_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:/-?[0-9]+(?:\.[0-9]+)?)?")
 _DIGEST_RE = re.compile(r"[0-9a-f]{12}")
-# A constraint is key:value (spec 5.2). Keys compare case-insensitively and a
-# key outside the closed set is noted, not refused, so any key text is a key.
-_CONSTRAINT_RE = re.compile(r"([^:+]+):(.+)")
+# A constraint is key:value (spec 5.2): the one definition the slot type and
+# the criteria parser (comprehension.parse_criteria) share. The key runs to
+# the first ":" and holds no "+" (the list separator) and no whitespace; keys
+# compare case-insensitively, and a key outside the closed set
+# (reading-level, 1x) is noted and not compared, never refused (D6).
+CONSTRAINT_KEY_RE = re.compile(r"[^:+\s]+")
+_CONSTRAINT_RE = re.compile(rf"({CONSTRAINT_KEY_RE.pattern}):(.+)", re.DOTALL)
 _INT_TYPE_RE = re.compile(r"int:(-?[0-9]+)-(-?[0-9]+)")
 
 SCALAR_TYPES = ("token", "ref", "agent", "msgid", "date", "time", "days", "bool", "money", "num",
@@ -232,5 +236,11 @@ def compile_type(
 
 
 def split_constraint(item: str) -> tuple[str, str]:
-    key, _, value = item.partition(":")
-    return key, value
+    """A constraint ``key:value`` as (key, value); ValueError for anything else.
+
+    The value may itself hold ``:`` (the key ends at the first one).
+    """
+    m = _CONSTRAINT_RE.fullmatch(item) if isinstance(item, str) else None
+    if m is None:
+        raise ValueError("not a constraint key:value")
+    return m.group(1), m.group(2)

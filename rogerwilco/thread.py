@@ -71,6 +71,7 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from .findings import FAIL, NOTE, Finding, passed
+from .handoff import is_duplicate_answer, issue_link
 from .message import Message
 from .readback import check_rb
 from .semantics import LineResult, check_line
@@ -253,10 +254,6 @@ def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list
     return messages, findings
 
 
-def _same_parties(a: Message, b: Message) -> bool:
-    return (a.from_, a.to, a.item) == (b.from_, b.to, b.item)
-
-
 def check_thread(
     lines: Iterable[str | Message | LineResult],
     *,
@@ -302,27 +299,17 @@ def check_thread(
             current = by_id.get(current.re) if current.re else None
         return current if current is not None and current.type == "HO" else None
 
-    # issues of one handoff: re-sends and re-issues
+    # issues of one handoff: re-sends and re-issues (the rule is rogerwilco.handoff's)
     previous: dict[str, tuple[str, str]] = {}  # HO id -> (earlier HO id, "resend" | "reissue")
     for ho in hos:
-        named = by_id.get(ho.re) if ho.re else None
-        if named is None:
-            continue
-        # one handoff goes between the same two agents about the same item; an
-        # HO to someone else (the alt= a refusal named, say) is a new handoff
-        if named.type == "HO" and _same_parties(named, ho):
-            previous[ho.id] = (named.id, "resend")
-        elif named.type == "RB":
-            earlier = by_id.get(named.re) if named.re else None
-            if (earlier is not None and earlier.type == "HO" and _same_parties(earlier, ho)
-                    and named.from_ == earlier.to):
-                previous[ho.id] = (earlier.id, "reissue")
+        link = issue_link(ho, by_id.get)
+        if link is not None:
+            previous[ho.id] = link
 
     duplicate: dict[str, Message] = {}  # a re-send answered UN why=DUP -> that UN
     for m in messages:
-        if m.type == "UN" and m.get("why") == "DUP" and m.re in previous and previous[m.re][1] == "resend":
-            ho = by_id[m.re]
-            if m.from_ == ho.to and m.re not in duplicate:
+        if m.type == "UN" and m.re in previous and m.re not in duplicate:
+            if is_duplicate_answer(m, m.get("why"), by_id[m.re], previous[m.re]):
                 duplicate[m.re] = m
 
     carried_to: dict[str, str] = {}  # HO id -> the later HO that carries it forward

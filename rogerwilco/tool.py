@@ -67,6 +67,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import attrs
 
 from .errors import RW1Error
+from .handoff import RESEND, REISSUE, Envelope, issue_link
 from .message import Message
 from .readback import exec_slots, make_rb, vocabulary_of
 from .slottypes import parse_time
@@ -74,6 +75,7 @@ from .vocab import Receiver, Vocabulary, as_receiver
 
 DEFAULT_WINDOW = _dt.timedelta(minutes=15)
 STATES = ("prepared", "in-doubt", "committed", "failed", "abandoned", "cancelled")
+_LIVE = ("prepared", "in-doubt", "committed", "failed")  # a statement that can commit, or whose act ran
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS statements (
     token TEXT PRIMARY KEY,
@@ -97,11 +99,34 @@ CREATE TABLE IF NOT EXISTS statements (
     executed TEXT,
     reply_line TEXT,
     cx_id TEXT,
-    detail TEXT
+    detail TEXT,
+    handoff TEXT,
+    rb_id TEXT
 );
 CREATE INDEX IF NOT EXISTS statements_ho ON statements (ho_id);
 CREATE TABLE IF NOT EXISTS cancels (ho_id TEXT PRIMARY KEY, cx_id TEXT NOT NULL, cx_line TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS numbers (agent TEXT PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS issues (
+    ho_id TEXT PRIMARY KEY,
+    handoff TEXT NOT NULL,
+    ho_from TEXT NOT NULL,
+    ho_to TEXT NOT NULL,
+    item TEXT,
+    re TEXT,
+    prev TEXT,
+    seen INTEGER NOT NULL,
+    reply_line TEXT
+);
+CREATE INDEX IF NOT EXISTS issues_handoff ON issues (handoff);
+CREATE INDEX IF NOT EXISTS issues_re ON issues (re);
+CREATE INDEX IF NOT EXISTS issues_parties ON issues (ho_from, ho_to, item);
+"""
+# Created after the columns exist (a store from before handoff keys gains them first).
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS statements_rb ON statements (rb_id);
+CREATE INDEX IF NOT EXISTS statements_handoff ON statements (handoff);
+CREATE UNIQUE INDEX IF NOT EXISTS one_act_per_handoff ON statements (handoff)
+    WHERE state IN ('prepared', 'in-doubt', 'committed', 'failed');
 """
 
 
@@ -112,6 +137,12 @@ def _slot_of(line: str, key: str) -> str | None:
         if token.startswith(key + "="):
             return token[len(key) + 1:]
     return None
+
+
+def _number_of(ident: str) -> int:
+    """The message number of an id (``<from>-<digits>``, D3)."""
+    digits = ident.rpartition("-")[2]
+    return int(digits) if digits.isdigit() else 0
 
 
 class ToolError(RW1Error):
@@ -195,14 +226,36 @@ class ToolStore:
         self.receiver = as_receiver(profiles)
         self.window = window
         self._busy_timeout = busy_timeout
-        try:
-            db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None)
-            try:
-                db.executescript(_SCHEMA)
-            finally:
-                db.close()
-        except sqlite3.Error as exc:
-            raise ToolError(f"cannot open the store {self.path}: {exc}") from None
+        with self._transaction() as db:
+            for command in _SCHEMA.split(";"):
+                if command.strip():
+                    db.execute(command)
+            if not self._columns(db):  # a store written before handoff keys
+                db.execute("ALTER TABLE statements ADD COLUMN handoff TEXT")
+                db.execute("ALTER TABLE statements ADD COLUMN rb_id TEXT")
+                self._backfill(db)
+            for command in _INDEXES.split(";"):
+                if command.strip():
+                    db.execute(command)
+
+    @staticmethod
+    def _columns(db: sqlite3.Connection) -> bool:
+        """Whether the statements table has its handoff key (a store written before it had not)."""
+        return "handoff" in {row[1] for row in db.execute("PRAGMA table_info(statements)")}
+
+    def _backfill(self, db: sqlite3.Connection) -> None:
+        """Give the statements of an older store their handoff keys, keeping one live statement per handoff."""
+        for row in db.execute("SELECT * FROM statements ORDER BY prepared_at, token").fetchall():
+            envelope = Envelope("HO", row["ho_id"], _slot_of(row["ho_line"], "re"), row["ho_from"], row["ho_to"],
+                                row["item"])
+            db.execute("UPDATE statements SET rb_id = ? WHERE token = ?", (row["rb_line"].split(" ", 3)[2], row["token"]))
+            key, _ = self._register(db, envelope)
+            if row["state"] in _LIVE and self._live(db, key) is not None:
+                if row["state"] != "prepared":
+                    continue  # two acts ran before the store knew they were one handoff: left as they are
+                db.execute("UPDATE statements SET state = 'abandoned', detail = 'superseded: another statement of "
+                           "the same handoff' WHERE token = ?", (row["token"],))
+            db.execute("UPDATE statements SET handoff = ? WHERE token = ?", (key, row["token"]))
 
     # ---- storage -------------------------------------------------------------
 
@@ -249,36 +302,153 @@ class ToolStore:
             raise ToolError("no statement with that token in this store")
         return row
 
-    @staticmethod
-    def _handoff_ids(db: sqlite3.Connection, ho_id: str, *, re_id: str | None = None,
-                     parties: tuple | None = None) -> set[str]:
-        """Every HO id in the store that is the same handoff as ``ho_id`` (spec 5, rule 1).
+    # ---- one handoff (the rule is rogerwilco.handoff's, shared with check_thread) ----
 
-        A re-sent HO (``re=`` the original) and a re-issued one (``re=`` a
-        readback of it) carry one handoff forward when they go between the
-        same two agents about the same item. ``re_id`` and ``parties`` (from,
-        to, item) describe an HO not yet in the store.
+    @staticmethod
+    def _lookup(db: sqlite3.Connection):
+        """An id -> :class:`Envelope` function over the HOs this store knows and the RBs it wrote."""
+
+        def find(ident: str) -> Envelope | None:
+            row = db.execute("SELECT ho_id, ho_from, ho_to, item, re FROM issues WHERE ho_id = ?", (ident,)).fetchone()
+            if row is not None:
+                return Envelope("HO", row["ho_id"], row["re"], row["ho_from"], row["ho_to"], row["item"])
+            row = db.execute("SELECT rb_id, ho_id, agent, ho_from, item FROM statements WHERE rb_id = ? LIMIT 1",
+                             (ident,)).fetchone()
+            if row is not None:
+                return Envelope("RB", row["rb_id"], row["ho_id"], row["agent"], row["ho_from"], row["item"])
+            return None
+
+        return find
+
+    @staticmethod
+    def _key(db: sqlite3.Connection, ho_id: str) -> str | None:
+        row = db.execute("SELECT handoff FROM issues WHERE ho_id = ?", (ho_id,)).fetchone()
+        return row["handoff"] if row is not None else None
+
+    @staticmethod
+    def _live(db: sqlite3.Connection, key: str) -> sqlite3.Row | None:
+        """The one statement of a handoff that can commit or whose act ran (the unique index allows one)."""
+        return db.execute("SELECT * FROM statements WHERE handoff = ? AND state IN (?, ?, ?, ?)",
+                          (key, *_LIVE)).fetchone()
+
+    @staticmethod
+    def _cancelled(db: sqlite3.Connection, key: str) -> sqlite3.Row | None:
+        return db.execute("SELECT cancels.ho_id, cancels.cx_id FROM cancels JOIN issues ON issues.ho_id = cancels.ho_id "
+                          "WHERE issues.handoff = ? LIMIT 1", (key,)).fetchone()
+
+    def _merge(self, db: sqlite3.Connection, keep: str, other: str) -> str:
+        """Make two handoff keys one, leaving at most one statement that can commit; returns the key."""
+        if keep == other:
+            return keep
+        live = db.execute("SELECT token, state, prepared_at FROM statements WHERE handoff IN (?, ?) AND state IN "
+                          "(?, ?, ?, ?) ORDER BY prepared_at, token", (keep, other, *_LIVE)).fetchall()
+        ran = [row for row in live if row["state"] != "prepared"]
+        if len(ran) > 1:
+            return keep  # both acts already ran before the link was known: nothing to undo here
+        survivor = ran[0] if ran else (live[-1] if live else None)
+        for row in live:
+            if row is not survivor:
+                db.execute("UPDATE statements SET state = 'abandoned', detail = ? WHERE token = ? AND state = "
+                           "'prepared'", (f"superseded: another statement of the same handoff", row["token"]))
+        db.execute("UPDATE issues SET handoff = ? WHERE handoff = ?", (keep, other))
+        db.execute("UPDATE statements SET handoff = ? WHERE handoff = ?", (keep, other))
+        cancel = self._cancelled(db, keep)
+        if cancel is not None:  # a cancel of any issue cancels the handoff
+            db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE handoff = ? AND "
+                       "state = 'prepared'", (cancel["cx_id"], f"cancelled by {cancel['cx_id']}", keep))
+        return keep
+
+    def _register(self, db: sqlite3.Connection, ho: Envelope) -> tuple[str, tuple[str, str] | None]:
+        """Record an HO that reached the tool and join it to its handoff: (the handoff key, its issue link)."""
+        row = db.execute("SELECT * FROM issues WHERE ho_id = ?", (ho.id,)).fetchone()
+        if row is None:
+            db.execute("INSERT INTO issues (ho_id, handoff, ho_from, ho_to, item, re, seen) VALUES (?, ?, ?, ?, ?, ?, 1)",
+                       (ho.id, ho.id, ho.from_, ho.to, ho.item, ho.re))
+            key = ho.id
+        else:
+            key = row["handoff"]
+            if not row["seen"]:  # named by a CX before it arrived: now its envelope is known
+                db.execute("UPDATE issues SET ho_from = ?, ho_to = ?, item = ?, re = ?, seen = 1 WHERE ho_id = ?",
+                           (ho.from_, ho.to, ho.item, ho.re, ho.id))
+        find = self._lookup(db)
+        own = find(ho.id)
+        assert own is not None
+        link = issue_link(own, find)
+        if link is not None:
+            db.execute("UPDATE issues SET prev = ? WHERE ho_id = ?", (link[0], ho.id))
+            key = self._merge(db, self._key(db, link[0]) or key, key)
+        # issues that arrived first and carry this one forward
+        for later in db.execute("SELECT ho_id, handoff, ho_from, ho_to, item, re FROM issues WHERE re = ? AND "
+                                "seen = 1 AND ho_id != ?", (ho.id, ho.id)).fetchall():
+            envelope = Envelope("HO", later["ho_id"], later["re"], later["ho_from"], later["ho_to"], later["item"])
+            if issue_link(envelope, find) == (ho.id, RESEND):
+                db.execute("UPDATE issues SET prev = ? WHERE ho_id = ?", (ho.id, later["ho_id"]))
+                key = self._merge(db, key, later["handoff"])
+        return key, link
+
+    @staticmethod
+    def _carries(db: sqlite3.Connection, later: str, earlier: str) -> bool:
+        """Whether the issue ``later`` carries ``earlier`` forward (through any number of issues)."""
+        seen = {later}
+        current: str | None = later
+        while current is not None:
+            row = db.execute("SELECT prev FROM issues WHERE ho_id = ?", (current,)).fetchone()
+            current = row["prev"] if row is not None else None
+            if current == earlier:
+                return True
+            if current in seen:
+                return False
+            seen.add(current)  # type: ignore[arg-type]
+        return False
+
+    def _dangling(self, db: sqlite3.Connection, key: str) -> bool:
+        """Whether a handoff's first known issue carries forward a message of its two agents this store never saw."""
+        find = self._lookup(db)
+        for row in db.execute("SELECT ho_from, ho_to, re FROM issues WHERE handoff = ? AND seen = 1 AND prev IS NULL "
+                              "AND re IS NOT NULL", (key,)).fetchall():
+            if row["re"].rpartition("-")[0] in (row["ho_from"], row["ho_to"]) and find(row["re"]) is None:
+                return True
+        return False
+
+    def _open_elsewhere(self, db: sqlite3.Connection, message: Message, key: str, at: _dt.datetime) -> str | None:
+        """Another open handoff that may be this one, as text; None when there is none.
+
+        When an issue carries forward a message this store never saw (a re-send
+        whose original was lost, or that is still on its way), the store cannot
+        tell its handoff from another between the same two agents about the
+        same item; one act is the safe reading, so such an open handoff blocks.
         """
-        nodes: dict[str, tuple[tuple, str | None, set[str]]] = {}
-        for row in db.execute("SELECT ho_id, ho_from, ho_to, item, ho_line, rb_line FROM statements"):
-            triple = (row["ho_from"], row["ho_to"], row["item"])
-            _, _, rbs = nodes.setdefault(row["ho_id"], (triple, _slot_of(row["ho_line"], "re"), set()))
-            rbs.add(row["rb_line"].split(" ", 3)[2])
-        if ho_id not in nodes and parties is not None:
-            nodes[ho_id] = (tuple(parties), re_id, set())
-        links: dict[str, set[str]] = {node: set() for node in nodes}
-        for node, (triple, re, _) in nodes.items():
-            for other, (triple2, _, rbs) in nodes.items():
-                if other != node and re is not None and triple2 == triple and (re == other or re in rbs):
-                    links[node].add(other)
-                    links[other].add(node)
-        found, todo = {ho_id}, [ho_id]
-        while todo:
-            for other in links.get(todo.pop(), ()):
-                if other not in found:
-                    found.add(other)
-                    todo.append(other)
-        return found
+        dangling = self._dangling(db, key)
+        for row in db.execute("SELECT DISTINCT handoff FROM issues WHERE ho_from = ? AND ho_to = ? AND item IS ? AND "
+                              "handoff != ?", (message.from_, message.to, message.item, key)).fetchall():
+            cancel = self._cancelled(db, row["handoff"])
+            # a cancel naming an HO never seen here may name an issue of this handoff, unless this HO was
+            # issued after the cancel (message numbers of one sender grow)
+            unseen = cancel is not None and _number_of(message.id) <= _number_of(cancel["cx_id"]) and \
+                db.execute("SELECT 1 FROM issues WHERE handoff = ? AND seen = 0", (row["handoff"],)).fetchone() is not None
+            if not dangling and not unseen and not self._dangling(db, row["handoff"]):
+                continue
+            if cancel is not None:
+                return f"{cancel['ho_id']} was cancelled by {cancel['cx_id']}"
+            live = self._live(db, row["handoff"])
+            if live is not None and (live["state"] != "prepared" or at <= parse_time(live["exp"])):
+                return f"the statement for {live['ho_id']} is {live['state']}"
+        return None
+
+    def _duplicate(self, db: sqlite3.Connection, message: Message, live: sqlite3.Row, n: int | None) -> str:
+        """The ``UN why=DUP`` answering a re-send (the same one each time the re-send comes)."""
+        row = db.execute("SELECT reply_line FROM issues WHERE ho_id = ?", (message.id,)).fetchone()
+        if row is not None and row["reply_line"]:
+            return row["reply_line"]
+        number = self._number(db, message.to, n)
+        slots = {"p": message.profile} if message.profile else {}
+        slots["why"] = "DUP"
+        un = Message(type="UN", id=f"{message.to}-{number}", re=message.id, from_=message.to, to=message.from_,
+                     item=message.item, slots=slots,
+                     tail=f"duplicate of {live['ho_id']}, read back as {live['rb_id']}; statement {live['state']}")
+        line = Message.from_line(un.to_line(), self.receiver).to_line()
+        db.execute("UPDATE issues SET reply_line = ? WHERE ho_id = ?", (line, message.id))
+        return line
 
     def _line(self, text: str, want: str) -> Message:
         message = Message.from_line(text, self.receiver)
@@ -335,7 +505,9 @@ class ToolStore:
         if ho_exp is not None and at > parse_time(ho_exp):
             raise ToolRefused(f"the handoff expired at {ho_exp}: nothing may be done on it", reason="expired")
         values = self.resolve(message, record)
-        exp_at = (at + self.window).replace(second=0, microsecond=0)
+        exp_at = at + self.window
+        if exp_at.second or exp_at.microsecond:  # exp= is to the minute: round up, never shorten the window
+            exp_at = exp_at.replace(second=0, microsecond=0) + _dt.timedelta(minutes=1)
         if ho_exp is not None:
             exp_at = min(exp_at, parse_time(ho_exp))
         exp = _stamp(exp_at)
@@ -346,31 +518,52 @@ class ToolStore:
             "values": {k: _json_value(v) for k, v in values.items()},
         }
         with self._transaction() as db:
-            same = self._handoff_ids(db, message.id, re_id=message.re,
-                                     parties=(message.from_, message.to, message.item))
-            marks = ",".join("?" * len(same))
-            cancel = db.execute(f"SELECT ho_id, cx_id FROM cancels WHERE ho_id IN ({marks})", tuple(same)).fetchone()
+            refused = None
+            key, link = self._register(db, Envelope.of(message))
+            cancel = self._cancelled(db, key)
+            live = self._live(db, key)
             if cancel is not None:
-                raise ToolRefused(f"{cancel['ho_id']} was cancelled by {cancel['cx_id']}", reason="cancelled")
-            ran = db.execute(f"SELECT ho_id, state FROM statements WHERE ho_id IN ({marks}) "
-                             "AND state IN ('committed', 'in-doubt', 'failed')", tuple(same)).fetchone()
-            if ran is not None:
-                if ran["ho_id"] != message.id:
-                    raise ToolRefused(f"{message.id} re-sends {ran['ho_id']}, whose act is already {ran['state']}: "
-                                      "answer UN why=DUP", reason="duplicate")
-                raise ToolRefused(f"a statement for {message.id} is already {ran['state']}: preparing it again could "
-                                  "run the act twice", reason=ran["state"])
-            number = self._number(db, agent, n)
-            rb = make_rb(message, number, profiles=self.receiver, values=values, digest=True)
-            rb = Message.from_line(rb.replace(slots={**rb.slots, "exp": exp, "x_tok": token}).to_line(), self.receiver)
-            db.execute("UPDATE statements SET state = 'abandoned', detail = 'superseded by a new statement' "
-                       "WHERE ho_id = ? AND state = 'prepared'", (message.id,))
-            db.execute(
-                "INSERT INTO statements (token, ho_id, ho_from, ho_to, item, ask, profile, ho_line, agent, statement,"
-                " rb_line, exp, state, prepared_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?)",
-                (token, message.id, message.from_, message.to, message.item, message.get("ask"), message.profile,
-                 message.to_line(), agent, json.dumps(statement, ensure_ascii=False), rb.to_line(), exp, at.isoformat()),
-            )
+                refused = ToolRefused(f"{cancel['ho_id']} was cancelled by {cancel['cx_id']}", reason="cancelled")
+            elif live is not None and live["ho_id"] != message.id:
+                expired = live["state"] == "prepared" and at > parse_time(live["exp"])
+                if self._carries(db, live["ho_id"], message.id):
+                    refused = ToolRefused(f"{message.id} is carried forward by {live['ho_id']}, whose statement is "
+                                          f"{live['state']}: nothing to prepare for it", reason="duplicate")
+                elif live["state"] == "prepared" and (expired or (link is not None and link[1] == REISSUE)):
+                    live = None  # a re-issue after a void readback, or a statement past its window: superseded
+                elif link is not None and link[1] == RESEND:
+                    refused = ToolRefused(f"{message.id} re-sends the handoff of {live['ho_id']}, already read back "
+                                          f"as {live['rb_id']} (statement {live['state']}): answer UN why=DUP",
+                                          reason="duplicate", reply=self._duplicate(db, message, live, n))
+                else:
+                    refused = ToolRefused(f"{message.id} is the same handoff as {live['ho_id']}, whose statement is "
+                                          f"already {live['state']}", reason="duplicate")
+            elif live is not None and live["state"] != "prepared":
+                refused = ToolRefused(f"a statement for {message.id} is already {live['state']}: preparing it again "
+                                      "could run the act twice", reason=live["state"])
+            elif live is None:
+                other = self._open_elsewhere(db, message, key, at)
+                if other is not None:
+                    refused = ToolRefused(f"{message.id} may be the same handoff as another this store holds (one of "
+                                          f"them carries forward a message never seen here), and {other}: refused "
+                                          "rather than risk a second act", reason="duplicate")
+            if refused is None:
+                number = self._number(db, agent, n)
+                rb = make_rb(message, number, profiles=self.receiver, values=values, digest=True)
+                rb = Message.from_line(rb.replace(slots={**rb.slots, "exp": exp, "x_tok": token}).to_line(),
+                                       self.receiver)
+                db.execute("UPDATE statements SET state = 'abandoned', detail = 'superseded by a new statement' "
+                           "WHERE handoff = ? AND state = 'prepared'", (key,))
+                db.execute(
+                    "INSERT INTO statements (token, ho_id, ho_from, ho_to, item, ask, profile, ho_line, agent, statement,"
+                    " rb_line, exp, state, prepared_at, handoff, rb_id)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?, ?)",
+                    (token, message.id, message.from_, message.to, message.item, message.get("ask"), message.profile,
+                     message.to_line(), agent, json.dumps(statement, ensure_ascii=False), rb.to_line(), exp,
+                     at.isoformat(), key, rb.id),
+                )
+        if refused is not None:
+            raise refused
         return Prepared(token=token, rb=rb.replace(source=None), exp=exp)
 
     # ---- commit ----------------------------------------------------------------
@@ -404,9 +597,21 @@ class ToolStore:
             refused = self._refusal(row, at)
             if refused is not None:
                 raise refused
-            number = self._number(db, row["agent"], n)
-            db.execute("UPDATE statements SET state = 'in-doubt', started_at = ?, pid = ?, reply_n = ? "
-                       "WHERE token = ? AND state = 'prepared'", (at.isoformat(), os.getpid(), number, token))
+            cancel = self._cancelled(db, row["handoff"]) if row["handoff"] is not None else None
+            if cancel is not None:
+                db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE token = ?",
+                           (cancel["cx_id"], f"cancelled by {cancel['cx_id']}", token))
+                refused = ToolRefused(f"the statement was cancelled by {cancel['cx_id']}", reason="cancelled")
+            elif row["handoff"] is None or self._live(db, row["handoff"])["token"] != token:
+                db.execute("UPDATE statements SET state = 'abandoned', detail = ? WHERE token = ?",
+                           ("superseded: another statement of the same handoff", token))
+                refused = ToolRefused("another statement of the same handoff stands", reason="abandoned")
+            else:
+                number = self._number(db, row["agent"], n)
+                db.execute("UPDATE statements SET state = 'in-doubt', started_at = ?, pid = ?, reply_n = ? "
+                           "WHERE token = ? AND state = 'prepared'", (at.isoformat(), os.getpid(), number, token))
+        if refused is not None:
+            raise refused
         statement = row["statement"]
         try:
             proc = subprocess.run(argv, input=statement.encode("utf-8"), capture_output=True, timeout=timeout,
@@ -503,25 +708,43 @@ class ToolStore:
         if message.type != "CX":
             raise ToolError(f"expected a CX, got a {message.type}")
         with self._transaction() as db:
-            same = self._handoff_ids(db, message.re) if message.re else set()
-            marks = ",".join("?" * len(same))
-            rows = db.execute(f"SELECT * FROM statements WHERE ho_id IN ({marks}) ORDER BY prepared_at",
-                              tuple(same)).fetchall() if same else []
-            for row in rows:
+            answer = None
+            named = message.re or ""
+            find = self._lookup(db)
+            target = find(named)
+            if target is not None and target.type == "RB":  # a cancel naming our readback names its HO
+                named = target.re or named
+            key = self._key(db, named)
+            if key is None:
+                # an HO this store never saw: its id names its sender (D3), and only the sender cancels
+                if named.rpartition("-")[0] != message.from_:
+                    raise ToolRefused(f"{message.id} is from {message.from_}; only the sender of {message.re} can "
+                                      "cancel it", reason="wrong-party")
+                db.execute("INSERT INTO issues (ho_id, handoff, ho_from, ho_to, item, re, seen) "
+                           "VALUES (?, ?, ?, ?, ?, NULL, 0)", (named, named, message.from_, message.to, message.item))
+                key, uncertain = named, True
+            else:
+                uncertain = self._dangling(db, key)
+            # Where the store cannot tell whether two handoffs between the same two agents about the same item
+            # are one (an issue it never saw), a cancel fails safe: it cancels both.
+            for row in db.execute("SELECT DISTINCT handoff FROM issues WHERE ho_from = ? AND ho_to = ? AND "
+                                  "item IS ? AND seen = 1 AND handoff != ?",
+                                  (message.from_, message.to, message.item, key)).fetchall():
+                if uncertain or self._dangling(db, row["handoff"]):
+                    key = self._merge(db, key, row["handoff"])
+            parties = db.execute("SELECT ho_from, ho_to FROM issues WHERE handoff = ? AND seen = 1",
+                                 (key,)).fetchall()
+            for row in parties:
                 if (row["ho_from"], row["ho_to"]) != (message.from_, message.to):
                     raise ToolRefused(f"{message.id} is from {message.from_} to {message.to}; only {row['ho_from']} "
                                       f"can cancel {message.re}, to {row['ho_to']}", reason="wrong-party")
-            # Nothing prepared yet: the HO's id still names its sender (D3), and only the sender cancels.
-            if not rows and (message.re or "").rpartition("-")[0] != message.from_:
-                raise ToolRefused(f"{message.id} is from {message.from_}; only the sender of {message.re} can "
-                                  "cancel it", reason="wrong-party")
             db.execute("INSERT OR IGNORE INTO cancels (ho_id, cx_id, cx_line) VALUES (?, ?, ?)",
-                       (message.re, message.id, message.to_line()))
-            db.execute(f"UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE ho_id IN ({marks}) "
-                       "AND state = 'prepared'", (message.id, f"cancelled by {message.id}", *tuple(same)))
+                       (named, message.id, message.to_line()))
+            db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE handoff = ? "
+                       "AND state = 'prepared'", (message.id, f"cancelled by {message.id}", key))
+            rows = db.execute("SELECT * FROM statements WHERE handoff = ? ORDER BY prepared_at", (key,)).fetchall()
             ran = [r for r in rows if r["state"] == "committed"]
             doubt = [r for r in rows if r["state"] == "in-doubt"]
-            answer = None
             if not ran and not doubt:
                 number = self._number(db, message.to, n)
                 slots = {"p": message.profile} if message.profile else {}

@@ -34,8 +34,9 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from ._resources import data_dir, profile_path
+from . import iregexp
 from .errors import ProfileError
-from .slottypes import AGENT_RE, KEY_RE, PROFILE_TYPES, SlotType, compile_type
+from .slottypes import AGENT_RE, CONSTRAINT_KEY_RE, KEY_RE, PROFILE_TYPES, SlotType, compile_type
 
 BUNDLED_PROFILES = ("pay", "clin", "pform")
 PROFILE_KEYS = frozenset({
@@ -80,7 +81,7 @@ class Rule:
     when: Mapping[str, Any]
     require: tuple[str, ...] = ()
     require_tail: bool = False
-    match: Mapping[str, re.Pattern[str]] = attrs.Factory(dict)
+    match: Mapping[str, iregexp.IRegexp] = attrs.Factory(dict)  # whole-value, linear-time (D11)
     sum: Mapping[str, Any] | None = None
     evidence: str | None = None  # the slot pointing at the evidence the tail quotes verbatim
     desc: str = ""
@@ -125,6 +126,12 @@ def _read_json(path: Path) -> dict:
         raise ProfileError(f"profile file not found: {path}") from None
     except json.JSONDecodeError as exc:
         raise ProfileError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"not UTF-8 text: byte {exc.start}") from None
+    except (ValueError, RecursionError) as exc:  # an integer past the digit limit, nesting past the stack
+        raise ProfileError(f"not a usable JSON document: {type(exc).__name__}") from None
+    except OSError as exc:
+        raise ProfileError(f"cannot read the profile: {exc.strerror or exc}") from None
     if not isinstance(doc, dict):
         raise ProfileError("a profile is a JSON object")
     return doc
@@ -172,26 +179,66 @@ def load_profile(source: str | Path | Mapping[str, Any]) -> dict:
     return doc
 
 
+def _key_path(path: str, key: Any) -> str:
+    return f"{path}.{key}"
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
 def _codes(value: Any, path: str, problems: list) -> dict[str, str]:
     """An enum given as {code: desc} or [code, ...]."""
     if isinstance(value, list):
-        value = {code: "" for code in value}
+        listed: dict[str, str] = {}
+        for i, code in enumerate(value):
+            if not isinstance(code, str) or _CODE_RE.fullmatch(code) is None or "+" in code:
+                problems.append((f"{path}[{i}]", "a code is visible ASCII with no '+'"))
+            elif code in listed:
+                problems.append((f"{path}[{i}]", f"code {code!r} listed twice"))
+            else:
+                listed[code] = ""
+        return listed
     if not isinstance(value, dict):
-        problems.append((path, "expected an object of code: description"))
+        problems.append((path, "expected an object of code: description, or a list of codes"))
         return {}
     out = {}
     for code, desc in value.items():
         if not isinstance(code, str) or _CODE_RE.fullmatch(code) is None or "+" in code:
-            problems.append((f"{path}.{code}", "a code is visible ASCII with no '+'"))
+            problems.append((_key_path(path, code), "a code is visible ASCII with no '+'"))
         elif not isinstance(desc, str):
-            problems.append((f"{path}.{code}", "a code's description is a string"))
+            problems.append((_key_path(path, code), "a code's description is a string"))
         else:
             out[code] = desc
     return out
 
 
-def profile_problems(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Every problem of a profile document, as (JSON path, message) pairs."""
+def _message_types(value: Any, path: str, types: set[str], problems: list, what: str) -> None:
+    """An 'on' list: a non-empty list of distinct message types."""
+    if not isinstance(value, list) or not value:
+        problems.append((path, f"'on' is a non-empty list of message types from {sorted(types)}"))
+        return
+    seen: set[str] = set()
+    for i, t in enumerate(value):
+        if not isinstance(t, str) or t not in types:
+            problems.append((f"{path}[{i}]", f"{what} {t!r} is not a message type of {sorted(types)}"))
+        elif t in seen:
+            problems.append((f"{path}[{i}]", f"message type {t!r} listed twice"))
+        else:
+            seen.add(t)
+
+
+def profile_problems(doc: Any) -> list[tuple[str, str]]:
+    """Every problem of a profile document, as (JSON path, message) pairs.
+
+    This is the one check of a profile: :func:`load_profile` refuses a
+    document with any problem (naming the first), ``rogerwilco profile
+    check`` lists them all. A document with none compiles, and every line
+    checked against it gives findings, never an exception: every value the
+    compiled vocabulary or a rule will touch is type-checked here.
+    """
+    if not isinstance(doc, Mapping):
+        return [("$", "a profile is a JSON object")]
     core = core_document()
     problems: list[tuple[str, str]] = []
     for key in doc:
@@ -199,13 +246,16 @@ def profile_problems(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
             problems.append((f"$.{key}", f"unknown profile key {key!r}"))
     name = doc.get("profile")
     if not isinstance(name, str) or _NAME_RE.fullmatch(name) is None:
-        problems.append(("$.profile", "a profile names itself with a lowercase name"))
+        problems.append(("$.profile", "a profile names itself with a lowercase name [a-z][a-z0-9_-]*"))
     elif name.upper() == "RW1":
         problems.append(("$.profile", "the core's own name cannot be a profile"))
-    if not isinstance(doc.get("version"), str):
-        problems.append(("$.version", "a profile has a version string"))
+    if not isinstance(doc.get("version"), str) or not doc["version"]:
+        problems.append(("$.version", "a profile has a non-empty version string"))
     if doc.get("extends") != "RW1":
         problems.append(("$.extends", "a profile extends \"RW1\""))
+    for key in ("desc", "$schema"):
+        if key in doc and not isinstance(doc[key], str):
+            problems.append((f"$.{key}", f"'{key}' is a string"))
 
     core_enums = core["enums"]
     enums: dict[str, dict[str, str]] = {k: dict(v) for k, v in core_enums.items()}
@@ -223,12 +273,16 @@ def profile_problems(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
         raw_enums = {}
     for enum, codes in raw_enums.items():
         if not isinstance(enum, str) or KEY_RE.fullmatch(enum) is None:
-            problems.append((f"$.enums.{enum}", "an enum name matches [a-z][a-z0-9_]*"))
+            problems.append((_key_path("$.enums", enum), "an enum name matches [a-z][a-z0-9_]*"))
             continue
         extend(enum, _codes(codes, f"$.enums.{enum}", problems), f"$.enums.{enum}")
     extend("ask", _codes(doc.get("asks", {}), "$.asks", problems), "$.asks")
     extend("why", _codes(doc.get("why", {}), "$.why", problems), "$.why")
     ckeys = _codes(doc.get("constraint_keys", {}), "$.constraint_keys", problems)
+    for code in ckeys:
+        if CONSTRAINT_KEY_RE.fullmatch(code) is None or code != code.lower():
+            problems.append((f"$.constraint_keys.{code}", "a constraint key is lowercase with no ':' "
+                             "(the key of an acc= item, compared case-insensitively)"))
     extend("ckey", ckeys, "$.constraint_keys")
     if "ans" in enums:
         for code in enums["ans"]:
@@ -253,7 +307,7 @@ def profile_problems(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
         if not isinstance(key, str) or KEY_RE.fullmatch(key) is None:
             problems.append((f"{path}.key", "a slot key matches [a-z][a-z0-9_]*"))
             continue
-        if key in core["slots"] or key in core["envelope"]:
+        if key in core["slots"] or key in core["envelope"] or key == "p":
             problems.append((f"{path}.key", f"redefines core slot {key!r}"))
         if key.startswith("x_"):
             problems.append((f"{path}.key", "x_ keys are extensions, not profile slots"))
@@ -262,61 +316,94 @@ def profile_problems(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
         slot_names.add(key)
         for extra in slot:
             if extra not in ("key", "type", "on", "required", "desc"):
-                problems.append((f"{path}.{extra}", f"unknown slot field {extra!r}"))
-        type_name = str(slot.get("type"))
-        try:
-            compile_type(type_name, enums)
-        except ValueError as exc:
-            problems.append((f"{path}.type", str(exc)))
+                problems.append((_key_path(path, extra), f"unknown slot field {extra!r}"))
+        type_name = slot.get("type")
+        if not isinstance(type_name, str):
+            problems.append((f"{path}.type", "a slot has a type, a string such as \"token\" or \"enum:<name>\""))
         else:
-            if not _profile_type(type_name):
-                problems.append((f"{path}.type", f"unknown slot type {type_name!r}: a profile uses the slot types "
-                                 "of spec section 7"))
-        on = slot.get("on", sorted(types))
-        if not isinstance(on, list) or not all(t in types for t in on):
-            problems.append((f"{path}.on", f"'on' lists message types from {sorted(types)}"))
+            try:
+                compile_type(type_name, enums)
+            except ValueError as exc:
+                problems.append((f"{path}.type", str(exc)))
+            else:
+                if not _profile_type(type_name):
+                    problems.append((f"{path}.type", f"unknown slot type {type_name!r}: a profile uses the slot "
+                                     "types of spec section 7"))
+        if "on" in slot:
+            _message_types(slot["on"], f"{path}.on", types, problems, "'on' entry")
         if not isinstance(slot.get("required", False), bool):
             problems.append((f"{path}.required", "'required' is true or false"))
         if "desc" in slot and not isinstance(slot["desc"], str):
             problems.append((f"{path}.desc", "'desc' is a string"))
 
     agents = doc.get("agents", [])
-    if not isinstance(agents, list) or not all(isinstance(a, str) and AGENT_RE.fullmatch(a) for a in agents):
+    if not isinstance(agents, list):
         problems.append(("$.agents", "agents is a list of agent names [A-Za-z0-9._-]+"))
+    else:
+        for i, agent in enumerate(agents):
+            if not isinstance(agent, str) or AGENT_RE.fullmatch(agent) is None:
+                problems.append((f"$.agents[{i}]", "an agent name matches [A-Za-z0-9._-]+"))
+            elif agents.index(agent) != i:
+                problems.append((f"$.agents[{i}]", f"agent {agent!r} listed twice"))
     asks_used = doc.get("asks_used", [])
     if not isinstance(asks_used, list):
         problems.append(("$.asks_used", "asks_used is a list of core asks"))
     else:
         for i, ask in enumerate(asks_used):
-            if ask not in core_enums["ask"]:
+            if not isinstance(ask, str) or ask not in core_enums["ask"]:
                 problems.append((f"$.asks_used[{i}]", f"{ask!r} is not a core ask"))
+            elif asks_used.index(ask) != i:
+                problems.append((f"$.asks_used[{i}]", f"ask {ask!r} listed twice"))
     exec_map = doc.get("exec", {})
     if not isinstance(exec_map, dict):
         problems.append(("$.exec", "exec maps an ask to its execution slots"))
         exec_map = {}
     for ask, slots in exec_map.items():
-        if ask not in enums["ask"]:
-            problems.append((f"$.exec.{ask}", f"{ask!r} is not an ask"))
-        if not isinstance(slots, list):
-            problems.append((f"$.exec.{ask}", "execution slots are a list"))
+        where = _key_path("$.exec", ask)
+        if not isinstance(ask, str) or ask not in enums["ask"]:
+            problems.append((where, f"{ask!r} is not an ask"))
+        if not isinstance(slots, list) or not slots:
+            problems.append((where, "execution slots are a non-empty list of slot keys"))
             continue
         for i, key in enumerate(slots):
-            if key not in slot_names:
-                problems.append((f"$.exec.{ask}[{i}]", f"execution slot {key!r} is not a slot"))
+            if not isinstance(key, str) or key not in slot_names:
+                problems.append((f"{where}[{i}]", f"execution slot {key!r} is not a slot"))
     aliases = doc.get("aliases", {})
-    if not isinstance(aliases, dict) or not all(
-        isinstance(v, list) and all(isinstance(s, str) for s in v) for v in aliases.values()
-    ):
+    if not isinstance(aliases, dict):
         problems.append(("$.aliases", "aliases map a canonical value to a list of spellings"))
+    else:
+        for canonical, spellings in aliases.items():
+            if not isinstance(canonical, str) or not canonical:
+                problems.append((_key_path("$.aliases", canonical), "an alias's canonical value is a non-empty string"))
+            elif not _is_str_list(spellings) or not all(spellings):
+                problems.append((_key_path("$.aliases", canonical), "aliases map a canonical value to a list of "
+                                 "non-empty spellings"))
     rules = doc.get("translation", [])
-    if isinstance(rules, dict):
-        rules = rules.get("rules", [])
     if not isinstance(rules, list):
         problems.append(("$.translation", "translation is a list of rules"))
         rules = []
     for i, rule in enumerate(rules):
         problems.extend(_rule_problems(rule, f"$.translation[{i}]", slot_names | {"item", "re", "from", "to"}, types))
     return problems
+
+
+_SCALAR_CONDITION = (str, int, float, bool)
+
+
+def _condition_problem(cond: Any) -> str | None:
+    """Why a 'when' condition cannot be evaluated, or None."""
+    if isinstance(cond, _SCALAR_CONDITION):
+        return None
+    if isinstance(cond, dict):
+        if len(cond) != 1 or next(iter(cond)) not in ("prefix", "in"):
+            return "a condition is a value, {\"prefix\": text} or {\"in\": [values]}"
+        if "prefix" in cond:
+            return None if isinstance(cond["prefix"], str) else "'prefix' is a string"
+        values = cond["in"]
+        if not isinstance(values, list) or not all(isinstance(v, _SCALAR_CONDITION) for v in values):
+            return "'in' is a list of values (strings, numbers, booleans)"
+        return None
+    return "a condition is a value, {\"prefix\": text} or {\"in\": [values]}"
 
 
 def _rule_problems(rule: Any, path: str, slot_names: set[str], types: set[str]) -> list[tuple[str, str]]:
@@ -326,37 +413,48 @@ def _rule_problems(rule: Any, path: str, slot_names: set[str], types: set[str]) 
     allowed = {"id", "on", "when", "require", "require_tail", "match", "sum", "evidence", "desc"}
     for key in rule:
         if key not in allowed:
-            problems.append((f"{path}.{key}", f"unknown rule field {key!r}"))
-    if not isinstance(rule.get("id"), str):
-        problems.append((f"{path}.id", "a rule has an id"))
-    on = rule.get("on", [])
-    if not isinstance(on, list) or not all(t in types for t in on):
-        problems.append((f"{path}.on", "'on' lists message types"))
+            problems.append((_key_path(path, key), f"unknown rule field {key!r}"))
+    if not isinstance(rule.get("id"), str) or not rule["id"]:
+        problems.append((f"{path}.id", "a rule has an id, a non-empty string"))
+    if "desc" in rule and not isinstance(rule["desc"], str):
+        problems.append((f"{path}.desc", "'desc' is a string"))
+    if "on" in rule:
+        _message_types(rule["on"], f"{path}.on", types, problems, "'on' entry")
     when = rule.get("when", {})
     if not isinstance(when, dict):
         problems.append((f"{path}.when", "'when' maps a slot to a value or {\"prefix\": ...}"))
         when = {}
-    named: list[tuple[str, str]] = [(f"{path}.when.{k}", k) for k in when]
-    for i, key in enumerate(rule.get("require", [])):
+    named: list[tuple[str, Any]] = []
+    for key, cond in when.items():
+        named.append((_key_path(f"{path}.when", key), key))
+        why = _condition_problem(cond)
+        if why:
+            problems.append((_key_path(f"{path}.when", key), why))
+    require = rule.get("require", [])
+    if not isinstance(require, list):
+        problems.append((f"{path}.require", "'require' is a list of slot keys"))
+        require = []
+    for i, key in enumerate(require):
         named.append((f"{path}.require[{i}]", key))
+    if not isinstance(rule.get("require_tail", False), bool):
+        problems.append((f"{path}.require_tail", "'require_tail' is true or false"))
     match = rule.get("match", {})
     if not isinstance(match, dict):
-        problems.append((f"{path}.match", "'match' maps a slot to a regex"))
+        problems.append((f"{path}.match", "'match' maps a slot to a pattern"))
         match = {}
     for key, pattern in match.items():
-        named.append((f"{path}.match.{key}", key))
+        where = _key_path(f"{path}.match", key)
+        named.append((where, key))
         try:
-            re.compile(pattern)
-        except (re.error, TypeError):
-            problems.append((f"{path}.match.{key}", f"bad pattern {pattern!r}"))
-            continue
-        risky = _risky_pattern(pattern)
-        if risky:
-            problems.append((f"{path}.match.{key}", f"pattern {pattern!r} {risky}"))
-    total = rule.get("sum")
-    if total is not None:
-        if not isinstance(total, dict) or not isinstance(total.get("parts"), list) or not isinstance(total.get("total"), str):
-            problems.append((f"{path}.sum", "'sum' is {\"parts\": [slots], \"total\": slot}"))
+            iregexp.check(pattern)
+        except iregexp.PatternError as exc:
+            shown = pattern if isinstance(pattern, str) else type(pattern).__name__
+            problems.append((where, f"pattern {shown!r}: {exc}"))
+    if "sum" in rule:
+        total = rule["sum"]
+        if (not isinstance(total, dict) or set(total) != {"parts", "total"} or not _is_str_list(total["parts"])
+                or not total["parts"] or not isinstance(total["total"], str)):
+            problems.append((f"{path}.sum", "'sum' is {\"parts\": [slot keys], \"total\": slot key}"))
         else:
             for i, key in enumerate(total["parts"]):
                 named.append((f"{path}.sum.parts[{i}]", key))
@@ -367,7 +465,7 @@ def _rule_problems(rule: Any, path: str, slot_names: set[str], types: set[str]) 
         else:
             named.append((f"{path}.evidence", rule["evidence"]))
     for where, key in named:
-        if key not in slot_names:
+        if not isinstance(key, str) or key not in slot_names:
             problems.append((where, f"rule names unknown slot {key!r}"))
     return problems
 
@@ -377,46 +475,6 @@ def _profile_type(name: str) -> bool:
     while name.startswith("list:"):
         name = name[5:]
     return name in PROFILE_TYPES or name.startswith(("enum:", "int:"))
-
-
-def _risky_pattern(pattern: str) -> str | None:
-    """Why a rule's pattern could take exponential time on a hostile value, or None.
-
-    A profile may arrive inline from whoever sends a request, so its patterns
-    must run in time linear-ish in the value: no quantifier nested inside
-    another, no backreference.
-    """
-    try:
-        import re._parser as sre_parse  # type: ignore[import-not-found]
-    except ImportError:  # Python 3.10
-        import sre_parse  # type: ignore[no-redef]
-
-    repeats = {sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT}
-    if hasattr(sre_parse, "POSSESSIVE_REPEAT"):
-        repeats.add(sre_parse.POSSESSIVE_REPEAT)
-
-    def walk(items, inside_repeat: bool) -> str | None:
-        for op, arg in items:
-            if op in repeats:
-                low, high, sub = arg
-                if inside_repeat and high != 1:
-                    return "nests a quantifier inside another (exponential on a hostile value)"
-                found = walk(sub, inside_repeat or high != 1)
-            elif op == sre_parse.GROUPREF or op == sre_parse.GROUPREF_EXISTS:
-                return "uses a backreference"
-            elif op == sre_parse.SUBPATTERN:
-                found = walk(arg[-1], inside_repeat)
-            elif op == sre_parse.BRANCH:
-                found = next((r for r in (walk(b, inside_repeat) for b in arg[1]) if r), None)
-            elif op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT):
-                found = walk(arg[1], inside_repeat)
-            else:
-                found = None
-            if found:
-                return found
-        return None
-
-    return walk(sre_parse.parse(pattern), False)
 
 
 # --------------------------------------------------------------------------
@@ -430,7 +488,7 @@ def _compile_rule(raw: Mapping[str, Any], profile: str | None, all_types: Iterab
         when=dict(raw.get("when", {})),
         require=tuple(raw.get("require", ())),
         require_tail=bool(raw.get("require_tail", False)),
-        match={k: re.compile(v) for k, v in raw.get("match", {}).items()},
+        match={k: iregexp.compile(v) for k, v in raw.get("match", {}).items()},
         sum=raw.get("sum"),
         evidence=raw.get("evidence"),
         desc=raw.get("desc", ""),
@@ -497,8 +555,6 @@ def compile_vocabulary(profile: Mapping[str, Any] | None = None) -> Vocabulary:
 
     rules = [_compile_rule(r, None, core["types"]) for r in core.get("rules", [])]
     translation = (profile or {}).get("translation", [])
-    if isinstance(translation, dict):
-        translation = translation.get("rules", [])
     rules += [_compile_rule(r, pname, core["types"]) for r in translation]
     types = {
         tname: attrs.evolve(table, rules=tuple(r for r in rules if tname in r.on))

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from rogerwilco.cli import main
 from rogerwilco.errors import RW1Error
-from rogerwilco.lint import RULES, lint_stream, load_config, selected_rules
+from rogerwilco.lint import RULES, lint_stream, selected_rules
+from rogerwilco.lint_config import load_config
 from rogerwilco.render import make_console
 from rogerwilco.render.lint import finding_text
 from rogerwilco.sarif import escape_data, escape_property, github_annotation
@@ -106,7 +107,8 @@ def test_github_annotations_escape_everything_that_could_break_the_command():
     assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
     (f,) = lint_stream(["RW1 HO ops-1 from=ops to=b item=x:1 ask=FIXX"], file="dir,x:y.rw1", select=["RW003"])
     line = github_annotation(f)
-    assert line == "::error file=dir%2Cx%3Ay.rw1,line=1,col=37,title=RW003 unknown-code::ask=FIXX: unknown ask code"
+    assert line == ("::error file=dir%2Cx%3Ay.rw1,line=1,endLine=1,col=37,endColumn=45,title=rogerwilco (RW003)"
+                    "::ask=FIXX: unknown ask code")
 
 
 @settings(max_examples=150, deadline=None)
@@ -127,11 +129,12 @@ def test_any_stream_gives_findings_never_an_exception(lines):
 def test_config_is_read_from_pyproject(tmp_path):
     path = tmp_path / "pyproject.toml"
     path.write_text('[tool.rogerwilco.lint]\nselect = ["RW0"]\nignore = ["RW003"]\n', encoding="utf-8")
-    assert load_config(path) == {"select": ["RW0"], "ignore": ["RW003"]}
+    config = load_config(path)
+    assert (config.select, config.ignore, config.root) == (("RW0",), ("RW003",), tmp_path.resolve())
     path.write_text('[tool.rogerwilco.lint]\nselekt = ["RW0"]\n', encoding="utf-8")
-    with pytest.raises(RW1Error):
+    with pytest.raises(RW1Error, match="selekt"):
         load_config(path)
-    assert load_config(None) == {}
+    assert load_config(None).select is None
 
 
 def lint(capsys, *argv):
@@ -175,7 +178,7 @@ def test_cli_json_and_github_formats(capsys, tmp_path):
     assert code == 1 and [r["code"] for r in rows] == ["RW108"] and (rows[0]["line"], rows[0]["column"]) == (4, 8)
     assert (rows[0]["token"], rows[0]["key"]) == ("builder-3", "ops-1")
     code, out, _ = lint(capsys, "--no-config", "-f", "github", str(bad))
-    assert code == 1 and out.startswith("::error file=") and "title=RW108 act-after-cancel" in out
+    assert code == 1 and out.startswith("::error file=") and "title=rogerwilco (RW108)" in out
 
 
 def test_list_rules(capsys):

@@ -11,6 +11,7 @@ import pytest
 from rogerwilco import check_line
 from rogerwilco.cli import main
 from rogerwilco.commands.profiles import profile_report
+from rogerwilco.errors import ProfileError
 from rogerwilco.vocab import bundled_vocabulary, compile_vocabulary, load_profile, profile_problems
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -223,12 +224,15 @@ def test_profile_check_command_exit_codes_and_json(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["problems"][0]["path"] == "$"
 
 
-def test_profile_check_adds_schema_problems_the_core_checks_do_not_see(tmp_path):
+def test_profile_check_and_the_loader_are_one_check(tmp_path):
     doc = {"profile": "shop", "version": "0.1", "extends": "RW1", "agents": ["a", "a"]}
     path = tmp_path / "shop.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     _, problems = profile_report(str(path))
-    assert [(p, c) for p, c, _ in problems] == [("$.agents", "schema")]
+    assert [(p, c) for p, c, _ in problems] == [("$.agents[1]", "core")]
+    with pytest.raises(ProfileError) as caught:
+        load_profile(str(path))
+    assert caught.value.path == "$.agents[1]" and caught.value.message == problems[0][2]
 
 
 def test_profile_check_of_a_missing_file_is_unreadable_input_exit_2(tmp_path, capsys):

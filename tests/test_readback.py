@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -238,6 +240,9 @@ def receiver_side(draw, ho):
     for key in vocab.exec_slots.get(ho.slots["ask"], ()):
         if ho.get(key) is None:
             values[key] = draw(value_for(vocab.slots[key].type.name, vocab))
+    if "amt" in values and ho.get("net") is not None and ho.get("vat") is not None:
+        # a receiver resolves the amount its record holds: net plus VAT, as the pay profile's rule requires
+        values["amt"] = f"{Decimal(ho.get('net')) + Decimal(ho.get('vat')):.2f}"
     return {"acc": acc or ["fmt:md"], "do": "copy", "values": values}
 
 

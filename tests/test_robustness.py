@@ -71,7 +71,7 @@ def test_adapter_profiles_are_bundled_names_or_inline_objects():
 def test_a_reply_stays_a_valid_line_whatever_a_profile_says():
     evil = {"profile": "evil", "version": "1", "extends": "RW1",
             "slots": [{"key": "sup", "type": "token", "on": ["ST"]}],
-            "translation": [{"id": "r", "on": ["ST"], "match": {"sup": "^x$"}, "desc": "must  be\tx "}]}
+            "translation": [{"id": "r", "on": ["ST"], "match": {"sup": "x"}, "desc": "must  be\tx "}]}
     reply = refusal("RW1 ST a-1 p=evil from=a to=b item=x sup=y", "me", 1, [evil])
     assert reply is not None and "  " not in reply and not reply.endswith(" ") and "\t" not in reply
 

@@ -39,7 +39,7 @@ def test_profile_extends_the_tables():
         ({"slots": [{"key": "pri", "type": "token", "on": ["HO"]}]}, "$.slots[0].key"),
         ({"slots": [{"key": "lane", "type": "colour", "on": ["HO"]}]}, "$.slots[0].type"),
         ({"slots": [{"key": "lane", "type": "enum:nope", "on": ["HO"]}]}, "$.slots[0].type"),
-        ({"slots": [{"key": "lane", "type": "token", "on": ["XX"]}]}, "$.slots[0].on"),
+        ({"slots": [{"key": "lane", "type": "token", "on": ["XX"]}]}, "$.slots[0].on[0]"),
         ({"exec": {"DRAFT": ["nosuch"]}}, "$.exec.DRAFT[0]"),
         ({"enums": {"ans": {"OK": "x"}}}, "$.enums.ans.OK"),
         ({"translation": [{"id": "r", "on": ["ST"], "require": ["nosuch"]}]}, "$.translation[0].require[0]"),

@@ -54,10 +54,12 @@ def cmd_legend(args: argparse.Namespace) -> int:
 def profile_report(path: str) -> tuple[dict | None, list[tuple[str, str, str]]]:
     """(the document or None, [(JSON path, check, message)]) for a profile file.
 
-    ``check`` is ``core`` for the checks against the core vocabulary
-    (:func:`rogerwilco.vocab.profile_problems`) and ``schema`` for the JSON
-    Schema; a schema error at a path the core checks already reported, or
-    inside it, is not repeated.
+    The one check of a profile: exactly what the loader refuses
+    (:func:`rogerwilco.vocab.profile_problems`; ``load_profile`` raises the
+    first of these problems), so a profile that passes here loads and works
+    on every line, and one the loader refuses shows every reason here.
+    ``check`` is ``json`` for a file that is not a JSON document, else
+    ``core``.
     """
     from ..vocab import _read_json, profile_problems
 
@@ -65,36 +67,7 @@ def profile_report(path: str) -> tuple[dict | None, list[tuple[str, str, str]]]:
         doc = _read_json(Path(path))
     except ProfileError as exc:
         return None, [("$", "json", exc.message)]
-    problems = [(p, "core", m) for p, m in profile_problems(doc)]
-    seen = [p for p, _, _ in problems]
-    for where, message in schema_problems(doc):
-        if any(where == s or where.startswith(s + ".") or where.startswith(s + "[") for s in seen):
-            continue
-        problems.append((where, "schema", message))
-    return doc, problems
-
-
-def schema_problems(doc: dict) -> list[tuple[str, str]]:
-    """The profile schema's errors as (JSON path, message), or none where jsonschema is absent."""
-    try:
-        import jsonschema
-    except ImportError:  # the schema check is an extra; the core checks still run
-        return []
-    from .._resources import data_dir
-
-    schema = json.loads((data_dir("profiles") / "profile.schema.json").read_text(encoding="utf-8"))
-    validator = jsonschema.Draft202012Validator(schema)
-    out = []
-    for error in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
-        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-            # one problem per unexpected key, at its own path
-            allowed = set(error.schema.get("properties", {}))
-            for key in error.instance:
-                if key not in allowed:
-                    out.append((f"{error.json_path}.{key}", f"unexpected key {key!r}"))
-            continue
-        out.append((error.json_path, error.message))
-    return out
+    return doc, [(p, "core", m) for p, m in profile_problems(doc)]
 
 
 def cmd_profile_check(args: argparse.Namespace) -> int:

@@ -25,6 +25,8 @@ def finding_text(result: LineResult, finding: Finding, file: str) -> Text:
     if finding.token:
         out.append(" " + printable(finding.token), style="bold")
     out.append(" " + printable(finding.message))
+    if finding.hint:
+        out.append(f" ({printable(finding.hint)})", style="cyan")
     if finding.column and result.text:
         shown = printable(result.text)
         pad = len(printable(result.text[: finding.column - 1]))

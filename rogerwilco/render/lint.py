@@ -26,6 +26,8 @@ def finding_text(finding: LintFinding) -> Text:
     if finding.token:
         out.append(" " + printable(finding.token), style="bold")
     out.append(" " + printable(finding.message))
+    if finding.hint:
+        out.append(f" ({printable(finding.hint)})", style="cyan")
     if finding.text:
         shown = printable(finding.text)
         out.append("\n  " + shown)

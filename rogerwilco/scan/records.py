@@ -140,6 +140,10 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver, clock: Clock | None = Non
         return [_unreadable(chunk.file, chunk.problem)], 0
     lines = chunk.data.split(b"\n")
     lines.pop()  # data ends with "\n"
+    if chunk.elements is not None:
+        from .slack import _compact_records  # the Slack reader builds on records_of_line
+
+        return _compact_records(chunk, receiver, clock), chunk.physical_lines
     if chunk.slack:
         from .slack import _slack_records  # the Slack reader builds on records_of_line
 

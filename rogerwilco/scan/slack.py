@@ -98,3 +98,43 @@ def _slack_records(chunk: Chunk, lines: list[bytes], receiver: Receiver, clock: 
             release()
     release()
     return out
+
+
+def _compact_records(chunk: Chunk, receiver: Receiver, clock: Clock | None = None) -> list[Record]:
+    """The records of a chunk of a compact Slack export (one entry per message, see ``compact_chunks``).
+
+    The same records as the line-by-line reader gives for the same export:
+    fields are pointers from the array (``/12/text``), columns count from the
+    physical line's start, a candidate in ``blocks`` that is part of the
+    message's ``text`` is dropped, and the message's ``ts`` is the time.
+    """
+    clock = clock or Clock()
+    out: list[Record] = []
+    limit = chunk.max_line_bytes
+    for i, raw in enumerate(chunk.data.split(b"\n")[:-1]):
+        number, before, index = chunk.elements[i]
+        if i in chunk.overlong:
+            if chunk.overlong[i][1]:
+                out.append(attrs.evolve(_too_long(chunk.file, number, chunk.overlong[i][0], limit), column=before + 1))
+            continue
+        if not _may_hold(raw):
+            continue
+        text = raw.decode("utf-8", "surrogateescape")
+        records = records_of_line(text, receiver, file=chunk.file, line=number, slack=True)
+        if not records:
+            continue
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            value = None
+        own = _slack_text(json.dumps(value["text"])[1:-1]) if isinstance(value, dict) and isinstance(
+            value.get("text"), str) else None
+        ts = None
+        if isinstance(value, dict) and isinstance(value.get("ts"), str):
+            ts = clock.note(*parse_time_text(value["ts"], clock.tz))
+        for record in records:
+            field = record.field or ""
+            if own is not None and field.startswith("/blocks/") and record.text in own:
+                continue
+            out.append(attrs.evolve(record, column=record.column + before, field=f"/{index}{field}", ts=ts))
+    return out

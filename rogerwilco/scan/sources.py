@@ -50,6 +50,10 @@ class Chunk:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     json_state: tuple = ()  # Slack exports: the JSON location (JsonPath.state) before the first line
     problem: str | None = None  # an input that could not be opened or read to its end: one diagnostic
+    # a compact JSON array streamed element by element: per element, (physical line, code points before it
+    # on that line, its index in the array); and the physical lines the chunk completes
+    elements: tuple | None = None
+    physical_lines: int = 0
 
 
 @attrs.frozen
@@ -144,7 +148,7 @@ def _element_chunks(chunks: Iterable[Chunk], hard_limit: int) -> Iterator[Chunk]
         return chunk
 
     for chunk in chunks:
-        if not chunk.slack:
+        if not chunk.slack or chunk.elements is not None:  # a compact export is cut between messages already
             yield chunk
             continue
         if template is None:
@@ -167,6 +171,162 @@ def _element_chunks(chunks: Iterable[Chunk], hard_limit: int) -> Iterator[Chunk]
             yield emit(len(held), tracker.state)
     if held:
         yield emit(len(held), tracker.state)
+
+
+_STRUCTURE = re.compile(rb'["\[\]{},\n]')
+_STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _code_points(data: bytes) -> int:
+    """Code points in UTF-8 bytes (continuation bytes do not count), whatever the cut between blocks."""
+    return len(data.translate(None, _CONTINUATION))
+
+
+def compact_chunks(head: bytes, stream: IO[bytes], file: str, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+                   max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, block_size: int = _BLOCK,
+                   progress: Callable[[], None] | None = None) -> Iterator[Chunk]:
+    """A JSON array written on few, long lines (a compact Slack export), streamed element by element.
+
+    ``head`` is what was read of the stream so far (the array's start). Each
+    top-level element becomes one entry of a chunk (its bytes on a line of
+    ``data``, with raw line breaks inside it turned into spaces), carrying
+    the physical line it starts on, the code points before it on that line
+    and its index. At most one element (up to ``max_line_bytes``) and one
+    block are held: a longer element is skipped as it streams past and
+    reported ``too-long`` if it may hold a candidate.
+    """
+    buf = head
+    pos = 0
+    depth = 0
+    in_string = False
+    line, column = 1, 0  # where buf[0] sits: physical line, code points before it on that line
+    index = -1  # the current element's index in the array
+    start: int | None = None  # the current element's start in buf (None: between elements)
+    skipped: list | None = None  # an element too long to hold: [bytes so far, may hold RW, last bytes]
+    where: tuple = (1, 0, 0)
+    entries: list[bytes] = []
+    places: list[tuple] = []
+    overlong: dict[int, tuple[int, bool]] = {}
+    size = 0
+    lines_done = 0
+    done_at_flush = 0
+
+    def advance(upto: int) -> None:
+        """Drop buf[:upto], keeping line and column of buf[0]."""
+        nonlocal buf, pos, line, column, start
+        dropped = buf[:upto]
+        breaks = dropped.count(b"\n")
+        if breaks:
+            line += breaks
+            column = _code_points(dropped[dropped.rfind(b"\n") + 1:])
+        else:
+            column += _code_points(dropped)
+        buf = buf[upto:]
+        pos -= upto
+        if start is not None:
+            start -= upto
+
+    def flush() -> Chunk:
+        nonlocal entries, places, overlong, size, done_at_flush
+        first_line = places[0][0] if places else line
+        chunk = Chunk(file, first_line, b"".join(e + b"\n" for e in entries), overlong, True, max_line_bytes,
+                      elements=tuple(places), physical_lines=lines_done - done_at_flush)
+        done_at_flush = lines_done
+        entries, places, overlong, size = [], [], {}, 0
+        return chunk
+
+    eof = False
+    while True:
+        # scan what is buffered
+        while pos < len(buf):
+            if in_string:
+                m = _STRING_BODY.match(buf, pos)
+                end = m.end()
+                if end < len(buf) and buf[end:end + 1] == b'"':
+                    in_string = False
+                    pos = end + 1
+                    continue
+                pos = end  # the buffer ends inside the string (or on a lone backslash): read on
+                break
+            m = _STRUCTURE.search(buf, pos)
+            if m is None:
+                pos = len(buf)
+                break
+            ch = m.group()
+            pos = m.end()
+            if ch == b'"':
+                in_string = True
+            elif ch == b"\n":
+                if start is None:
+                    lines_done += 1
+            elif ch in (b"[", b"{"):
+                depth += 1
+                if depth == 2:
+                    index += 1
+                    advance(pos - 1)
+                    start = 0
+                    where = (line, column, index)
+            elif ch in (b"]", b"}"):
+                depth -= 1
+                if depth == 1 and start is not None:
+                    if skipped is None and pos - start > max_line_bytes:
+                        skipped = [0, False, b""]  # whole in the buffer, but longer than a line may be
+                        skipped[1] = _may_hold(buf[start:pos])
+                        skipped[0] = -start
+                    if skipped is None:
+                        element = buf[start:pos]
+                        breaks = element.count(b"\n")
+                        lines_done += breaks
+                        entries.append(element.replace(b"\n", b" ") if breaks else element)
+                    else:
+                        skipped[0] += pos
+                        skipped[1] = skipped[1] or _may_hold(skipped[2] + buf[:pos])
+                        overlong[len(entries)] = (skipped[0], skipped[1])
+                        lines_done += buf[:pos].count(b"\n")
+                        entries.append(b"")
+                        skipped = None
+                    places.append(where)
+                    size += pos - start + 1
+                    advance(pos)
+                    start = None
+                    if size >= chunk_bytes:
+                        yield flush()
+                elif depth <= 0:
+                    depth = 0
+        if start is None:
+            advance(pos)  # between elements nothing is held
+        elif len(buf) > max_line_bytes or skipped is not None:
+            # an element too long to hold: count it and let it stream past
+            if skipped is None:
+                skipped = [0, False, b""]
+            piece = buf[:pos]
+            skipped[0] += len(piece)
+            skipped[1] = skipped[1] or _may_hold(skipped[2] + piece)
+            skipped[2] = piece[-24:]
+            lines_done += piece.count(b"\n")
+            advance(pos)
+            start = 0
+        if eof:
+            break
+        block = stream.read(block_size)
+        if progress is not None:
+            progress()
+        if not block:
+            eof = True
+            if start is None and column > 0:
+                lines_done += 1  # the last line has no line break
+            if start is not None and skipped is None and buf:
+                # the array ends inside an element: what was held is one last entry
+                entries.append(buf.replace(b"\n", b" "))
+                places.append(where)
+                buf = b""
+            continue
+        buf += block
+    if entries:
+        yield flush()
+    elif lines_done > done_at_flush:
+        yield flush()
 
 
 def _open_stream(raw: IO[bytes]) -> tuple[IO[bytes], str | None]:
@@ -236,6 +396,13 @@ def iter_chunks(stream: IO[bytes], file: str, *, chunk_bytes: int = DEFAULT_CHUN
             skipping = None
             block = block[nl + 1:]
         data = pending + block if pending else block
+        if slack and first == 1 and nlines == 0 and not parts:
+            first_break = data.find(b"\n")
+            if first_break > max_line_bytes or (first_break == -1 and len(data) > max_line_bytes):
+                # a Slack export written on one line: streamed message by message, never held whole
+                yield from compact_chunks(data, stream, file, chunk_bytes=chunk_bytes, max_line_bytes=max_line_bytes,
+                                          block_size=block_size, progress=progress)
+                return
         last = data.rfind(b"\n")
         if last == -1:
             pending = data

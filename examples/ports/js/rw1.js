@@ -704,7 +704,8 @@ function compileVocabulary(profile = null) {
     when: raw.when || {},
     require: raw.require || [],
     requireTail: Boolean(raw.require_tail),
-    match: Object.entries(raw.match || {}).map(([k, v]) => [k, new RegExp(v, "u")]),
+    // a profile pattern matches the whole value (D11)
+    match: Object.entries(raw.match || {}).map(([k, v]) => [k, new RegExp(`^(?:${v})$`, "u")]),
     sum: raw.sum || null,
     desc: raw.desc || "",
   });

@@ -4287,7 +4287,7 @@ var MEMO={
    "__type__": "PatternRE",
    "_width": [
     3,
-    18446744073709551616
+    4294967295
    ],
    "flags": [],
    "raw": null,
@@ -4302,7 +4302,7 @@ var MEMO={
    "__type__": "PatternRE",
    "_width": [
     1,
-    18446744073709551616
+    4294967295
    ],
    "flags": [],
    "raw": null,
@@ -4317,7 +4317,7 @@ var MEMO={
    "__type__": "PatternRE",
    "_width": [
     3,
-    18446744073709551616
+    4294967295
    ],
    "flags": [],
    "raw": null,
@@ -4332,7 +4332,7 @@ var MEMO={
    "__type__": "PatternRE",
    "_width": [
     3,
-    18446744073709551616
+    4294967295
    ],
    "flags": [],
    "raw": null,
@@ -4347,7 +4347,7 @@ var MEMO={
    "__type__": "PatternRE",
    "_width": [
     1,
-    18446744073709551616
+    4294967295
    ],
    "flags": [],
    "raw": null,
