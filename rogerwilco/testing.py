@@ -280,7 +280,7 @@ class RequestGenerator:
             pattern = rule.match.get(key)
             if pattern is not None:
                 for candidate in ("doc:12#l4", "obs:bp", "dx:asthma", "med:aspirin", "inv:MD-1"):
-                    if pattern.search(candidate):
+                    if pattern.fullmatch(candidate):
                         return candidate
             if rule.sum is not None and key in (*rule.sum["parts"], rule.sum["total"]):
                 written = dict(parts["slots"])

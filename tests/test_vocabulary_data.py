@@ -5,9 +5,9 @@ uses is one of spec section 7's or declared in its ``slot_types`` with what
 a value of it is; each declared pattern is in the grammar's portable regex
 subset (decision D11) and accepts exactly what the package's decoder
 accepts; and every pattern the bundled vocabulary holds (declared types,
-profile rules) matches the same values in Python's ``re`` and JavaScript's
-``RegExp`` (run with node), so a port that reads the data gets the same
-answers.
+profile rules) matches the same values in Python's ``re``, JavaScript's
+``RegExp`` (run with node) and the package's linear-time matcher, so a port
+that reads the data gets the same answers.
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ import jsonschema
 import pytest
 
 from rogerwilco import RW1SyntaxError
+from rogerwilco import iregexp
 from rogerwilco.abnf import regex_to_abnf
 from rogerwilco.syntax import parse_raw
+from rogerwilco.conformance import load_cases
 from rogerwilco.slottypes import compile_type
 from rogerwilco.testing import RequestGenerator
 from rogerwilco.vocab import BUNDLED_PROFILES, bundled_vocabulary, core_vocabulary
@@ -66,7 +68,8 @@ def test_every_slot_type_is_section_7s_or_declared_in_the_data():
 @pytest.mark.parametrize("name", sorted(k for k, v in CORE["slot_types"].items() if "pattern" in v))
 def test_a_declared_pattern_is_portable_and_means_what_the_decoder_does(name):
     declared = CORE["slot_types"][name]
-    regex_to_abnf(declared["pattern"])  # refuses anything outside the portable subset
+    regex_to_abnf(declared["pattern"])  # refuses anything outside the grammar's portable subset
+    iregexp.check(declared["pattern"])  # and outside D11's subset of I-Regexp
     pattern = re.compile(declared["pattern"])
     vocab = core_vocabulary()
     decode = compile_type(name, vocab.enums).decode
@@ -110,6 +113,32 @@ def _data_patterns() -> list[str]:
     return sorted(set(patterns))
 
 
+def _pattern_cases() -> list[tuple[str, str, bool]]:
+    """(pattern, value, matches) from the D11 cases: an inline profile's match rule on item, and the line's item."""
+    found = []
+    for case in load_cases():
+        if not case.id.startswith("profiles/patterns:"):
+            continue
+        (profile,) = case.request["profiles"]
+        (rule,) = profile["translation"]
+        value = case.request["line"].rpartition(" item=")[2]
+        found.append((rule["match"]["item"], value, case.expect["valid"]))
+    return found
+
+
+def test_the_pattern_cases_match_alike_in_python_javascript_and_the_package(tmp_path):
+    found = _pattern_cases()
+    assert len(found) >= 20 and any(ok for *_, ok in found) and not all(ok for *_, ok in found)
+    cases = [{"pattern": p, "values": [v]} for p, v, _ in found]
+    data = tmp_path / "cases.json"
+    data.write_text(json.dumps(cases, ensure_ascii=True), encoding="utf-8")
+    javascript = [verdicts[0] for verdicts in run_node("regex_match.js", str(data))]
+    for (pattern, value, want), js in zip(found, javascript):
+        iregexp.check(pattern)
+        assert (re.fullmatch(pattern, value) is not None) == js == iregexp.compile(pattern).fullmatch(value) == want, (
+            pattern, value)
+
+
 def test_every_pattern_in_the_data_matches_alike_in_python_and_javascript(tmp_path):
     patterns = _data_patterns()
     assert len(patterns) >= 4
@@ -118,12 +147,14 @@ def test_every_pattern_in_the_data_matches_alike_in_python_and_javascript(tmp_pa
     pool = {generator.value_of_type(vocab, t) for t in ("token", "ref", "text", "date", "time", "constraint", "agent",
                                                           "msgid", "money", "num") for _ in range(30)}
     pool |= {"doc:12#l4", "doc:x#l", "obs:bp", "dx:asthma", "med:aspirin", "inv:MD-1", "\u0663", "\uff11",
-             "A\u030a", "\U0001d7d8", "x\ny", "x\n", "", "\u212a", "\u0130"}
+             "A\u030a", "\U0001d7d8", "\u212a", "\u0130", "a.b", "[x]"}
     cases = [{"pattern": p, "values": sorted(pool)} for p in patterns]
     data = tmp_path / "cases.json"
     data.write_text(json.dumps(cases, ensure_ascii=True), encoding="utf-8")
     javascript = run_node("regex_match.js", str(data))
     for case, js in zip(cases, javascript):
         python = [re.fullmatch(case["pattern"], v) is not None for v in case["values"]]
-        differ = [v for v, a, b in zip(case["values"], python, js) if a != b]
+        linear = iregexp.compile(case["pattern"])  # the matcher the package runs profile patterns on
+        package = [linear.fullmatch(v) for v in case["values"]]
+        differ = [v for v, a, b, c in zip(case["values"], python, js, package) if not a == b == c]
         assert differ == [], case["pattern"]
