@@ -30,7 +30,7 @@ Plain ASCII text comes back unchanged and unchecked character by character.
 
 from __future__ import annotations
 
-__all__ = ["INVISIBLE_RANGES", "is_invisible", "printable"]
+__all__ = ["INVISIBLE_RANGES", "caret_lines", "is_invisible", "printable"]
 
 # Inclusive code point ranges shown escaped. Controls and surrogates; the
 # characters Python's str.isspace() accepts other than U+0020; format
@@ -71,3 +71,26 @@ def printable(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     return "".join(_escape(ch) if is_invisible(ch) else ch for ch in text)
+
+
+CARET_WIDTH = 160  # characters of a long line shown around a caret
+CARET_CONTEXT = 60  # of which before the offending token
+
+
+def caret_lines(text: str, column: int, token: str = "") -> tuple[str, str]:
+    """The line as shown (escaped) and a caret line under ``token`` at 1-based ``column``.
+
+    A line longer than :data:`CARET_WIDTH` is shown as a window around the
+    column, with ``...`` where it was cut, so a report of many findings on one
+    long line grows with the number of findings, never with findings x length.
+    """
+    idx = max(0, min(column - 1, len(text)))
+    start = max(0, idx - CARET_CONTEXT) if len(text) > CARET_WIDTH else 0
+    end = min(len(text), start + CARET_WIDTH)
+    before = "..." if start > 0 else ""
+    after = "..." if end < len(text) else ""
+    body = printable(text[start:end])
+    shown = before + body + after
+    pad = len(before) + len(printable(text[start:idx]))
+    width = max(1, min(len(printable(token)) if token else 1, len(before) + len(body) - pad))
+    return shown, " " * pad + "^" * width

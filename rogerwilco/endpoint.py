@@ -649,6 +649,11 @@ class Endpoint:
             return [Unreadable(text=message.to_line(), message=message, findings=(finding,))]
         replies = tuple(self._text[r] for r in self._replies.get(message.id, ()) if r in self._messages)
         events: list[Any] = [Redelivered(message=message, replies=replies)]
+        offered = self._offered_again(message)
+        if offered is not None:
+            # taken, but this end stopped before reading it back (a restart between the two steps):
+            # the handoff is offered again, so its readback is not lost
+            return events + [offered]
         ho = self._target(message) if message.type == "DN" else None
         h = self._handoffs.get(ho.id) if ho is not None else None
         if h is not None and h.sender == self.me and h.cancels and h.act_dn == message.id:
@@ -876,6 +881,17 @@ class Endpoint:
         offered = self._offered(ho, h)
         return [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
                              resend_of=earlier if how == "resend" else None)]
+
+    def _offered_again(self, ho: Message) -> HandoffOffered | None:
+        """An HO to me, still open, that I have neither read back nor refused: its offer, made again."""
+        if ho.type != "HO" or ho.to != self.me:
+            return None
+        h = self._handoffs.get(ho.id)
+        if h is None or h.live != ho.id or h.close != "open":
+            return None
+        answered = any(m.from_ == self.me and m.re in h.issues and m.type in ("RB", "UN", "DN", "FL")
+                       for m in self._messages.values())
+        return None if answered else self._offered(ho, h)
 
     def _offered(self, ho: Message, h: Handoff) -> HandoffOffered:
         try:

@@ -9,7 +9,7 @@ stream), column (1-based, in code points) and the source line for a caret.
 
 from __future__ import annotations
 
-from .display import printable  # re-exported: the one escaping function for text shown to a person
+from .display import caret_lines, printable  # re-exported: the one escaping function for text shown to a person
 
 
 class RW1Error(Exception):
@@ -48,10 +48,8 @@ class RW1Error(Exception):
         """The source line with a caret under the offending token."""
         if self.text is None or self.column is None:
             return str(self)
-        shown = printable(self.text)
-        pad = len(printable(self.text[: self.column - 1]))
-        width = max(1, len(printable(self.token))) if self.token else 1
-        return f"{shown}\n{' ' * pad}{'^' * width}"
+        shown, caret = caret_lines(self.text, self.column, self.token)
+        return f"{shown}\n{caret}"
 
 
 class RW1SyntaxError(RW1Error):

@@ -130,16 +130,20 @@ def check_raw(
     else:
         decoders = table.decoders
 
-    # The hot loop: one dict lookup and at most one decode per slot.
+    # The hot loop: one dict lookup and at most one decode per slot. Everything
+    # it does per slot is constant time (the column runs along with the slots,
+    # a repeat is counted, not searched for), so a line is checked in time
+    # linear in its length however many slots or repeats it holds.
     values: dict[str, Any] = {}
     repeated: list[Finding] = []  # reported first: a repeated key makes the rest of the line ambiguous
-    for token in tokens:
+    column = len(raw.version) + len(raw.type) + len(raw.id) + 4  # where the first slot starts
+    for i, token in enumerate(tokens):
+        if i:
+            column += len(tokens[i - 1]) + 1
         key, _, rawval = token.partition("=")
         if key in values:
-            places = [j for j, t in enumerate(tokens) if t.partition("=")[0] == key]
-            i = places[1 + sum(1 for f in repeated if f.key == key)]
             repeated.append(_fail("repeated", f"{key}={rawval}", "repeats a key already given",
-                                  column=raw.slot_column(i), key=key))
+                                  column=column, key=key))
             continue
         decode = decoders.get(key, _ABSENT)
         if decode is None or (decode.__class__ is frozenset and rawval in decode):
@@ -147,7 +151,7 @@ def check_raw(
             continue
         if decode is _ABSENT:
             values[key] = rawval
-            findings.extend(_other_key(raw, tokens.index(token), key, rawval, vocab, receiver, values))
+            findings.extend(_other_key(raw, column, key, rawval, vocab, receiver, values))
             continue
         try:
             values[key] = vocab.slots[key].type.decode(rawval) if decode.__class__ is frozenset else decode(rawval)
@@ -155,7 +159,7 @@ def check_raw(
             values[key] = rawval
             slot = vocab.slots[key]
             kind = "enum" if slot.type.enum else "value"
-            finding = _fail(kind, f"{key}={rawval}", str(exc), column=raw.slot_column(tokens.index(token)), key=key)
+            finding = _fail(kind, f"{key}={rawval}", str(exc), column=column, key=key)
             if slot.type.enum and not slot.type.is_list:
                 hint, fix = suggest.for_code(vocab, key, slot.type.enum, rawval)
                 finding = attrs.evolve(finding, hint=hint, fix=fix)
@@ -206,29 +210,29 @@ _ABSENT = object()
 _ANSWER_TYPES = ("AQ", "AN")  # the types a closed answer vocabulary governs (spec 7)
 
 
-def _other_key(raw: RawLine, i: int, key: str, rawval: str, vocab: Vocabulary, receiver: Receiver,
+def _other_key(raw: RawLine, column: int, key: str, rawval: str, vocab: Vocabulary, receiver: Receiver,
                values: dict[str, Any]) -> list[Finding]:
     """A key the type does not list: another type's slot, an extension, or unknown."""
     slot = vocab.slots.get(key)
     if slot is not None:
         found = [_note("off-type", f"{key} is not a slot of {raw.type}; ignored by receivers", key=key,
-                       token=f"{key}={rawval}", column=raw.slot_column(i))]
+                       token=f"{key}={rawval}", column=column)]
         try:
             values[key] = slot.type.decode(rawval)
         except ValueError as exc:
             kind = "enum" if slot.type.enum else "value"
-            found.append(_fail(kind, f"{key}={rawval}", str(exc), column=raw.slot_column(i), key=key))
+            found.append(_fail(kind, f"{key}={rawval}", str(exc), column=column, key=key))
         return found
     if key.startswith("x_"):
         return []
     owner = _requiring_profile(receiver, key)
     if owner is not None and owner != vocab.profile:
-        return [Finding(severity=FAIL, kind="profile", token=f"{key}={rawval}", why="UNK", column=raw.slot_column(i),
+        return [Finding(severity=FAIL, kind="profile", token=f"{key}={rawval}", why="UNK", column=column,
                         key=key, message=f"is a required slot of profile {owner}, used without p={owner}",
                         hint=f"add p={owner}", fix=f"p={owner} {key}={rawval}")]
     hint, fix = suggest.for_key(vocab, raw.type, key, rawval)
     return [Finding(severity=NOTE, kind="unknown-key", message=f"unknown key {key} kept as text", key=key,
-                    token=f"{key}={rawval}", column=raw.slot_column(i), hint=hint, fix=fix)]
+                    token=f"{key}={rawval}", column=column, hint=hint, fix=fix)]
 
 
 def _slot_column(raw: RawLine, key: str) -> int | None:
@@ -261,16 +265,13 @@ def _condition_holds(cond: Any, value: Any) -> bool:
     return value == cond
 
 
-def _raw_of(raw: RawLine, key: str) -> str | None:
-    prefix = key + "="
-    for token in raw.tokens:
-        if token.startswith(prefix):
-            return token[len(prefix):]
-    return None
-
-
 def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rules=None) -> list[Finding]:
     findings: list[Finding] = []
+    first: dict[str, str] = {}  # each key's value as first written: one pass, however many rules ask
+    for token in raw.tokens:
+        key, _, rawval = token.partition("=")
+        first.setdefault(key, rawval)
+    written_as = first.get
     for rule in vocab.rules if rules is None else rules:
         if raw.type not in rule.on:
             continue
@@ -285,26 +286,26 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
             asked = next((f"{k}={_raw_of(raw, k)}" for k in rule.when if _raw_of(raw, k) is not None), "//")
             findings.append(_fail("rule", asked, f"tail required: {why}"))
         for key, pattern in rule.match.items():
-            written = _raw_of(raw, key)
+            written = written_as(key)
             if written is not None and not pattern.fullmatch(written):
                 findings.append(_fail("rule", f"{key}={written}", f"does not have the required shape: {why}", key=key))
         if rule.sum is not None:
             parts, total = rule.sum["parts"], rule.sum["total"]
             if all(k in values for k in (*parts, total)):
                 try:
-                    got = sum((Decimal(_raw_of(raw, k)) for k in parts), Decimal(0))  # type: ignore[arg-type]
-                    want = Decimal(_raw_of(raw, total))  # type: ignore[arg-type]
+                    got = sum((Decimal(written_as(k)) for k in parts), Decimal(0))  # type: ignore[arg-type]
+                    want = Decimal(written_as(total))  # type: ignore[arg-type]
                 except InvalidOperation:
                     continue  # a value that is not a number is already refused by its type
                 if got != want:
-                    findings.append(_fail("rule", f"{total}={_raw_of(raw, total)}",
+                    findings.append(_fail("rule", f"{total}={written_as(total)}",
                                           f"is not {' + '.join(parts)} = {got}: {why}", key=total))
     ans = vocab.enums.get("ans")
     if ans:
         if raw.type == "AQ" and values.get("need") == "ENUM":
             for opt in values.get("opts", ()):
                 if opt not in ans:
-                    findings.append(_fail("answer", f"opts={_raw_of(raw, 'opts')}",
+                    findings.append(_fail("answer", f"opts={written_as('opts')}",
                                           f"option {opt} is not in the profile's answer vocabulary (ans)", key="opts"))
                     break
         if raw.type == "AN":

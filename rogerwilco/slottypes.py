@@ -46,6 +46,16 @@ _DIGEST_RE = re.compile(r"[0-9a-f]{12}")
 CONSTRAINT_KEY_RE = re.compile(r"[^:+\s]+")
 _CONSTRAINT_RE = re.compile(rf"({CONSTRAINT_KEY_RE.pattern}):(.+)", re.DOTALL)
 _INT_TYPE_RE = re.compile(r"int:(-?[0-9]+)-(-?[0-9]+)")
+# An integer in a line, a JSON form or a profile's int:<lo>-<hi> has at most
+# this many digits: far above any count a message carries, far below the
+# point where converting it costs real time (and Python refuses at 4,300).
+MAX_INT_DIGITS = 100
+_INT_LIMIT = 10**MAX_INT_DIGITS
+
+
+def int_in_limit(value: int) -> bool:
+    """Whether an integer has at most MAX_INT_DIGITS digits (no conversion to text needed)."""
+    return -_INT_LIMIT < value < _INT_LIMIT
 
 SCALAR_TYPES = ("token", "ref", "agent", "msgid", "date", "time", "days", "bool", "money", "num",
                 "text", "digest", "constraint", "rb")
@@ -120,6 +130,8 @@ def _int_codec(lo: int | None, hi: int | None):
     def decode(raw: str) -> int:
         if _INT_RE.fullmatch(raw) is None:
             raise ValueError("not an integer")
+        if len(raw) - raw.startswith("-") > MAX_INT_DIGITS:
+            raise ValueError(f"more than {MAX_INT_DIGITS} digits")
         value = int(raw)
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             raise ValueError(f"out of range {lo}-{hi}")
@@ -128,6 +140,8 @@ def _int_codec(lo: int | None, hi: int | None):
     def encode(value: Any) -> str:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"expected an integer, got {type(value).__name__}")
+        if not int_in_limit(value):
+            raise ValueError(f"more than {MAX_INT_DIGITS} digits")
         return str(decode(str(value)))
 
     return decode, encode
@@ -204,6 +218,8 @@ def compile_type(
         return SlotType(name, dec, enc, enum=enum, codes=frozenset(enums[enum]))
     if name.startswith("int:"):
         m = _INT_TYPE_RE.fullmatch(name)
+        if m is not None and max(len(m.group(1)), len(m.group(2))) > MAX_INT_DIGITS:
+            raise ValueError(f"bad integer type {name[:40]!r}...: a bound has more than {MAX_INT_DIGITS} digits")
         if m is None or int(m.group(1)) > int(m.group(2)):
             raise ValueError(f"bad integer type {name!r} (int:<lo>-<hi>)")
         dec, enc = _int_codec(int(m.group(1)), int(m.group(2)))

@@ -179,6 +179,13 @@ def load_profile(source: str | Path | Mapping[str, Any]) -> dict:
     return doc
 
 
+def _shown(value: Any) -> str:
+    """A value quoted in a problem: a short repr of a string, else only its JSON type (never a deep repr)."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= 60 else value[:60] + "...")
+    return f"a {type(value).__name__}"
+
+
 def _key_path(path: str, key: Any) -> str:
     return f"{path}.{key}"
 
@@ -221,7 +228,7 @@ def _message_types(value: Any, path: str, types: set[str], problems: list, what:
     seen: set[str] = set()
     for i, t in enumerate(value):
         if not isinstance(t, str) or t not in types:
-            problems.append((f"{path}[{i}]", f"{what} {t!r} is not a message type of {sorted(types)}"))
+            problems.append((f"{path}[{i}]", f"{what} {_shown(t)} is not a message type of {sorted(types)}"))
         elif t in seen:
             problems.append((f"{path}[{i}]", f"message type {t!r} listed twice"))
         else:
@@ -351,7 +358,7 @@ def profile_problems(doc: Any) -> list[tuple[str, str]]:
     else:
         for i, ask in enumerate(asks_used):
             if not isinstance(ask, str) or ask not in core_enums["ask"]:
-                problems.append((f"$.asks_used[{i}]", f"{ask!r} is not a core ask"))
+                problems.append((f"$.asks_used[{i}]", f"{_shown(ask)} is not a core ask"))
             elif asks_used.index(ask) != i:
                 problems.append((f"$.asks_used[{i}]", f"ask {ask!r} listed twice"))
     exec_map = doc.get("exec", {})
@@ -361,13 +368,13 @@ def profile_problems(doc: Any) -> list[tuple[str, str]]:
     for ask, slots in exec_map.items():
         where = _key_path("$.exec", ask)
         if not isinstance(ask, str) or ask not in enums["ask"]:
-            problems.append((where, f"{ask!r} is not an ask"))
+            problems.append((where, f"{_shown(ask)} is not an ask"))
         if not isinstance(slots, list) or not slots:
             problems.append((where, "execution slots are a non-empty list of slot keys"))
             continue
         for i, key in enumerate(slots):
             if not isinstance(key, str) or key not in slot_names:
-                problems.append((f"{where}[{i}]", f"execution slot {key!r} is not a slot"))
+                problems.append((f"{where}[{i}]", f"execution slot {_shown(key)} is not a slot"))
     aliases = doc.get("aliases", {})
     if not isinstance(aliases, dict):
         problems.append(("$.aliases", "aliases map a canonical value to a list of spellings"))
@@ -466,7 +473,7 @@ def _rule_problems(rule: Any, path: str, slot_names: set[str], types: set[str]) 
             named.append((f"{path}.evidence", rule["evidence"]))
     for where, key in named:
         if not isinstance(key, str) or key not in slot_names:
-            problems.append((where, f"rule names unknown slot {key!r}"))
+            problems.append((where, f"rule names unknown slot {_shown(key)}"))
     return problems
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from ..display import caret_lines
 from ..errors import printable
 from ..findings import Finding
 from ..semantics import LineResult
@@ -28,11 +29,9 @@ def finding_text(result: LineResult, finding: Finding, file: str) -> Text:
     if finding.hint:
         out.append(f" ({printable(finding.hint)})", style="cyan")
     if finding.column and result.text:
-        shown = printable(result.text)
-        pad = len(printable(result.text[: finding.column - 1]))
-        width = max(1, len(printable(finding.token or "")))
+        shown, caret = caret_lines(result.text, finding.column, finding.token or "")
         out.append("\n  " + shown)
-        out.append("\n  " + " " * pad + "^" * width, style=_STYLE.get(finding.severity, ""))
+        out.append("\n  " + caret, style=_STYLE.get(finding.severity, ""))
     return out
 
 

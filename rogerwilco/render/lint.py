@@ -8,6 +8,7 @@ from typing import Iterable
 from rich.table import Table
 from rich.text import Text
 
+from ..display import caret_lines
 from ..errors import printable
 from ..lint import RULES, LintFinding
 
@@ -29,12 +30,10 @@ def finding_text(finding: LintFinding) -> Text:
     if finding.hint:
         out.append(f" ({printable(finding.hint)})", style="cyan")
     if finding.text:
-        shown = printable(finding.text)
+        shown, caret = caret_lines(finding.text, finding.column or 1, finding.token or "")
         out.append("\n  " + shown)
         if finding.column:
-            pad = len(printable(finding.text[: finding.column - 1]))
-            width = max(1, len(printable(finding.token or "")))
-            out.append("\n  " + " " * pad + "^" * width, style=_STYLE.get(finding.level, ""))
+            out.append("\n  " + caret, style=_STYLE.get(finding.level, ""))
     return out
 
 

@@ -209,7 +209,7 @@ function handleLine(text) {
   if (!text.trim()) return null;
   let request;
   try {
-    request = JSON.parse(text);
+    request = rw1.parseJsonExact(text);
   } catch (exc) {
     return JSON.stringify({ ok: false, error: `bad request: not JSON (${exc.message})` });
   }

@@ -981,10 +981,63 @@ function checkRaw(raw, receiver) {
 
 const refusalOf = (result) => result.findings.find((f) => f.severity === "fail") || null;
 
+// ---------------------------------------------------------------- exact JSON
+
+// A JSON number written with a fraction or an exponent (2.0, 1e0). JSON.parse
+// would read it as the integer 2 or 1, which Python's reader keeps a float,
+// and a float is never an RW1 value (D9): the checks see this object instead,
+// which no slot type, count or record accepts.
+class JsonFloat {
+  constructor(literal) {
+    this.literal = literal;
+  }
+
+  toJSON() {
+    return Number(this.literal);
+  }
+}
+
+const NUMBER_AT = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const MARK = `\u0000rw1-float-${crypto.randomBytes(6).toString("hex")}:`;
+
+// JSON text as values, exactly: numbers written with a fraction or an
+// exponent become JsonFloat. Text without such a number takes JSON.parse alone.
+function parseJsonExact(text) {
+  let out = null;
+  let last = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === "\\") i += 1;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') {
+      inString = true;
+      continue;
+    }
+    if (ch === "-" || (ch >= "0" && ch <= "9")) {
+      NUMBER_AT.lastIndex = i;
+      const m = NUMBER_AT.exec(text);
+      if (!m) continue;
+      const literal = m[0];
+      if (/[.eE]/.test(literal)) {
+        out = (out === null ? "" : out) + text.slice(last, i) + JSON.stringify(MARK + literal);
+        last = i + literal.length;
+      }
+      i += literal.length - 1;
+    }
+  }
+  if (out === null) return JSON.parse(text);
+  return JSON.parse(out + text.slice(last), (key, value) => (typeof value === "string" && value.startsWith(MARK) ? new JsonFloat(value.slice(MARK.length)) : value));
+}
+
 // ---------------------------------------------------------------- writing
 
 function writeValue(key, value) {
   if (typeof value === "boolean") return value ? "Y" : "N";
+  if (value instanceof JsonFloat) throw new RW1Error(`${key}: cannot write a float`, { token: key, kind: "EncodeError" });
   if (typeof value === "number") {
     if (!Number.isInteger(value)) throw new RW1Error(`${key}: cannot write a float`, { token: key, kind: "EncodeError" });
     return String(value);
@@ -1028,7 +1081,7 @@ function sameJson(a, b) {
 function encode(obj, receiver) {
   if (typeof obj === "string") {
     try {
-      obj = JSON.parse(obj);
+      obj = parseJsonExact(obj);
     } catch (exc) {
       throw new RW1Error(`not JSON: ${exc.message}`, { token: "json", kind: "EncodeError" });
     }
@@ -1138,6 +1191,8 @@ function refusalFor(result, me, n) {
 
 export {
   VERSION,
+  parseJsonExact,
+  JsonFloat,
   RW1Error,
   Receiver,
   parseRaw,

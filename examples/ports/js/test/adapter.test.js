@@ -73,3 +73,18 @@ test("the process answers every line in order and survives bad ones", () => {
   assert.deepEqual(answers[4], { ok: false, error: "unsupported", seq: 4 });
   assert.ok(/^[\x00-\x7f]*$/.test(run.stdout), "the adapter writes ASCII only");
 });
+
+test("numbers written with a fraction or an exponent are never integers (D9)", () => {
+  const form = '{"v":"RW1","type":"HO","id":"a-1","re":null,"from":"a","to":"b","item":"x","slots":{"ask":"DRAFT","pri":PRI},"tail":null}';
+  const encode = (pri) => JSON.parse(handleLine(`{"op":"encode","json":${form.replace("PRI", pri)}}`));
+  assert.deepEqual(encode("2"), { ok: true, valid: true, line: "RW1 HO a-1 from=a to=b item=x ask=DRAFT pri=2" });
+  for (const pri of ["2.0", "1e0", "2E0", "-0.0"]) {
+    assert.deepEqual(encode(pri), { ok: true, valid: false, why: "UNK", token: "pri" }, pri);
+  }
+  const reply = JSON.parse(handleLine('{"op":"reply","line":"RW1 HO a-1 from=a to=b item=x ask=PAYY","as":"b","n":2.0,"seq":3}'));
+  assert.equal(reply.ok, false);
+  assert.equal(reply.seq, 3);
+  // a number-like text inside a string is text
+  const parsed = JSON.parse(handleLine('{"op":"parse","line":"RW1 HO a-1 from=a to=b item=x ask=DRAFT // 2.0 \\" 1e5"}'));
+  assert.equal(parsed.json.tail, '2.0 " 1e5');
+});
