@@ -283,7 +283,7 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
                 findings.append(_fail("rule", key, f"required: {why}", key=key))
         if rule.require_tail and raw.tail is None:
             # D12: the token is the slot whose value asks for the tail (val=tail), else the mark
-            asked = next((f"{k}={_raw_of(raw, k)}" for k in rule.when if _raw_of(raw, k) is not None), "//")
+            asked = next((f"{k}={written_as(k)}" for k in rule.when if written_as(k) is not None), "//")
             findings.append(_fail("rule", asked, f"tail required: {why}"))
         for key, pattern in rule.match.items():
             written = written_as(key)
