@@ -351,6 +351,8 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles=None) -> Message:
     if missing or extra:
         which = missing[0] if missing else extra[0]
         raise EncodeError(f"a JSON form has exactly the keys {' '.join(JSON_KEYS)}", token=str(which))
+    if not isinstance(obj["v"], str):
+        raise EncodeError("v is a string", token="v")  # no language's rendering of another value is the token
     if obj["v"] != VERSION:
         raise RefusedError(f"unknown version token {obj['v']}", why="VER", token=str(obj["v"]))
     for key in ("type", "id", "from", "to"):
@@ -406,7 +408,9 @@ def _unwritable(value: Any) -> str | None:
     if isinstance(value, str) and _SURROGATE.search(value):
         return "holds a lone surrogate, which no UTF-8 text can carry"
     if isinstance(value, (list, tuple)):
-        return next((why for why in map(_unwritable, value) if why), None)
+        # one level: a list holds scalars, and a nested list is refused by its type, not here
+        return next((why for why in map(_unwritable, (v for v in value if not isinstance(v, (list, tuple)))) if why),
+                    None)
     return None
 
 

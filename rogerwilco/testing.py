@@ -324,7 +324,7 @@ class RequestGenerator:
             value = slots[key]
             slots[key] = rng.choice((RawNumber(f"{value}.0"), RawNumber(f"{value}e0"), RawNumber(f"{value}E0"),
                                      RawNumber(f"{value}.5"), float(value) + 0.5, RawNumber("-0"),
-                                     RawNumber(f"{value}0e-1"), str(value), True, [value], 10 ** 20))
+                                     RawNumber(f"{value * 10}e-1"), str(value), True, [value], 10 ** 20))
         elif choice == 3:
             target = rng.choice(["tail", "item"] + list(slots))
             bad = rng.choice(("\ud800", "\udc00x", "a\ud83d", "\ud83d\ude00", "x\u0000", "a\u202eb", "a b", "", "a\nb"))

@@ -67,6 +67,9 @@ def inexpressible(form: dict, request: dict) -> str | None:
     ident, sender = form.get("id"), form.get("from")
     if isinstance(ident, str) and isinstance(sender, str) and ident.rpartition("-")[0] != sender:
         return "the id's name equals from"
+    if any(isinstance(v, float) for v in [*form.values(), *slots.values()]) or any(
+            isinstance(x, float) for v in slots.values() if isinstance(v, list) for x in v):
+        return "a number written with a fraction or an exponent (D9): JSON Schema reads 2.0 as 2"
     p = slots.get("p")
     held = [e if isinstance(e, str) else e.get("profile") for e in request.get("profiles") or []]
     if p is not None and p not in held:

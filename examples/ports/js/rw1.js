@@ -1078,6 +1078,34 @@ function sameJson(a, b) {
 }
 
 // A JSON form validated and written as a line (D1, D3); throws RW1Error.
+// D9: a number that is not an integer (however written) and a lone surrogate
+// have no canonical form; refused before anything else, token the key, as the
+// reference does.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function unwritable(value) {
+  if (value instanceof JsonFloat || (typeof value === "number" && !Number.isInteger(value))) return "is not an integer";
+  if (typeof value === "string" && LONE_SURROGATE.test(value)) return "holds a lone surrogate";
+  // one level: a list holds scalars, and a nested list is refused by its type, not here
+  if (Array.isArray(value)) return value.filter((v) => !Array.isArray(v)).map(unwritable).find((why) => why) || null;
+  return null;
+}
+
+function refuseUnwritable(obj) {
+  for (const [key, value] of Object.entries(obj)) {
+    if (key === "slots" && isObject(value)) {
+      for (const [slot, item] of Object.entries(value)) {
+        if (LONE_SURROGATE.test(slot)) throw new RW1Error("a slot key holds a lone surrogate", { why: "UNK", token: "slots", kind: "RefusedError" });
+        const why = unwritable(item);
+        if (why) throw new RW1Error(`${slot}: ${why}`, { why: "UNK", token: slot, kind: "RefusedError" });
+      }
+      continue;
+    }
+    const why = unwritable(value);
+    if (why) throw new RW1Error(`${key}: ${why}`, { why: "UNK", token: key, kind: "RefusedError" });
+  }
+}
+
 function encode(obj, receiver) {
   if (typeof obj === "string") {
     try {
@@ -1087,11 +1115,13 @@ function encode(obj, receiver) {
     }
   }
   if (!isObject(obj)) throw new RW1Error("a JSON form is an object", { token: "json", kind: "EncodeError" });
+  refuseUnwritable(obj);
   const missing = JSON_KEYS.filter((k) => !has(obj, k));
   const extra = Object.keys(obj).filter((k) => !JSON_KEYS.includes(k));
   if (missing.length || extra.length) {
     throw new RW1Error(`a JSON form has exactly the keys ${JSON_KEYS.join(" ")}`, { token: missing.length ? missing[0] : extra[0], kind: "EncodeError" });
   }
+  if (typeof obj.v !== "string") throw new RW1Error("v is a string", { token: "v", kind: "EncodeError" });
   if (obj.v !== VERSION) throw new RW1Error(`unknown version token ${pyStr(obj.v)}`, { why: "VER", token: pyStr(obj.v), kind: "RefusedError" });
   for (const key of ["type", "id", "from", "to"]) {
     if (typeof obj[key] !== "string") throw new RW1Error(`${key} is a string`, { token: key, kind: "EncodeError" });
