@@ -69,6 +69,7 @@ import attrs
 
 from .errors import RW1Error
 from .findings import FAIL, NOTE, Finding
+from .handoff import is_duplicate_answer, issue_link
 from .ledger import MemoryLedger, SQLiteLedger, Transaction, open_ledger
 from .message import Message
 from .readback import ReadbackInputError, ReadbackReport, check_dn, check_ho, check_rb, levels_of, make_rb
@@ -78,13 +79,16 @@ from .vocab import Receiver, as_receiver
 
 READBACK_STATES = ("offered", "void", "read-back", "wilco")
 CLOSE_STATES = ("open", "done", "closed", "cancelled", "answered", "late-cancel")
+#: under rb=all, every ST or AN of the sender's that the receiver will act on is echoed first (spec 5 rule 1)
+ECHO_STATES = ("echoed", "unechoed")
 EVENTS = ("resend", "reissue", "RB-pass", "RB-pass-exec", "RB-void", "confirm", "refuse",
-          "DN-act", "DN-noop", "UN", "FL", "CX")
+          "DN-act", "DN-noop", "UN", "FL", "CX", "change", "echo")
 #: what each automatic or composed reply is
 REPLIES = {
     "UN-DUP": "UN why=DUP: the handoff was already read back, so a re-send cannot make a second owner",
     "AN-Y": "AN val=Y to the cancel, once what was prepared for the handoff is abandoned",
     "DN-again": "the act's DN again: a cancel cannot unsay an act",
+    "RB-echo": "under rb=all, the echo of the sender's ST or AN, composed by code, before acting on it",
 }
 
 
@@ -121,6 +125,11 @@ def _table() -> dict[tuple[str, str], Step]:
     for state in ("offered", "void", "read-back"):
         t[(state, "DN-act")] = Step(state, ("act-before-wilco",))
     t[("wilco", "DN-act")] = Step("wilco")
+    # -- the echo region (rb=all: a change is echoed before the act) -------------
+    t[("echoed", "change")] = t[("unechoed", "change")] = Step("unechoed", replies=("RB-echo",))
+    t[("unechoed", "echo")] = t[("echoed", "echo")] = Step("echoed")
+    t[("unechoed", "DN-act")] = Step("unechoed", ("act-before-echo",))
+    t[("echoed", "DN-act")] = Step("echoed")
     # -- the close region (spec 5.4) -------------------------------------------
     t[("open", "DN-act")] = Step("done")
     t[("open", "DN-noop")] = Step("closed")
@@ -159,7 +168,8 @@ def mermaid(table: Mapping[tuple[str, str], Step] = TRANSITIONS) -> str:
     lists every row).
     """
     lines = ["stateDiagram-v2", "    state handoff {"]
-    for i, (states, first) in enumerate(((READBACK_STATES, "offered"), (CLOSE_STATES, "open"))):
+    for i, (states, first) in enumerate(((READBACK_STATES, "offered"), (CLOSE_STATES, "open"),
+                                         (ECHO_STATES, "echoed"))):
         if i:
             lines.append("        --")
         for state in states:
@@ -308,11 +318,13 @@ class Answered(Event):
 
 @attrs.frozen(kw_only=True)
 class DoneReport(Event):
-    """A DN for my handoff, checked against the plan (``check_dn``); ``after_cancel`` when my CX went first."""
+    """A DN for my handoff, checked against the plan (``check_dn``); ``after_cancel`` when my CX went first;
+    ``undo`` the reversal to send when the act differs from the plan."""
 
     handoff: str = ""
     report: ReadbackReport | None = None
     after_cancel: bool = False
+    undo: Message | None = None  # where the act differs from the plan: the HO ask=UNDO that reverses it
 
 
 @attrs.frozen(kw_only=True)
@@ -369,6 +381,40 @@ class ReadbackOverdue(Event):
     resend: Message | None = None
 
 
+@attrs.frozen(kw_only=True)
+class ChangeToEcho(Event):
+    """Under ``rb=all``, the sender's ST or AN changes what I will do: send ``echo`` (composed by code,
+    ``number=True``) before acting on it."""
+
+    handoff: str = ""
+    echo: Message | None = None
+
+
+@attrs.frozen(kw_only=True)
+class EchoChecked(Event):
+    """The receiver's echo of my change, checked like a readback: ``report.passed`` or not."""
+
+    handoff: str = ""
+    report: ReadbackReport | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Held(Event):
+    """(tick) My handoff's readback failed and was not re-issued: send ``reissue`` or ``cancel``, never leave it."""
+
+    handoff: str = ""
+    reissue: Message | None = None
+    cancel: Message | None = None
+
+
+@attrs.frozen(kw_only=True)
+class QuestionUnanswered(Event):
+    """(tick) An AQ to me still unanswered past its ``by=`` (or the wait): answer it, or send ``refuse``."""
+
+    by: str | None = None
+    refuse: Message | None = None
+
+
 # --------------------------------------------------------------------------
 # handoffs
 
@@ -394,6 +440,9 @@ class Handoff:
     offered_at: str = ""  # when the live issue was sent or received
     void_at: str = ""
     resent_dup: set[str] = attrs.Factory(set)  # re-sends answered UN why=DUP
+    carried: dict[str, str] = attrs.Factory(dict)  # an issue -> the later HO that carried it forward
+    echo: str = "echoed"
+    pending: list[str] = attrs.Factory(list)  # under rb=all: the sender's changes not yet echoed
 
     @property
     def live(self) -> str:
@@ -442,8 +491,36 @@ _FINDING_TEXT = {
                         "arrived first",
     "closed-twice": "{k} is closed more than once: {t} {m} after {first}",
     "confirm-void": "AN {m} confirms a readback of {k} that did not pass",
+    "act-before-echo": "{t} {m} reports an act on {k} before the sender's change to it was echoed (rb=all)",
     "confirm-without-readback": "AN {m} confirms {k} before any readback",
 }
+
+
+def check_echo(change: Message | str, rb: Message | str, *, profiles: Receiver | Iterable | None = None
+               ) -> ReadbackReport:
+    """The sender's check of an echo (rb=all) of its ST or AN: receipt, digest, and every slot the change
+    carries read back equal (tiers 1 to 3, as for a readback)."""
+    from .readback import _compare_slot, coerce, tier_digest, tier_receipt, vocabulary_of
+
+    receiver = as_receiver(profiles)
+    if isinstance(change, str):
+        change = Message.from_line(change, receiver)
+    echo, problem = coerce(rb, receiver, "RB", "echo")
+    if echo is None:
+        return ReadbackReport(passed=False, findings=(problem,) if problem else (), check="check-echo", ho=change)
+    vocab = vocabulary_of(change, receiver)
+    findings: list[Finding] = tier_receipt(change, echo) + tier_digest(change, echo)
+    for key, value in change.slots.items():
+        if key != "p":
+            findings += _compare_slot(key, value, echo, vocab, 3, require=True)
+    return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-echo",
+                          ho=change, other=echo)
+
+
+def finding_text(kind: str, message: Message, key: str, first: Message | None) -> str:
+    """The words of a table finding: ``message`` breaks ``kind`` on handoff ``key``, ``first`` closed it."""
+    return _FINDING_TEXT[kind].format(t=message.type, m=message.id, k=key, out=message.get("out"),
+                                      first=f"{first.type} {first.id}" if first else "")
 
 
 # --------------------------------------------------------------------------
@@ -464,7 +541,8 @@ class Endpoint:
     def __init__(self, me: str, *, profiles: Receiver | Iterable | None = None,
                  ledger: MemoryLedger | SQLiteLedger | Any = None, clock: Callable[[], _dt.datetime] | None = None,
                  id_width: int = 0, composed_only: bool = False,
-                 readback_within: _dt.timedelta = _dt.timedelta(minutes=15)) -> None:
+                 readback_within: _dt.timedelta = _dt.timedelta(minutes=15),
+                 answer_within: _dt.timedelta = _dt.timedelta(hours=1)) -> None:
         if not isinstance(me, str) or AGENT_RE.fullmatch(me) is None:
             raise ValueError(f"an agent name matches [A-Za-z0-9._-]+, not {me!r}")
         self.me = me
@@ -476,11 +554,35 @@ class Endpoint:
         self.id_width = id_width
         self.composed_only = composed_only
         self.readback_within = readback_within
+        self.answer_within = answer_within
         #: judge a peer's fault of order as a possible crossing (live); False: the order seen is the order sent
         self.crossings = True
+        self._observer = False  # a replay's endpoint also takes the messages about its handoffs sent to others
+        self._duplicates: set = set()  # a replay's re-sends answered UN why=DUP somewhere in the log
+        #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
+        self.compose = True
+        self._rb_cache: dict[tuple[str, str], tuple[str, ReadbackReport]] = {}
         self._reset()
         with self.ledger.transaction() as tx:
             self._catch_up(tx)
+
+    def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict, duplicates: set) -> None:
+        """An endpoint for :func:`replay`: no ledger, nothing composed, the order given is the order sent."""
+        self.me = me
+        self.receiver = receiver
+        self.ledger = None
+        self.clock = _utcnow
+        self.id_width = 0
+        self.composed_only = False
+        self.readback_within = _dt.timedelta(minutes=15)
+        self.answer_within = _dt.timedelta(hours=1)
+        self.crossings = False
+        self.compose = False
+        self._rb_cache = cache
+        self._reset()
+        self._messages = shared
+        self._observer = True
+        self._duplicates = duplicates
 
     # ---- state --------------------------------------------------------------
 
@@ -495,6 +597,10 @@ class Endpoint:
         self._unreadable: dict[str, tuple[str, ...]] = {}  # a line that could not be taken -> its replies
         self._handoffs: dict[str, Handoff] = {}  # every issue id -> its handoff
         self._item_hos: dict[str, list[str]] = {}  # item -> HO ids in order
+        self._ho_index: dict[str, int] = {}  # HO id -> its place in its item's list
+        self._rb_of: dict[str, list[str]] = {}  # HO id -> the RBs that answer it
+        self._changes: dict[str, Handoff] = {}  # under rb=all: a sender's ST or AN -> the handoff it changes
+        self._item_passed: dict[str, int] = {}  # item -> the place of its latest HO whose readback passed
         self._questions: dict[str, str | None] = {}  # AQ id -> the AN/UN that answered it
         self._composed: dict[str, list[Message]] = {}  # HO id -> readbacks composed for it
         self._used: set[int] = set()
@@ -536,6 +642,8 @@ class Endpoint:
 
     def refresh(self) -> None:
         """Read what other processes sharing the ledger recorded since this end's last step."""
+        if self.ledger is None:  # a replay's endpoint
+            return
         try:
             with self.ledger.transaction() as tx:
                 self._catch_up(tx)
@@ -575,10 +683,9 @@ class Endpoint:
         hos = self._item_hos.get(item)
         if not hos:
             return None
-        for ho_id in reversed(hos):
-            h = self._handoffs[ho_id]
-            if h.readbacks.get(ho_id, ("", ""))[0] == "passed":
-                return self._messages[ho_id].to
+        latest = self._item_passed.get(item)
+        if latest is not None:
+            return self._messages[hos[latest]].to
         return self._messages[hos[0]].from_
 
     def may_act(self, ho_id: str) -> bool:
@@ -586,7 +693,7 @@ class Endpoint:
         ``AN val=Y`` came), nobody closed or cancelled it, and the item is still mine."""
         self.refresh()
         h = self._handoffs.get(ho_id)
-        if h is None or h.receiver != self.me or h.rb != "wilco" or h.close != "open":
+        if h is None or h.receiver != self.me or h.rb != "wilco" or h.close != "open" or h.echo != "echoed":
             return False
         return h.item is None or self._owner(h.item) == self.me
 
@@ -649,11 +756,11 @@ class Endpoint:
             return [Unreadable(text=message.to_line(), message=message, findings=(finding,))]
         replies = tuple(self._text[r] for r in self._replies.get(message.id, ()) if r in self._messages)
         events: list[Any] = [Redelivered(message=message, replies=replies)]
-        offered = self._offered_again(message)
-        if offered is not None:
-            # taken, but this end stopped before reading it back (a restart between the two steps):
-            # the handoff is offered again, so its readback is not lost
-            return events + [offered]
+        if message.type == "HO" and message.to == self.me:
+            h = self._handoffs.get(message.id)
+            if h is not None and h.live == message.id and h.close == "open" and h.rb == "offered" \
+                    and not any(self._messages[rb].from_ == self.me for rb in self._rb_of.get(message.id, ())):
+                events.append(self._offered(message, h))  # still owed: a restart lost the readback
         ho = self._target(message) if message.type == "DN" else None
         h = self._handoffs.get(ho.id) if ho is not None else None
         if h is not None and h.sender == self.me and h.cancels and h.act_dn == message.id:
@@ -709,58 +816,55 @@ class Endpoint:
         return current if current is not None and current.type == "HO" else None
 
     def continues(self, ho: Message) -> tuple[str, str] | None:
-        """(earlier HO id, "resend" | "reissue") where ``ho`` carries an earlier handoff forward."""
-        named = self._messages.get(ho.re) if ho.re else None
-        if named is None:
-            return None
-        if named.type == "HO" and (named.from_, named.to, named.item) == (ho.from_, ho.to, ho.item):
-            return named.id, "resend"
-        if named.type == "RB":
-            earlier = self._messages.get(named.re) if named.re else None
-            if (earlier is not None and earlier.type == "HO" and named.from_ == earlier.to
-                    and (earlier.from_, earlier.to, earlier.item) == (ho.from_, ho.to, ho.item)):
-                return earlier.id, "reissue"
-        return None
+        """(earlier HO id, "resend" | "reissue") where ``ho`` carries an earlier handoff forward
+        (:func:`rogerwilco.handoff.issue_link`: the one rule for which HOs are one handoff)."""
+        return issue_link(ho, self._messages.get)
 
     def _step(self, h: Handoff, event: str, message: Message) -> tuple[list[Finding], list[str]]:
         findings: list[Finding] = []
         replies: list[str] = []
         first = self._messages.get(h.first_closer) if h.first_closer else None
-        for region in ("rb", "close"):
+        for region in ("rb", "close", "echo"):
             state = getattr(h, region)
             step = TRANSITIONS.get((state, event))
             if step is None:
                 continue
             setattr(h, region, step.next)
             for kind in step.findings:
-                text = _FINDING_TEXT[kind].format(t=message.type, m=message.id, k=h.live, out=message.get("out"),
-                                                  first=f"{first.type} {first.id}" if first else "")
-                findings.append(_fail(kind, h.live, text, token=message.id))
+                findings.append(_fail(kind, h.live, finding_text(kind, message, h.live, first), token=message.id))
             replies.extend(step.replies)
         return findings, replies
 
     def _evaluate(self, h: Handoff, event: str, message: Message) -> list[Finding]:
         """The findings an event would raise, without changing anything."""
-        saved = (h.rb, h.close)
+        saved = (h.rb, h.close, h.echo)
         try:
             findings, _ = self._step(h, event, message)
         finally:
-            h.rb, h.close = saved
+            h.rb, h.close, h.echo = saved
         return findings
 
     def _rb_event(self, ho: Message, rb: Message) -> tuple[str, ReadbackReport]:
         extra = self._extra.get(ho.id, {})
+        private = bool(extra.get("expect_acc") or extra.get("record"))
+        cached = None if private else self._rb_cache.get((ho.id, rb.id))
+        if cached is not None:
+            return cached
         report = check_rb(ho, rb, profiles=self.receiver, expect_acc=extra.get("expect_acc"),
                           record=extra.get("record"))
         if not report.passed:
-            return "RB-void", report
-        return ("RB-pass-exec" if "exec" in levels_of(ho) else "RB-pass"), report
+            out = ("RB-void", report)
+        else:
+            out = ("RB-pass-exec" if "exec" in levels_of(ho) else "RB-pass"), report
+        if not private:
+            self._rb_cache[(ho.id, rb.id)] = out
+        return out
 
     def _apply(self, message: Message, *, outgoing: bool, at: str, live: bool) -> list[Any]:
         """Run one message through the table and update every record; the events it means here."""
         mine = outgoing
         events: list[Any] = []
-        if not outgoing and message.to != self.me:
+        if not outgoing and message.to != self.me and not self._observer:
             return [NotForMe(message=message)]
         kind = message.type
         if kind == "HO":
@@ -769,8 +873,12 @@ class Endpoint:
             self._questions.setdefault(message.id, None)
             return [] if mine else [QuestionAsked(message=message)]
         named = self._messages.get(message.re) if message.re else None
+        if kind in ("ST", "AN"):
+            changed = self._change_of(message, named)
+            if changed is not None:
+                return self._apply_change(message, changed, mine=mine)
         if kind in ("AN", "UN") and named is not None and named.type == "AQ":
-            if self._questions.get(named.id) is None:
+            if self._questions.get(named.id) is None and message.from_ == named.to:
                 self._questions[named.id] = message.id
             return [] if mine else [Answered(message=message, question=named.id)]
         if kind == "ST":
@@ -780,11 +888,11 @@ class Endpoint:
         if kind == "AN":
             return self._apply_an(message, named, mine=mine)
         ho = self._target(message)
-        if ho is None:
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        if ho is None or h is None:  # no handoff this end took part in
             if kind == "UN" and named is not None and not mine:
                 return [Refused(message=message)]
             return [] if mine else [Noted(message=message)]
-        h = self._handoffs[ho.id]
         if kind == "UN" and message.get("why") == "DUP" and named is not None and named.type == "HO":
             split = self._split_dup(h, named, message)
             if split is not None:
@@ -817,13 +925,14 @@ class Endpoint:
         h.findings.extend(findings)
         if mine:
             return []
-        if kind == "DN":
+        if kind == "DN" and self.compose:
             rb = self._messages.get(h.passing_rb) if h.passing_rb else None
             live_ho = self._messages[h.live]
             extra = self._extra.get(live_ho.id, {})
             report = check_dn(live_ho, message, rb, profiles=self.receiver, record=extra.get("record"))
+            undo = self._undo(live_ho, message, report) if not report.passed else None
             return [DoneReport(message=message, handoff=h.live, report=report, findings=tuple(findings),
-                               after_cancel=close_before in ("cancelled",))]
+                               after_cancel=close_before in ("cancelled",), undo=undo)]
         if kind == "CX":
             reply: Message | None = None
             if "DN-again" in replies and h.act_dn is not None:
@@ -833,6 +942,9 @@ class Endpoint:
                                       profile=ho.profile, tail="abandoned; nothing executed")
             return [Cancelled(message=message, handoff=h.live, abandon=tuple(h.issues), reply=reply,
                               findings=tuple(findings))]
+        if kind == "DN":
+            return [DoneReport(message=message, handoff=h.live, findings=tuple(findings),
+                               after_cancel=close_before in ("cancelled",))]
         return [HandoffClosed(message=message, handoff=h.live, findings=tuple(findings))]
 
     def _crossed(self, finding: Finding, earlier: str | None) -> Finding:
@@ -847,11 +959,38 @@ class Endpoint:
                                 "message on the way: a cancel cannot unsay an act)")
         return finding
 
+    def _undo(self, ho: Message, dn: Message, report: ReadbackReport) -> Message | None:
+        """The reversal of an act whose done report contradicts the plan (spec 5.4): a new HO
+        ``ask=UNDO ctx=<the DN's id>`` on the same item, built from the values as executed, asking
+        ``rb=exec`` where the profile names execution slots for UNDO (``rb=all`` where it does not)."""
+        from .readback import exec_slots, vocabulary_of
+
+        if dn.get("out") == "NOOP" or not any(f.kind in ("mismatch", "missing") for f in report.failures()):
+            return None
+        vocab = vocabulary_of(ho, self.receiver)
+        undo_slots = tuple(vocab.exec_slots.get("UNDO", ()))
+        executed = exec_slots(ho, vocab)
+        slots: dict[str, Any] = {"ask": "UNDO", "ctx": (dn.id,), "rb": ("exec",) if undo_slots else ("all",)}
+        for key in undo_slots or executed:
+            if dn.get(key) is not None:
+                slots[key] = dn.get(key)
+        try:
+            return self._compose("HO", re=None, to=dn.from_, item=ho.item, slots=slots, profile=ho.profile,
+                                 tail=f"reverse {dn.id}: the act differs from the plan")
+        except RW1Error:
+            return None
+
     def _apply_ho(self, ho: Message, at: str, *, live: bool, mine: bool) -> list[Any]:
         link = self.continues(ho)
+        if ho.id in self._duplicates and link is not None and link[1] == "resend":
+            link = None  # answered UN why=DUP: the re-send is a handoff of its own, which that UN closes
+        if link is not None and link[0] not in self._handoffs:
+            link = None  # it continues a handoff this end took no part in: to this end it is a new one
         events: list[Any] = []
         if ho.item is not None:
-            self._item_hos.setdefault(ho.item, []).append(ho.id)
+            hos = self._item_hos.setdefault(ho.item, [])
+            self._ho_index[ho.id] = len(hos)
+            hos.append(ho.id)
         if link is None:
             h = Handoff(key=ho.id, sender=ho.from_, receiver=ho.to, item=ho.item, issues=[ho.id], offered_at=at)
             self._handoffs[ho.id] = h
@@ -861,6 +1000,7 @@ class Endpoint:
         earlier, how = link
         h = self._handoffs[earlier]
         h.issues.append(ho.id)
+        h.carried[earlier] = ho.id
         h.offered_at = at
         self._handoffs[ho.id] = h
         if how == "reissue":
@@ -870,8 +1010,8 @@ class Endpoint:
         if mine:
             return events
         if "UN-DUP" in replies and live:
-            mine_rb = next((m for m in reversed(list(self._messages.values()))
-                            if m.type == "RB" and m.from_ == self.me and m.re in h.issues), None)
+            mine_rb = next((self._messages[rb] for issue in reversed(h.issues) for rb in self._rb_of.get(issue, ())
+                            if self._messages[rb].from_ == self.me), None)
             reply = self._compose("UN", re=ho.id, to=ho.from_, item=ho.item, slots={"why": "DUP"},
                                   profile=ho.profile, tail=f"already read back {earlier}")
             self._record(reply, "out", {}, at)
@@ -882,18 +1022,9 @@ class Endpoint:
         return [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
                              resend_of=earlier if how == "resend" else None)]
 
-    def _offered_again(self, ho: Message) -> HandoffOffered | None:
-        """An HO to me, still open, that I have neither read back nor refused: its offer, made again."""
-        if ho.type != "HO" or ho.to != self.me:
-            return None
-        h = self._handoffs.get(ho.id)
-        if h is None or h.live != ho.id or h.close != "open":
-            return None
-        answered = any(m.from_ == self.me and m.re in h.issues and m.type in ("RB", "UN", "DN", "FL")
-                       for m in self._messages.values())
-        return None if answered else self._offered(ho, h)
-
     def _offered(self, ho: Message, h: Handoff) -> HandoffOffered:
+        if not self.compose:
+            return HandoffOffered(message=ho, handoff=h.key)
         try:
             rb = make_rb(ho, 0, profiles=self.receiver).replace(id=self._peek_id())
             self._composed.setdefault(ho.id, []).append(rb)
@@ -904,26 +1035,102 @@ class Endpoint:
 
     def _split_dup(self, h: Handoff, resend: Message, un: Message) -> Handoff | None:
         """A re-send answered ``UN why=DUP`` by its receiver: the UN closes that re-send alone."""
-        if resend.id not in h.issues or resend.id == h.key or un.from_ != resend.to:
+        if resend.id not in h.issues or resend.id == h.key:
+            return None
+        if not is_duplicate_answer(un, un.get("why"), resend, self.continues(resend)):
             return None
         h.issues.remove(resend.id)
         h.resent_dup.add(resend.id)
+        for earlier, later in list(h.carried.items()):
+            if later == resend.id:
+                del h.carried[earlier]
         alone = Handoff(key=resend.id, sender=resend.from_, receiver=resend.to, item=resend.item,
                         issues=[resend.id], close="closed", first_closer=un.id, offered_at=self._at.get(resend.id, ""))
+        if resend.id in h.readbacks:
+            alone.readbacks[resend.id] = h.readbacks.pop(resend.id)
         self._handoffs[resend.id] = alone
         return alone
 
+    def _change_of(self, message: Message, named: Message | None) -> Handoff | None:
+        """The rb=all handoff an ST or AN of its sender changes, where it is one (spec 5 rule 1)."""
+        if message.type == "AN" and named is not None and named.type in ("RB", "CX"):
+            return None  # a go-ahead or a cancel's answer changes nothing
+        ho = None
+        seen = {message.id}
+        current = named
+        while current is not None and current.type in ("RB", "AN", "CX", "AQ", "ST") and current.id not in seen:
+            seen.add(current.id)
+            current = self._messages.get(current.re) if current.re else None
+        if current is not None and current.type == "HO":
+            ho = current
+        elif message.type == "ST" and named is None and message.item is not None:
+            for ho_id in reversed(self._item_hos.get(message.item, ())):
+                candidate = self._handoffs.get(ho_id)
+                if candidate is not None and candidate.close == "open":
+                    ho = self._messages[candidate.live]
+                    break
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        if h is None or (message.from_, message.to) != (h.sender, h.receiver) or h.close != "open":
+            return None
+        if "all" not in levels_of(self._messages[h.live]):
+            return None
+        return h
+
+    def _apply_change(self, message: Message, h: Handoff, *, mine: bool) -> list[Any]:
+        h.pending.append(message.id)
+        self._changes[message.id] = h
+        self._step(h, "change", message)
+        named = self._messages.get(message.re) if message.re else None
+        if message.type == "AN" and named is not None and named.type == "AQ" and message.from_ == named.to \
+                and self._questions.get(named.id) is None:
+            self._questions[named.id] = message.id
+        if mine:
+            return []
+        echo = self._echo(message, h) if self.compose else None
+        return [ChangeToEcho(message=message, handoff=h.live, echo=echo)]
+
+    def _echo(self, change: Message, h: Handoff) -> Message:
+        """The receiver's echo of a change, composed by code: an RB of every slot it carries, and its digest."""
+        ho = self._messages[h.live]
+        slots: dict[str, Any] = {"p": ho.profile} if ho.profile else {}
+        slots["ask"] = ho.get("ask")
+        for key, value in change.slots.items():
+            if key != "p":
+                slots[key] = value
+        slots["h"] = change.digest()
+        return self._compose("RB", re=change.id, to=change.from_, item=h.item, slots=slots)
+
+    def _apply_echo(self, rb: Message, change: Message, *, mine: bool) -> list[Any]:
+        h = self._changes.get(change.id)
+        if h is None or change.id not in h.pending:
+            return [] if mine else [Noted(message=rb)]
+        report = check_echo(change, rb, profiles=self.receiver)
+        if report.passed:
+            h.pending.remove(change.id)
+            if not h.pending:
+                self._step(h, "echo", rb)
+        if mine:
+            return []
+        return [EchoChecked(message=rb, handoff=h.live, report=report)]
+
     def _apply_rb(self, rb: Message, ho: Message | None, *, mine: bool) -> list[Any]:
+        if ho is not None and ho.type in ("ST", "AN"):
+            return self._apply_echo(rb, ho, mine=mine)
         if ho is None or ho.type != "HO":
             return [] if mine else [Noted(message=rb)]
-        h = self._handoffs[ho.id]
-        event, report = self._rb_event(ho, rb)
-        if rb.from_ != ho.to:
+        h = self._handoffs.get(ho.id)
+        if h is None:
             return [] if mine else [Noted(message=rb)]
+        self._rb_of.setdefault(ho.id, []).append(rb.id)
+        event, report = self._rb_event(ho, rb)  # an RB from anyone but the receiver fails tier 1
         before_owner = self._owner(ho.item) if ho.item is not None else None
         if event != "RB-void":
-            h.readbacks[ho.id] = ("passed", rb.id)
-            if ho.id == h.live:
+            if h.readbacks.get(ho.id, ("", ""))[0] != "passed":
+                h.readbacks[ho.id] = ("passed", rb.id)
+                if ho.item is not None:
+                    place = self._ho_index[ho.id]
+                    self._item_passed[ho.item] = max(self._item_passed.get(ho.item, place), place)
+            if ho.id == h.live and h.passing_rb is None:
                 h.passing_rb = rb.id
         elif h.readbacks.get(ho.id, ("", ""))[0] != "passed":
             h.readbacks[ho.id] = ("failed", rb.id)
@@ -957,9 +1164,9 @@ class Endpoint:
             return [] if mine else [Noted(message=an)]
         if named.type == "RB":
             ho = self._messages.get(named.re) if named.re else None
-            if ho is None or ho.type != "HO" or an.from_ != ho.from_ or an.to != ho.to:
+            h = self._handoffs.get(ho.id) if ho is not None else None
+            if ho is None or h is None or ho.type != "HO" or an.from_ != ho.from_ or an.to != ho.to:
                 return [] if mine else [Noted(message=an)]
-            h = self._handoffs[ho.id]
             val = an.get("val")
             if ho.id != h.live or val not in ("Y", "N"):
                 return [] if mine else [Noted(message=an)]
@@ -971,8 +1178,8 @@ class Endpoint:
             return [cls(message=an, handoff=h.live, findings=tuple(findings))]
         if named.type == "CX":
             ho = self._target(named)
-            if ho is not None and an.from_ == named.to:
-                h = self._handoffs[ho.id]
+            h = self._handoffs.get(ho.id) if ho is not None else None
+            if h is not None and an.from_ == named.to:
                 h.acknowledged.add(named.id)
                 return [] if mine else [CancelAnswered(message=an, handoff=h.live)]
         return [] if mine else [Noted(message=an)]
@@ -1082,19 +1289,27 @@ class Endpoint:
         named = self._messages.get(msg.re) if msg.re else None
         if kind == "HO":
             link = self.continues(msg)
-            if link is not None:
-                h = self._handoffs[link[0]]
+            h = self._handoffs.get(link[0]) if link is not None else None
+            if link is not None and h is not None:
                 if h.close not in ("open",):
                     raise ProtocolError(f"{h.live} is {h.close}: it cannot be sent again", kind="closed")
                 if link[0] != h.live:
                     raise ProtocolError(f"{link[0]} was carried forward by {h.live}; continue from that",
                                         kind="stale")
             return
+        if kind == "RB" and named is not None and named.type in ("ST", "AN"):
+            h = self._changes.get(named.id)
+            if h is None or named.to != self.me or named.id not in h.pending:
+                raise ProtocolError(f"{msg.id} echoes {named.id}, which is no change waiting for an echo",
+                                    kind="not-offered", token=f"re={msg.re}")
+            return
         if kind == "RB":
             if named is None or named.type != "HO" or named.to != self.me:
                 raise ProtocolError(f"{msg.id} answers re={msg.re}, which is no handoff to {self.me}",
                                     kind="not-offered", token=f"re={msg.re}")
-            h = self._handoffs[named.id]
+            h = self._handoffs.get(named.id)
+            if h is None:
+                raise ProtocolError(f"{named.id} is no handoff to {self.me}", kind="not-offered")
             if named.id != h.live:
                 raise ProtocolError(f"{named.id} was carried forward by {h.live}: read that back", kind="stale")
             if h.close != "open":
@@ -1113,8 +1328,8 @@ class Endpoint:
                 return
             if named.type == "RB":
                 ho = self._messages.get(named.re) if named.re else None
-                if ho is not None and ho.type == "HO" and ho.from_ == self.me:
-                    h = self._handoffs[ho.id]
+                h = self._handoffs.get(ho.id) if ho is not None else None
+                if ho is not None and h is not None and ho.type == "HO" and ho.from_ == self.me:
                     if msg.get("val") == "Y":
                         if ho.id != h.live or ho.id not in h.readbacks or h.readbacks[ho.id][0] != "passed":
                             raise ProtocolError(f"{named.id} did not pass the check of {ho.id}: it cannot be "
@@ -1122,8 +1337,8 @@ class Endpoint:
                 return
             if named.type == "CX":
                 ho = self._target(named)
-                if ho is not None:
-                    h = self._handoffs[ho.id]
+                h = self._handoffs.get(ho.id) if ho is not None else None
+                if ho is not None and h is not None:
                     if named.to != self.me:
                         raise ProtocolError(f"{named.id} was not sent to {self.me}", kind="not-asked")
                     if h.act_dn is not None:
@@ -1134,12 +1349,12 @@ class Endpoint:
             return
         if kind in CLOSERS:
             ho = self._target(msg)
-            if ho is None:
+            h = self._handoffs.get(ho.id) if ho is not None else None
+            if ho is None or h is None:
                 if kind == "CX":
                     raise ProtocolError(f"{msg.id} cancels re={msg.re}, which is no handoff this end sent",
                                         kind="cancel-wrong-party", token=f"re={msg.re}")
                 return
-            h = self._handoffs[ho.id]
             if kind == "CX":
                 if ho.from_ != self.me or msg.to != ho.to:
                     raise ProtocolError(f"only {ho.id}'s sender {ho.from_} can cancel it, to {ho.to}",
@@ -1170,9 +1385,14 @@ class Endpoint:
     # ---- time ------------------------------------------------------------------------
 
     def tick(self, now: _dt.datetime | str | None = None) -> list[Any]:
-        """What time makes due on my handoffs: the orphaned (past ``exp=`` or ``due=``, with the CX to
-        send) and readbacks overdue (with the re-send). Composed only; nothing is recorded."""
+        """What time makes due: my handoffs orphaned (past ``exp=`` or ``due=``, with the CX to send),
+        readbacks overdue (with the re-send), held handoffs (a void readback not re-issued within
+        ``readback_within``: the re-issue or the CX to send), and questions to me left unanswered (past
+        ``by=``, or ``answer_within`` after they came: the UN to send if I cannot answer). Composed
+        only; nothing is recorded."""
         from .thread import parse_now
+
+        self.refresh()
 
         at = parse_now(now) if now is not None else self.clock()
         events: list[Any] = []
@@ -1197,7 +1417,97 @@ class Endpoint:
                 resend = self._compose("HO", re=h.live, to=h.receiver, item=h.item, slots=dict(ho.slots),
                                        tail=ho.tail)
                 events.append(ReadbackOverdue(message=ho, handoff=h.live, resend=resend))
+            elif h.rb == "void" and h.void_at and at - _unstamp(h.void_at) > self.readback_within:
+                void_rb = self._messages[h.readbacks[h.live][1]]
+                reissue = self._compose("HO", re=void_rb.id, to=h.receiver, item=h.item, slots=dict(ho.slots),
+                                        tail=ho.tail if ho.tail is not None else "readback did not pass")
+                cancel = self._compose("CX", re=h.live, to=h.receiver, item=h.item, slots={"why": "TIMEOUT"},
+                                       profile=ho.profile, tail="readback did not pass and was not re-issued")
+                events.append(Held(message=ho, handoff=h.live, reissue=reissue, cancel=cancel))
+        for q, answer in self._questions.items():
+            aq = self._messages[q]
+            if answer is not None or aq.to != self.me:
+                continue
+            by = aq.get("by")
+            if by is not None:
+                late = at.date() > _dt.date(int(by[:4]), int(by[4:6]), int(by[6:]))
+            else:
+                received = self._at.get(q, "")
+                late = bool(received) and at - _unstamp(received) > self.answer_within
+            if late:
+                refuse = self._compose("UN", re=aq.id, to=aq.from_, item=aq.item, slots={"why": "TIMEOUT"},
+                                       profile=aq.profile, tail="cannot answer in time")
+                events.append(QuestionUnanswered(message=aq, by=by, refuse=refuse))
         return events
+
+
+def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = None) -> dict[str, Endpoint]:
+    """Run a conversation through one endpoint per party; the endpoints, by agent.
+
+    The conversation is a shared record: every endpoint of a replay reads the
+    same index of its messages, so a ``re=`` chain resolves wherever its
+    links sit in the log (threads are rebuilt from ``re=``, never from
+    position). Each message is given to its ``from``, its ``to`` and both
+    parties of the handoff it answers, so the two ends of a handoff each see
+    every message about it. Every HO goes first, in the order given (a
+    handoff exists before anything answers it, wherever the log lists it),
+    and a re-send its receiver answered ``UN why=DUP`` is a handoff of its own
+    from the start; then every other message goes in the order given, which
+    is the order its events happened. Nothing is refused: a replay records
+    what happened, and the table's findings say what broke a rule.
+    Crossings are not assumed: the order given is the order sent.
+    """
+    receiver = as_receiver(profiles)
+    ordered = list(messages)
+    ends: dict[str, Endpoint] = {}
+    cache: dict[tuple[str, str], tuple[str, ReadbackReport]] = {}
+    shared: dict[str, Message] = {m.id: m for m in ordered}
+    duplicates = {m.re for m in ordered
+                  if m.type == "UN" and m.re in shared
+                  and is_duplicate_answer(m, m.get("why"), shared[m.re], issue_link(shared[m.re], shared.get))}
+
+    def end(name: str) -> Endpoint:
+        found = ends.get(name)
+        if found is None:
+            found = ends[name] = Endpoint.__new__(Endpoint)
+            found._init_replay(name, receiver, cache, shared, duplicates)
+        return found
+
+    def deliver(m: Message) -> None:
+        author = end(m.from_)
+        parties = {m.to}
+        ho = author._target(m) if m.type != "HO" else None
+        if ho is not None:
+            parties.update((ho.from_, ho.to))
+        author._apply(m, outgoing=True, at="", live=False)
+        for name in sorted(parties - {m.from_}):
+            end(name)._apply(m, outgoing=False, at="", live=False)
+
+    import heapq
+
+    applied: set[str] = set()
+    waiting: dict[str, list[tuple[int, Message]]] = {}
+    ready: list[tuple[int, Message]] = []
+    for place, message in enumerate(ordered):
+        if message.type != "HO":
+            continue
+        link = end(message.from_).continues(message)
+        if link is not None and link[0] not in applied and link[0] != message.id:
+            waiting.setdefault(link[0], []).append((place, message))  # it carries forward an HO listed later
+            continue
+        heapq.heappush(ready, (place, message))
+        while ready:
+            _, ho = heapq.heappop(ready)
+            deliver(ho)
+            applied.add(ho.id)
+            for entry in waiting.pop(ho.id, ()):
+                heapq.heappush(ready, entry)
+    for _, message in sorted(entry for entries in waiting.values() for entry in entries):
+        deliver(message)  # a loop of re= among HOs: in the order given
+    for message in ordered:
+        if message.type != "HO":
+            deliver(message)
+    return ends
 
 
 def _same_but_id(a: Message, b: Message) -> bool:
@@ -1211,10 +1521,10 @@ def replies(events: Iterable[Any]) -> list[str]:
 
 __all__ = [
     "CLOSE_STATES", "EVENTS", "READBACK_STATES", "TRANSITIONS", "Answered", "CancelAnswered", "Cancelled",
-    "Confirmed", "ConfirmRefused", "DoneReport", "Duplicate", "Endpoint", "Event", "HandoffClosed",
-    "HandoffOffered", "HandoffView", "NotForMe", "Noted", "Orphaned", "OwnershipTransferred", "ProtocolError",
+    "ChangeToEcho", "Confirmed", "ConfirmRefused", "EchoChecked", "DoneReport", "Duplicate", "Endpoint", "Event", "HandoffClosed", "Held",
+    "HandoffOffered", "HandoffView", "NotForMe", "Noted", "Orphaned", "OwnershipTransferred", "ProtocolError", "QuestionUnanswered",
     "ReadbackOverdue", "ReadbackPassed", "ReadbackVoid", "Redelivered", "Refused", "Reply", "StatusReport", "Step",
-    "Unreadable", "event_to_json", "mermaid", "replies", "table_rows",
+    "Unreadable", "check_echo", "event_to_json", "mermaid", "replies", "table_rows",
 ]
 
 

@@ -101,7 +101,7 @@ class _MemoryTransaction:
         self.numbers = numbers
 
     def entries(self, agent: str, after: int) -> list[Entry]:
-        return [e for e in self.journal[after:] if e.agent == agent]
+        return [e for e in self.journal[after:] if e.agent == agent]  # seq n is at index n - 1
 
     def append(self, agent: str, dir: str, line: str, *, msg_id: str | None, extra: Mapping[str, Any],
                at: str) -> int:
@@ -127,9 +127,14 @@ class MemoryLedger:
     @contextmanager
     def transaction(self) -> Iterator[_MemoryTransaction]:
         with self._lock:
-            journal, numbers = list(self._journal), dict(self._numbers)
-            yield _MemoryTransaction(journal, numbers)
-            self._journal, self._numbers = journal, numbers
+            length, numbers = len(self._journal), dict(self._numbers)
+            try:
+                yield _MemoryTransaction(self._journal, self._numbers)
+            except BaseException:
+                del self._journal[length:]  # all or nothing
+                self._numbers.clear()
+                self._numbers.update(numbers)
+                raise
 
 
 # --------------------------------------------------------------------------
@@ -170,9 +175,15 @@ class _SQLiteTransaction:
 class SQLiteLedger:
     """The journal in a SQLite file (WAL): durable, shared safely between processes."""
 
-    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 60.0) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 60.0, synchronous: str = "FULL") -> None:
+        """``synchronous``: SQLite's setting. ``FULL`` (the default) syncs every step to disk, so a step
+        survives a power cut; ``NORMAL`` survives a killed process, not a power cut, and is faster."""
+        if synchronous not in ("FULL", "NORMAL", "EXTRA"):
+            raise ValueError("synchronous is FULL, NORMAL or EXTRA")
         self.path = Path(path)
+        self.synchronous = synchronous
         self._busy_timeout = busy_timeout
+        self._local = threading.local()
         existed = self.path.exists() and self.path.stat().st_size > 0
         db = self._connect()
         try:
@@ -221,29 +232,42 @@ class SQLiteLedger:
             db.execute("ROLLBACK")
             raise
 
+    def _connection(self) -> sqlite3.Connection:
+        """This thread's connection, opened once (and again in a child process after a fork)."""
+        local = self._local
+        if getattr(local, "db", None) is None or local.pid != os.getpid():
+            db = self._connect()
+            db.execute(f"PRAGMA synchronous={self.synchronous}")
+            local.db, local.pid = db, os.getpid()
+        return local.db
+
     @contextmanager
     def transaction(self) -> Iterator[_SQLiteTransaction]:
         """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error."""
-        db = self._connect()
+        db = self._connection()
         try:
-            db.execute("PRAGMA synchronous=FULL")
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            db.close()
             raise LedgerError(f"ledger {self.path}: {exc}") from None
         try:
             yield _SQLiteTransaction(db)
         except BaseException:
             try:
                 db.execute("ROLLBACK")
-            finally:
+            except sqlite3.Error:
+                self._local.db = None
                 db.close()
             raise
         try:
             db.execute("COMMIT")
         except sqlite3.Error as exc:
             raise LedgerError(f"ledger {self.path}: {exc}") from None
-        finally:
+
+    def close(self) -> None:
+        """Close this thread's connection (the next step opens it again)."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            self._local.db = None
             db.close()
 
 

@@ -3,63 +3,52 @@
 Theory of operation
 -------------------
 :func:`check_thread` takes a conversation in the order it was sent and
-rebuilds its threads from ``re=`` alone: position only orders events, it never
-decides what a message answers. Each line is read with the never-guess pass; a
+replays it through one :class:`rogerwilco.endpoint.Endpoint` per party
+(:func:`rogerwilco.endpoint.replay`): each message is recorded as sent by its
+``from`` and taken by its ``to``. The endpoints walk the same transition
+table the live endpoint enforces (:data:`rogerwilco.endpoint.TRANSITIONS`),
+so what a live endpoint refuses to send, this check reports, by construction.
+
+Threads are rebuilt from ``re=`` alone: position only orders events, it never
+decides what a message answers (a reply listed before the message it answers
+waits for it in the replay). Each line is read with the never-guess pass; a
 line that cannot be read is a ``form`` finding and takes no part. A message
 whose id repeats an earlier message's id is one message delivered twice when
-the two are equal, and a ``form`` finding when they differ (the thread cannot
-be rebuilt from an ambiguous id). A ``re=`` naming no message in the stream is
-``reply-to-unknown``.
+the two are equal, and a ``form`` finding when they differ. A ``re=`` naming
+no message in the stream is ``reply-to-unknown``.
 
-**Handoffs and their issues.** An HO is one issue of a handoff. A later HO
-from the same sender continues the same handoff when its ``re=`` names
+**Handoffs and their issues.** An HO is one issue of a handoff. A re-send
+(``re=`` an earlier issue) and a re-issue (``re=`` the receiver's RB of one)
+carry the handoff forward between the same two agents about the same item;
+the earlier issue is then ``reissued``. A re-send answered ``UN why=DUP`` by
+its receiver is a duplicate: the UN closes that re-send alone and the earlier
+issue stays live. Anything else (a relay's HO, an HO to the ``alt=`` a
+refusal named) is a handoff of its own.
 
-* the earlier HO itself: a re-send after a silent receiver (rule 1), or
-* an RB of the earlier HO: a re-issue after a void readback (rule 1).
+**Closing.** ``DN``, ``UN`` and ``FL`` close when they come from the HO's
+receiver, reaching it directly or through the RB, AN or CX they answer;
+``CX`` when it comes from the HO's sender to its receiver, any other CX being
+``cancel-wrong-party``. The table's close region gives ``closed-twice`` and
+``act-after-cancel``; a CX is acknowledged by an ``AN re=<CX id>`` from the
+receiver or a close from it afterwards, otherwise ``cancel-unacknowledged``
+(a note). The table's other findings (an act before wilco, a confirmation of
+a void readback) are the live endpoint's, not this check's contract.
 
-The earlier issue is then ``reissued`` and the later one is live, except that
-a re-send answered ``UN why=DUP`` by its receiver is a duplicate: the UN
-closes that re-send alone, the original stays live, and no second owner and
-no second close arise. An HO whose ``re=`` names anything else (a relay's HO
-answering the HO it received comes from a different sender) starts a
-handoff of its own.
+**Open handoffs.** A live HO still open at the end is compared with ``now``:
+past its ``exp=`` it is ``open-past-exp``, on a day after its ``due=`` date
+``open-past-due`` (both when both hold), and the handoff is ``orphaned``;
+otherwise it is the note ``open``.
 
-**Closing.** A closing message names its HO with ``re=``, directly or through
-the RB, the AN or the CX it answers. ``DN``, ``UN`` and ``FL`` close when they
-come from the HO's receiver (from anyone else they close nothing). ``CX``
-closes when it comes from the HO's sender to its receiver; any other CX is
-``cancel-wrong-party`` and closes nothing. The closes of a handoff are walked
-in stream order through :data:`CLOSE_TRANSITIONS`, a table of (state, event)
-to (next state, finding kinds):
+**Readback and ownership.** An HO's readback passed when an RB answering it
+passes the sender's check, :func:`rogerwilco.readback.check_rb` (the thread
+holds neither the sender's private criteria nor its record). The owner of an
+item is the ``to`` of the most recent HO (stream order) whose readback
+passed; before any, the sender of the item's first HO. Every HO's state is
+one of :data:`HANDOFF_STATES`.
 
-* the first close closes; after a DN, UN or FL any further close, a CX
-  included, is ``closed-twice`` (a cancel cannot unsay an act);
-* after a CX the receiver's first DN is the cancel's answer, not a second
-  close: ``out=NOOP`` is the right answer, ``out=OK`` or ``PARTIAL`` is
-  ``act-after-cancel``; a UN or FL, or any later close, is ``closed-twice``;
-* a CX is acknowledged by an ``AN re=<CX id>`` from the receiver or by a
-  close from the receiver after it; otherwise ``cancel-unacknowledged``
-  (a note).
-
-**Open handoffs.** A live HO still open at the end of the stream is compared
-with ``now``: past its ``exp=`` it is ``open-past-exp``, on a day after its
-``due=`` date it is ``open-past-due`` (both when both hold), and the handoff
-is ``orphaned``; otherwise it is the note ``open``.
-
-**Readback and ownership.** An HO's readback passed when any RB answering it
-passes the sender's check, :func:`rogerwilco.readback.check_rb` (every tier
-the HO asked for; the thread holds neither the sender's private criteria nor
-its record, so tier 4 and resolved values are checked as far as the lines
-allow). The owner of an item is the ``to`` of the most
-recent HO (stream order) whose readback passed; before any such HO it is the
-sender of the item's first HO. Every HO's state is one of
-:data:`HANDOFF_STATES`.
-
-**Keys.** Every thread finding about a handoff carries that handoff's live HO
-id as ``key`` (for a CX from the wrong party, the HO its ``re=`` names);
-findings about no handoff (``form``, ``reply-to-unknown``) carry ``key``
-null. The contract compares ``(severity, kind, tier, key)``, so two handoffs
-with the same fault are two findings.
+**Keys.** Every finding about a handoff carries that handoff's live HO id as
+``key`` (for a CX from the wrong party, the HO its ``re=`` names); findings
+about no handoff (``form``, ``reply-to-unknown``) carry ``key`` null.
 """
 
 from __future__ import annotations
@@ -71,52 +60,30 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from .findings import FAIL, NOTE, Finding, passed
-from .handoff import is_duplicate_answer, issue_link
 from .message import Message
+from .endpoint import CLOSE_STATES, TRANSITIONS, Handoff, finding_text, replay
 from .readback import check_rb
 from .semantics import LineResult, check_line
 from .slottypes import parse_time
 from .vocab import Receiver, as_receiver
 
 CLOSERS = ("DN", "UN", "FL", "CX")
+CLOSE_EVENTS = ("DN-act", "DN-noop", "UN", "FL", "CX")
 HANDOFF_STATES = ("awaiting-readback", "owned", "held", "orphaned", "closed", "reissued")
 THREAD_KINDS = {
     "fail": ("open-past-exp", "open-past-due", "closed-twice", "act-after-cancel", "cancel-wrong-party",
              "reply-to-unknown", "form"),
     "note": ("cancel-unacknowledged", "open"),
 }
+#: the table's finding kinds that are this check's (the others are the live endpoint's alone)
+_TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel"})
 _TIME_RE = re.compile(r"[0-9]{8}T[0-9]{4}Z")
 
-# Close states: "open"; "closed" (by DN, UN or FL); "cancelled" (by a CX, not
-# yet answered); "answered" (a CX answered by the receiver's DN).
-# Events: "DN-act" (a DN with out=OK or PARTIAL), "DN-noop", "UN", "FL", "CX".
+#: The close region of the endpoint's table, (state, event) -> (next state, finding kinds): the one the
+#: live endpoint enforces. Events: "DN-act" (a DN with out=OK or PARTIAL), "DN-noop", "UN", "FL", "CX".
 CLOSE_TRANSITIONS: Mapping[tuple[str, str], tuple[str, tuple[str, ...]]] = {
-    ("open", "DN-act"): ("closed", ()),
-    ("open", "DN-noop"): ("closed", ()),
-    ("open", "UN"): ("closed", ()),
-    ("open", "FL"): ("closed", ()),
-    ("open", "CX"): ("cancelled", ()),
-    ("closed", "DN-act"): ("closed", ("closed-twice",)),
-    ("closed", "DN-noop"): ("closed", ("closed-twice",)),
-    ("closed", "UN"): ("closed", ("closed-twice",)),
-    ("closed", "FL"): ("closed", ("closed-twice",)),
-    ("closed", "CX"): ("late-cancel", ("closed-twice",)),
-    # a cancel that crossed a DN: the receiver answers with the act's DN
-    ("late-cancel", "DN-act"): ("closed", ()),
-    ("late-cancel", "DN-noop"): ("closed", ()),
-    ("late-cancel", "UN"): ("closed", ("closed-twice",)),
-    ("late-cancel", "FL"): ("closed", ("closed-twice",)),
-    ("late-cancel", "CX"): ("late-cancel", ("closed-twice",)),
-    ("cancelled", "DN-act"): ("answered", ("act-after-cancel",)),
-    ("cancelled", "DN-noop"): ("answered", ()),
-    ("cancelled", "UN"): ("answered", ("closed-twice",)),
-    ("cancelled", "FL"): ("answered", ("closed-twice",)),
-    ("cancelled", "CX"): ("cancelled", ("closed-twice",)),
-    ("answered", "DN-act"): ("answered", ("closed-twice", "act-after-cancel")),
-    ("answered", "DN-noop"): ("answered", ("closed-twice",)),
-    ("answered", "UN"): ("answered", ("closed-twice",)),
-    ("answered", "FL"): ("answered", ("closed-twice",)),
-    ("answered", "CX"): ("answered", ("closed-twice",)),
+    (state, event): (step.next, step.findings)
+    for (state, event), step in TRANSITIONS.items() if state in CLOSE_STATES and event in CLOSE_EVENTS
 }
 
 
@@ -137,13 +104,18 @@ class HandoffState:
     next: str | None = None  # reissued: the HO that carries it forward
     exp: str | None = None
     due: str | None = None
+    undoes: str | None = None  # an ask=UNDO: the HO whose act it reverses (through the DN its ctx= names)
+    reverses: str | None = None  # an ask=UNDO: that DN
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id, "item": self.item, "from": self.from_, "to": self.to, "ask": self.ask,
             "state": self.state, "readback": self.readback, "rb": self.rb, "by": self.by,
             "closer": self.closer, "next": self.next, "exp": self.exp, "due": self.due,
         }
+        if self.undoes is not None:
+            out["undoes"], out["reverses"] = self.undoes, self.reverses
+        return out
 
 
 @attrs.frozen(kw_only=True)
@@ -254,6 +226,20 @@ def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list
     return messages, findings
 
 
+def _reversal(ho: Message, by_id: Mapping[str, Message], ends: Mapping[str, Any]) -> dict[str, str]:
+    """For an ``ask=UNDO``: the act it reverses, followed back from the DN its ``ctx=`` names (spec 5.4)."""
+    if ho.get("ask") != "UNDO":
+        return {}
+    for ref in ho.get("ctx") or ():
+        dn = by_id.get(ref)
+        if dn is None or dn.type != "DN":
+            continue
+        target = ends[dn.from_]._target(dn)
+        if target is not None:
+            return {"undoes": target.id, "reverses": dn.id}
+    return {}
+
+
 def check_thread(
     lines: Iterable[str | Message | LineResult],
     *,
@@ -276,122 +262,50 @@ def check_thread(
             findings.append(_fail("reply-to-unknown", None, f"{m.type} {m.id} answers re={m.re}, "
                                                             "which names no message in the stream"))
 
+    ends = replay(messages, receiver)
+
+    # a cancel from the wrong party: whichever end saw it (a third agent's CX is seen by its receiver alone)
+    wrong: dict[str, Finding] = {}
+    for end in ends.values():
+        for f in end.findings:
+            if f.kind == "cancel-wrong-party" and f.token not in wrong:
+                wrong[f.token] = f
+    findings.extend(sorted(wrong.values(), key=lambda f: position[f.token or ""]))
+
     hos = [m for m in messages if m.type == "HO"]
-
-    # readback of every HO
-    readback: dict[str, tuple[str | None, str | None]] = {}
+    # every handoff as its sender's end saw it: it saw every message between the two parties
+    groups: list[Handoff] = []
+    seen: set[int] = set()
     for ho in hos:
-        rbs = [m for m in messages if m.type == "RB" and m.re == ho.id]
-        good = next((rb for rb in rbs if readback_passes(ho, rb, receiver)), None)
-        if good is not None:
-            readback[ho.id] = ("passed", good.id)
-        elif rbs:
-            readback[ho.id] = ("failed", rbs[-1].id)
-        else:
-            readback[ho.id] = (None, None)
-
-    # which HO each message answers, through the RB, AN or CX it replies to
-    def target(m: Message) -> Message | None:
-        seen = {m.id}
-        current = by_id.get(m.re) if m.re else None
-        while current is not None and current.type in ("RB", "AN", "CX") and current.id not in seen:
-            seen.add(current.id)
-            current = by_id.get(current.re) if current.re else None
-        return current if current is not None and current.type == "HO" else None
-
-    # issues of one handoff: re-sends and re-issues (the rule is rogerwilco.handoff's)
-    previous: dict[str, tuple[str, str]] = {}  # HO id -> (earlier HO id, "resend" | "reissue")
-    for ho in hos:
-        link = issue_link(ho, by_id.get)
-        if link is not None:
-            previous[ho.id] = link
-
-    duplicate: dict[str, Message] = {}  # a re-send answered UN why=DUP -> that UN
-    for m in messages:
-        if m.type == "UN" and m.re in previous and m.re not in duplicate:
-            if is_duplicate_answer(m, m.get("why"), by_id[m.re], previous[m.re]):
-                duplicate[m.re] = m
-
-    carried_to: dict[str, str] = {}  # HO id -> the later HO that carries it forward
-    for ho in hos:
-        if ho.id in previous and ho.id not in duplicate:
-            carried_to[previous[ho.id][0]] = ho.id
-
-    def root(ho_id: str) -> str:
-        seen = set()
-        while ho_id in previous and ho_id not in duplicate and ho_id not in seen:
-            seen.add(ho_id)
-            ho_id = previous[ho_id][0]
-        return ho_id
-
-    groups: dict[str, list[str]] = {}
-    for ho in hos:
-        groups.setdefault(root(ho.id), []).append(ho.id)
-
-    # the closes of each handoff, in stream order
-    events: dict[str, list[tuple[Message, Message]]] = {g: [] for g in groups}  # root -> [(closer, its HO)]
-    acknowledged: set[str] = set()
-    for m in messages:
-        if m.type == "AN" and m.re in by_id and by_id[m.re].type == "CX":
-            if m.from_ == by_id[m.re].to:
-                acknowledged.add(m.re)
-            continue
-        if m.type not in CLOSERS:
-            continue
-        ho = target(m)
-        if ho is None:
-            continue
-        if m.type == "CX":
-            if m.from_ != ho.from_ or m.to != ho.to:
-                findings.append(_fail("cancel-wrong-party", ho.id,
-                                      f"CX {m.id} comes from {m.from_} to {m.to}; only {ho.id}'s sender "
-                                      f"{ho.from_} can cancel it, to its receiver {ho.to}", token=m.id))
-                continue
-        elif m.from_ != ho.to:
-            continue
-        events[root(ho.id)].append((m, ho))
+        handoff = ends[ho.from_]._handoffs[ho.id]
+        if id(handoff) not in seen:
+            seen.add(id(handoff))
+            groups.append(handoff)
 
     states: dict[str, HandoffState] = {}
-    for group_root, members in groups.items():
-        live = [h for h in members if h not in carried_to]
-        close_state, first_closer = "open", None
-        cancels: list[Message] = []
-        kinds: list[tuple[str, Message]] = []
-        for closer, _ho in events[group_root]:
-            if closer.type == "DN":
-                event = "DN-noop" if closer.get("out") == "NOOP" else "DN-act"
-            else:
-                event = closer.type
-            if closer.type != "CX":  # the receiver answered: every cancel before is acknowledged
-                acknowledged.update(c.id for c in cancels)
-            close_state, raised = CLOSE_TRANSITIONS[(close_state, event)]
-            if first_closer is None:
-                first_closer = closer
-            if closer.type == "CX":
-                cancels.append(closer)
-            kinds.extend((kind, closer) for kind in raised)
+    for handoff in groups:
+        members = sorted(handoff.issues, key=lambda i: position[i])
+        live = [i for i in members if i not in handoff.carried]
         key = live[-1] if live else members[-1]
-        for kind, closer in kinds:
-            if kind == "closed-twice":
-                findings.append(_fail(kind, key, f"{key} is closed more than once: {closer.type} {closer.id} "
-                                                 f"after {first_closer.type} {first_closer.id}",  # type: ignore[union-attr]
-                                      token=closer.id))
-            else:
-                findings.append(_fail(kind, key, f"DN {closer.id} reports out={closer.get('out')} after a "
-                                                 f"cancel of {key}; out=NOOP is the answer to a cancel that "
-                                                 "arrived first", token=closer.id))
-        for cx in cancels:
-            if cx.id not in acknowledged:
-                findings.append(_note("cancel-unacknowledged", key, f"CX {cx.id} of {key} is not yet "
-                                                                     f"answered by {cx.to}", token=cx.id))
-
+        first = by_id.get(handoff.first_closer) if handoff.first_closer else None
+        for f in handoff.findings:
+            if f.kind in _TABLE_KINDS:
+                m = by_id[f.token or ""]
+                text = finding_text(f.kind, m, key, first)
+                findings.append(attrs.evolve(f, key=key, message=text))
+        for cx in handoff.cancels:
+            if cx not in handoff.acknowledged:
+                findings.append(_note("cancel-unacknowledged", key, f"CX {cx} of {key} is not yet answered by "
+                                                                     f"{handoff.receiver}", token=cx))
+        first_closer = by_id.get(handoff.first_closer) if handoff.first_closer else None
         for ho_id in members:
             ho = by_id[ho_id]
-            rb_state, rb_id = readback[ho_id]
+            rb_state, rb_id = handoff.readbacks.get(ho_id, (None, None))
             common = dict(id=ho.id, item=ho.item, from_=ho.from_, to=ho.to, ask=ho.get("ask"),
-                          readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"))
-            if ho_id in carried_to:
-                states[ho_id] = HandoffState(state="reissued", next=carried_to[ho_id], **common)
+                          readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"),
+                          **_reversal(ho, by_id, ends))
+            if ho_id in handoff.carried:
+                states[ho_id] = HandoffState(state="reissued", next=handoff.carried[ho_id], **common)
                 continue
             if first_closer is not None:
                 states[ho_id] = HandoffState(state="closed", by=first_closer.type, closer=first_closer.id, **common)
@@ -411,7 +325,6 @@ def check_thread(
                 state = {"passed": "owned", "failed": "held", None: "awaiting-readback"}[rb_state]
             states[ho_id] = HandoffState(state=state, **common)
 
-
     # the owner of each item
     owners: dict[str, ItemOwner] = {}
     for ho in hos:
@@ -419,10 +332,9 @@ def check_thread(
             continue
         if ho.item not in owners:
             owners[ho.item] = ItemOwner(item=ho.item, owner=ho.from_, via=None)
-        if readback[ho.id][0] == "passed":
+        if ends[ho.from_]._handoffs[ho.id].readbacks.get(ho.id, ("", ""))[0] == "passed":
             owners[ho.item] = ItemOwner(item=ho.item, owner=ho.to, via=ho.id)
 
-    ledger = Ledger(items=tuple(owners.values()),
-                    handoffs=tuple(states[ho.id] for ho in sorted(hos, key=lambda h: position[h.id])))
+    ledger = Ledger(items=tuple(owners.values()), handoffs=tuple(states[ho.id] for ho in hos))
     ordered = tuple(findings)
     return ThreadReport(passed=passed(ordered), findings=ordered, ledger=ledger)

@@ -219,9 +219,14 @@ class ToolStore:
     """Prepared statements in a SQLite file; every method is one short transaction or two."""
 
     def __init__(self, path: str | os.PathLike[str], *, profiles: Receiver | Iterable | None = None,
-                 window: _dt.timedelta = DEFAULT_WINDOW, busy_timeout: float = 60.0) -> None:
+                 window: _dt.timedelta = DEFAULT_WINDOW, busy_timeout: float = 60.0, endpoint: Any = None) -> None:
+        """``endpoint``: the receiver's :class:`rogerwilco.endpoint.Endpoint` (over its ledger). Given one,
+        ``prepare`` takes only a handoff the endpoint received and nobody closed, and ``commit`` runs only
+        while the endpoint says the receiver may act: wilco (under ``rb=exec``, after ``AN val=Y``), not
+        cancelled, not closed."""
         if window <= _dt.timedelta(0):
             raise ToolError("the window for confirmation is a positive time")
+        self.endpoint = endpoint
         self.path = Path(path)
         self.receiver = as_receiver(profiles)
         self.window = window
@@ -501,6 +506,14 @@ class ToolStore:
         agent = as_ or message.to
         if agent != message.to:
             raise ToolRefused(f"the handoff is addressed to {message.to}, not {agent}", reason="not-addressed")
+        if self.endpoint is not None:
+            view = self.endpoint.handoff(message.id)
+            if view is None or view.receiver != self.endpoint.me or message.to != self.endpoint.me:
+                raise ToolRefused(f"{self.endpoint.me}'s ledger holds no handoff {message.id} to it",
+                                  reason="not-offered")
+            if view.close != "open":
+                raise ToolRefused(f"{message.id} is {view.close} in {self.endpoint.me}'s ledger: nothing may be "
+                                  "prepared for it", reason="cancelled" if view.close == "cancelled" else "closed")
         ho_exp = message.get("exp")
         if ho_exp is not None and at > parse_time(ho_exp):
             raise ToolRefused(f"the handoff expired at {ho_exp}: nothing may be done on it", reason="expired")
@@ -592,6 +605,15 @@ class ToolStore:
         if not argv or not all(isinstance(a, str) for a in argv):
             raise ToolError("the executor is a program and its arguments, as a list of strings")
         at = _utc(now)
+        if self.endpoint is not None:
+            with self._transaction() as db:
+                ho_id = self._row(db, token)["ho_id"]
+            if not self.endpoint.may_act(ho_id):
+                view = self.endpoint.handoff(ho_id)
+                state = "unknown to it" if view is None else f"readback {view.readback}, {view.close}"
+                raise ToolRefused(f"{self.endpoint.me}'s ledger does not clear the act on {ho_id} ({state}): "
+                                  "only a handoff that is wilco, not cancelled and not closed may commit",
+                                  reason="cancelled" if view is not None and view.close == "cancelled" else "not-wilco")
         with self._transaction() as db:
             row = self._row(db, token)
             refused = self._refusal(row, at)

@@ -349,3 +349,103 @@ def test_tick_offers_the_cancel_for_an_orphan_and_the_resend_for_a_silent_receiv
     assert "due=20261010" in orphan[0].reason
     lead.send(orphan[0].cancel, number=True)
     assert lead.tick("20261011T0000Z") == [] and lead.open_handoffs() == []
+
+
+def test_tick_never_leaves_a_hold_or_a_question():
+    clock = [_dt.datetime(2026, 10, 3, 9, 0, tzinfo=_dt.timezone.utc)]
+    lead = Endpoint("lead", clock=lambda: clock[0], readback_within=_dt.timedelta(minutes=10),
+                    answer_within=_dt.timedelta(minutes=30))
+    lead.send(HO)
+    lead.receive(BAD_RB)
+    assert lead.tick(clock[0] + _dt.timedelta(minutes=5)) == []
+    held = lead.tick(clock[0] + _dt.timedelta(minutes=11))
+    assert kinds(held) == ["Held"]
+    assert held[0].reissue.to_line() == ("RW1 HO lead-2 re=dev-1 from=lead to=dev item=gh:org/app#7 ask=FIX "
+                                         "due=20261010 // readback did not pass")
+    assert held[0].cancel.get("why") == "TIMEOUT" and held[0].cancel.re == "lead-1"
+    clock[0] += _dt.timedelta(minutes=11)
+    lead.send(held[0].reissue, number=True)
+    assert lead.tick(clock[0]) == []
+    lead.receive("RW1 AQ dev-2 from=dev to=lead need=YESNO // ok?")
+    lead.receive("RW1 AQ dev-3 from=dev to=lead need=YESNO by=20261004 // ok by tomorrow?")
+    late = [e for e in lead.tick(clock[0] + _dt.timedelta(minutes=31)) if type(e).__name__ == "QuestionUnanswered"]
+    assert [(type(e).__name__, e.message.id) for e in late] == [("QuestionUnanswered", "dev-2")]
+    assert late[0].refuse.to_line() == "RW1 UN lead-3 re=dev-2 from=lead to=dev why=TIMEOUT // cannot answer in time"
+    assert [e.message.id for e in lead.tick("20261005T0000Z") if type(e).__name__ == "QuestionUnanswered"] \
+        == ["dev-2", "dev-3"]
+
+
+# ---- rb=all: a change is echoed before the act ---------------------------------------------
+
+ALL_HO = "RW1 HO lead-1 from=lead to=dev item=gh:o/r#1 ask=FIX due=20261010 rb=all"
+CHANGE = "RW1 ST lead-2 re=lead-1 from=lead to=dev item=gh:o/r#1 eta=20261008 // sooner"
+
+
+def test_under_rb_all_a_change_is_echoed_before_the_act():
+    lead, dev = pair()
+    dev.receive(lead.send(ALL_HO))
+    lead.receive(dev.send(dev.readback("lead-1"), number=True))
+    assert dev.may_act("lead-1")
+    events = dev.receive(lead.send(CHANGE))
+    assert kinds(events) == ["ChangeToEcho"] and not dev.may_act("lead-1")
+    assert refused(dev, "RW1 DN dev-9 re=lead-1 from=dev to=lead item=gh:o/r#1 out=OK") == "act-before-echo"
+    echo = dev.send(events[0].echo, number=True)
+    assert echo == "RW1 RB dev-2 re=lead-2 from=dev to=lead item=gh:o/r#1 ask=FIX eta=20261008 h=" + \
+        rogerwilco_digest(CHANGE)
+    checked = lead.receive(echo)
+    assert kinds(checked) == ["EchoChecked"] and checked[0].report.passed
+    assert dev.may_act("lead-1")
+
+
+def test_a_wrong_echo_fails_the_senders_check():
+    from rogerwilco.endpoint import check_echo
+
+    report = check_echo(CHANGE, "RW1 RB dev-5 re=lead-2 from=dev to=lead item=gh:o/r#1 ask=FIX eta=20261009")
+    assert not report.passed and ("mismatch", "eta") in [(f.kind, f.key) for f in report.failures()]
+
+
+def test_without_rb_all_a_status_changes_nothing():
+    lead, dev = pair()
+    dev.receive(lead.send(HO))
+    dev.send(RB)
+    assert kinds(dev.receive(lead.send("RW1 ST lead-2 re=lead-1 from=lead to=dev item=gh:org/app#7 pct=5"))) \
+        == ["StatusReport"]
+    assert dev.may_act("lead-1")
+
+
+def rogerwilco_digest(line):
+    from rogerwilco import loads
+
+    return loads(line).digest()
+
+
+def test_a_done_report_that_contradicts_the_plan_comes_with_its_undo():
+    ex = exchanges()
+    scheduler, payer = Endpoint("scheduler", profiles=["pay"]), Endpoint("payer", profiles=["pay"])
+    scheduler.send(ex.PAY_HO)
+    rb = payer.send(payer.receive(ex.PAY_HO)[0].readback, number=True)
+    payer.receive(scheduler.send(scheduler.receive(rb)[0].confirm, number=True))
+    executed = ex.PAY_EXEC.replace("amt=5400.00", "amt=5100.00")
+    dn = payer.send(f"RW1 DN payer-2 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-2026-057 out=OK {executed}")
+    report = scheduler.receive(dn)[0]
+    assert report.undo.to_line() == (
+        f"RW1 HO scheduler-3 from=scheduler to=payer item=inv:MD-2026-057 p=pay ask=UNDO ctx=payer-2 rb=exec "
+        f"{executed} // reverse payer-2: the act differs from the plan")
+    from rogerwilco.readback import check_ho
+
+    assert check_ho(report.undo, dict(report.undo.slots, item=report.undo.item), profiles=["pay"]).passed
+    undo = scheduler.send(report.undo, number=True)  # its own readback and checks follow
+    offered = payer.receive(undo)[0]
+    assert offered.readback is not None and offered.readback.get("amt") == "5100.00"
+
+
+def test_a_done_report_that_matches_needs_no_undo():
+    lines = exchanges().pay_exchange()
+    scheduler = Endpoint("scheduler", profiles=["pay"])
+    reports = []
+    for line in lines:
+        if " from=scheduler " in line:
+            scheduler.send(line)
+        else:
+            reports += [e for e in scheduler.receive(line) if isinstance(e, DoneReport)]
+    assert [(r.report.passed, r.undo) for r in reports] == [(True, None)]

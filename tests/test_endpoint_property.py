@@ -200,3 +200,80 @@ def test_random_interleavings_keep_the_invariants(actions):
         world.check()
     for item in ITEMS:
         assert world.lead.owner(item) == world.dev.owner(item)
+
+
+# ---- live enforcement and the thread check agree ------------------------------------------------
+
+THREAD_KINDS_OF_THE_TABLE = {"closed-twice", "act-after-cancel", "cancel-wrong-party"}
+
+
+class Immediate(World):
+    """Every line is delivered as soon as it is sent: no crossings, so the log's order is everyone's order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log: list[str] = []
+        self.disagreements: list[tuple] = []
+        self.checked = 0
+
+    def put(self, to: str, line: str) -> None:
+        self.log.append(line)
+        super().put(to, line)
+        while self.wire["lead"] or self.wire["dev"]:
+            self.deliver("lead" if self.wire["lead"] else "dev")
+
+    def send(self, who: str, message, **kw) -> str | None:
+        from rogerwilco.thread import check_thread
+
+        end = self.ends[who]
+        try:
+            line = end.send(message, **kw)
+        except ProtocolError as exc:
+            if exc.kind in THREAD_KINDS_OF_THE_TABLE and isinstance(message, str):
+                line = message.replace(f" {who}-0 ", f" {end._peek_id()} ", 1) if kw.get("number") else message
+                forced = check_thread(self.log + [line], now="20261001T0000Z")
+                token = line.split(" ")[2]
+                self.checked += 1
+                if (exc.kind, token) not in {(f.kind, f.token) for f in forced.findings if f.failed}:
+                    self.disagreements.append((exc.kind, line))
+            return None
+        self.put("dev" if who == "lead" else "lead", line)
+        return line
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(st.lists(ACTIONS.filter(lambda a: a[0] != "fault"), max_size=30))
+def test_what_the_endpoints_let_out_the_thread_check_passes(actions):
+    from rogerwilco.thread import check_thread
+
+    world = Immediate()
+    for action in actions:
+        world.step(action)
+    report = check_thread(world.log, now="20261001T0000Z")
+    assert [f for f in report.findings if f.failed] == [], world.log
+    assert world.disagreements == []
+
+
+def test_what_an_endpoint_refuses_the_thread_check_reports():
+    from rogerwilco.thread import check_thread
+
+    lead, dev = Endpoint("lead"), Endpoint("dev")
+    log = []
+    for line in ("RW1 HO lead-1 from=lead to=dev item=x ask=FIX", "RW1 RB dev-1 re=lead-1 from=dev to=lead item=x ask=FIX",
+                 "RW1 CX lead-2 re=lead-1 from=lead to=dev item=x why=REVOKED"):
+        sender = lead if " from=lead " in line else dev
+        receiver = dev if sender is lead else lead
+        receiver.receive(sender.send(line))
+        log.append(line)
+    for line, kind in (("RW1 DN dev-2 re=lead-1 from=dev to=lead item=x out=OK", "act-after-cancel"),
+                       ("RW1 CX dev-3 re=lead-1 from=dev to=lead item=x why=REVOKED", "cancel-wrong-party"),
+                       ("RW1 CX lead-3 re=lead-1 from=lead to=dev item=x why=REVOKED", "closed-twice")):
+        end = lead if " from=lead " in line else dev
+        try:
+            end.send(line)
+        except ProtocolError as exc:
+            assert exc.kind == kind
+        else:
+            raise AssertionError(f"{line} was let out")
+        forced = check_thread(log + [line], now="20261001T0000Z")
+        assert (kind, line.split(" ")[2]) in {(f.kind, f.token) for f in forced.findings if f.failed}

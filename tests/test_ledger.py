@@ -62,6 +62,14 @@ def test_an_endpoint_reopened_from_its_ledger_resumes_where_it_stopped(tmp_path)
     assert [line for d, line in journal_of(path) if d == "out"][:2] == [rb, unk[0]]
 
 
+def test_a_readback_lost_to_a_restart_is_offered_again_on_redelivery(tmp_path):
+    path = tmp_path / "dev.ledger"
+    Endpoint("dev", ledger=path).receive(HO)  # the process dies before it sends the readback
+    again = Endpoint("dev", ledger=path).receive(HO)
+    assert [type(e).__name__ for e in again] == ["Redelivered", "HandoffOffered"]
+    assert again[1].readback.to_line().startswith("RW1 RB dev-1 re=lead-1 ")
+
+
 def test_two_endpoints_sharing_a_ledger_see_each_other(tmp_path):
     path = tmp_path / "dev.ledger"
     one, two = Endpoint("dev", ledger=path), Endpoint("dev", ledger=path)
@@ -169,3 +177,72 @@ def test_a_failed_step_leaves_the_memory_ledger_as_it_was():
             raise RuntimeError
     with ledger.transaction() as tx:
         assert tx.entries("dev", 0) == []
+
+
+# ---- the tool's store consults the ledger ------------------------------------------------
+
+PAY_HO = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
+          "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
+EXECUTOR = ("import json, sys\nstatement = json.load(sys.stdin)\n"
+            "print(json.dumps({'out': 'OK', 'values': statement['values']}))\n")
+
+
+def test_commit_waits_for_wilco_in_the_ledger_and_never_runs_after_a_cancel(tmp_path):
+    from rogerwilco.tool import ToolRefused, ToolStore
+
+    payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
+    scheduler = Endpoint("scheduler", profiles=["pay"])
+    store = ToolStore(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
+    with pytest.raises(ToolRefused) as unknown:
+        store.prepare(PAY_HO)
+    assert unknown.value.reason == "not-offered"  # the endpoint never received it
+    payer.receive(scheduler.send(PAY_HO))
+    prepared = store.prepare(PAY_HO)
+    argv = [sys.executable, "-c", EXECUTOR]
+    with pytest.raises(ToolRefused) as early:
+        store.commit(prepared.token, argv)
+    assert early.value.reason == "not-wilco"  # no readback yet
+    rb = payer.send(prepared.rb.replace(id="payer-1"))  # the tool's statement is the readback
+    confirm = scheduler.receive(rb)[0].confirm
+    with pytest.raises(ToolRefused):
+        store.commit(prepared.token, argv)  # rb=exec: not before AN val=Y
+    payer.receive(scheduler.send(confirm, number=True))
+    dn = store.commit(prepared.token, argv)
+    assert dn.type == "DN" and dn.get("amt") == "5400.00"
+
+
+def test_a_cancel_in_the_ledger_stops_the_commit(tmp_path):
+    from rogerwilco.tool import ToolRefused, ToolStore
+
+    payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
+    store = ToolStore(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
+    payer.receive(PAY_HO)
+    prepared = store.prepare(PAY_HO)
+    payer.send(prepared.rb.replace(id="payer-1"))
+    payer.receive("RW1 AN scheduler-2 re=payer-1 p=pay from=scheduler to=payer val=Y")
+    assert payer.may_act("scheduler-1")
+    payer.receive("RW1 CX scheduler-3 re=scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 why=REVOKED")
+    with pytest.raises(ToolRefused) as cancelled:
+        store.commit(prepared.token, [sys.executable, "-c", EXECUTOR])
+    assert cancelled.value.reason == "cancelled"
+    with pytest.raises(ToolRefused) as again:
+        store.prepare(PAY_HO)
+    assert again.value.reason == "cancelled"
+
+
+def test_the_tool_command_takes_the_ledger(tmp_path):
+    payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
+    payer.receive(PAY_HO)
+    run = [sys.executable, "-m", "rogerwilco", "tool"]
+    prepared = subprocess.run(run + ["prepare", PAY_HO, "--store", str(tmp_path / "t.db"), "--ledger",
+                                     str(tmp_path / "payer.ledger"), "--profile", "pay", "--format", "json"],
+                              capture_output=True, text=True, timeout=120)
+    assert prepared.returncode == 0, prepared.stderr
+    import json
+
+    token = json.loads(prepared.stdout)["token"]
+    refused = subprocess.run(run + ["commit", token, "--store", str(tmp_path / "t.db"), "--ledger",
+                                    str(tmp_path / "payer.ledger"), "--as", "payer", "--profile", "pay",
+                                    "--exec", sys.executable, "-c", EXECUTOR],
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and "wilco" in refused.stderr

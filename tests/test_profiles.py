@@ -62,6 +62,8 @@ def test_pay_profile_as_section_7_describes_it():
         "PAY": ("sup", "amt", "cur", "kind", "acct", "paid", "ref", "apref"),
         "CHGBANK": ("sup", "acct", "eff", "apref", "prev"),
         "SEND": ("sup", "addr", "amt", "cur", "paid", "ref"),
+        # the reversal of a wrong act (spec 5.4) asks rb=exec with the values of the payment it reverses
+        "UNDO": ("sup", "amt", "cur", "kind", "acct", "paid", "ref", "apref"),
     }
     assert set(vocab.enums["ans"]) == {"APPROVE", "DECLINE", "HOLD", "REJECT", "CALLBACK"}
     assert "prev" in vocab.types["RB"].slots and "prev" in vocab.types["DN"].slots

@@ -184,3 +184,18 @@ def test_rendering_shows_findings_owner_and_states():
     row = next(line for line in text.splitlines() if line.startswith("│ dev-2"))
     assert "awaiting-readback" in row
     assert "\x1b[" not in text
+
+
+def test_an_undo_is_followed_back_to_the_act_it_reverses():
+    ho = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
+          "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
+    values = ("sup=marlow amt=5100.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 "
+              "apref=FD-0929")
+    dn = f"RW1 DN payer-2 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-2026-057 out=OK {values}"
+    undo = (f"RW1 HO scheduler-3 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=UNDO ctx=payer-2 rb=exec "
+            f"{values}")
+    report = check_thread([ho, dn, undo], now="20261001T0000Z", profiles=["pay"])
+    state = report.ledger.handoff("scheduler-3")
+    assert (state.undoes, state.reverses) == ("scheduler-1", "payer-2")
+    assert report.ledger.to_json()["handoffs"][1]["undoes"] == "scheduler-1"
+    assert "undoes" not in report.ledger.to_json()["handoffs"][0]

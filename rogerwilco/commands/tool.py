@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--record", metavar="FILE", help="JSON object of values on file, for slots the HO leaves to the receiver")
     p.add_argument("--as", dest="me", metavar="NAME", help="the receiver's name (must be the HO's to=; default it)")
     p.add_argument("--n", type=int, help="the RB's message number (default: one more than the store's last)")
+    p.add_argument("--ledger", metavar="PATH", help="the receiver's endpoint ledger: prepare only a handoff it "
+                                                     "received and nobody closed")
     p.add_argument("--window", type=float, default=15.0, metavar="MINUTES",
                    help="how long the statement may be confirmed (default 15; never past the HO's exp)")
     add_profiles(p)
@@ -44,6 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("token", metavar="TOKEN")
     _store_arg(p)
     p.add_argument("--n", type=int, help="the DN's message number (default: one more than the store's last)")
+    p.add_argument("--ledger", metavar="PATH", help="the receiver's endpoint ledger: commit only while it says wilco, "
+                                                     "not cancelled, not closed (needs --as)")
+    p.add_argument("--as", dest="me", metavar="NAME", help="the receiver whose ledger --ledger is")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="kill the executor after this long (leaves it in doubt)")
     p.add_argument("--exec", dest="argv", nargs=argparse.REMAINDER, required=True, metavar="CMD",
                    help="the executor and its arguments, last on the line; run without a shell")
@@ -74,7 +79,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _store(args: argparse.Namespace, **kw):
     from ..tool import ToolStore
 
+    ledger = getattr(args, "ledger", None)
+    if ledger is not None:
+        from ..endpoint import Endpoint
+
+        name = getattr(args, "me", None)
+        if name is None and getattr(args, "line", None) is not None:
+            name = _to_of(args.line)  # prepare: the HO's receiver (its line is read before the store opens)
+        if name is None:
+            raise RW1Error("--ledger needs --as NAME, the receiver whose ledger it is")
+        kw["endpoint"] = Endpoint(name, profiles=receiver_from(args), ledger=ledger)
     return ToolStore(args.store, profiles=receiver_from(args), **kw)
+
+
+def _to_of(text: str) -> str | None:
+    """The to= of a line: prepare's default receiver."""
+    return next((t[3:] for t in text.split(" // ")[0].split(" ") if t.startswith("to=")), None)
 
 
 def _refused(exc) -> int:
@@ -94,9 +114,10 @@ def cmd_prepare(args: argparse.Namespace) -> int:
         from .readback import read_json_object
 
         record = read_json_object(args.record, "record")
+    args.line = line_argument(args.line)
     store = _store(args, window=_dt.timedelta(minutes=args.window))
     try:
-        prepared = store.prepare(line_argument(args.line), record=record, as_=args.me, n=args.n)
+        prepared = store.prepare(args.line, record=record, as_=args.me, n=args.n)
     except ToolRefused as exc:
         return _refused(exc)
     if args.format == "json":
