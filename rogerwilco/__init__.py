@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import IO, Any, Iterable, Iterator
 
-from .endpoint import Endpoint, ProtocolError
 from .errors import EncodeError, ProfileError, RefusedError, RW1Error, RW1SyntaxError
 from .findings import Finding
 from .message import Message, Source
@@ -38,6 +37,25 @@ __all__ = [
     "RW1Error", "RW1SyntaxError", "Source", "check_line", "dump", "dumps", "load", "load_profile",
     "loads", "read_lines", "refusal", "scan", "to_arrow", "validate_stream",
 ]
+
+
+# Imported on first use, so that a process reading lines pays only for what it uses.
+_LAZY = {"Endpoint": "endpoint", "ProtocolError": "endpoint"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rogerwilco' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def loads(line: str, profiles: Receiver | Iterable[Any] | None = None) -> Message:

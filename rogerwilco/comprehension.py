@@ -28,8 +28,10 @@ Two normalised values, by :func:`relation`:
 * ``exact``: equal;
 * ``negated`` (D13): exactly one of them is negated against the other
   (:func:`negated`: it holds a negating word, or ``un``/``non`` before or
-  joined to a word the other holds bare). That is a contradiction, decided
-  before any of the rules below;
+  joined to a word the other holds bare), and with the negation taken out
+  they are the same fact or (set-valued keys) share a distinctive word. A
+  pair one negation divides is never the same fact nor a loose match:
+  decided before any of the rules below;
 * ``same`` (:func:`same_fact`): one is a leading run of the other's words (a
   word prefix: ``monday`` and ``monday-problem``, never ``12`` and
   ``120w``), or one's word set contains the other's. A value that normalises
@@ -51,8 +53,8 @@ By key, for the keys the sender holds:
   sender value pairs with at most one receiver value and each receiver value
   serves at most one sender value. Exact pairs are made first, then
   same-fact pairs, then loose pairs, each round a maximum matching among the
-  values still unpaired (augmenting paths, sender and receiver values in
-  written order). A loose pair is a ``loose`` note. A sender value left
+  values still unpaired (:func:`pair_one_to_one`: first come first served in
+  written order, then augmenting paths). A loose pair is a ``loose`` note. A sender value left
   unpaired is a ``gap``, or a ``contradiction`` where an unpaired receiver
   value negates it; a receiver value left unpaired is a ``contradiction``
   where it negates a sender value, otherwise an ``assumption`` (note);
@@ -62,6 +64,10 @@ The receiver's ``not=`` tokens are ``no:`` values. Every receiver ``no``
 value that is exactly or by same fact a sender ``must:`` value is
 ``excluded``: the receiver ruled out something required. A loose match there
 is a ``loose`` note (D15), as everywhere else.
+
+Cost: only values that share a word (or a negated stem) are compared, so a
+key costs at most (sender values) x (receiver values); the sender's side is
+its own criteria, a handful, whatever a readback holds.
 
 ``keys=`` on the HO names the keys the sender will check: each must appear
 in the receiver's criteria, or it is a ``gap``. Without sender criteria that
@@ -194,40 +200,80 @@ def normalise(value: str, aliases: Mapping[str, tuple[str, ...]] | None = None) 
     return words
 
 
+@attrs.frozen
+class Words:
+    """A normalised value and what the comparison asks of it, computed once."""
+
+    words: tuple[str, ...]
+    set: frozenset[str]
+    negating: bool  # holds a negating word
+    stems: frozenset[str]  # words a negating prefix stands before (un-plain) or is joined to (unplain)
+    distinctive: frozenset[str]  # the words a loose match may share
+
+    @classmethod
+    def of(cls, words: Sequence[str]) -> "Words":
+        words = tuple(words)
+        stems = set()
+        for i, word in enumerate(words):
+            for prefix in NEGATING_PREFIXES:
+                if word == prefix and i + 1 < len(words):
+                    stems.add(words[i + 1])
+                elif len(word) > len(prefix) and word.startswith(prefix):
+                    stems.add(word[len(prefix):])
+        return cls(words, frozenset(words), any(w in NEGATING_WORDS for w in words), frozenset(stems),
+                   frozenset(distinctive(words)))
+
+
+def _negated(a: Words, b: Words) -> bool:
+    return a.negating or not a.stems.isdisjoint(b.set)
+
+
+def _without_negation(a: Words, b: Words) -> Words:
+    """``a`` with what negates it against ``b`` taken out: ``not-plain``, ``un-plain`` and ``unplain`` as ``plain``."""
+    out: list[str] = []
+    for i, word in enumerate(a.words):
+        if word in NEGATING_WORDS:
+            continue
+        if word in NEGATING_PREFIXES and i + 1 < len(a.words) and a.words[i + 1] in b.set:
+            continue
+        for prefix in NEGATING_PREFIXES:
+            if len(word) > len(prefix) and word.startswith(prefix) and word[len(prefix):] in b.set:
+                word = word[len(prefix):]
+                break
+        out.append(word)
+    return Words.of(out)
+
+
+def _same_fact(a: Words, b: Words) -> bool:
+    """D6's same fact, negation aside: equal, a word prefix, or word-set containment."""
+    if a.words == b.words:
+        return True
+    if not a.words or not b.words:
+        return False
+    short, long_ = (a.words, b.words) if len(a.words) <= len(b.words) else (b.words, a.words)
+    return long_[: len(short)] == short or a.set <= b.set or b.set <= a.set
+
+
 def negated(a: Sequence[str], b: Sequence[str]) -> bool:
     """Whether ``a`` is negated against ``b`` (D13).
 
     ``a`` holds a negating word, or a negating prefix standing before a word
     ``b`` holds (``un-plain``), or joined to one (``unplain``, ``nonadult``).
     """
-    held = set(b)
-    for i, word in enumerate(a):
-        if word in NEGATING_WORDS:
-            return True
-        for prefix in NEGATING_PREFIXES:
-            if word == prefix and i + 1 < len(a) and a[i + 1] in held:
-                return True
-            if len(word) > len(prefix) and word.startswith(prefix) and word[len(prefix):] in held:
-                return True
-    return False
+    return _negated(Words.of(a), Words.of(b))
 
 
 def negation_differs(a: Sequence[str], b: Sequence[str]) -> bool:
     """Exactly one of the two is negated against the other: a contradiction (D13)."""
-    return negated(a, b) != negated(b, a)
+    wa, wb = Words.of(a), Words.of(b)
+    return _negated(wa, wb) != _negated(wb, wa)
 
 
 def same_fact(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Equal; or, where no negation divides them (D13), a word prefix of the other or word-set containment (D6)."""
     if a == b:
         return True
-    if not a or not b or negation_differs(a, b):
-        return False
-    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    if long_[: len(short)] == short:
-        return True
-    sa, sb = set(a), set(b)
-    return sa <= sb or sb <= sa
+    return not negation_differs(a, b) and _same_fact(Words.of(a), Words.of(b))
 
 
 def distinctive(words: Iterable[str]) -> set[str]:
@@ -255,23 +301,27 @@ def read_len(value: str) -> tuple[Decimal, str] | None:
         return None
 
 
-def pair_one_to_one(relations: Sequence[Sequence[str | None]]) -> list[tuple[int, int, str]]:
-    """D15's pairing of set values: ``relations[i][j]`` relates sender i to receiver j.
+def pair_one_to_one(relations: Sequence[Mapping[int, str]], n_receiver: int) -> list[tuple[int, int, str]]:
+    """D15's pairing of set values: ``relations[i]`` maps receiver j to how sender i relates to it.
 
-    Exact pairs first, then same-fact, then loose; each round is a maximum
-    matching among the values the earlier rounds left unpaired, found by
-    augmenting paths with sender and receiver values taken in written order.
+    Exact pairs first, then same-fact, then loose. Each round is a maximum
+    matching among the values the earlier rounds left unpaired: first every
+    sender value, in written order, takes the first receiver value (in
+    written order) still free; then every sender value still unpaired looks
+    for an augmenting path, depth first, receiver values in written order.
     Returns ``(sender index, receiver index, relation)`` in sender order.
     """
     n_sender = len(relations)
-    n_receiver = len(relations[0]) if relations else 0
     sender_pair: list[int | None] = [None] * n_sender
     receiver_pair: list[int | None] = [None] * n_receiver
     how: list[str | None] = [None] * n_sender
     for rank in PAIRING_ORDER:
-        fixed = {j for j in range(n_receiver) if receiver_pair[j] is not None}
-        edges = [[j for j in range(n_receiver) if j not in fixed and relations[i][j] == rank] if sender_pair[i] is None else []
-                 for i in range(n_sender)]
+        edges = [[j for j in sorted(relations[i]) if relations[i][j] == rank and receiver_pair[j] is None]
+                 if sender_pair[i] is None else [] for i in range(n_sender)]
+        for i in range(n_sender):
+            j = next((j for j in edges[i] if receiver_pair[j] is None), None)
+            if j is not None:
+                sender_pair[i], receiver_pair[j] = j, i
         for i in range(n_sender):
             if sender_pair[i] is None and edges[i]:
                 _augment(i, edges, sender_pair, receiver_pair)
@@ -314,7 +364,15 @@ def _augment(start: int, edges: Sequence[Sequence[int]], sender_pair: list, rece
 @attrs.frozen
 class _Value:
     text: str  # as written, for reports
-    words: tuple[str, ...]
+    w: Words
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return self.w.words
+
+    def index_terms(self) -> frozenset[str]:
+        """Two values relate only if one's terms meet the other's (an empty value relates to an empty one)."""
+        return self.w.set | self.w.stems if self.w.words else frozenset({""})
 
 
 class Comparator:
@@ -330,7 +388,7 @@ class Comparator:
         return cls(vocab.constraint_keys, vocab.set_valued_keys, vocab.aliases)
 
     def value(self, text: str) -> _Value:
-        return _Value(text, normalise(text, self.aliases))
+        return _Value(text, Words.of(normalise(text, self.aliases)))
 
     def relation(self, key: str, a: _Value, b: _Value) -> str | None:
         """'exact', 'same', 'loose' (a match with a note), 'negated' (D13) or None."""
@@ -347,13 +405,20 @@ class Comparator:
                 # (150w-or-120w, 120w-150w) cannot be the same fact, or a
                 # hedge would pass where the single-valued key must contradict.
                 return None
-        if a.words == b.words:
+        wa, wb = a.w, b.w
+        if wa.words == wb.words:
             return EXACT
-        if a.words and b.words and negation_differs(a.words, b.words):
-            return NEGATED
-        if same_fact(a.words, b.words):
+        if not wa.words or not wb.words:
+            return None
+        if _negated(wa, wb) != _negated(wb, wa):
+            # D13: a contradiction, where the two are otherwise related
+            sa, sb = _without_negation(wa, wb), _without_negation(wb, wa)
+            if _same_fact(sa, sb) or (key in self.set_valued and not sa.distinctive.isdisjoint(sb.distinctive)):
+                return NEGATED
+            return None
+        if _same_fact(wa, wb):
             return SAME
-        if key in self.set_valued and loose_match(a.words, b.words):
+        if key in self.set_valued and not wa.distinctive.isdisjoint(wb.distinctive):
             return LOOSE
         return None
 
@@ -455,8 +520,19 @@ class Comparator:
         return []
 
     def _compare_set(self, key: str, sender: list[_Value], receiver: list[_Value]) -> list[Finding]:
-        relations = [[self.relation(key, s, r) for r in receiver] for s in sender]
-        pairs = pair_one_to_one(relations)
+        index: dict[str, list[int]] = {}
+        for j, r in enumerate(receiver):
+            for term in r.index_terms():
+                index.setdefault(term, []).append(j)
+        relations: list[dict[int, str]] = []
+        for s in sender:
+            if key == LEN_KEY:  # number and unit: 120w and 120-words share no word
+                candidates = list(range(len(receiver)))
+            else:
+                candidates = sorted({j for term in s.index_terms() for j in index.get(term, ())})
+            related = {j: self.relation(key, s, receiver[j]) for j in candidates}
+            relations.append({j: how for j, how in related.items() if how is not None})
+        pairs = pair_one_to_one(relations, len(receiver))
         findings = []
         paired_sender = {i for i, _, _ in pairs}
         open_receiver = [j for j in range(len(receiver)) if j not in {j for _, j, _ in pairs}]
@@ -468,7 +544,7 @@ class Comparator:
         for i, s in enumerate(sender):
             if i in paired_sender:
                 continue
-            opposite = next((j for j in open_receiver if relations[i][j] == NEGATED), None)
+            opposite = next((j for j in open_receiver if relations[i].get(j) == NEGATED), None)
             if opposite is not None:
                 open_receiver.remove(opposite)
                 findings.append(_contradiction(key, s, receiver[opposite]))
@@ -476,7 +552,7 @@ class Comparator:
             findings.append(_finding(FAIL, "gap", key, f"the sender holds {key}:{s.text}; the readback does not",
                                      f"{key}:{s.text}", None))
         for j in open_receiver:
-            opposite = next((i for i in range(len(sender)) if relations[i][j] == NEGATED), None)
+            opposite = next((i for i in range(len(sender)) if relations[i].get(j) == NEGATED), None)
             if opposite is not None:
                 findings.append(_contradiction(key, sender[opposite], receiver[j]))
                 continue

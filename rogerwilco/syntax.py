@@ -18,6 +18,11 @@ the tail mark), giving the same RawLine the Lark path gives; a line it
 rejects goes through Lark, which says exactly where and why. The two paths
 are proven to agree by a differential property test (tests/test_syntax.py).
 
+The derived regex is shipped precomputed (:mod:`rogerwilco._fastpath`, written
+by ``python -m rogerwilco.syntax``), so a process that reads only valid lines
+never imports Lark at all; a test derives it again from the grammar and fails
+when the two differ. Lark is imported on the first line the regex refuses.
+
 Errors never leave as Lark exceptions: they become RW1SyntaxError with the
 1-based column, the offending token (the space-delimited chunk at the error)
 and a message naming what was expected.
@@ -28,14 +33,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.load_grammar import GrammarBuilder
-
+from ._fastpath import LINE_REGEX
 from ._resources import grammar_path
 from .errors import RW1SyntaxError, printable
+
+if TYPE_CHECKING:
+    from lark import Lark
+    from lark.exceptions import UnexpectedInput
 
 TAIL_MARK = " // "
 # The bidirectional controls the grammar refuses anywhere in a line (D14): a
@@ -85,29 +91,16 @@ class RawLine(NamedTuple):
         return len(self.text) - len(self.tail or "") + 1
 
 
-class _ToRawLine(Transformer):
-    """One method per grammar rule: the grammar has one rule, ``start``."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def start(self, children: list[Token]) -> RawLine:
-        version, type_, msgid, *rest = children
-        tokens, tail = [], None
-        for tok in rest:
-            if tok.type == "SLOT":
-                tokens.append(str(tok))
-            else:
-                tail = str(tok)
-        return RawLine(
-            text=self.text,
-            version=str(version),
-            type=str(type_),
-            id=str(msgid),
-            tokens=tuple(tokens),
-            tail=tail,
-        )
+def _to_raw_line(text: str, tree: Any) -> RawLine:
+    """The grammar's one rule, ``start``, as a RawLine: version, type, id, slots in order, tail."""
+    version, type_, msgid, *rest = tree.children
+    tokens, tail = [], None
+    for tok in rest:
+        if tok.type == "SLOT":
+            tokens.append(str(tok))
+        else:
+            tail = str(tok)
+    return RawLine(text=text, version=str(version), type=str(type_), id=str(msgid), tokens=tuple(tokens), tail=tail)
 
 
 @lru_cache(maxsize=1)
@@ -116,8 +109,10 @@ def grammar_text() -> str:
 
 
 @lru_cache(maxsize=1)
-def lark_parser() -> Lark:
-    """The grammar, loaded once."""
+def lark_parser() -> "Lark":
+    """The grammar, loaded once (Lark is imported here, on first use)."""
+    from lark import Lark
+
     return Lark(grammar_text(), parser="lalr", lexer="contextual", propagate_positions=False)
 
 
@@ -142,20 +137,30 @@ def _tree_to_regex(tree, terminals: dict[str, str]) -> str:
     raise ValueError(f"grammar construct {kind!r} not supported by the fast path")
 
 
-@lru_cache(maxsize=1)
-def line_regex() -> re.Pattern[str]:
-    """The whole-line regex derived from the grammar's ``start`` rule."""
+def derive_line_regex() -> str:
+    """The whole-line regex derived from the grammar's ``start`` rule (what ``_fastpath`` ships)."""
+    from lark.load_grammar import GrammarBuilder
+
     parser = lark_parser()
     terminals = {t.name: t.pattern.to_regexp() for t in parser.terminals}
     builder = GrammarBuilder()
     builder.load_grammar(grammar_text(), "rw1.lark")
     start = builder._definitions["start"].tree
-    return re.compile(_tree_to_regex(start, terminals))
+    return _tree_to_regex(start, terminals)
+
+
+@lru_cache(maxsize=1)
+def line_regex() -> re.Pattern[str]:
+    """The whole-line regex of the fast path (derived from the grammar, shipped precomputed)."""
+    return re.compile(LINE_REGEX)
+
+
+_LINE_MATCH = line_regex().fullmatch
 
 
 def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
     """Split one line into a RawLine, or raise RW1SyntaxError."""
-    if line_regex().fullmatch(text) is not None:
+    if _LINE_MATCH(text) is not None:
         head, mark, tail = text.partition(TAIL_MARK)
         tokens = head.split(" ")
         return RawLine(text, tokens[0], tokens[1], tokens[2], tuple(tokens[3:]), tail if mark else None)
@@ -164,11 +169,13 @@ def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
 
 def parse_raw_lark(text: str, *, line_number: int | None = None) -> RawLine:
     """The Lark path alone (used on rejects, and by the differential test)."""
+    from lark.exceptions import UnexpectedInput
+
     try:
         tree = lark_parser().parse(text)
     except UnexpectedInput as exc:
         raise _syntax_error(text, exc, line_number) from None
-    return _ToRawLine(text).transform(tree)
+    return _to_raw_line(text, tree)
 
 
 def chunk_at(text: str, column: int) -> tuple[str, int]:
@@ -196,7 +203,9 @@ def chunk_at(text: str, column: int) -> tuple[str, int]:
     return text[start:end], start + 1
 
 
-def _syntax_error(text: str, exc: UnexpectedInput, line_number: int | None) -> RW1SyntaxError:
+def _syntax_error(text: str, exc: "UnexpectedInput", line_number: int | None) -> RW1SyntaxError:
+    from lark.exceptions import UnexpectedToken
+
     column = getattr(exc, "column", None)
     if not isinstance(column, int) or column < 1:
         column = len(text) + 1
@@ -215,8 +224,10 @@ def _syntax_error(text: str, exc: UnexpectedInput, line_number: int | None) -> R
     )
 
 
-def _describe(text: str, column: int, expected: list[str], exc: UnexpectedInput) -> str:
+def _describe(text: str, column: int, expected: list[str], exc: "UnexpectedInput") -> str:
     """A precise message for the commonest breakages, else what was expected."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     idx = column - 1
     if not text:
         return "empty line"
@@ -245,3 +256,21 @@ def _describe(text: str, column: int, expected: list[str], exc: UnexpectedInput)
         got = text[idx:].split(" ", 1)[0] if idx < len(text) else "the end of the line"
         return f"expected {wanted}, found {printable(got)!r}"
     return "malformed line"
+
+
+def write_fastpath() -> str:
+    """The source of :mod:`rogerwilco._fastpath`, derived from the grammar now."""
+    return (
+        '"""The fast path\'s whole-line regex, derived from grammar/rw1.lark.\n\n'
+        'Generated by ``python -m rogerwilco.syntax``; do not edit. A test derives it\n'
+        'again from the grammar and fails when the two differ.\n"""\n\n'
+        f"LINE_REGEX = {ascii(derive_line_regex())}\n"
+    )
+
+
+if __name__ == "__main__":
+    from pathlib import Path
+
+    target = Path(__file__).with_name("_fastpath.py")
+    target.write_text(write_fastpath(), encoding="utf-8")
+    print(f"wrote {target}")

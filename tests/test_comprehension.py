@@ -188,7 +188,7 @@ def test_the_audit_reproducers_of_a_negated_readback_fail():
 @pytest.mark.parametrize("sender, receiver", [
     ("tone:plain", "tone:unplain"), ("tone:plain", "tone:un-plain"), ("aud:adults", "aud:nonadults"),
     ("must:monday-problem", "must:never-monday-problem"), ("must:monday-problem", "must:without-monday-problem"),
-    ("must:client-names", "must:avoid-client-names"), ("scope:uk", "scope:except-uk"),
+    ("must:client-names", "must:avoid-client-names"), ("scope:uk-market", "scope:except-uk-market"),
     ("must:case-study", "must:case-study-forbidden"), ("tone:not-plain", "tone:plain"),
 ])
 def test_a_negating_word_or_prefix_on_one_side_contradicts(sender, receiver):
@@ -205,6 +205,15 @@ def test_a_negation_on_both_sides_is_compared_by_the_other_rules():
 def test_a_prefix_negates_only_a_word_the_other_value_holds_bare():
     assert kinds("aud:unemployed-adults", "aud:unemployed") == set()  # word prefix, no negation between them
     assert kinds("must:united-front", "must:united-front-page") == set()
+
+
+def test_a_negated_value_unrelated_to_the_missing_one_leaves_a_gap():
+    found = CMP.compare(parse_criteria("must:monday-problem"), parse_criteria("must:not-video"))
+    assert {(f.severity, f.kind, f.key) for f in found} == {("fail", "gap", "must"), ("note", "assumption", "must")}
+
+
+def test_a_negated_receiver_value_beside_a_matched_one_is_a_contradiction():
+    assert kinds("must:monday-problem", "must:monday-problem+must:no-monday-problem") == {("fail", "contradiction", "must")}
 
 
 def test_a_negated_not_token_excludes_nothing():
@@ -263,7 +272,8 @@ relations = st.integers(1, 6).flatmap(lambda n: st.integers(1, 6).flatmap(lambda
 
 @given(relations)
 def test_the_pairing_is_one_to_one_and_leaves_no_pair_it_could_make(matrix):
-    pairs = pair_one_to_one(matrix)
+    sparse = [{j: how for j, how in enumerate(row) if how is not None} for row in matrix]
+    pairs = pair_one_to_one(sparse, len(matrix[0]))
     senders = [i for i, _, _ in pairs]
     receivers = [j for _, j, _ in pairs]
     assert len(set(senders)) == len(senders) and len(set(receivers)) == len(receivers)

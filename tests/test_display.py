@@ -139,3 +139,13 @@ def test_a_mismatch_row_shows_the_invisible_character():
     make_console(buf, width=120, color=False).print(report_renderable(report))
     text = buf.getvalue()
     assert "DE12\\u200b34" in text and "\u200b" not in text
+
+
+def test_profile_check_shows_a_profile_version_escaped(tmp_path, capsys):
+    from rogerwilco.cli import main
+
+    path = tmp_path / "p.json"
+    path.write_text('{"profile": "p", "version": "1\\u202e\\u001b[2J", "extends": "RW1"}', encoding="utf-8")
+    assert main(["profile", "check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\u202e" not in out and "\x1b[2J" not in out and "\\u202e" in out

@@ -162,6 +162,19 @@ def test_the_package_has_no_runtime_dependencies_and_declares_its_api():
         assert name in declared, name
 
 
+TYPESCRIPT = ROOT / "tests" / "tools" / "typescript"
+
+
+def test_the_declarations_type_check_a_program_that_uses_the_api():
+    # the compiler from the lockfile (npm ci; nothing global); the program also holds misuse that must not compile
+    tsc = TYPESCRIPT / "node_modules" / ".bin" / "tsc"
+    if not tsc.exists():
+        subprocess.run([NPM, "ci", "--no-audit", "--no-fund"], cwd=TYPESCRIPT, check=True, capture_output=True, timeout=600)
+    result = subprocess.run([str(tsc), "-p", "tsconfig.json"], capture_output=True, text=True, cwd=TYPESCRIPT, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "@ts-expect-error" in (TYPESCRIPT / "uses-the-api.mts").read_text(encoding="utf-8")
+
+
 # ---------------------------------------------------------------- differential
 
 @pytest.fixture(scope="module")
@@ -293,9 +306,12 @@ def handoffs(draw):
         slots.append(f"due={draw(st.sampled_from(['20261010', '20261011']))}")
     if draw(st.booleans()):
         slots.append(f"pri={draw(st.integers(1, 5))}")
-    if draw(st.booleans()):
-        slots.append("rb=" + "+".join(draw(st.lists(st.sampled_from(LEVELS), min_size=1, max_size=3, unique=True))))
-    if draw(st.booleans()):
+    if draw(st.integers(0, 9)) < 7:
+        levels = draw(st.lists(st.sampled_from(LEVELS), min_size=1, max_size=3, unique=True))
+        if profile and draw(st.booleans()) and "exec" not in levels:
+            levels.append("exec")
+        slots.append("rb=" + "+".join(levels))
+    if draw(st.integers(0, 9)) < 7:
         slots.append("acc=" + draw(crit_lists))
     if draw(st.booleans()):
         slots.append("keys=" + "+".join(draw(st.lists(st.sampled_from(["len", "tone", "must", "no", "fmt"]), min_size=1,
@@ -311,7 +327,13 @@ def mutate(line: str, draw) -> str:
     """One token of a line dropped, replaced or added."""
     head, sep, tail = line.partition(" // ")
     tokens = head.split(" ")
-    choice = draw(st.integers(0, 3))
+    choice = draw(st.integers(0, 4))
+    if choice == 4:  # the envelope: another id answered, another party
+        envelope = {"re": ["re=a-9", "re=a-1"], "from": ["from=c", "from=b"], "to": ["to=c", "to=a"]}
+        at = [i for i, t in enumerate(tokens) if t.split("=", 1)[0] in envelope]
+        if at:
+            i = draw(st.sampled_from(at))
+            tokens[i] = draw(st.sampled_from(envelope[tokens[i].split("=", 1)[0]]))
     spot = draw(st.integers(3, max(3, len(tokens) - 1)))
     pool = ["pri=3", "due=20261012", "h=000000000000", "ask=REVIEW", "keep=x", "exp=20261003T0000Z", "amt=99.00",
             "acct=GB00X2", "not=" + draw(st.sampled_from(NOT_TOKENS)), "acc=" + draw(crit_lists), "do=draft",
@@ -360,6 +382,12 @@ def test_make_rb_and_check_rb_agree_with_python(port, data):
     want = handle(make)
     assert findings_of(port(make)) == findings_of(want), make
     rb = want["line"] if want.get("ok") else ho.replace("RW1 HO a-1 from=a to=b", "RW1 RB b-2 re=a-1 from=b to=a")
+    if data.draw(st.booleans()):  # criteria of the receiver's own, not those make-rb was given
+        head, sep, tail = rb.partition(" // ")
+        head = " ".join(t for t in head.split(" ") if not t.startswith(("acc=", "not="))) + " acc=" + data.draw(crit_lists)
+        if data.draw(st.booleans()):
+            head += " not=" + "+".join(data.draw(st.lists(st.sampled_from(NOT_TOKENS), min_size=1, max_size=2)))
+        rb = head + sep + tail
     for _ in range(data.draw(st.integers(0, 2))):
         rb = mutate(rb, data.draw)
     check = {"op": "check-rb", "ho": ho, "rb": rb, "profiles": profiles}
@@ -404,33 +432,38 @@ def test_check_ho_and_check_dn_agree_with_python(port, data):
     assert findings_of(port(request)) == findings_of(handle(request)), request
 
 
-THREAD_LINES = [
-    "RW1 HO a-1 from=a to=b item=x ask=DRAFT due=20261010",
-    "RW1 HO a-1 from=a to=b item=x ask=DRAFT due=20261011",
+THREAD_EVENTS = [
     "RW1 RB b-2 re=a-1 from=b to=a item=x ask=DRAFT due=20261010",
     "RW1 RB b-3 re=a-1 from=b to=a item=x ask=DRAFT due=20261012",
     "RW1 HO a-4 re=a-1 from=a to=b item=x ask=DRAFT due=20261010",
     "RW1 HO a-5 re=b-3 from=a to=b item=x ask=DRAFT due=20261010 exp=20261001T1200Z",
+    "RW1 RB b-20 re=a-5 from=b to=a item=x ask=DRAFT due=20261010",
     "RW1 UN b-6 re=a-4 from=b to=a why=DUP",
     "RW1 DN b-7 re=a-1 from=b to=a item=x out=OK",
     "RW1 DN b-8 re=a-1 from=b to=a item=x out=NOOP",
-    "RW1 CX a-9 re=a-1 from=a to=b",
-    "RW1 CX c-10 re=a-1 from=c to=b",
+    "RW1 DN b-21 re=a-5 from=b to=a item=x out=PARTIAL",
+    "RW1 CX a-9 re=a-1 from=a to=b item=x",
+    "RW1 CX a-22 re=a-5 from=a to=b item=x",
+    "RW1 CX c-10 re=a-1 from=c to=b item=x",
     "RW1 AN b-11 re=a-9 from=b to=a val=Y",
-    "RW1 FL b-12 re=a-5 from=b to=a why=UNK",
+    "RW1 FL b-12 re=a-5 from=b to=a item=x why=UNK",
     "RW1 UN b-13 re=a-1 from=b to=a why=UNK",
     "RW1 HO b-14 re=a-1 from=b to=c item=x ask=REVIEW",
     "RW1 DN c-15 re=b-14 from=c to=b item=x out=PARTIAL",
     "RW1 AQ b-16 re=a-77 from=b to=a need=TEXT",
     "RW1 HO a-17 from=a to=b item=y ask=FIX exp=20261001T0000Z",
-    "RW1 broken line",
-    "",
+    "RW1 DN b-23 re=a-17 from=b to=a item=y out=OK",
 ]
+THREAD_ODD = ["RW1 HO a-1 from=a to=b item=x ask=DRAFT due=20261011", "RW1 broken line", ""]
+thread_lines = st.tuples(
+    st.lists(st.sampled_from(THREAD_EVENTS), max_size=8),
+    st.lists(st.sampled_from(THREAD_ODD), max_size=1),
+    st.booleans(),
+).map(lambda t: (["RW1 HO a-1 from=a to=b item=x ask=DRAFT due=20261010"] if t[2] else []) + t[0] + t[1])
 
 
 @settings(max_examples=DIFF_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(THREAD_LINES), max_size=9),
-       st.sampled_from(["20260930T0000Z", "20261001T1201Z", "20261011T0000Z", "20261013T2359Z"]))
+@given(thread_lines, st.sampled_from(["20260930T0000Z", "20261001T1201Z", "20261011T0000Z", "20261013T2359Z"]))
 def test_check_thread_agrees_with_python(port, lines, now):
     request = {"op": "check-thread", "lines": lines, "now": now}
     got, want = port(request), handle(request)

@@ -92,3 +92,23 @@ def test_chunk_at_points_at_the_token_a_reader_would():
     assert chunk_at("ab  cd", 3) == ("cd", 5)
     assert chunk_at("ab ", 4) == ("ab", 1)
     assert chunk_at("", 1) == ("", 1)
+
+
+def test_the_shipped_fast_path_regex_is_the_one_derived_from_the_grammar():
+    from rogerwilco import _fastpath
+    from rogerwilco.syntax import derive_line_regex
+
+    assert _fastpath.LINE_REGEX == derive_line_regex(), "grammar changed: run python -m rogerwilco.syntax"
+
+
+def test_reading_valid_lines_never_imports_lark():
+    import subprocess
+    import sys
+
+    code = ("import sys, rogerwilco\n"
+            "rogerwilco.loads('RW1 HO a-1 from=a to=b item=x ask=FIX pri=2 // ok')\n"
+            "assert not any(m == 'lark' or m.startswith('lark.') for m in sys.modules), sorted(sys.modules)\n"
+            "try:\n    rogerwilco.loads('RW1 HO a-1 from=a  to=b')\nexcept rogerwilco.RW1SyntaxError:\n    pass\n"
+            "assert 'lark' in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

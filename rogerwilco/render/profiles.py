@@ -26,7 +26,7 @@ def problems_table(name: str, problems: Iterable[tuple[str, str, str]]) -> Table
 def ok_text(name: str, detail: str) -> Text:
     out = Text()
     out.append(printable(name), style="bold")
-    out.append(f": {detail}", style="green")
+    out.append(f": {printable(detail)}", style="green")
     return out
 
 

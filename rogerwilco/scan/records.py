@@ -83,31 +83,36 @@ def recover_envelope(text: str, raw: RawLine | None = None) -> dict[str, str]:
 
 
 def _diagnostic(file: str, line: int, column: int, text: str, field: str | None, *, why: str, reason: str,
-                token: str, message: str, raw: RawLine | None = None, recover: bool = True) -> Record:
+                token: str, message: str, raw: RawLine | None = None, recover: bool = True, ts: Any = None) -> Record:
     env = recover_envelope(text, raw) if recover else {}
     return Record(record="diagnostic", file=file, line=line, column=column, text=text, field=field,
                   type=env.get("type"), id=env.get("id"), from_=env.get("from"), to=env.get("to"), re=env.get("re"),
-                  item=env.get("item"), why=why, reason=reason, token=token, message=message, unvalidated=True)
+                  item=env.get("item"), why=why, reason=reason, token=token, message=message, unvalidated=True, ts=ts)
 
 
 def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slack: bool = False,
                     strings: list[tuple[str, str, int]] | None = None, clock: Clock | None = None) -> list[Record]:
-    """Every record of one decoded physical line, each with the line's time (``clock`` reads it; UTC by default)."""
+    """Every record of one decoded physical line, each with the line's time (``clock`` reads it; UTC by default).
+
+    In a Slack export (``slack``) the time is the message's ``ts``, set by the Slack reader.
+    """
     out: list[Record] = []
     keep: dict = {}
-    first_at: int | None = None
+    ts = None
+    timed = slack
     for frame in frames_of(text, slack=slack, strings=strings, keep=keep):
         for start, cand in candidates(frame.text):
             column = frame.column(start)
-            if first_at is None:
-                first_at = column - 1
+            if not timed:  # the line's time, read once, at its first candidate
+                timed = True
+                ts = (clock or Clock()).line_time(text, column - 1, keep.get("at"), keep.get("value"))
             undecodable = _SURROGATE.search(cand)
             if undecodable is not None:
                 bad = undecodable.start()
                 byte = ord(cand[bad]) - 0xDC00
                 shown = _SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", cand)
                 out.append(_diagnostic(file, line, column, shown, frame.field, why="UNK", reason="encoding",
-                                       token=f"\\x{byte:02x}",
+                                       token=f"\\x{byte:02x}", ts=ts,
                                        message=f"byte 0x{byte:02x} at column {bad + 1} of the candidate is not UTF-8"))
                 continue
             result = check_line(cand, receiver, line_number=line, file=file)
@@ -115,17 +120,13 @@ def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slac
             if msg is not None:
                 out.append(Record(record="message", file=file, line=line, column=column, text=cand,
                                   field=frame.field, type=msg.type, id=msg.id, from_=msg.from_, to=msg.to,
-                                  re=msg.re, item=msg.item, json=msg.to_json()))
+                                  re=msg.re, item=msg.item, json=msg.to_json(), ts=ts))
                 continue
             first = result.refusal
             out.append(_diagnostic(
                 file, line, column, cand, frame.field, why=(first.why if first else None) or "UNK",
                 reason=first.kind if first else "syntax", token=(first.token if first else "") or "",
-                message=first.message if first else "refused", raw=result.raw))
-    if out and not slack:
-        ts = (clock or Clock()).line_time(text, first_at or 0, keep.get("at"), keep.get("value"))
-        if ts is not None:
-            out = [attrs.evolve(r, ts=ts) for r in out]
+                message=first.message if first else "refused", raw=result.raw, ts=ts))
     return out
 
 

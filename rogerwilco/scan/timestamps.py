@@ -41,6 +41,7 @@ _ACCESS = re.compile(r"\[(\d{2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}):(\d{2}):(\d{2})
 _SYSLOG = re.compile(r"(?:<\d{1,3}>)?([A-Z][a-z]{2}) ([ 0-3]?\d) (\d{2}):(\d{2}):(\d{2})(?![0-9])")
 _MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
                                        "Dec"), 1)}
+_DIGIT = re.compile(r"[0-9]")
 _EPOCH_TEXT = re.compile(r"-?\d{1,16}(?:\.\d{1,9})?")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -111,7 +112,7 @@ def epoch(value: float | int | str) -> Read:
 
 def prefix_time(prefix: str, default_tz: tzinfo | None = None, year: int | None = None) -> Read:
     """The first time written in a line's prefix (the text before its candidate or its JSON)."""
-    if not prefix or not any(c.isdigit() for c in prefix[:200]):
+    if not prefix or _DIGIT.search(prefix) is None:
         return _NONE
     best: tuple[int, Any] | None = None
     m = _ISO.search(prefix)

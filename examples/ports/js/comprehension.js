@@ -159,10 +159,18 @@ function normalise(value, aliases = null) {
 
 const sameWords = (a, b) => a.length === b.length && a.every((w, i) => w === b[i]);
 
-// Equal, a word prefix of the other, or word-set containment (D6).
+// Equal, a word prefix of the other, or word-set containment (D6), where no
+// negation divides them (D13).
 function sameFact(a, b) {
   if (sameWords(a, b)) return true;
   if (!a.length || !b.length || negationDiffers(a, b)) return false;
+  return sameFactPlain(a, b);
+}
+
+// D6's same fact, negation aside.
+function sameFactPlain(a, b) {
+  if (sameWords(a, b)) return true;
+  if (!a.length || !b.length) return false;
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   if (sameWords(long.slice(0, short.length), short)) return true;
   const sa = new Set(a);
@@ -201,6 +209,33 @@ function negated(a, b) {
 
 // Exactly one of the two is negated against the other: a contradiction (D13).
 const negationDiffers = (a, b) => negated(a, b) !== negated(b, a);
+
+// `a` with what negates it against `b` taken out: not-plain, un-plain and
+// unplain as plain.
+function withoutNegation(a, b) {
+  const d = data();
+  const held = new Set(b);
+  const out = [];
+  for (let i = 0; i < a.length; i++) {
+    let word = a[i];
+    if (d.negWords.has(word)) continue;
+    if (d.negPrefixes.includes(word) && i + 1 < a.length && held.has(a[i + 1])) continue;
+    for (const prefix of d.negPrefixes) {
+      if (word.length > prefix.length && word.startsWith(prefix) && held.has(word.slice(prefix.length))) {
+        word = word.slice(prefix.length);
+        break;
+      }
+    }
+    out.push(word);
+  }
+  return out;
+}
+
+function sharesDistinctive(a, b) {
+  const da = distinctive(a);
+  for (const w of distinctive(b)) if (da.has(w)) return true;
+  return false;
+}
 
 // "120w" as [number text, unit]; null where the value is not number-and-unit.
 const LEN_RE = /^([0-9]+(?:\.[0-9]+)?)[-_]?([a-z]*)$/;
@@ -245,8 +280,10 @@ const NEGATED = "negated";
 
 // D15's pairing of set values: relations[i][j] relates sender i to receiver j.
 // For each relation in the data's order (exact, same, loose), a maximum
-// matching among the values earlier rounds left unpaired, by augmenting paths
-// (Kuhn) with sender and receiver values in written order. Returns
+// matching among the values earlier rounds left unpaired: first each sender
+// value in written order takes the first free receiver value it relates to,
+// then each one still unpaired looks for an augmenting path (Kuhn), receiver
+// values in written order. Returns
 // [sender index, receiver index, relation] in sender order.
 function pairOneToOne(relations) {
   const nSender = relations.length;
@@ -262,6 +299,13 @@ function pairOneToOne(relations) {
       const row = [];
       if (senderPair[i] === null) for (let j = 0; j < nReceiver; j++) if (!fixed.has(j) && relations[i][j] === rank) row.push(j);
       edges.push(row);
+    }
+    for (let i = 0; i < nSender; i++) {
+      const j = edges[i].find((k) => receiverPair[k] === null);
+      if (j !== undefined) {
+        senderPair[i] = j;
+        receiverPair[j] = i;
+      }
     }
     for (let i = 0; i < nSender; i++) if (senderPair[i] === null && edges[i].length) augment(i, edges, senderPair, receiverPair);
     for (let i = 0; i < nSender; i++) if (senderPair[i] !== null && how[i] === null) how[i] = rank;
@@ -332,7 +376,12 @@ class Comparator {
       if (la !== null || lb !== null) return null;
     }
     if (sameWords(a.words, b.words)) return EXACT;
-    if (a.words.length && b.words.length && negationDiffers(a.words, b.words)) return NEGATED;
+    if (a.words.length && b.words.length && negationDiffers(a.words, b.words)) {
+      // D13: a contradiction, where the two are otherwise related
+      const sa = withoutNegation(a.words, b.words);
+      const sb = withoutNegation(b.words, a.words);
+      return sameFactPlain(sa, sb) || (this.setValued.has(key) && sharesDistinctive(sa, sb)) ? NEGATED : null;
+    }
     if (sameFact(a.words, b.words)) return SAME;
     if (this.setValued.has(key) && looseMatch(a.words, b.words)) return LOOSE;
     return null;
