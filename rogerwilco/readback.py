@@ -95,7 +95,11 @@ class ReadbackReport:
     other: Message | None = None  # the RB or DN checked
 
     def to_json(self) -> dict[str, Any]:
-        return {"passed": self.passed, "findings": [f.to_json() for f in self.findings]}
+        """The verdict, the findings and, for a readback, each tier's status by name."""
+        out: dict[str, Any] = {"passed": self.passed, "findings": [f.to_json() for f in self.findings]}
+        if self.tiers:
+            out["tiers"] = [{"tier": t, "name": TIERS[t], "status": self.tiers.get(t, NOT_CHECKED)} for t in sorted(TIERS)]
+        return out
 
     def unchecked_tiers(self) -> tuple[int, ...]:
         """Tiers the HO asked for that could not be checked (D12): 4 without criteria, 5 without a record."""
