@@ -2,14 +2,14 @@
 
 Tier 4 without criteria from the sender and tier 5 with a value the receiver
 resolved and no sender record: the readback passes, the verdict says which
-tier was not checked ("wilco, tier 5 not checked"), and the CLI exits 0
+tier was not checked ("tier 5 not checked"), and the CLI exits 0
 unless ``--strict``, where it exits 1.
 """
 
 from __future__ import annotations
 
 from rogerwilco.cli import main
-from rogerwilco.readback import NOT_CHECKED, check_rb
+from rogerwilco.readback import check_rb
 
 HO = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
       "amt=5400.00 cur=GBP kind=GROSS paid=20261002 ref=MD-2026-057 apref=FD-0929")
@@ -25,12 +25,12 @@ def test_a_resolved_value_without_a_record_is_an_unchecked_note_naming_the_slot(
     assert report.passed
     notes = [(f.kind, f.tier, f.key) for f in report.findings if f.severity == "note"]
     assert ("unchecked", 5, "acct") in notes
-    assert report.tiers[5] == NOT_CHECKED and report.unchecked_tiers() == (5,)
+    assert report.unchecked == (5,)
 
 
 def test_with_a_record_the_resolved_value_is_checked_and_the_note_goes():
     report = check_rb(HO, RB, profiles=["pay"], record={"acct": "40-12-88/61102938"})
-    assert report.passed and report.unchecked_tiers() == ()
+    assert report.passed and report.unchecked == ()
     assert not [f for f in report.findings if f.kind == "unchecked"]
     wrong = check_rb(HO, RB, profiles=["pay"], record={"acct": "11-22-33/00000000"})
     assert not wrong.passed and [(f.kind, f.key) for f in wrong.failures()] == [("record", "acct")]
@@ -38,15 +38,15 @@ def test_with_a_record_the_resolved_value_is_checked_and_the_note_goes():
 
 def test_tier_4_without_sender_criteria_is_not_checked():
     report = check_rb(HO_ACC, RB_ACC)
-    assert report.passed and report.unchecked_tiers() == (4,)
+    assert report.passed and report.unchecked == (4,)
 
 
 def test_the_verdict_says_which_tier_was_not_checked_and_strict_exits_1(capsys):
     assert main(["check-rb", "--ho", HO, "--rb", RB, "--profile", "pay"]) == 0
-    assert "wilco, tier 5 not checked" in capsys.readouterr().out
+    assert "tier 5 not checked" in capsys.readouterr().out
     assert main(["check-rb", "--ho", HO, "--rb", RB, "--profile", "pay", "--strict"]) == 1
     assert main(["check-rb", "--ho", HO_ACC, "--rb", RB_ACC, "--strict"]) == 1
-    assert "wilco, tier 4 not checked" in capsys.readouterr().out
+    assert "tier 4 not checked" in capsys.readouterr().out
     assert main(["check-rb", "--ho", HO_ACC, "--rb", RB_ACC, "--expect-acc", "len:120w+tone:plain", "--strict"]) == 0
     out = capsys.readouterr().out
-    assert "readback passes every tier asked for" in out and "not checked" not in out.split("\n")[0]
+    assert "readback passes every tier asked for" in out
