@@ -12,8 +12,13 @@ from __future__ import annotations
 from .display import caret_lines, printable  # re-exported: the one escaping function for text shown to a person
 
 
-class RW1Error(Exception):
-    """Base class of every error this package raises."""
+class RW1Error(ValueError):
+    """Base class of every error this package raises.
+
+    A ``ValueError``: a refused line or an unusable argument is a value the
+    caller gave, so validators that catch ``ValueError`` (pydantic's among
+    them) report it as a validation failure rather than a crash.
+    """
 
     def __init__(
         self,

@@ -30,8 +30,9 @@ simulating it, one step per character over the set of live states: time is
 at most (length of the value) x (number of states), whatever the pattern.
 The state sets met are cached as the states of a lazily built DFA, so a
 pattern matched against many short values costs one dictionary lookup per
-character once warm; the cache is bounded and cleared when full, which costs
-time (back to the NFA step) but never correctness.
+character once warm; the cache is bounded (states, transitions per state, and
+NFA states held) and cleared when full, which costs time (back to the NFA
+step) but never correctness. Compiled patterns are cached (64 most recent).
 
 Limits (refused at load, documented in docs/profiles.md): a pattern is at
 most 1,000 characters; a counted repeat is at most ``{1000}``; the compiled
@@ -52,6 +53,7 @@ MAX_REPEAT = 1000
 MAX_STATES = 10_000
 _DFA_CACHE_LIMIT = 4096  # cached DFA states per pattern before the cache is cleared
 _DFA_ROW_LIMIT = 512  # cached transitions per DFA state (distinct characters)
+_DFA_BUDGET = 200_000  # NFA states held in all cached transitions of one pattern before the cache is cleared
 
 _META = frozenset("().*+?[]\\{}|")
 _ESCAPABLE = frozenset("()*+-.?[\\]^{|}")
@@ -382,6 +384,7 @@ class IRegexp:
         self.states = len(builder.kind)
         self._start = self._closure((entry,))
         self._dfa: dict[frozenset[int], dict[str, frozenset[int]]] = {}
+        self._held = 0  # NFA states held by the cached transitions (memory bound)
 
     def __repr__(self) -> str:
         return f"IRegexp({self.pattern!r})"
@@ -421,14 +424,16 @@ class IRegexp:
         for ch in value:
             row = dfa.get(current)
             if row is None:
-                if len(dfa) >= _DFA_CACHE_LIMIT:
+                if len(dfa) >= _DFA_CACHE_LIMIT or self._held >= _DFA_BUDGET:
                     dfa.clear()
+                    self._held = 0
                 row = dfa[current] = {}
             nxt = row.get(ch)
             if nxt is None:
                 nxt = self._step(current, ch)
                 if len(row) < _DFA_ROW_LIMIT:
                     row[ch] = nxt
+                    self._held += len(nxt)
             if not nxt:
                 return False
             current = nxt
@@ -450,7 +455,7 @@ def check(pattern: object) -> None:
     compile(pattern)  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def _compile(pattern: str) -> IRegexp:
     return IRegexp(pattern)
 

@@ -51,7 +51,7 @@ import hashlib
 import re
 import sys
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator, Mapping, Sequence
+from typing import IO, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import attrs
 
@@ -268,9 +268,34 @@ def _line_findings(result: LineResult, file: str) -> Iterator[LintFinding]:
                           hint=f.hint, fix=f.fix)
 
 
-def _at(m: Message, file: str, code: str, message: str, *, token: str | None = None, key: str | None = None) -> LintFinding:
+class _Seen(NamedTuple):
+    """What the stream rules keep of a message: its envelope and where it stands."""
+
+    type: str
+    id: str
+    re: str | None
+    from_: str
+    to: str
+    text: str
+    line: int
+
+
+def _seen(m: Message) -> _Seen:
     text = m.source.text if m.source is not None else m.to_line()
     line = m.source.line if m.source is not None and m.source.line is not None else 1
+    return _Seen(sys.intern(m.type), m.id, m.re, sys.intern(m.from_), sys.intern(m.to), text, line)
+
+
+def _digest(message: Message) -> int:
+    """What makes two messages with one id the same message (as ``==`` compares them), in 8 bytes."""
+    slots = sorted((key, repr(value)) for key, value in message.slots.items())
+    basis = repr((message.v, message.type, message.id, message.from_, message.to, message.re, message.item, slots,
+                  message.tail))
+    return int.from_bytes(hashlib.blake2b(basis.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+
+
+def _at(m: _Seen, file: str, code: str, message: str, *, token: str | None = None, key: str | None = None) -> LintFinding:
+    text, line = m.text, m.line
     column = None
     token = m.id if token is None else token
     words = text.split(" ", 3)
@@ -283,64 +308,81 @@ def _at(m: Message, file: str, code: str, message: str, *, token: str | None = N
                        column=column, token=token, text=text, key=key or m.id)
 
 
-def stream_findings(messages: Sequence[Message], file: str, *, receiver: Receiver, now: str | None,
+def stream_findings(messages: Iterable[Message], file: str, *, receiver: Receiver, now: str | None,
                     enabled: frozenset[str]) -> list[LintFinding]:
-    """The rules across the stream, over its valid messages in order."""
-    out: list[LintFinding] = []
-    by_id: dict[str, Message] = {}
-    last_number: dict[str, tuple[int, str]] = {}
-    for m in messages:
-        earlier = by_id.get(m.id)
-        if earlier is not None:
-            if earlier != m:
-                where = earlier.source.line if earlier.source is not None else "?"
-                out.append(_at(m, file, "RW100", f"id {m.id} is already used by a different message on line {where}",
-                               token=m.id))
-            continue
-        by_id[m.id] = m
-        match = _ID_NUMBER.fullmatch(m.id)
-        if match is not None:
-            n = int(match.group(2))
-            previous = last_number.get(m.from_)
-            if previous is not None and n <= previous[0]:
-                out.append(_at(m, file, "RW101", f"{m.id} does not go forward from {m.from_}'s last id {previous[1]}",
-                               token=m.id))
-            if previous is None or n > previous[0]:
-                last_number[m.from_] = (n, m.id)
+    """The rules across the stream, over its valid messages in order.
 
-    unique = list(by_id.values())
-    for m in unique:
+    One pass, linear in the messages: ``messages`` may be a generator; what is
+    kept of each is its envelope and its line (:class:`_Seen`), and the thread
+    rules read the same pass through :func:`rogerwilco.thread.check_thread`.
+    """
+    out: list[LintFinding] = []
+    by_id: dict[str, _Seen] = {}
+    digests: dict[str, int] = {}
+    last_number: dict[str, tuple[int, str]] = {}
+
+    def unique() -> Iterator[Message]:
+        for m in messages:
+            digest = _digest(m)
+            earlier = by_id.get(m.id)
+            if earlier is not None:
+                if digests[m.id] != digest:
+                    out.append(_at(_seen(m), file, "RW100", f"id {m.id} is already used by a different message on "
+                                                           f"line {earlier.line}", token=m.id))
+                continue
+            by_id[m.id] = _seen(m)
+            digests[m.id] = digest
+            match = _ID_NUMBER.fullmatch(m.id)
+            if match is not None:
+                n = int(match.group(2))
+                previous = last_number.get(m.from_)
+                if previous is not None and n <= previous[0]:
+                    out.append(_at(by_id[m.id], file, "RW101", f"{m.id} does not go forward from {m.from_}'s last "
+                                                               f"id {previous[1]}", token=m.id))
+                if previous is None or n > previous[0]:
+                    last_number[m.from_] = (n, m.id)
+            yield m
+
+    report = None
+    if enabled & set(THREAD_KINDS.values()):
+        from .thread import check_thread
+
+        report = check_thread(unique(), now=now or "99991231T2359Z", profiles=receiver)
+    else:
+        for _ in unique():
+            pass
+    del digests
+
+    for m in by_id.values():
         if m.re is not None and m.re not in by_id:
             out.append(_at(m, file, "RW102", f"{m.type} {m.id} answers re={m.re}, which names no message in the stream",
                            token=f"re={m.re}"))
 
-    replies: dict[str, list[Message]] = {}
-    for m in unique:
-        if m.re is not None:
-            replies.setdefault(m.re, []).append(m)
-    for m in unique:
-        answers = replies.get(m.id, [])
+    answered: set[str] = set()  # HOs read back, refused, cancelled or carried forward; AQs answered or refused
+    for r in by_id.values():
+        m = by_id.get(r.re) if r.re is not None else None
+        if m is None:
+            continue
         if m.type == "HO":
-            read_back = any(r.type == "RB" and r.from_ == m.to for r in answers)
-            refused_or_cancelled = any((r.type == "UN" and r.from_ == m.to) or (r.type == "CX" and r.from_ == m.from_)
-                                       for r in answers)
-            carried = any(r.type == "HO" and r.from_ == m.from_ for r in answers)
-            if not (read_back or refused_or_cancelled or carried):
-                out.append(_at(m, file, "RW103", f"HO {m.id} to {m.to} is never read back: no RB from {m.to} answers it"))
+            if ((r.type == "RB" and r.from_ == m.to) or (r.type == "UN" and r.from_ == m.to)
+                    or (r.type == "CX" and r.from_ == m.from_) or (r.type == "HO" and r.from_ == m.from_)):
+                answered.add(m.id)
+        elif m.type == "AQ" and r.type in ("AN", "UN") and r.from_ == m.to:
+            answered.add(m.id)
+    for m in by_id.values():
+        if m.id in answered:
+            continue
+        if m.type == "HO":
+            out.append(_at(m, file, "RW103", f"HO {m.id} to {m.to} is never read back: no RB from {m.to} answers it"))
         elif m.type == "AQ":
-            if not any(r.type in ("AN", "UN") and r.from_ == m.to for r in answers):
-                out.append(_at(m, file, "RW104", f"AQ {m.id} to {m.to} is never answered (AN) or refused (UN)"))
+            out.append(_at(m, file, "RW104", f"AQ {m.id} to {m.to} is never answered (AN) or refused (UN)"))
 
-    if enabled & set(THREAD_KINDS.values()):
-        out.extend(_thread_findings(unique, by_id, file, receiver=receiver, now=now))
+    if report is not None:
+        out.extend(_thread_findings(report, by_id, file, now=now))
     return out
 
 
-def _thread_findings(messages: list[Message], by_id: Mapping[str, Message], file: str, *, receiver: Receiver,
-                     now: str | None) -> list[LintFinding]:
-    from .thread import check_thread
-
-    report = check_thread(messages, now=now or "99991231T2359Z", profiles=receiver)
+def _thread_findings(report: Any, by_id: Mapping[str, _Seen], file: str, *, now: str | None) -> list[LintFinding]:
     out = []
     for f in report.findings:
         code = THREAD_KINDS.get(f.kind)
@@ -394,15 +436,16 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     if embedded is None:
         embedded = not is_stream_file(file)
     findings: list[LintFinding] = []
-    messages: list[Message] = []
     places: dict[tuple[int, str], tuple[str, Any, int]] = {}
-    if embedded:
-        for result, physical, frame, start in _embedded_results(fp, receiver, file):
-            places[(result.line_number or 1, result.text)] = (physical, frame, start)
-            findings.extend(_line_findings(result, file))
-            if result.message is not None:
-                messages.append(result.message)
-    else:
+
+    def valid() -> Iterator[Message]:
+        if embedded:
+            for result, physical, frame, start in _embedded_results(fp, receiver, file):
+                places[(result.line_number or 1, result.text)] = (physical, frame, start)
+                findings.extend(_line_findings(result, file))
+                if result.message is not None:
+                    yield result.message
+            return
         if hasattr(fp, "read"):
             results = validate_stream(fp, receiver, file=file)  # type: ignore[arg-type]
         else:
@@ -411,8 +454,10 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
         for result in results:
             findings.extend(_line_findings(result, file))
             if result.message is not None:
-                messages.append(result.message)
-    findings.extend(stream_findings(messages, file, receiver=receiver, now=now, enabled=enabled))
+                yield result.message
+
+    across = stream_findings(valid(), file, receiver=receiver, now=now, enabled=enabled)
+    findings.extend(across)
     kept = [f for f in findings if f.code in enabled]
     if places:
         kept = [_in_physical_line(f, places) for f in kept]

@@ -95,7 +95,11 @@ class ReadbackReport:
     other: Message | None = None  # the RB or DN checked
 
     def to_json(self) -> dict[str, Any]:
-        return {"passed": self.passed, "findings": [f.to_json() for f in self.findings]}
+        """The verdict, the findings and, for a readback, each tier's status by name."""
+        out: dict[str, Any] = {"passed": self.passed, "findings": [f.to_json() for f in self.findings]}
+        if self.tiers:
+            out["tiers"] = [{"tier": t, "name": TIERS[t], "status": self.tiers.get(t, NOT_CHECKED)} for t in sorted(TIERS)]
+        return out
 
     def failures(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.severity == FAIL)

@@ -37,7 +37,13 @@ a void readback) are the live endpoint's, not this check's contract.
 **Open handoffs.** A live HO still open at the end is compared with ``now``:
 past its ``exp=`` it is ``open-past-exp``, on a day after its ``due=`` date
 ``open-past-due`` (both when both hold), and the handoff is ``orphaned``;
-otherwise it is the note ``open``.
+otherwise it is the note ``open``. One whose readback failed and that was
+neither re-issued nor cancelled is also ``held`` (a note: its sender closes
+it, never leaves it, 5.4).
+
+**Questions.** An AQ neither answered (AN) nor refused (UN) by the agent it
+asked is ``unanswered`` (spec 5 rule 2): a fail once its ``by=`` has passed, a
+note before (or with no ``by=``).
 
 **Readback and ownership.** An HO's readback passed when an RB answering it
 passes the sender's check, :func:`rogerwilco.readback.check_rb` (the thread
@@ -72,8 +78,8 @@ CLOSE_EVENTS = ("DN-act", "DN-noop", "UN", "FL", "CX")
 HANDOFF_STATES = ("awaiting-readback", "owned", "held", "orphaned", "closed", "reissued")
 THREAD_KINDS = {
     "fail": ("open-past-exp", "open-past-due", "closed-twice", "act-after-cancel", "cancel-wrong-party",
-             "reply-to-unknown", "form"),
-    "note": ("cancel-unacknowledged", "open"),
+             "reply-to-unknown", "form", "unanswered"),
+    "note": ("cancel-unacknowledged", "open", "held", "unanswered"),
 }
 #: the table's finding kinds that are this check's (the others are the live endpoint's alone)
 _TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel"})
@@ -317,13 +323,32 @@ def check_thread(
             due = ho.get("due")
             if due is not None and at.date() > _date(due):
                 late.append(_fail("open-past-due", ho.id, f"{ho.id} is still open after its due={due}"))
-            if late:
+            if rb_state == "failed":  # a held handoff: re-issue it or cancel it, never leave it (5.4)
+                late.append(_note("held", ho.id, f"{ho.id}'s readback {rb_id} did not pass and it was neither "
+                                                 "re-issued nor cancelled", token=rb_id))
+            if any(f.failed for f in late):
                 findings.extend(late)
                 state = "orphaned"
+            elif late:
+                findings.extend(late)
+                findings.append(_note("open", ho.id, f"{ho.id} is open and in time"))
+                state = "held"
             else:
                 findings.append(_note("open", ho.id, f"{ho.id} is open and in time"))
                 state = {"passed": "owned", "failed": "held", None: "awaiting-readback"}[rb_state]
             states[ho_id] = HandoffState(state=state, **common)
+
+    # every question answered or refused by the agent it asked, never left (spec 5 rule 2)
+    for aq in (m for m in messages if m.type == "AQ"):
+        if ends[aq.to]._questions.get(aq.id) is not None:
+            continue
+        by = aq.get("by")
+        if by is not None and at.date() > _date(by):
+            findings.append(_fail("unanswered", None, f"AQ {aq.id} to {aq.to} is not answered, and its by={by} "
+                                                      "has passed", token=aq.id))
+        else:
+            findings.append(_note("unanswered", None, f"AQ {aq.id} to {aq.to} is not answered yet"
+                                                      + (f" (by={by})" if by else ""), token=aq.id))
 
     # the owner of each item
     owners: dict[str, ItemOwner] = {}

@@ -14,8 +14,8 @@ phases, kept in a SQLite file (the *store*):
     :mod:`secrets` (128 random bits, never derived from the message) and the
     RB line is returned, composed by code (:func:`rogerwilco.readback.make_rb`)
     with the execution slots as they will run, ``x_tok=<token>`` and
-    ``exp=``: now plus the window (15 minutes by default), never later than
-    the HO's own ``exp``.
+    ``exp=``: now plus the window (15 minutes by default), rounded up to the
+    minute, never later than the HO's own ``exp``.
 
 ``commit(token, argv)``
     runs the executor once. In one ``BEGIN IMMEDIATE`` transaction the
@@ -32,9 +32,22 @@ phases, kept in a SQLite file (the *store*):
     The DN carries the values the executor reported, never the plan, so the
     sender's ``check-dn`` sees what actually ran.
 
+**One handoff, one act.** The issues of a handoff (an HO, its re-sends, its
+re-issues after a void readback: :func:`rogerwilco.handoff.issue_link`, the
+rule :func:`rogerwilco.thread.check_thread` uses) share a handoff key in the
+table ``issues``; keys are joined in the same ``BEGIN IMMEDIATE`` transaction
+that prepares, commits or cancels, and a partial unique index allows one
+statement per key in the states that can commit or have run. A re-send
+after the readback is refused and answered ``UN why=DUP``; a re-issue
+replaces the prepared statement; an earlier issue arriving late is refused.
+Where an issue never reached the store (an HO whose ``re=`` names a message
+of its agents the store never saw, a cancel naming such an HO), the store
+cannot tell two handoffs between the same agents about the same item apart,
+and reads them as one: it refuses a second act, and the cancel covers both.
+
 ``abandon(token)`` discards a prepared statement. ``cancel(CX)`` records the
-cancel for the HO (a later ``prepare`` of it is refused), abandons whatever
-was prepared for it and answers ``AN re=<CX id> val=Y``; where the act
+cancel for the handoff (a later ``prepare`` of any issue is refused), abandons
+whatever was prepared for it and answers ``AN re=<CX id> val=Y``; where the act
 already ran it answers with the act's DN instead; where the act is in doubt
 it answers nothing and says why.
 

@@ -504,7 +504,15 @@ def _compile_rule(raw: Mapping[str, Any], profile: str | None, all_types: Iterab
 
 
 def compile_vocabulary(profile: Mapping[str, Any] | None = None) -> Vocabulary:
-    """Merge the core with one profile document and compile the slot tables."""
+    """Merge the core with one profile document and compile the slot tables.
+
+    A document with a problem (see :func:`profile_problems`) is refused with
+    ProfileError here too, so no path compiles a profile the loader would refuse.
+    """
+    if profile is not None:
+        problems = profile_problems(profile)
+        if problems:
+            raise ProfileError(problems[0][1], path=problems[0][0])
     core = core_document()
     pname = profile["profile"] if profile else None
     enums = {name: dict(codes) for name, codes in core["enums"].items()}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 import rogerwilco
 
 
@@ -29,3 +31,21 @@ def test_load_and_dump_round_trip_a_stream():
     out = io.StringIO()
     rogerwilco.dump(messages, out)
     assert out.getvalue() == text
+
+
+def test_every_error_of_the_package_is_a_value_error():
+    """A refusal is a bad value: frameworks that catch ValueError (pydantic validators) treat it as one."""
+    with pytest.raises(ValueError) as caught:
+        rogerwilco.loads("RW1 HO a-1 from=a to=b item=x ask=PAYY")
+    assert isinstance(caught.value, rogerwilco.RW1Error) and caught.value.token == "ask=PAYY"
+
+
+def test_a_readback_report_says_each_tiers_status_in_its_json():
+    from rogerwilco.readback import check_rb
+
+    ho = "RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT due=20261002"
+    rb = "RW1 RB writer-01 re=research-01 from=writer to=research item=gh:crox/site#42 ask=DRAFT due=20261002"
+    tiers = check_rb(ho, rb).to_json()["tiers"]
+    assert [(t["tier"], t["name"]) for t in tiers] == [(1, "receipt"), (2, "integrity"), (3, "echo"),
+                                                         (4, "comprehension"), (5, "execution")]
+    assert tiers[0]["status"] == "passed" and tiers[1]["status"] == "not checked"

@@ -187,3 +187,11 @@ def test_matching_agrees_with_a_backtracking_engine_on_small_inputs(generated, v
         expected = re.fullmatch(pattern, value, re.DOTALL) is not None
         assert compiled.fullmatch(value) is expected, (pattern, value)
         assert compiled.count_steps(value)[0] is expected, (pattern, value)
+
+
+def test_the_dfa_cache_stays_bounded_on_a_value_of_many_distinct_characters():
+    compiled = IRegexp("(.|a)*Z")
+    value = "".join(chr(0x4E00 + i) for i in range(20_000)) + "Z"
+    assert compiled.fullmatch(value) is True
+    assert sum(len(row) for row in compiled._dfa.values()) <= 512 * len(compiled._dfa)
+    assert compiled._held <= iregexp._DFA_BUDGET + compiled.states

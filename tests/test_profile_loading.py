@@ -226,3 +226,9 @@ def test_a_mutated_profile_loads_and_works_on_every_line_or_is_refused_with_a_pa
         handle({"op": "reply", "line": line, "as": "me", "n": 1, "profiles": [loaded]})
     assert legend(vocab) and legend(vocab, lean=True) and legend(vocab, fmt="md")
     assert schema_for(vocab)
+
+
+def test_compiling_a_document_directly_runs_the_same_check():
+    with pytest.raises(ProfileError) as caught:
+        compile_vocabulary(with_rule(when={"zz": {"prefix": 5}}))
+    assert caught.value.path == "$.translation[0].when.zz"

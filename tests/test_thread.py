@@ -186,6 +186,41 @@ def test_rendering_shows_findings_owner_and_states():
     assert "\x1b[" not in text
 
 
+def test_cycles_of_re_are_walked_once_and_end():
+    # re= loops (a stream cannot be sent this way, but a file can say it): each chain is walked once
+    lines = ["RW1 HO lead-1 re=lead-2 from=lead to=dev item=x:1 ask=FIX due=20261010",
+             "RW1 HO lead-2 re=lead-1 from=lead to=dev item=x:1 ask=FIX due=20261010",
+             "RW1 HO lead-3 re=lead-2 from=lead to=dev item=x:1 ask=FIX due=20261010",
+             "RW1 DN dev-1 re=lead-3 from=dev to=lead item=x:1 out=OK",
+             "RW1 CX lead-4 re=lead-5 from=lead to=dev item=x:1 why=REVOKED",
+             "RW1 CX lead-5 re=lead-4 from=lead to=dev item=x:1 why=REVOKED",
+             "RW1 DN dev-2 re=lead-1 from=dev to=lead item=x:1 out=OK"]
+    report = check_thread(lines, now=NOW)
+    # the three issues are one handoff, so the DN naming the first is a second close
+    assert [(f.kind, f.key, f.token) for f in report.findings] == [("closed-twice", "lead-3", "dev-2")]
+    assert [(h.id, h.state, h.next, h.closer) for h in report.ledger.handoffs] == [
+        ("lead-1", "reissued", "lead-2", None), ("lead-2", "reissued", "lead-3", None),
+        ("lead-3", "closed", None, "dev-1")]
+
+
+def test_a_long_chain_of_re_sends_is_one_handoff():
+    lines = ["RW1 HO lead-1 from=lead to=dev item=x:1 ask=FIX due=20261010"]
+    lines += [f"RW1 HO lead-{n} re=lead-{n - 1} from=lead to=dev item=x:1 ask=FIX due=20261010"
+              for n in range(2, 3001)]
+    lines += ["RW1 DN dev-1 re=lead-1 from=dev to=lead item=x:1 out=OK",
+              "RW1 DN dev-2 re=lead-1500 from=dev to=lead item=x:1 out=OK"]
+    report = check_thread(lines, now=NOW)
+    assert [(f.kind, f.key, f.token) for f in report.findings] == [("closed-twice", "lead-3000", "dev-2")]
+    assert report.ledger.handoff("lead-3000").state == "closed"
+    assert report.ledger.handoff("lead-1").state == "reissued"
+
+
+def test_a_readback_that_arrives_before_its_handoff_still_counts():
+    report = check_thread([RB, HO], now=NOW)
+    assert states(report)["lead-1"] == "owned"
+    assert report.ledger.handoff("lead-1").rb == "dev-1"
+
+
 def test_an_undo_is_followed_back_to_the_act_it_reverses():
     ho = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
           "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
@@ -199,3 +234,4 @@ def test_an_undo_is_followed_back_to_the_act_it_reverses():
     assert (state.undoes, state.reverses) == ("scheduler-1", "payer-2")
     assert report.ledger.to_json()["handoffs"][1]["undoes"] == "scheduler-1"
     assert "undoes" not in report.ledger.to_json()["handoffs"][0]
+

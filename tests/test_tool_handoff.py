@@ -259,7 +259,9 @@ def test_cli_prepare_with_a_short_window_then_commit(tmp_path, act):
     committed = run("commit", json.loads(done.stdout)["token"], "--store", db, "--exec", *act)
     assert committed.returncode == 0, committed.stderr
     resent = run("prepare", HO2.replace("exp=20261002T1700Z", f"exp={exp}"), "--store", db)
-    assert resent.returncode == 1 and b"why=DUP" in resent.stderr and b"RW1 UN payer-" in resent.stderr
+    assert resent.returncode == 1 and b"why=DUP" in resent.stderr
+    un = Message.from_line(resent.stdout.decode().strip(), ["pay"])  # the line to send
+    assert (un.type, un.re, un.get("why")) == ("UN", "scheduler-2", "DUP")
 
 
 OLD_SCHEMA = """

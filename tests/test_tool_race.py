@@ -2,8 +2,9 @@
 
 Each round starts 16 processes on a fresh store, released together by a
 barrier. Each prepares one issue of the handoff (the original, its re-send, a
-re-send of the re-send, the original again) and commits what it prepared, or
-sends a cancel naming one of the issues. Every round must end with at most
+re-send of the re-send), some then re-issue it with ``re=`` naming the
+readback they got (as after a void readback), and each commits the last
+statement it prepared; or it sends a cancel naming one of the issues. Every round must end with at most
 one act, exactly one when nobody cancelled, none when a cancel was answered
 ``AN val=Y`` (nothing had run, so nothing may run after), and one when a
 cancel was answered with the act's DN.
@@ -48,8 +49,15 @@ def _worker(store_path: str, world: str, role: tuple[str, int], barrier, results
             answer = store.cancel(line)
             results.put((kind, answer.type))
             return
-        prepared = store.prepare(ISSUES[which % 3], now=NOON)
-        reply = store.commit(prepared.token, [sys.executable, "-c", ACT, world], now=NOON)
+        token = store.prepare(ISSUES[which % 3], now=NOON).token
+        if kind == "reissue":  # the readback is taken as void: the sender re-issues with re= naming it
+            rb = store.status(token)[0].rb.split(" ")[2]
+            line = ISSUES[0].replace("HO scheduler-1 ", f"HO scheduler-{20 + which} re={rb} ")
+            try:
+                token = store.prepare(line, now=NOON).token
+            except ToolRefused:
+                pass
+        reply = store.commit(token, [sys.executable, "-c", ACT, world], now=NOON)
         results.put((kind, reply.type))
     except ToolRefused as exc:
         results.put((kind, f"refused:{exc.reason}"))
@@ -62,7 +70,7 @@ def _round(tmp_path, number: int, cancels: int) -> tuple[list[str], list[tuple[s
     store_path = str(tmp_path / f"store-{number}.db")
     world = str(tmp_path / f"world-{number}.log")
     ToolStore(store_path, profiles=["pay"])
-    roles = [("cancel", i) if i < cancels else ("act", i) for i in range(PROCS)]
+    roles = [("cancel", i) if i < cancels else ("reissue", i) if i % 4 == 3 else ("act", i) for i in range(PROCS)]
     barrier = context.Barrier(PROCS)
     results = context.Queue()
     procs = [context.Process(target=_worker, args=(store_path, world, role, barrier, results)) for role in roles]

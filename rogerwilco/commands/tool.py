@@ -1,7 +1,8 @@
 """tool: the tool's statement, prepare then commit exactly once (spec 5.3).
 
 ``rogerwilco tool prepare|commit|abandon|cancel|status --store PATH``. Lines
-to send (the RB, the DN, the FL, the AN) go to stdout, one per command;
+to send (the RB, the DN, the FL, the AN, the UN why=DUP that answers a
+re-sent handoff) go to stdout, one per command;
 reasons go to stderr. Exit codes: 0 done, 1 refused (expired, abandoned,
 cancelled, already committed, in doubt, a record that contradicts the
 handoff) or the act failed (an FL is printed), 2 unusable input (an unknown
@@ -37,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ledger", metavar="PATH", help="the receiver's endpoint ledger: prepare only a handoff it "
                                                      "received and nobody closed")
     p.add_argument("--window", type=float, default=15.0, metavar="MINUTES",
-                   help="how long the statement may be confirmed (default 15; never past the HO's exp)")
+                   help="how long the statement may be confirmed (default 15; exp= rounded up to the minute, "
+                        "never past the HO's exp)")
     add_profiles(p)
     add_format(p)
     p.set_defaults(func=cmd_prepare)
@@ -119,6 +121,13 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     try:
         prepared = store.prepare(args.line, record=record, as_=args.me, n=args.n)
     except ToolRefused as exc:
+        if exc.reason == "duplicate" and exc.reply:  # the UN why=DUP is the line to send
+            sys.stderr.write(f"rogerwilco: refused ({exc.reason}): {exc.message}\n")
+            if args.format == "json":
+                sys.stdout.write(json.dumps({"refused": exc.reason, "reply": exc.reply}, ensure_ascii=True) + "\n")
+            else:
+                sys.stdout.write(exc.reply + "\n")
+            return 1
         return _refused(exc)
     if args.format == "json":
         doc = {"token": prepared.token, "exp": prepared.exp, "rb": prepared.rb.to_line()}

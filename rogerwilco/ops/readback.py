@@ -8,6 +8,13 @@ from ..adapter import op, receiver_for
 from ..readback import check_dn, check_ho, check_rb, make_rb
 
 
+def _answer(report: Any) -> dict[str, Any]:
+    """The contract's answer to a check: the verdict and the findings (the per-tier table stays with the API)."""
+    out = report.to_json()
+    out.pop("tiers", None)
+    return out
+
+
 def _mapping(request: dict[str, Any], name: str) -> dict[str, Any] | None:
     value = request.get(name)
     if value is not None and not isinstance(value, dict):
@@ -30,8 +37,8 @@ def make_rb_op(request: dict[str, Any]) -> dict[str, Any]:
 
 @op("check-rb")
 def check_rb_op(request: dict[str, Any]) -> dict[str, Any]:
-    return check_rb(request["ho"], request["rb"], profiles=receiver_for(request),
-                    expect_acc=request.get("expect_acc"), record=_mapping(request, "record")).to_json()
+    return _answer(check_rb(request["ho"], request["rb"], profiles=receiver_for(request),
+                    expect_acc=request.get("expect_acc"), record=_mapping(request, "record")))
 
 
 @op("check-ho")
@@ -42,10 +49,10 @@ def check_ho_op(request: dict[str, Any]) -> dict[str, Any]:
     adds = request.get("relay_adds")
     if adds is not None and (not isinstance(adds, list) or not all(isinstance(a, str) for a in adds)):
         raise ValueError("relay_adds is a list of slot names")
-    return check_ho(request["line"], record, profiles=receiver_for(request), relay_adds=adds).to_json()
+    return _answer(check_ho(request["line"], record, profiles=receiver_for(request), relay_adds=adds))
 
 
 @op("check-dn")
 def check_dn_op(request: dict[str, Any]) -> dict[str, Any]:
-    return check_dn(request["ho"], request["dn"], request.get("rb"), profiles=receiver_for(request),
-                    record=_mapping(request, "record")).to_json()
+    return _answer(check_dn(request["ho"], request["dn"], request.get("rb"), profiles=receiver_for(request),
+                            record=_mapping(request, "record")))

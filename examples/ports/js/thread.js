@@ -17,7 +17,10 @@
 // `cancel-wrong-party`) are walked in stream order through CLOSE_TRANSITIONS,
 // a table of (state, event) -> (next state, finding kinds). A live HO still
 // open at the end is compared with `now`: past exp= is `open-past-exp`, a day
-// after due= is `open-past-due`; otherwise it is the note `open`.
+// after due= is `open-past-due`; otherwise it is the note `open`. One whose
+// readback failed and was neither re-issued nor cancelled is also `held` (a
+// note). An AQ neither answered nor refused by the agent it asked is
+// `unanswered`: a fail once its by= has passed, a note before.
 //
 // An HO's readback passed when any RB answering it passes checkRb. The owner
 // of an item is the `to` of the most recent HO whose readback passed, else
@@ -281,15 +284,35 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       if (exp !== null && at > validTime(exp)) late.push(fail("open-past-exp", ho.id, `${ho.id} is still open past its exp=${exp}`));
       const due = get(ho, "due");
       if (due !== null && dayOf(at) > due) late.push(fail("open-past-due", ho.id, `${ho.id} is still open after its due=${due}`));
+      if (rbState === "failed") {
+        // a held handoff: re-issue it or cancel it, never leave it (5.4)
+        late.push(note("held", ho.id, `${ho.id}'s readback ${rbId} did not pass and it was neither re-issued nor cancelled`, rbId));
+      }
       let state;
-      if (late.length) {
+      if (late.some((f) => f.severity === "fail")) {
         findings.push(...late);
         state = "orphaned";
+      } else if (late.length) {
+        findings.push(...late);
+        findings.push(note("open", ho.id, `${ho.id} is open and in time`));
+        state = "held";
       } else {
         findings.push(note("open", ho.id, `${ho.id} is open and in time`));
         state = rbState === "passed" ? "owned" : rbState === "failed" ? "held" : "awaiting-readback";
       }
       states.set(hoId, { ...common, state, by: null, closer: null, next: null });
+    }
+  }
+
+  // every question answered or refused by the agent it asked, never left (spec 5 rule 2)
+  for (const aq of messages) {
+    if (aq.type !== "AQ") continue;
+    if (messages.some((m) => (m.type === "AN" || m.type === "UN") && m.re === aq.id && m.from === aq.to)) continue;
+    const by = get(aq, "by");
+    if (by !== null && dayOf(at) > by) {
+      findings.push(fail("unanswered", null, `AQ ${aq.id} to ${aq.to} is not answered, and its by=${by} has passed`, aq.id));
+    } else {
+      findings.push(note("unanswered", null, `AQ ${aq.id} to ${aq.to} is not answered yet${by !== null ? ` (by=${by})` : ""}`, aq.id));
     }
   }
 
