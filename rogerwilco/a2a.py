@@ -132,6 +132,50 @@ def to_a2a_message(message: Message | str, profiles: Any = None, **kw: Any) -> A
 
 
 # --------------------------------------------------------------------------
+# declaring the extension on an AgentCard
+
+
+def agent_extension(*, required: bool = False, profiles: Iterable[str] = (), line_only: bool = False,
+                    description: str | None = None) -> dict[str, Any]:
+    """The AgentCard entry (``capabilities.extensions[]``, A2A JSON form) that says this agent speaks RW1.
+
+    ``params`` tells a client what to send: the profiles the agent holds
+    and whether it also reads a text part holding just the line.
+    """
+    return {
+        "uri": EXTENSION_URI,
+        "description": description or ("RW1 one-line typed handoffs: a text part holding the line and a data part "
+                                        "holding its JSON form, both marked in metadata under this URI"),
+        "required": required,
+        "params": {"profiles": list(profiles), "lineOnly": line_only},
+    }
+
+
+def declare_extension(card: Any, **kw: Any) -> Any:
+    """Add :func:`agent_extension` to an AgentCard (a dict in the A2A JSON form, or an SDK ``AgentCard``),
+    once; returns the card. ``kw`` are :func:`agent_extension`'s."""
+    entry = agent_extension(**kw)
+    if isinstance(card, dict):
+        caps = card.setdefault("capabilities", {})
+        extensions = caps.setdefault("extensions", [])
+        extensions[:] = [e for e in extensions if not (isinstance(e, Mapping) and e.get("uri") == EXTENSION_URI)]
+        extensions.append(entry)
+        return card
+    try:
+        from google.protobuf.json_format import ParseDict
+
+        from a2a.types import AgentExtension
+    except ImportError as exc:
+        raise ImportError("an SDK AgentCard needs the A2A SDK: pip install 'rogerwilco[a2a]' "
+                          "(a card as a dict needs nothing extra)") from exc
+    kept = [e for e in card.capabilities.extensions if e.uri != EXTENSION_URI]
+    del card.capabilities.extensions[:]
+    card.capabilities.extensions.extend(kept)
+    card.capabilities.extensions.append(ParseDict(entry, AgentExtension()))
+    return card
+
+
+# --------------------------------------------------------------------------
 # taking it out
 
 
@@ -187,12 +231,43 @@ def _marker(part: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return mark if isinstance(mark, Mapping) else None
 
 
-def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None) -> Unwrapped:
+NOT_CROSS_CHECKED = "not-cross-checked"
+
+
+def _line_only(obj: Mapping[str, Any], profiles: Any) -> Unwrapped | None:
+    """Line-only mode: a message whose only text part holds just the line (what other agents send)."""
+    texts = [p for p in obj["parts"] if isinstance(p, Mapping) and _part_kind(p) == "text"]
+    if len(texts) != 1 or not isinstance(texts[0].get("text"), str):
+        return None
+    text = texts[0]["text"]
+    text = text[:-1] if text.endswith("\n") else text
+    text = text[:-1] if text.endswith("\r") else text
+    if not text.startswith("RW") or "\n" in text:
+        return None
+    result = check_line(text, profiles)
+    if result.message is None:
+        first = result.refusal
+        assert first is not None
+        return Unwrapped(line=text, message=None, findings=(
+            _fail("form", f"the line is refused: {first.message}", key=first.key or "line", token=first.token,
+                  why=first.why or "UNK", column=first.column),))
+    note = Finding(severity=NOTE, kind=NOT_CROSS_CHECKED, key="json",
+                   message="line-only: the JSON form is derived from the line; no JSON part was there to cross-check it")
+    return Unwrapped(line=text, message=result.message,
+                     findings=(*(f for f in result.findings if not f.failed), note))
+
+
+def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bool = False) -> Unwrapped:
     """The RW1 message an A2A message (plain dict) carries; never raises.
 
     Refused, with findings, when the line part or the JSON part is missing
     or repeated, when either does not validate, when they decode to
     different messages, or when the digest does not match.
+
+    ``line_only=True`` also reads a message with no marked parts whose only
+    text part holds just the line, as other agents usually send it: the JSON
+    form is then derived from the line, and the result carries a
+    ``not-cross-checked`` note saying nothing checked it against a JSON part.
     """
     if not isinstance(obj, Mapping) or not isinstance(obj.get("parts"), list):
         return Unwrapped(line=None, message=None,
@@ -210,6 +285,10 @@ def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None) -> Unwrapped:
             lines.append(part)
         elif mark.get("part") == "json" and kind == "data":
             forms.append(part)
+    if line_only and not lines and not forms:
+        taken = _line_only(obj, profiles)
+        if taken is not None:
+            return taken
     findings: list[Finding] = []
     for name, found, what in (("line", lines, "line part (a text part holding the line)"),
                               ("json", forms, "JSON part (a data part holding the JSON form)")):
@@ -263,22 +342,22 @@ def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None) -> Unwrapped:
     return Unwrapped(line=text, message=message, findings=notes)
 
 
-def from_a2a_message(sdk_message: Any, profiles: Any = None) -> Unwrapped:
+def from_a2a_message(sdk_message: Any, profiles: Any = None, *, line_only: bool = False) -> Unwrapped:
     """The same as :func:`from_a2a_dict`, for an ``a2a.types.Message``."""
     _, _, message_to_dict = _sdk()
-    return from_a2a_dict(message_to_dict(sdk_message), profiles)
+    return from_a2a_dict(message_to_dict(sdk_message), profiles, line_only=line_only)
 
 
-def from_a2a(obj: Any, profiles: Any = None) -> Unwrapped:
+def from_a2a(obj: Any, profiles: Any = None, *, line_only: bool = False) -> Unwrapped:
     """Either form: a plain dict or an SDK message."""
     if isinstance(obj, Mapping):
-        return from_a2a_dict(obj, profiles)
-    return from_a2a_message(obj, profiles)
+        return from_a2a_dict(obj, profiles, line_only=line_only)
+    return from_a2a_message(obj, profiles, line_only=line_only)
 
 
-def message_from_a2a(obj: Any, profiles: Any = None) -> Message:
+def message_from_a2a(obj: Any, profiles: Any = None, *, line_only: bool = False) -> Message:
     """The carried message, or :class:`CarriageError` naming the rule and token."""
-    out = from_a2a(obj, profiles)
+    out = from_a2a(obj, profiles, line_only=line_only)
     if out.ok:
         assert out.message is not None
         return out.message

@@ -15,12 +15,16 @@ import sys
 from typing import IO, Any, Callable
 
 from . import ops as _ops_pkg
+from ._lru import RECEIVER_CACHE_SIZE, LRUCache
 from .errors import RW1Error
 from .vocab import BUNDLED_PROFILES, Receiver
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 OPS: dict[str, Handler] = {}
-_receivers: dict[str, Receiver] = {}
+_receivers: LRUCache[Receiver] = LRUCache(RECEIVER_CACHE_SIZE)
+
+#: The longest request line the adapter reads (a line of up to 64 KiB, JSON-escaped, and inline profiles).
+MAX_REQUEST_BYTES = 1024 * 1024
 
 
 def op(name: str) -> Callable[[Handler], Handler]:
@@ -38,7 +42,7 @@ def load_ops() -> dict[str, Handler]:
 
 
 def receiver_for(request: dict[str, Any]) -> Receiver:
-    """The receiver a request describes, cached.
+    """The receiver a request describes, cached (the most recent few, see :mod:`rogerwilco._lru`).
 
     ``profiles`` is a list of bundled profile names or profile objects given
     inline (the contract). A file path is refused: a request never makes the
@@ -53,10 +57,7 @@ def receiver_for(request: dict[str, Any]) -> Receiver:
                              "or the profile object inline")
         if not isinstance(entry, (str, dict)):
             raise ValueError("a profile is a bundled name or an object")
-    key = json.dumps(profiles, sort_keys=True)
-    if key not in _receivers:
-        _receivers[key] = Receiver(profiles)
-    return _receivers[key]
+    return _receivers.get(_receivers.key(profiles), lambda: Receiver(profiles))
 
 
 def int_field(request: dict[str, Any], name: str) -> int:
@@ -82,12 +83,26 @@ def handle(request: Any) -> dict[str, Any]:
     return {"ok": True, **response}
 
 
-def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
+def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = None,
+          *, max_bytes: int = MAX_REQUEST_BYTES) -> int:
+    """Answer each request line; a line is read in bounded chunks, never
+    whole, and one longer than ``max_bytes`` is answered with an error."""
+    from .stream import read_lines
+
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
     load_ops()
-    for line in stdin:
-        line = line.strip()
+    for raw in read_lines(stdin, max_bytes=max_bytes, bare_cr=False):
+        if raw.text is None:
+            assert raw.problem is not None
+            if raw.problem.kind == "too-long":
+                response = {"ok": False, "error": f"bad request: the request {raw.problem.message}"}
+            else:
+                response = {"ok": False, "error": "bad request: not UTF-8"}
+            stdout.write(json.dumps(response, ensure_ascii=True) + "\n")
+            stdout.flush()
+            continue
+        line = raw.text.strip()
         if not line:
             continue
         try:

@@ -16,7 +16,35 @@ import sys
 from typing import Sequence
 
 from . import __version__, commands
-from .errors import RW1Error
+from .errors import RW1Error, printable
+
+
+class _EscapingWriter:
+    """stderr as the CLI writes it: whatever user text a message quotes, every
+    invisible or terminal-driving character in it is shown escaped (D14), so
+    no error path can put ESC, CSI or OSC 8 on a user's terminal. Line breaks
+    the CLI writes itself pass through."""
+
+    def __init__(self, stream) -> None:
+        self.unescaped = stream
+
+    def write(self, text: str) -> int:
+        self.unescaped.write("\n".join(printable(part) for part in text.split("\n")))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.unescaped, name)
+
+
+def _degrade_encoding(stream) -> None:
+    """Output to any encoding: what the encoding cannot hold is written as a
+    backslash escape, never a crash (PYTHONIOENCODING=ascii, a legacy console)."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):
+            pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,24 +54,76 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's own formatter, keeping the examples and exit codes of the epilog as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
+QUICK_START = """rogerwilco: parse, validate, read back and check RW1 lines (one-line agent messages).
+
+Quick start:
+  rogerwilco validate examples/spec-section8.rw1       check every line of a file
+  rogerwilco parse examples/spec-section8.rw1          lines to JSON forms
+  rogerwilco check-rb --ho 'RW1 HO ...' --rb 'RW1 RB ...'   check a readback against its handoff
+  rogerwilco scan examples/logs                        find RW1 lines in logs
+  rogerwilco legend --profile pay                      the legend a model reads RW1 from
+
+  rogerwilco --help               every command
+  rogerwilco COMMAND --help       what a command does, two examples, its exit codes
+  rogerwilco completion bash      shell completion (bash, zsh, fish)
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .commands._help import HELP, epilog
+
     parser = _Parser(
         prog="rogerwilco",
         description="RW1: parse, validate, read back and check one-line agent messages.",
+        epilog="Run `rogerwilco COMMAND --help` for a command's examples and exit codes.",
     )
     parser.add_argument("--version", action="version", version=f"rogerwilco {__version__}")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour in reports: auto (a terminal, unless NO_COLOR is set), always, never")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
+    for name, child in sub.choices.items():
+        child.formatter_class = _Formatter
+        if name in HELP:
+            child.description = HELP[name][0]
+            child.epilog = epilog(name)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _degrade_encoding(sys.stdout)
+    _degrade_encoding(sys.stderr)
+    stderr = sys.stderr
+    sys.stderr = _EscapingWriter(stderr)  # type: ignore[assignment]
+    try:
+        return _main(argv)
+    finally:
+        sys.stderr = stderr
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        sys.stdout.write(QUICK_START)
+        return 0
     args = parser.parse_args(argv)
+    from .render import set_color
+
+    set_color(args.color)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
@@ -61,6 +141,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(devnull, sys.stdout.fileno())
             return 0
         sys.stderr.write(f"rogerwilco: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}\n")
+        return 2
+    except ImportError as exc:  # an optional extra that is not installed: say which, and how
+        from .extras import install_hint
+
+        sys.stderr.write(f"rogerwilco: {install_hint(exc)}\n")
         return 2
     except KeyboardInterrupt:
         return 130

@@ -246,8 +246,17 @@ def _rules(vocab: Vocabulary, sel: Selection, lean: bool) -> Iterable[str]:
         yield f"Agents: {' '.join(sorted(vocab.agents))}; human is the human principal."
 
 
-def legend(vocab: Vocabulary, *, lean: bool = False, fmt: str = "text") -> str:
-    """The legend of a vocabulary as text (``fmt="text"``) or Markdown (``"md"``)."""
+def legend(vocab: "Vocabulary | str | None" = None, *, lean: bool = False, fmt: str = "text") -> str:
+    """The legend of a vocabulary as text (``fmt="text"``) or Markdown (``"md"``).
+
+    ``vocab`` is a vocabulary, a profile's name or file (``legend("pay")``),
+    or None for the core alone.
+    """
+    if vocab is None or isinstance(vocab, str):
+        from .vocab import Receiver
+
+        receiver = Receiver([vocab] if vocab else ())
+        vocab = receiver.vocabulary(receiver.names[0] if receiver.names else None)
     parts = sections(vocab, lean=lean)
     blocks = []
     if fmt == "text":

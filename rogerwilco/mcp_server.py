@@ -41,6 +41,7 @@ from typing import Any, Callable, Mapping
 import attrs
 
 from . import __version__
+from ._lru import RECEIVER_CACHE_SIZE, LRUCache
 from .errors import RW1Error
 from .findings import FAIL, Finding
 from .message import Message
@@ -136,24 +137,25 @@ def _output(properties: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------
 # helpers
 
-_receivers: dict[str, Receiver] = {}
+_receivers: LRUCache[Receiver] = LRUCache(RECEIVER_CACHE_SIZE)
 
 
 def _receiver(args: Mapping[str, Any]) -> Receiver:
     profiles = args.get("profiles")
     if profiles is None:
         profiles = list(BUNDLED_PROFILES)
-    key = json.dumps(profiles, sort_keys=True)
-    if key not in _receivers:
-        for i, entry in enumerate(profiles):
-            if isinstance(entry, str) and entry not in BUNDLED_PROFILES:
-                raise ToolError("profile", f"{entry} is not a bundled profile ({', '.join(BUNDLED_PROFILES)}); "
-                                "give any other profile as an object", token=entry, argument=f"profiles[{i}]")
+    for i, entry in enumerate(profiles):
+        if isinstance(entry, str) and entry not in BUNDLED_PROFILES:
+            raise ToolError("profile", f"{entry} is not a bundled profile ({', '.join(BUNDLED_PROFILES)}); "
+                            "give any other profile as an object", token=entry, argument=f"profiles[{i}]")
+
+    def make() -> Receiver:
         try:
-            _receivers[key] = Receiver(profiles)
+            return Receiver(profiles)
         except RW1Error as exc:
             raise ToolError("profile", str(exc), token=exc.token or None, argument="profiles") from None
-    return _receivers[key]
+
+    return _receivers.get(_receivers.key(profiles), make)
 
 
 def _finding(f: Finding) -> dict[str, Any]:
@@ -507,17 +509,61 @@ def _sdk() -> tuple[Any, Any, Any]:
     return types, Server, stdio_server
 
 
+# What clients show and how they may treat each tool (MCP tool annotations): a
+# title for people; readOnlyHint and idempotentHint let a client skip its
+# confirmation prompt for the checks, which change nothing and give the same
+# answer each time. The session tools change the agent's ledger.
+#: name -> (title, read-only, idempotent)
+TOOL_META: dict[str, tuple[str, bool, bool]] = {
+    "validate": ("Validate RW1 lines", True, True),
+    "digest": ("Digest of a line (h=)", True, True),
+    "make_rb": ("Compose a readback", True, True),
+    "check_rb": ("Check a readback", True, True),
+    "check_ho": ("Check a handoff against its record", True, True),
+    "check_dn": ("Check a done report", True, True),
+    "check_thread": ("Check a conversation's threads", True, True),
+    "legend": ("RW1 legend", True, True),
+    "receive": ("Receive a line (session)", False, False),
+    "send": ("Send a line (session)", False, False),
+    "owner": ("Who owns an item (session)", True, True),
+    "open_handoffs": ("Open handoffs (session)", True, True),
+    "may_act": ("May I act on a handoff? (session)", True, True),
+    "pending_questions": ("Unanswered questions (session)", True, True),
+    "tick": ("What time makes due (session)", False, False),
+}
+#: tools whose input takes exactly one of two arguments
+ONE_OF: dict[str, tuple[str, str]] = {"validate": ("line", "lines"), "send": ("line", "json")}
+
+
+def listed_schema(tool: Tool) -> dict[str, Any]:
+    """A tool's input schema as listed to clients, its one-of rule spelled out."""
+    schema = dict(tool.input_schema)
+    pair = ONE_OF.get(tool.name)
+    if pair is not None:
+        schema["oneOf"] = [{"required": [pair[0]]}, {"required": [pair[1]]}]
+    return schema
+
+
+def listed_tools(tools: Mapping[str, Tool]) -> list[Any]:
+    """The SDK's Tool objects for ``tools``, with titles and annotations."""
+    types, _, _ = _sdk()
+    out = []
+    for t in tools.values():
+        title, read_only, idempotent = TOOL_META.get(t.name, (t.name.replace("_", " "), False, False))
+        annotations = types.ToolAnnotations(title=title, read_only_hint=read_only, destructive_hint=False,
+                                            idempotent_hint=idempotent, open_world_hint=False)
+        out.append(types.Tool(name=t.name, title=title, description=t.description, input_schema=listed_schema(t),
+                              output_schema=dict(t.output_schema), annotations=annotations))
+    return out
+
+
 def build_server(endpoint: Any = None) -> Any:
     """The low-level SDK server with every tool of :data:`TOOLS`; with an endpoint, its session tools too."""
     types, Server, _ = _sdk()
     tools = dict(TOOLS)
     if endpoint is not None:
         tools.update(session_tools(endpoint))
-    listed = [
-        types.Tool(name=t.name, description=t.description, input_schema=dict(t.input_schema),
-                   output_schema=dict(t.output_schema))
-        for t in tools.values()
-    ]
+    listed = listed_tools(tools)
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=listed)
@@ -542,9 +588,11 @@ async def serve_stdio(endpoint: Any = None) -> None:
 
 def serve(endpoint: Any = None) -> int:
     """Serve over stdin/stdout until the client closes the connection (session mode with an endpoint)."""
-    import anyio
-
     _sdk()
+    try:
+        import anyio
+    except ImportError as exc:
+        raise MissingSDK("rogerwilco mcp needs the MCP SDK and its anyio: pip install 'rogerwilco[mcp]'") from exc
     anyio.run(serve_stdio, endpoint)
     return 0
 

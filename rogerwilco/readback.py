@@ -94,6 +94,18 @@ class ReadbackReport:
     ho: Message | None = None
     other: Message | None = None  # the RB or DN checked
 
+    resolved_unchecked: tuple[str, ...] = ()  # tier 5: slots the receiver resolved with no record to check
+
+    @property
+    def unchecked(self) -> tuple[int, ...]:
+        """The tiers the HO asked for that could not be checked (D12): tier 4
+        with no criteria to compare, tier 5 with a value the receiver resolved
+        and no record to check it against. The verdict can pass; it says so."""
+        out = [t for t in (4, 5) if self.tiers.get(t) == NOT_CHECKED and self.ho is not None and self.other is not None]
+        if 5 not in out and self.resolved_unchecked:
+            out.append(5)
+        return tuple(sorted(out))
+
     def to_json(self) -> dict[str, Any]:
         """The verdict, the findings and, for a readback, each tier's status by name."""
         out: dict[str, Any] = {"passed": self.passed, "findings": [f.to_json() for f in self.findings]}
@@ -174,7 +186,82 @@ def written(key: str, value: Any) -> str | None:
     try:
         return write_value(key, value)
     except RW1Error:
-        return repr(value)
+        return _shown(value)
+
+
+def _shown(value: Any) -> str:
+    """A value as the person wrote it: JSON, never a Python repr."""
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+_TYPE_WORDS = {
+    "money": 'an amount as a string, like "5400.00"',
+    "date": 'a date as a string, like "20261002"',
+    "time": 'a UTC time as a string, like "20261002T0900Z"',
+    "days": "a number of days, as an integer",
+    "bool": "true or false",
+    "digest": "12 lowercase hex digits, as a string",
+}
+
+
+def expected_json(type_name: str) -> str:
+    """In words, the JSON a record gives for a slot of this type (D1)."""
+    if type_name.startswith("list:"):
+        return "an array of strings (a one-element list is still an array)"
+    if type_name.startswith("int:"):
+        return f"an integer ({type_name[4:]})"
+    if type_name.startswith("enum:"):
+        return f"one of the {type_name[5:]} codes, as a string"
+    return _TYPE_WORDS.get(type_name, "a string")
+
+
+def _json_type_ok(type_name: str, value: Any) -> bool:
+    """Whether a record's JSON value has the type D1 gives the slot (or is the text a line would write)."""
+    if isinstance(value, str):
+        return True
+    if type_name.startswith("list:"):
+        return isinstance(value, (list, tuple)) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value)
+    if type_name.startswith("int:") or type_name == "days":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_name == "bool":
+        return isinstance(value, bool)
+    return False
+
+
+def record_type_problems(record: Mapping[str, Any], vocab: Vocabulary) -> list[Finding]:
+    """A record's values that are not the JSON D1 gives their slot, each said in words.
+
+    The CLI checks a record file with it before any check runs (a record is
+    the sender's own input: one it cannot use is exit 2, said in words)."""
+    problems = []
+    for key, value in record.items():
+        slot = vocab.slots.get(key)
+        type_name = slot.type.name if slot is not None else "text"
+        if key == "item" or _json_type_ok(type_name, value):
+            if key != "item" or isinstance(value, str):
+                continue
+        if value is None:
+            what = "null"
+        elif isinstance(value, bool):
+            what = "a boolean"
+        elif isinstance(value, (int, float)):
+            what = f"the number {_shown(value)}"
+        elif isinstance(value, (list, tuple)):
+            what = "an array"
+        elif isinstance(value, Mapping):
+            what = "an object"
+        else:
+            what = _shown(value)
+        want = "a string" if key == "item" else expected_json(type_name)
+        problems.append(_fail("record", f"{key}: the record gives {what}; {key} is {want}"
+                              + (" (leave the key out if the record holds no value)" if value is None else ""),
+                              key=key, sender=_shown(value)))
+    return problems
 
 
 def levels_of(ho: Message) -> tuple[str, ...]:
@@ -383,12 +470,15 @@ def check_rb(
         comp, compared = tier_comprehension(ho_msg, rb_msg, vocab, expect_acc)
         findings += comp
         tiers[4] = _status(comp, 4, checked=compared)
+    resolved: tuple[str, ...] = ()
     if "exec" in levels:
         execution = tier_execution(ho_msg, rb_msg, vocab, record)
         findings += execution
         tiers[5] = _status(execution, 5, checked=bool(exec_slots(ho_msg, vocab)))
+        resolved = tuple(k for k in exec_slots(ho_msg, vocab) if ho_msg.get(k) is None and rb_msg.get(k) is not None
+                         and (record is None or k not in record))
     return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), tiers=tiers,
-                          ho=ho_msg, other=rb_msg)
+                          ho=ho_msg, other=rb_msg, resolved_unchecked=resolved)
 
 
 # --------------------------------------------------------------------------

@@ -328,8 +328,21 @@ def strict_message(text: str, profiles=None, *, line_number: int | None = None) 
     if first.kind == "syntax":
         raise RW1SyntaxError(first.message, why="UNK", token=first.token or "", column=first.column,
                              line=line_number, text=text, findings=result.findings)
-    raise RefusedError(first.message, why=first.why or "UNK", token=first.token or "", column=first.column,
+    message = first.message
+    if first.kind == "profile" and first.key == "p":
+        message = profile_not_held(first.token[2:] if first.token else "")
+    raise RefusedError(message, why=first.why or "UNK", token=first.token or "", column=first.column,
                        line=line_number, text=text, findings=result.findings)
+
+
+def profile_not_held(name: str) -> str:
+    """What a person reads when a line names a profile the receiver does not hold: the name and the fix."""
+    from .vocab import BUNDLED_PROFILES
+
+    how = (f"profiles=[{name!r}] (the CLI: --profile {name})" if name in BUNDLED_PROFILES
+           else f"profiles=['path/to/{name}.json'] or the profile object (the CLI: --profile FILE)")
+    return (f"p={name} names a profile the receiver does not hold; hold it with {how}; "
+            f"bundled profiles: {', '.join(BUNDLED_PROFILES)}")
 
 
 def message_from_json(obj: Mapping[str, Any] | str, profiles=None) -> Message:

@@ -815,3 +815,27 @@ class ToolStore:
             else:
                 rows = db.execute("SELECT * FROM statements ORDER BY prepared_at, token").fetchall()
         return [self._statement(row, at) for row in rows]
+
+    def settle(self, token: str, *, ran: bool, note: str, who: str, now: _dt.datetime | None = None) -> Statement:
+        """Settle an in-doubt statement by hand, once a person has found out whether the act ran.
+
+        ``ran=True`` makes it ``committed`` (the act happened: never run it
+        again); ``ran=False`` makes it ``abandoned`` (nothing happened: the
+        sender may re-issue). Who settled it, when, and their note are
+        recorded in the statement's detail. Only an in-doubt statement can
+        be settled this way.
+        """
+        if not note.strip():
+            raise ToolRefused("say what you found (--note): the settlement is recorded", reason="note")
+        at = _utc(now)
+        with self._transaction() as db:
+            row = self._row(db, token)
+            if row["state"] != "in-doubt":
+                raise ToolRefused(f"the statement is {row['state']}, not in doubt: nothing to settle", reason=row["state"])
+            detail = (f"settled by hand by {who} at {_stamp(at)}: the act {'ran' if ran else 'did not run'}; "
+                      f"note: {' '.join(note.split())}")
+            db.execute("UPDATE statements SET state = ?, pid = NULL, detail = ?, finished_at = ? "
+                       "WHERE token = ? AND state = 'in-doubt'",
+                       ("committed" if ran else "abandoned", detail, at.isoformat(), token))
+            row = self._row(db, token)
+        return self._statement(row, at)

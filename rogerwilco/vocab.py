@@ -123,7 +123,12 @@ def _read_json(path: Path) -> dict:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
     except FileNotFoundError:
-        raise ProfileError(f"profile file not found: {path}") from None
+        raise ProfileError(f"{path} is neither a bundled profile ({', '.join(BUNDLED_PROFILES)}) "
+                           "nor a profile file that exists") from None
+    except IsADirectoryError:
+        raise ProfileError(f"{path} is a directory, not a profile file") from None
+    except UnicodeDecodeError:
+        raise ProfileError(f"{path} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise ProfileError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except UnicodeDecodeError as exc:
@@ -655,9 +660,23 @@ class Receiver:
 
 
 def as_receiver(profiles: "Receiver | Iterable[str | Path | Mapping[str, Any]] | None") -> Receiver:
+    """The receiver an API call describes.
+
+    ``None`` (not said) holds the bundled profiles, as the CLI does; a
+    receiver that wants fewer says so: ``()`` holds the core vocabulary only,
+    ``["pay"]`` the core and pay.
+    """
     if isinstance(profiles, Receiver):
         return profiles
-    return Receiver(profiles or ())
+    if profiles is None:
+        return default_receiver()
+    return Receiver(profiles)
+
+
+@lru_cache(maxsize=1)
+def default_receiver() -> Receiver:
+    """The bundled profiles, compiled once: what the API and the CLI hold when not told otherwise."""
+    return Receiver(BUNDLED_PROFILES)
 
 
 def bundled_profile_names() -> tuple[str, ...]:

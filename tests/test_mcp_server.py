@@ -124,6 +124,15 @@ def test_server_lists_every_tool_with_input_and_output_schemas(results):
         assert tool.description
 
 
+def test_tools_carry_titles_annotations_and_their_one_of_rules(results):
+    tools = results["tools"]
+    for tool in tools.values():
+        assert tool.title and tool.annotations.title == tool.title
+        assert tool.annotations.read_only_hint is True and tool.annotations.idempotent_hint is True
+        assert tool.annotations.destructive_hint is False and tool.annotations.open_world_hint is False
+    assert tools["validate"].input_schema["oneOf"] == [{"required": ["line"]}, {"required": ["lines"]}]
+
+
 def test_every_tool_was_driven_through_the_session():
     assert {name for _, name, _ in CALLS} >= TOOL_NAMES
 

@@ -453,6 +453,11 @@ THREAD_EVENTS = [
     "RW1 AQ b-16 re=a-77 from=b to=a need=TEXT",
     "RW1 HO a-17 from=a to=b item=y ask=FIX exp=20261001T0000Z",
     "RW1 DN b-23 re=a-17 from=b to=a item=y out=OK",
+    "RW1 HO a-30 re=a-30 from=a to=b item=x ask=DRAFT",  # re= itself
+    "RW1 HO a-31 re=a-32 from=a to=b item=x ask=DRAFT",  # a loop of re= among HOs
+    "RW1 HO a-32 re=a-31 from=a to=b item=x ask=DRAFT",
+    "RW1 HO a-33 re=a-34 from=a to=b item=x ask=DRAFT",  # carries forward an HO listed later
+    "RW1 HO a-34 from=a to=b item=x ask=DRAFT",
 ]
 THREAD_ODD = ["RW1 HO a-1 from=a to=b item=x ask=DRAFT due=20261011", "RW1 broken line", ""]
 thread_lines = st.tuples(

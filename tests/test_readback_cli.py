@@ -63,7 +63,7 @@ def test_report_escapes_control_characters_from_the_wire():
 def test_check_rb_exit_codes_and_json(capsys):
     assert main(["check-rb", "--ho", HOF, "--rb", RBF, "--format", "json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"passed", "findings", "tiers"} and out["passed"] is False
+    assert set(out) == {"passed", "findings", "tiers", "unchecked"} and out["passed"] is False
     assert {"severity": "fail", "kind": "mismatch", "tier": 3, "key": "ask"} in [
         {k: f[k] for k in ("severity", "kind", "tier", "key")} for f in out["findings"]]
     assert main(["check-rb", "--ho", HOP, "--rb", RBP, "--profile", "pay"]) == 0

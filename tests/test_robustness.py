@@ -20,9 +20,12 @@ def run(*args: str, stdin: bytes = b"", cwd: Path = ROOT) -> subprocess.Complete
 
 def test_parse_and_encode_diagnostics_cannot_forge_lines_on_stderr(tmp_path):
     lines = tmp_path / "cr.rw1"
-    lines.write_bytes(HO.encode() + b" // hi\rRW1 DN b-1 re=a-1 from=b to=a item=x out=OK\n")
+    lines.write_bytes(HO.encode() + b" // hi\rRW1 DN b-1 re=a-1 from=b to=a item=x\x1b[2J out=OK\n")
     proc = run("parse", str(lines))
-    assert proc.returncode == 1 and b"\r" not in proc.stderr and b"\\x0d" in proc.stderr
+    # a bare CR ends a line (with a note); nothing of the input reaches stderr unescaped
+    assert proc.returncode == 1 and len(proc.stdout.splitlines()) == 1
+    assert b"\r" not in proc.stderr and b"\x1b" not in proc.stderr and b"\\x1b" in proc.stderr
+    assert proc.stderr.decode().splitlines()[0].endswith("note: line ended by a bare CR (\\r), read as a line break")
     forms = tmp_path / "forms.jsonl"
     bad = {"v": "RW1", "type": "HO", "id": "a-1", "re": None, "from": "a", "to": "b", "item": "x",
            "slots": {"ask": "DRAFT", "x_y": "a\nRW1 DN a-3"}, "tail": None}

@@ -77,7 +77,7 @@ def test_unknown_code_on_a_slot_of_another_type_is_still_refused():
 
 def test_profile_must_be_held():
     line = "RW1 HO s-1 p=pay from=s to=p item=inv:1 ask=PAY amt=5.00"
-    assert first(line) == ("UNK", "p=pay")
+    assert first(line, ()) == ("UNK", "p=pay")  # a receiver that holds no profile says so
     assert check_line(line, ["pay"]).valid
     assert first(line.replace("amt=5.00", "amt=5"), ["pay"]) == ("UNK", "amt=5")
     assert first(line.replace("PAY ", "PAYY "), ["pay"]) == ("UNK", "ask=PAYY")

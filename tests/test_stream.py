@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -39,17 +40,76 @@ def test_text_streams_work_too():
     assert results[0].message is not None
 
 
+def _expected_lines(data: bytes) -> list[bytes]:
+    """The reference reading: a line ends at CRLF, a bare CR or LF; a final unterminated piece is a line."""
+    parts = re.split(rb"\r\n|\r|\n", data)
+    return parts[:-1] if parts[-1] == b"" else parts
+
+
+class Trickle(io.RawIOBase):
+    """A stream that hands out a few bytes per read, like a slow pipe."""
+
+    def __init__(self, data: bytes, step: int) -> None:
+        self.data, self.step, self.pos = data, step, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read1(self, size: int = -1) -> bytes:
+        piece = self.data[self.pos:self.pos + min(self.step, size if size > 0 else self.step)]
+        self.pos += len(piece)
+        return piece
+
+    read = read1
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.binary(max_size=60), max_size=20))
-def test_one_result_per_input_line(chunks):
-    data = b"\n".join(c.replace(b"\n", b"") for c in chunks)
-    expected = len(data.split(b"\n")) - (1 if data.endswith(b"\n") or data == b"" else 0)
-    if data == b"":
-        expected = 0
+@given(st.lists(st.binary(max_size=60), max_size=20), st.sampled_from([b"\n", b"\r\n", b"\r"]),
+       st.integers(min_value=1, max_value=7))
+def test_one_result_per_input_line(chunks, terminator, step):
+    data = terminator.join(chunks)
+    expected = _expected_lines(data)
     results = list(validate_stream(io.BytesIO(data), max_bytes=40))
-    assert len(results) == expected
-    assert [r.line_number for r in results] == list(range(1, expected + 1))
-    assert len(list(read_lines(io.BytesIO(data), max_bytes=40))) == expected
+    assert len(results) == len(expected)
+    assert [r.line_number for r in results] == list(range(1, len(expected) + 1))
+    raw = list(read_lines(io.BytesIO(data), max_bytes=40))
+    assert len(raw) == len(expected)
+    trickled = list(read_lines(Trickle(data, step), max_bytes=40))
+    assert trickled == raw  # where the chunks fall changes nothing
+    for line, want in zip(raw, expected):
+        if line.text is not None:
+            assert line.text.encode("utf-8") == (want[3:] if line.number == 1 and want.startswith(b"\xef\xbb\xbf") else want)
+        elif len(want) > 40:
+            assert line.problem.kind == "too-long" and str(len(want)) in line.problem.message
+
+
+def test_a_bare_cr_is_a_line_break_with_a_note():
+    data = GOOD + b"\r" + GOOD.replace(b"a-1", b"a-2") + b"\r" + GOOD.replace(b"a-1", b"a-3") + b"\r\n"
+    results = list(validate_stream(io.BytesIO(data)))
+    assert [r.message.id for r in results] == ["a-1", "a-2", "a-3"]
+    assert [[f.kind for f in r.findings if f.kind == "bare-cr"] for r in results] == [["bare-cr"], ["bare-cr"], []]
+
+
+def test_a_crlf_split_across_reads_is_one_line_end():
+    data = GOOD + b"\r\n" + GOOD
+    for step in range(1, len(data) + 1):
+        lines = list(read_lines(Trickle(data, step)))
+        assert [line.text for line in lines] == [GOOD.decode(), GOOD.decode()] and not lines[0].notes, step
+
+
+def test_an_overlong_line_ended_by_crlf_split_across_reads():
+    data = b"y" * 100 + b"\r\n" + GOOD
+    for step in (1, 7, 50, 101, 102):
+        lines = list(read_lines(Trickle(data, step), max_bytes=40))
+        assert [line.problem.kind if line.problem else line.text for line in lines] == ["too-long", GOOD.decode()]
+        assert "100 bytes" in lines[0].problem.message and not lines[0].notes
+
+
+def test_a_text_stream_without_a_buffer_is_read_in_pieces():
+    text = "\n".join([GOOD.decode()] * 3) + "\r" + GOOD.decode() + "\ud800"
+    lines = list(read_lines(io.StringIO(text)))
+    assert [line.text is not None for line in lines] == [True, True, True, False]
+    assert lines[3].problem.kind == "encoding"
 
 
 def test_a_byte_order_mark_opening_the_stream_is_not_part_of_the_first_line():

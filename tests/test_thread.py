@@ -179,9 +179,9 @@ def test_rendering_shows_findings_owner_and_states():
     text = out.getvalue()
     assert "note [cancel-unacknowledged]" in text
     assert "note [open] dev-2 is open and in time" in text
-    assert "passed: 0 fail, 2 note" in text
+    assert "passed: 0 fails, 2 notes" in text
     assert "lead-1" in text and "CX lead-2" in text
-    row = next(line for line in text.splitlines() if line.startswith("│ dev-2"))
+    row = next(line for line in text.splitlines() if line.startswith("| dev-2"))
     assert "awaiting-readback" in row
     assert "\x1b[" not in text
 

@@ -19,6 +19,6 @@ def test_pay_tool_example_runs_clean():
     assert done.returncode == 0, out + done.stderr.decode()
     assert "second commit refused" in out
     assert "check-dn: PASS" in out
-    assert "passed: 0 fail, 0 note" in out
+    assert "passed: 0 fails, 0 notes" in out
     assert out.rstrip().endswith("ledger: 1 payment, invoice paid")
     assert (ROOT / "examples" / "pay-tool" / "world.json").read_text().count('"open"') == 1  # the original is untouched

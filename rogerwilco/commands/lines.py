@@ -7,7 +7,7 @@ import json
 import sys
 
 from ..errors import RW1Error, RW1SyntaxError, printable
-from ..findings import FAIL
+from ..findings import FAIL, NOTE, Finding
 from ..message import Message
 from ..semantics import check_line, refusal_for
 from ..stream import read_lines, validate_stream
@@ -45,6 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_reply)
 
 
+_BLANK = Finding(severity=NOTE, kind="blank", message="blank line")
+
+
 def _report(file: str, number: int | None, finding) -> None:
     col = f":{finding.column}" if finding.column else ""
     token = f" {printable(finding.token)}" if finding.token else ""
@@ -58,14 +61,16 @@ def cmd_parse(args: argparse.Namespace) -> int:
     bad = 0
     with open_input(args.file) as fh:
         for result in validate_stream(fh, receiver, file=name):
+            # every line yields one result: its JSON form on stdout, or on stderr why not
             if result.message is not None:
                 sys.stdout.write(json.dumps(result.message.to_json(), ensure_ascii=True) + "\n")
-                continue
-            for finding in result.findings:
-                if finding.severity == FAIL:
-                    bad += 1
-                    _report(name, result.line_number, finding)
-                    break
+                shown = [f for f in result.findings if f.kind == "bare-cr"]
+            else:
+                first = result.refusal or result.findings[0]
+                bad += first.failed
+                shown = [first, *(f for f in result.findings if f.kind == "bare-cr" and f is not first)]
+            for finding in shown:
+                _report(name, result.line_number, finding)
     return 1 if bad else 0
 
 
@@ -75,10 +80,15 @@ def cmd_encode(args: argparse.Namespace) -> int:
     bad = 0
     with open_input(args.file) as fh:
         for line in read_lines(fh):
-            if line.text is None or line.text == "":
-                if line.problem is not None:
-                    bad += 1
-                    _report(name, line.number, line.problem)
+            # every line yields one result: its line on stdout, or on stderr why not
+            for note in line.notes:
+                _report(name, line.number, note)
+            if line.problem is not None:
+                bad += 1
+                _report(name, line.number, line.problem)
+                continue
+            if line.text == "":
+                _report(name, line.number, _BLANK)
                 continue
             try:
                 message = Message.from_json(line.text, receiver)

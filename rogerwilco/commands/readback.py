@@ -24,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--record", metavar="FILE", help="JSON object of the sender's record, for resolved execution values (tier 5)")
     p.add_argument("--crosswalk", metavar="NAME|FILE",
                    help="the readback is in another profile: map the handoff through this crosswalk first")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when a tier the handoff asked for could not be checked (tier 4 without criteria, "
+                        "tier 5 without a record), even though the readback passes")
     add_profiles(p)
     add_format(p)
     p.set_defaults(func=cmd_check_rb)
@@ -93,15 +96,35 @@ def _record_or_line(path: str) -> Any:
     return read_json_object(path, "record")
 
 
+def _typed_record(record: Any, ho_text: str, receiver, path: str) -> Any:
+    """A record file's values must be the JSON D1 gives each slot: said in words, never as a Python repr."""
+    if not isinstance(record, dict):
+        return record
+    from ..readback import coerce, record_type_problems, vocabulary_of
+
+    ho = coerce(ho_text, receiver, "HO", "handoff")[0]
+    if ho is None:
+        return record  # the handoff's own problem is reported by the check
+    problems = record_type_problems(record, vocabulary_of(ho, receiver))
+    if problems:
+        raise RW1Error(f"record {path}: " + "; ".join(p.message for p in problems))
+    return record
+
+
 def _emit(report, args: argparse.Namespace) -> int:
     if args.format == "json":
-        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=True) + "\n")
+        doc = report.to_json()
+        if report.check == "check-rb":
+            doc["unchecked"] = list(report.unchecked)
+        sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
     else:
         from ..render import make_console
         from ..render.readback import report_renderable
 
         make_console().print(report_renderable(report))
-    return 0 if report.passed else 1
+    if not report.passed:
+        return 1
+    return 1 if getattr(args, "strict", False) and report.unchecked else 0
 
 
 def _sender_input(report, name: str) -> None:
@@ -114,13 +137,16 @@ def cmd_check_rb(args: argparse.Namespace) -> int:
     from ..readback import check_rb
 
     record = read_json_object(args.record, "record") if args.record else None
+    ho = line_argument(args.ho)
+    if record is not None:
+        record = _typed_record(record, ho, receiver_from(args), args.record)
     if args.crosswalk:
         from .. import crosswalk
 
-        report = crosswalk.check_rb(line_argument(args.ho), line_argument(args.rb), args.crosswalk,
+        report = crosswalk.check_rb(ho, line_argument(args.rb), args.crosswalk,
                                     profiles=receiver_from(args), expect_acc=args.expect_acc, record=record)
     else:
-        report = check_rb(line_argument(args.ho), line_argument(args.rb),
+        report = check_rb(ho, line_argument(args.rb),
                           profiles=receiver_from(args), expect_acc=args.expect_acc, record=record)
     _sender_input(report, "handoff")
     return _emit(report, args)
@@ -132,12 +158,14 @@ def cmd_check_ho(args: argparse.Namespace) -> int:
     record = _record_or_line(args.record)
     adds = [a for a in args.relay_adds.split("+") if a] if args.relay_adds is not None else None
     receiver = receiver_from(args)
+    line = line_argument(args.line)
+    record = _typed_record(record, line, receiver, args.record)
     if isinstance(record, str):
         from ..readback import coerce
 
         if coerce(record, receiver, "HO", "record")[0] is None:
             raise RW1Error(f"the record {args.record} is not a readable handoff")
-    report = check_ho(line_argument(args.line), record, profiles=receiver, relay_adds=adds)
+    report = check_ho(line, record, profiles=receiver, relay_adds=adds)
     return _emit(report, args)
 
 
@@ -145,7 +173,10 @@ def cmd_check_dn(args: argparse.Namespace) -> int:
     from ..readback import check_dn
 
     record = read_json_object(args.record, "record") if args.record else None
-    report = check_dn(line_argument(args.ho), args.dn, args.rb, profiles=receiver_from(args), record=record)
+    ho = line_argument(args.ho)
+    if record is not None:
+        record = _typed_record(record, ho, receiver_from(args), args.record)
+    report = check_dn(ho, args.dn, args.rb, profiles=receiver_from(args), record=record)
     _sender_input(report, "handoff")
     return _emit(report, args)
 

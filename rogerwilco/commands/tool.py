@@ -44,7 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_format(p)
     p.set_defaults(func=cmd_prepare)
 
-    p = verbs.add_parser("commit", help="run the executor once for a prepared statement; print the DN as executed")
+    p = verbs.add_parser("commit", help="run the executor once for a prepared statement; print the DN as executed",
+                         usage="rogerwilco tool commit TOKEN --store PATH [--n N] [--timeout SECONDS] [--profile P] "
+                               "--exec CMD [ARG ...]\n       (--exec comes last: everything after it is the executor's)")
     p.add_argument("token", metavar="TOKEN")
     _store_arg(p)
     p.add_argument("--n", type=int, help="the DN's message number (default: one more than the store's last)")
@@ -70,6 +72,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_profiles(p)
     p.set_defaults(func=cmd_cancel)
 
+    p = verbs.add_parser("resolve", help="settle an in-doubt statement by hand: the act ran, or did not",
+                         description="Settle a statement left in doubt (the executor was killed or timed out, or its "
+                                     "report could not be read) once you have found out what happened: --ran makes it "
+                                     "committed (never run again), --did-not-run abandons it (the sender may re-issue). "
+                                     "Who settled it (--by, default the login name), when, and the note are recorded.")
+    p.add_argument("token", metavar="TOKEN")
+    _store_arg(p)
+    outcome = p.add_mutually_exclusive_group(required=True)
+    outcome.add_argument("--ran", action="store_true", help="the act happened")
+    outcome.add_argument("--did-not-run", action="store_true", help="the act did not happen")
+    p.add_argument("--note", required=True, metavar="TEXT", help="what you found, and how (recorded)")
+    p.add_argument("--by", metavar="NAME", help="who settles it (default: the login name)")
+    add_profiles(p)
+    p.set_defaults(func=cmd_resolve)
+
     p = verbs.add_parser("status", help="every statement in the store, or one, with its state")
     p.add_argument("token", metavar="TOKEN", nargs="?")
     _store_arg(p)
@@ -78,9 +95,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_status)
 
 
-def _store(args: argparse.Namespace, **kw):
+def _store(args: argparse.Namespace, *, create: bool = False, **kw):
+    """The store at --store; only ``prepare`` may create one (a typo elsewhere is not a new, empty store)."""
+    from pathlib import Path
+
     from ..tool import ToolStore
 
+    if not create and not Path(args.store).is_file():
+        raise RW1Error(f"no store at {args.store}: check the path (only `rogerwilco tool prepare` creates a store)")
     ledger = getattr(args, "ledger", None)
     if ledger is not None:
         from ..endpoint import Endpoint
@@ -117,7 +139,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
 
         record = read_json_object(args.record, "record")
     args.line = line_argument(args.line)
-    store = _store(args, window=_dt.timedelta(minutes=args.window))
+    store = _store(args, create=True, window=_dt.timedelta(minutes=args.window))
     try:
         prepared = store.prepare(args.line, record=record, as_=args.me, n=args.n)
     except ToolRefused as exc:
@@ -169,6 +191,23 @@ def cmd_cancel(args: argparse.Namespace) -> int:
     except ToolRefused as exc:
         return _refused(exc)
     sys.stdout.write(reply.to_line() + "\n")
+    return 0
+
+
+def cmd_resolve(args: argparse.Namespace) -> int:
+    import getpass
+
+    from ..tool import ToolRefused
+
+    try:
+        who = args.by or getpass.getuser()
+    except (KeyError, OSError):
+        who = "unknown"
+    try:
+        statement = _store(args).settle(args.token, ran=args.ran, note=args.note, who=who)
+    except ToolRefused as exc:
+        return _refused(exc)
+    sys.stderr.write(f"{statement.state}: {statement.detail}\n")
     return 0
 
 

@@ -14,17 +14,41 @@ from typing import IO
 from rich.console import Console
 
 
+_COLOR = "auto"
+
+
+def set_color(mode: str) -> None:
+    """``--color auto|always|never``: auto colours a terminal unless ``NO_COLOR`` is set."""
+    global _COLOR
+    _COLOR = mode
+
+
 def make_console(file: IO[str] | None = None, *, width: int | None = None, color: bool | None = None) -> Console:
     stream = file if file is not None else sys.stdout
+    if color is None and _COLOR != "auto":
+        color = _COLOR == "always"
+    # the CLI's escaping stderr: a console escapes what it prints itself and writes its own styles
+    stream = getattr(stream, "unescaped", stream)
+    tty = bool(getattr(stream, "isatty", lambda: False)())
     if color is None:
-        color = "NO_COLOR" not in os.environ and getattr(stream, "isatty", lambda: False)()
+        color = "NO_COLOR" not in os.environ and tty
     return Console(
         file=stream,
         width=width,
         no_color=not color,
-        color_system="auto" if color else None,
+        color_system=("auto" if tty else "standard") if color else None,
+        force_terminal=True if color and not tty else None,
         highlight=False,
         emoji=False,
         markup=False,
         soft_wrap=width is None and not getattr(stream, "isatty", lambda: False)(),
     )
+
+
+_PLURALS = {"lines": "line", "notes": "note", "files": "file", "findings": "finding", "messages": "message",
+            "statements": "statement", "fails": "fail"}
+
+
+def counted(n: int, plural: str) -> str:
+    """``1 line``, ``2 lines``: a count with its noun agreeing (words that are not nouns stay as they are)."""
+    return f"{n} {_PLURALS.get(plural, plural) if n == 1 else plural}"

@@ -14,7 +14,7 @@ _STYLE = {"fail": "bold red", "note": "yellow"}
 
 def finding_text(result: LineResult, finding: Finding, file: str) -> Text:
     """``file:line:col: fail UNK ask=PAYY unknown ask code`` and the caret."""
-    where = f"{file}:{result.line_number or 1}"
+    where = f"{printable(file)}:{result.line_number or 1}"
     if finding.column:
         where += f":{finding.column}"
     out = Text()
@@ -36,5 +36,7 @@ def finding_text(result: LineResult, finding: Finding, file: str) -> Text:
 
 
 def summary_text(counts: dict[str, int]) -> Text:
-    parts = [f"{n} {name}" for name, n in counts.items()]
+    from . import counted
+
+    parts = [counted(n, name) for name, n in counts.items()]
     return Text(", ".join(parts), style="bold")

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
-from rich.table import Table
 from rich.text import Text
 
 from ..display import caret_lines
 from ..errors import printable
+from . import counted
+from .tables import FoldingTable
 from ..lint import RULES, LintFinding
 
 _STYLE = {"error": "bold red", "warning": "yellow"}
@@ -41,15 +42,13 @@ def summary_text(findings: Iterable[LintFinding], files: int) -> Text:
     counts = Counter(f.code for f in findings)
     total = sum(counts.values())
     if not total:
-        return Text(f"{files} file(s) checked, no findings", style="bold green")
+        return Text(f"{counted(files, 'files')} checked, no findings", style="bold green")
     parts = ", ".join(f"{code} {RULES[code].name} {n}" for code, n in sorted(counts.items()))
-    return Text(f"{total} finding(s) in {files} file(s): {parts}", style="bold red")
+    return Text(f"{counted(total, 'findings')} in {counted(files, 'files')}: {parts}", style="bold red")
 
 
-def rules_table() -> Table:
-    table = Table(title="rogerwilco lint rules", header_style="bold")
-    for name in ("code", "name", "level", "what"):
-        table.add_column(name)
+def rules_table() -> FoldingTable:
+    table = FoldingTable("rogerwilco lint rules", [("code", True), ("name", True), ("level", True), ("what", False)])
     for rule in RULES.values():
         table.add_row(rule.code, rule.name, rule.level, rule.summary)
     return table

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from rich.table import Table
 from rich.text import Text
 
 from ..errors import printable
+from .tables import FoldingTable
 
 _STYLE = {"fail": "bold red", "note": "yellow"}
 
 
-def problems_table(name: str, problems: Iterable[tuple[str, str, str]]) -> Table:
+def problems_table(name: str, problems: Iterable[tuple[str, str, str]]) -> FoldingTable:
     """One row per problem of a profile: JSON path, source (core check or schema), message."""
-    table = Table(title=f"{printable(name)}: profile problems", title_justify="left", show_lines=False)
-    table.add_column("path", style="bold", no_wrap=True)
-    table.add_column("check")
-    table.add_column("problem")
+    table = FoldingTable(f"{printable(name)}: profile problems", [("path", True), ("check", True), ("problem", False)])
     for path, source, message in problems:
         table.add_row(printable(path), source, printable(message))
     return table
@@ -43,4 +40,6 @@ def quote_text(file: str, line: int | None, finding) -> Text:
 
 
 def summary(counts: dict[str, int]) -> Text:
-    return Text(", ".join(f"{n} {k}" for k, n in counts.items()), style="bold")
+    from . import counted
+
+    return Text(", ".join(counted(n, k) for k, n in counts.items()), style="bold")

@@ -4,19 +4,20 @@ A report is three renderables in a group: a verdict line (``WILCO`` when a
 readback passes every tier asked for, ``VOID`` when it does not; ``PASS`` or
 ``FAIL`` for check-ho and check-dn), a table of the five tiers with their
 status (check-rb only), and a table of every finding with the sender's and
-the receiver's value side by side, then every finding as a line. Tables use ASCII rules and every status
-is spelled out, so the report reads the same without colour or in a pipe.
+the receiver's value side by side, then every finding as a line. Tables are
+the package's one style (:mod:`rogerwilco.render.tables`: ASCII rules, tokens
+never split) and every status is spelled out, so the report reads the same
+without colour or in a pipe.
 """
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from ..errors import printable
 from ..readback import FAILED, PASSED, TIERS, ReadbackReport
+from .tables import FoldingTable
 
 _STATUS_STYLE = {PASSED: "green", FAILED: "bold red"}
 _SEVERITY_STYLE = {"fail": "bold red", "note": "yellow"}
@@ -33,6 +34,8 @@ def verdict_text(report: ReadbackReport) -> Text:
     if report.check == "check-rb":
         word = "WILCO" if report.passed else "VOID"
         detail = "readback passes every tier asked for" if report.passed else "readback does not pass: re-issue the HO"
+        if report.passed and report.unchecked:
+            detail = f"readback passes, {_not_checked(report.unchecked)}"
     else:
         word = "PASS" if report.passed else "FAIL"
         detail = {"check-ho": "handoff matches the record", "check-dn": "done report matches the plan"}[report.check]
@@ -51,12 +54,19 @@ def verdict_text(report: ReadbackReport) -> Text:
     return out
 
 
-def tier_table(report: ReadbackReport) -> Table:
-    table = Table(title="Tiers", box=box.ASCII, title_justify="left")
-    table.add_column("tier", justify="right")
-    table.add_column("checks")
-    table.add_column("status")
-    table.add_column("findings", justify="right")
+_WHY_UNCHECKED = {4: "no acceptance criteria to compare: give --expect-acc",
+                  5: "a value the receiver resolved has no record to check it against: give --record"}
+
+
+def _not_checked(tiers: tuple[int, ...]) -> str:
+    """``tier 4 not checked (no acceptance criteria ...)``: D12's verdict words, with the fix."""
+    words = " and ".join(f"tier {t}" for t in tiers)
+    return f"{words} not checked ({'; '.join(_WHY_UNCHECKED[t] for t in tiers)})"
+
+
+def tier_table(report: ReadbackReport) -> FoldingTable:
+    table = FoldingTable("Tiers", [("tier", True), ("checks", True), ("status", True), ("findings", True)],
+                         justify={"tier": "right", "findings": "right"})
     for tier, name in TIERS.items():
         status = report.tiers.get(tier, "not checked")
         count = sum(1 for f in report.findings if f.tier == tier)
@@ -64,17 +74,13 @@ def tier_table(report: ReadbackReport) -> Table:
     return table
 
 
-def side_by_side_table(report: ReadbackReport) -> Table | None:
+def side_by_side_table(report: ReadbackReport) -> FoldingTable | None:
     """Sender against receiver, one row per finding that has a value to show."""
     left, right = _SUBJECT.get(report.check, ("sender", "receiver"))
     rows = [f for f in _ordered(report) if f.sender is not None or f.receiver is not None]
     if not rows:
         return None
-    table = Table(title="Sender vs receiver", box=box.ASCII, title_justify="left")
-    table.add_column("key", no_wrap=True)
-    table.add_column("kind", no_wrap=True)
-    table.add_column(left, overflow="fold")
-    table.add_column(right, overflow="fold")
+    table = FoldingTable("Sender vs receiver", [("key", True), ("kind", True), (left, False), (right, False)])
     for f in rows:
         table.add_row(_cell(f.key), Text(f.kind, style=_SEVERITY_STYLE.get(f.severity, "")), _cell(f.sender), _cell(f.receiver))
     return table

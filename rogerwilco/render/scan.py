@@ -9,12 +9,13 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 from rich.table import Table
 
 from ..errors import printable
+from .tables import STYLE
 from ..scan import Tally
 
 
 def summary_table(tally: Tally) -> Table:
     """Lines read, files, messages by type, diagnostics by why and by reason."""
-    table = Table(title="rogerwilco scan", show_header=True, header_style="bold")
+    table = Table(title="rogerwilco scan", show_header=True, header_style="bold", box=STYLE, title_justify="left")
     table.add_column("what")
     table.add_column("count", justify="right")
     table.add_row("files", str(tally.files))

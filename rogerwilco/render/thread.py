@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from ..errors import printable
+from . import counted
+from .tables import FoldingTable
 from ..thread import ThreadReport
 
 _STYLE = {"fail": "bold red", "note": "yellow"}
@@ -29,23 +30,20 @@ def findings_text(report: ThreadReport) -> Text:
     fails = sum(1 for f in report.findings if f.failed)
     notes = len(report.findings) - fails
     verdict = "passed" if report.passed else "failed"
-    out.append(f"{verdict}: {fails} fail, {notes} note", style="bold" if report.passed else "bold red")
+    out.append(f"{verdict}: {counted(fails, 'fails')}, {counted(notes, 'notes')}", style="bold" if report.passed else "bold red")
     return out
 
 
-def items_table(report: ThreadReport) -> Table:
-    table = Table(title="Owners", title_justify="left", show_lines=False)
-    for column in ("item", "owner", "via"):
-        table.add_column(column)
+def items_table(report: ThreadReport) -> FoldingTable:
+    table = FoldingTable("Owners", [("item", True), ("owner", True), ("via", False)])
     for entry in report.ledger.items:
         table.add_row(_cell(entry.item), _cell(entry.owner), _cell(entry.via or "(no readback passed)"))
     return table
 
 
-def handoffs_table(report: ThreadReport) -> Table:
-    table = Table(title="Handoffs", title_justify="left")
-    for column in ("HO", "item", "from", "to", "ask", "readback", "state", "by"):
-        table.add_column(column)
+def handoffs_table(report: ThreadReport) -> FoldingTable:
+    table = FoldingTable("Handoffs", [("HO", True), ("item", True), ("from", True), ("to", True), ("ask", True),
+                                      ("readback", False), ("state", True), ("by", False)])
     for h in report.ledger.handoffs:
         if h.state == "closed":
             by = f"{h.by} {h.closer}"
@@ -67,11 +65,10 @@ _TOOL_STYLE = {"prepared": "green", "expired": "yellow", "in-doubt": "bold red",
                "abandoned": "dim", "cancelled": "dim"}
 
 
-def statements_table(statements) -> Table:
+def statements_table(statements) -> FoldingTable:
     """The tool's store: one row per prepared statement (``rogerwilco tool status``)."""
-    table = Table(title="Statements", title_justify="left")
-    for column in ("token", "HO", "item", "agent", "exp", "state", "detail"):
-        table.add_column(column, overflow="fold")
+    table = FoldingTable("Statements", [("token", True), ("HO", True), ("item", True), ("agent", True), ("exp", True),
+                                        ("state", True), ("detail", False)])
     for s in statements:
         reply = " ".join(s.reply.split(" ")[1:3]) if s.reply else ""
         detail = s.detail if s.detail and s.state != "committed" else reply

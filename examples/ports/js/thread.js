@@ -170,28 +170,58 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     return current !== undefined && current.type === "HO" ? current : null;
   };
 
-  // issues of one handoff: re-sends and re-issues
-  const previous = new Map(); // HO id -> [earlier HO id, "resend" | "reissue"]
-  for (const ho of hos) {
+  // issues of one handoff: re-sends and re-issues. The link a line names
+  // (issue link: re= an earlier HO between the same parties, or re= the
+  // receiver's RB of one) holds only where that HO was taken first: HOs are
+  // taken in the order given, one that carries forward an HO listed later
+  // waits for it, and a loop of re= among HOs is taken in the order given.
+  const issueLink = (ho) => {
     const named = ho.re !== null ? byId.get(ho.re) : undefined;
-    if (named === undefined) continue;
-    if (named.type === "HO" && sameParties(named, ho)) {
-      previous.set(ho.id, [named.id, "resend"]);
-    } else if (named.type === "RB") {
-      const earlier = named.re !== null ? byId.get(named.re) : undefined;
-      if (earlier !== undefined && earlier.type === "HO" && sameParties(earlier, ho) && named.from === earlier.to) {
-        previous.set(ho.id, [earlier.id, "reissue"]);
-      }
+    if (named === undefined) return null;
+    if (named.type === "HO" && sameParties(named, ho)) return [named.id, "resend"];
+    if (named.type === "RB" && named.re !== null) {
+      const earlier = byId.get(named.re);
+      if (earlier !== undefined && earlier.type === "HO" && sameParties(earlier, ho) && named.from === earlier.to) return [earlier.id, "reissue"];
     }
-  }
+    return null;
+  };
+  const links = new Map(hos.map((ho) => [ho.id, issueLink(ho)]));
 
   const duplicate = new Map(); // a re-send answered UN why=DUP -> that UN
   for (const m of messages) {
-    if (m.type === "UN" && get(m, "why") === "DUP" && previous.has(m.re) && previous.get(m.re)[1] === "resend") {
+    if (m.type === "UN" && get(m, "why") === "DUP" && links.has(m.re) && links.get(m.re) !== null && links.get(m.re)[1] === "resend") {
       const ho = byId.get(m.re);
       if (m.from === ho.to && !duplicate.has(m.re)) duplicate.set(m.re, m);
     }
   }
+
+  const previous = new Map(); // HO id -> [earlier HO id, "resend" | "reissue"]
+  const taken = new Set();
+  const take = (ho) => {
+    let link = links.get(ho.id);
+    if (duplicate.has(ho.id) && link !== null && link[1] === "resend") link = null;
+    if (link !== null && taken.has(link[0])) previous.set(ho.id, link);
+    taken.add(ho.id);
+  };
+  const waiting = new Map(); // HO id -> [[place, HO]] waiting for it
+  let ready = [];
+  hos.forEach((ho, place) => {
+    const link = links.get(ho.id);
+    if (link !== null && !taken.has(link[0]) && link[0] !== ho.id) {
+      if (!waiting.has(link[0])) waiting.set(link[0], []);
+      waiting.get(link[0]).push([place, ho]);
+      return;
+    }
+    ready.push([place, ho]);
+    while (ready.length) {
+      ready.sort((a, b) => a[0] - b[0]);
+      const [, next] = ready.shift();
+      take(next);
+      ready.push(...(waiting.get(next.id) || []));
+      waiting.delete(next.id);
+    }
+  });
+  for (const [, ho] of [...waiting.values()].flat().sort((a, b) => a[0] - b[0])) take(ho);
 
   const carriedTo = new Map(); // HO id -> the later HO that carries it forward
   for (const ho of hos) {

@@ -103,3 +103,10 @@ test("only RW1Error escapes the API", () => {
     assert.throws(call, (exc) => exc instanceof rw.RW1Error, call.toString());
   }
 });
+
+test("an HO continues only an HO taken before it: not itself, a loop in the order given", () => {
+  const self = rw.checkThread(["RW1 HO a-1 re=a-1 from=a to=b item=x ask=DRAFT"], { now: "20261001T0000Z" });
+  assert.deepEqual(self.ledger.handoffs.map((h) => [h.id, h.state]), [["a-1", "awaiting-readback"]]);
+  const loop = rw.checkThread(["RW1 HO a-2 re=a-1 from=a to=b item=x ask=DRAFT", "RW1 HO a-1 re=a-2 from=a to=b item=x ask=DRAFT"], { now: "20261001T0000Z" });
+  assert.deepEqual(loop.ledger.handoffs.map((h) => [h.id, h.state, h.next]), [["a-2", "reissued", "a-1"], ["a-1", "awaiting-readback", null]]);
+});

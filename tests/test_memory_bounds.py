@@ -1,0 +1,128 @@
+"""Every streaming path holds a bounded amount of memory, whatever its input.
+
+Each case runs the command in a subprocess on an input several times larger
+than the path's bound (one runaway line of ``ROGERWILCO_MEMORY_MB`` MiB, 24
+by default), and compares the child's peak RSS with the same command on a
+one-line input: the difference must stay well under the input's size. Run
+larger by hand with ``ROGERWILCO_MEMORY_MB=512 pytest tests/test_memory_bounds.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rogerwilco import _lru, adapter, mcp_server
+
+ROOT = Path(__file__).resolve().parent.parent
+MB = int(os.environ.get("ROGERWILCO_MEMORY_MB", "24"))
+HO = "RW1 HO a-1 from=a to=b item=x ask=FIX"
+
+CHILD = r"""
+import resource, sys
+from rogerwilco.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+sys.__stderr__.write(f"\nPEAK-KIB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} EXIT {code}\n")
+"""
+
+
+def _feed(stdin, size: int, line: bytes) -> None:
+    """Write a runaway line of ``size`` bytes, then one good line, without holding it."""
+    chunk = b"y" * (1 << 20)
+    stdin.write(line[:-1] if line.endswith(b"\n") else line)
+    written = 0
+    while written < size:
+        stdin.write(chunk)
+        written += len(chunk)
+    stdin.write(b"\n" + line)
+
+
+def peak(args: list[str], size: int, line: bytes = HO.encode() + b"\n") -> tuple[int, int, str]:
+    """Peak RSS (KiB), exit code and stderr of ``rogerwilco ARGS`` reading a runaway line of ``size`` bytes."""
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, *args], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdin is not None and proc.stderr is not None
+    try:
+        if size:
+            _feed(proc.stdin, size, line)
+        else:
+            proc.stdin.write(line)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass  # the command stopped reading at its bound, as it may
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    marker = err.rsplit("PEAK-KIB ", 1)[1].split()
+    return int(marker[0]), int(marker[2]), err
+
+
+CASES = {
+    "validate": (["validate", "-"], 1),
+    "parse": (["parse", "-"], 1),
+    "encode": (["encode", "-"], 1),
+    "digest": (["digest", "-"], 2),
+    "reply": (["reply", "--as", "b", "--n", "1", "-"], 2),
+    "check-thread": (["check-thread", "--now", "20260101T0000Z", "-"], None),
+    "lint": (["lint", "-"], None),
+    "adapter": (["adapter"], 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_runaway_line_is_refused_in_bounded_memory(name):
+    args, exit_code = CASES[name]
+    line = (json.dumps({"op": "digest", "line": HO}) + "\n").encode() if name == "adapter" else (HO + "\n").encode()
+    base, _, _ = peak(args, 0, line)
+    size = MB << 20
+    high, code, err = peak(args, size, line)
+    assert "internal error" not in err and "Traceback" not in err
+    if exit_code is not None:
+        assert code == exit_code, err
+    growth = high - base
+    assert growth < (size >> 10) // 3, f"{name}: peak grew {growth} KiB on a {size >> 10} KiB line"
+
+
+def test_the_adapter_answers_an_overlong_request_and_goes_on(capsys):
+    import io
+
+    stream = io.BytesIO(b'{"op": "digest", "line": "' + b"x" * 5000 + b'"}\n' + json.dumps({"op": "digest", "line": HO}).encode() + b"\n")
+    out = io.StringIO()
+    adapter.serve(stream, out, max_bytes=1000)
+    first, second = (json.loads(x) for x in out.getvalue().splitlines())
+    assert first == {"ok": False, "error": "bad request: the request line is 5028 bytes; the limit is 1000"}
+    assert second["ok"] is True
+
+
+def _inline(i: int) -> dict:
+    return {"profile": f"p{i}", "version": "1", "extends": "RW1", "slots": []}
+
+
+def test_the_adapter_keeps_a_bounded_number_of_receivers():
+    adapter._receivers.clear()
+    for i in range(3 * _lru.RECEIVER_CACHE_SIZE):
+        adapter.receiver_for({"profiles": [_inline(i)]})
+    assert len(adapter._receivers) == _lru.RECEIVER_CACHE_SIZE
+    recent = adapter.receiver_for({"profiles": [_inline(3 * _lru.RECEIVER_CACHE_SIZE - 1)]})
+    assert adapter.receiver_for({"profiles": [_inline(3 * _lru.RECEIVER_CACHE_SIZE - 1)]}) is recent
+
+
+def test_the_mcp_server_keeps_a_bounded_number_of_receivers():
+    mcp_server._receivers.clear()
+    for i in range(3 * _lru.RECEIVER_CACHE_SIZE):
+        mcp_server._receiver({"profiles": [_inline(i)]})
+    assert len(mcp_server._receivers) == _lru.RECEIVER_CACHE_SIZE
+
+
+def test_the_cache_drops_the_least_recently_used():
+    cache: _lru.LRUCache[int] = _lru.LRUCache(2)
+    cache.get("a", lambda: 1)
+    cache.get("b", lambda: 2)
+    cache.get("a", lambda: 0)  # a is used again: b is now the oldest
+    cache.get("c", lambda: 3)
+    assert cache.get("a", lambda: -1) == 1 and cache.get("b", lambda: -2) == -2
