@@ -24,7 +24,10 @@ rule, in the file's order:
   subset.
 
 ABNF describes characters as code points (``%x10FFFF`` is one character), as
-the protocol counts them. ``tests/test_abnf.py`` reads the output back with
+the protocol counts them. Lines end in CRLF, as RFC 5234 asks; no rule's
+meaning depends on backtracking (the grammar writes ``MSGID`` so that a
+greedy or PEG parser reads it), so parsers that tools such as apg-js build
+from this text accept exactly the grammar's lines. ``tests/test_abnf.py`` reads the output back with
 an independent ABNF reader and proves it accepts exactly the lines the Lark
 parser accepts.
 """
@@ -356,4 +359,5 @@ def render() -> str:
             lines.append(f"; {comment}".rstrip())
         lines.extend(_wrap(name, body))
         lines.append("")
-    return "\n".join(lines).rstrip("\n") + "\n"
+    # RFC 5234 (2.2, 4): a rule ends in CRLF; strict ABNF tools read nothing else.
+    return "\r\n".join(lines).rstrip("\r\n") + "\r\n"

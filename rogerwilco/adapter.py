@@ -4,6 +4,12 @@ The contract is ``shared``'s conformance protocol: every response has ``ok``;
 an op the implementation lacks answers ``{"ok": false, "error":
 "unsupported"}``. Ops register themselves with :func:`op` in modules under
 :mod:`rogerwilco.ops`, which :func:`load_ops` imports.
+
+Contract version 2: ``{"op": "start", "contract": 2}`` is answered with the
+handshake (this implementation, its ops and its bundled profiles), and every
+response echoes the request's ``seq`` when it has one, errors included. A
+client that never says ``start`` and sends no ``seq`` speaks version 1 and
+gets version 1 answers.
 """
 
 from __future__ import annotations
@@ -68,9 +74,34 @@ def int_field(request: dict[str, Any], name: str) -> int:
     return value
 
 
+CONTRACT = 2
+
+
+def handshake() -> dict[str, Any]:
+    """The answer to ``start``: what this implementation is and what it can do."""
+    from . import __version__
+
+    return {
+        "contract": CONTRACT,
+        "implementation": {"name": "rogerwilco", "version": __version__, "language": "python",
+                           "homepage": "https://pypi.org/project/rogerwilco/"},
+        "ops": sorted(load_ops()),
+        "profiles": list(BUNDLED_PROFILES),
+    }
+
+
 def handle(request: Any) -> dict[str, Any]:
+    response = _handle(request)
+    if isinstance(request, dict) and "seq" in request:
+        response["seq"] = request["seq"]
+    return response
+
+
+def _handle(request: Any) -> dict[str, Any]:
     if not isinstance(request, dict) or not isinstance(request.get("op"), str):
         return {"ok": False, "error": "bad request: an object with op"}
+    if request["op"] == "start":
+        return {"ok": True, **handshake()}
     handler = load_ops().get(request["op"])
     if handler is None:
         return {"ok": False, "error": "unsupported"}
@@ -116,6 +147,8 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
                 response = handle(request)
             except Exception as exc:  # noqa: BLE001 - the adapter answers every request
                 response = {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
+                if isinstance(request, dict) and "seq" in request:
+                    response["seq"] = request["seq"]
         stdout.write(json.dumps(response, ensure_ascii=True) + "\n")
         stdout.flush()
     return 0

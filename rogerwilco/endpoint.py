@@ -23,8 +23,10 @@ each of two regions, and every message about it is one event:
 * the **close** region: ``open``, ``done`` (closed by a DN that ran the
   act), ``closed`` (by a DN with ``out=NOOP``, a UN or an FL),
   ``cancelled`` (the sender's CX, not yet answered by a close),
-  ``answered`` (a cancel answered by a DN) and ``late-cancel`` (a CX after
-  the handoff closed: a cancel cannot unsay an act).
+  ``answered`` (a cancel answered by a DN), ``late-cancel`` (a CX after
+  the act's DN: a cancel cannot unsay an act, and the act's DN answers it)
+  and ``cancel-after-close`` (a CX after a UN, an FL or a NOOP: answered with
+  ``AN val=Y``; no further close).
 
 :data:`TRANSITIONS` is the whole protocol: (state, event) to (next state,
 findings, replies). A finding is what the message breaks; a reply is what its
@@ -78,7 +80,7 @@ from .slottypes import AGENT_RE, MSGID_RE, parse_time
 from .vocab import Receiver, as_receiver
 
 READBACK_STATES = ("offered", "void", "read-back", "wilco")
-CLOSE_STATES = ("open", "done", "closed", "cancelled", "answered", "late-cancel")
+CLOSE_STATES = ("open", "done", "closed", "cancelled", "answered", "late-cancel", "cancel-after-close")
 #: under rb=all, every ST or AN of the sender's that the receiver will act on is echoed first (spec 5 rule 1)
 ECHO_STATES = ("echoed", "unechoed")
 EVENTS = ("resend", "reissue", "RB-pass", "RB-pass-exec", "RB-void", "confirm", "refuse",
@@ -139,12 +141,15 @@ def _table() -> dict[tuple[str, str], Step]:
         for event in ("DN-act", "DN-noop", "UN", "FL"):
             t[(state, event)] = Step(state, ("closed-twice",))
     t[("done", "CX")] = Step("late-cancel", ("closed-twice",), ("DN-again",))
-    t[("closed", "CX")] = Step("late-cancel", ("closed-twice",), ("AN-Y",))
+    t[("closed", "CX")] = Step("cancel-after-close", ("closed-twice",), ("AN-Y",))
     # the act's DN crossed the cancel: the receiver answers with it
     t[("late-cancel", "DN-act")] = Step("done")
     t[("late-cancel", "DN-noop")] = Step("closed")
     t[("late-cancel", "UN")] = t[("late-cancel", "FL")] = Step("closed", ("closed-twice",))
     t[("late-cancel", "CX")] = Step("late-cancel", ("closed-twice",))
+    # a cancel that came after a UN, an FL or a NOOP: it is answered with AN val=Y, and no close may follow
+    for event in ("DN-act", "DN-noop", "UN", "FL", "CX"):
+        t[("cancel-after-close", event)] = Step("cancel-after-close", ("closed-twice",))
     t[("cancelled", "DN-act")] = Step("answered", ("act-after-cancel",))
     t[("cancelled", "DN-noop")] = Step("answered")
     t[("cancelled", "UN")] = t[("cancelled", "FL")] = Step("answered", ("closed-twice",))

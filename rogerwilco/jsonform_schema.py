@@ -32,8 +32,14 @@ of dates, sums such as ``net + vat = amt``, which profiles a receiver holds.
 
 Strings are "visible": the grammar's VCHAR class, read from
 ``grammar/rw1.lark``. Patterns exclude the code points VCHAR leaves out of
-the Basic Multilingual Plane with a negated class, so they mean the same in
-a UTF-16 regex engine (ECMA-262 without ``u``) and a code point one.
+the Basic Multilingual Plane, and lone surrogates, with a negated class, and
+admit a surrogate pair as a second alternative, so they mean the same in a
+UTF-16 regex engine (ECMA-262 without ``u``) and a code point one.
+
+The schema is written in the form ajv's strict mode compiles without a
+warning (:func:`rogerwilco.schemacheck.strict_form`). JSON Schema's data
+model cannot tell ``2.0`` from ``2``, so a number written with a fraction or
+an exponent (refused by decision D9) is left to the package.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from typing import Any, Mapping
 from lark.load_grammar import _parse_grammar
 
 from .abnf import _RegexReader
+from .schemacheck import strict_form
 from .syntax import grammar_text
 from .vocab import BUNDLED_PROFILES, Vocabulary, bundled_vocabulary, compile_vocabulary, core_vocabulary, load_profile
 
@@ -67,9 +74,9 @@ def _invisible_class(terminals: tuple[str, ...] = ("VCHAR",)) -> str:
         if body is None:
             raise LookupError(f"grammar/rw1.lark defines no {name} terminal")
         visible += _RegexReader(body).char_class()
-    # Surrogates count as visible here: in a UTF-16 engine they are the two
-    # halves of an astral character, which VCHAR admits.
-    allowed = sorted(visible + [(0xD800, 0xDFFF)])
+    # Surrogates are excluded here; a well-formed pair (an astral character,
+    # which VCHAR admits) is matched by its own alternative in _visible.
+    allowed = sorted(visible)
     excluded: list[tuple[int, int]] = []
     nxt = 0
     for lo, hi in allowed:
@@ -81,8 +88,19 @@ def _invisible_class(terminals: tuple[str, ...] = ("VCHAR",)) -> str:
     return "".join(f"\\u{lo:04x}" if lo == hi else f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in excluded)
 
 
+_PAIR = "[\\ud800-\\udbff][\\udc00-\\udfff]"
+
+
 def _visible(extra_excluded: str = "", terminals: tuple[str, ...] = ("VCHAR",)) -> str:
-    return f"[^{_invisible_class(terminals)}{extra_excluded}]"
+    """One visible character: a BMP character the class admits, or a surrogate pair.
+
+    In a code point engine (Python, ECMA-262 with ``u``, as ajv compiles) an
+    astral character is one code point outside the excluded set and a lone
+    surrogate is inside it; in a UTF-16 engine (ECMA-262 without ``u``) the
+    pair is matched by the second alternative and a lone half by neither.
+    Either way a lone surrogate is refused (decision D9).
+    """
+    return f"(?:[^{_invisible_class(terminals)}{extra_excluded}]|{_PAIR})"
 
 
 def visible_pattern() -> str:
@@ -228,15 +246,15 @@ def schema_for(vocab: Vocabulary) -> dict[str, Any]:
             "then": {"allOf": then} if len(then) != 1 else then[0],
         })
     title = "RW1 JSON form" + (f" under profile {vocab.profile}" if vocab.profile else " (core)")
-    return {
+    return strict_form({
         "$schema": DIALECT,
         "$id": f"urn:rogerwilco:rw1:jsonform:{vocab.profile or 'core'}",
         "title": title,
         "$comment": ("Generated from profiles/rw1.json"
                      + (f" and profile {vocab.profile}" if vocab.profile else "")
                      + " by `rogerwilco schema`. Not expressed here, checked by the never-guess pass: the id's name"
-                       " equals from, dates are calendar dates, sums such as net + vat = amt, and which profiles"
-                       " a receiver holds."),
+                       " equals from, dates are calendar dates, sums such as net + vat = amt, which profiles"
+                       " a receiver holds, and that a number is written without a fraction or exponent (D9)."),
         "type": "object",
         "required": ["v", "type", "id", "re", "from", "to", "item", "slots", "tail"],
         "additionalProperties": False,
@@ -253,7 +271,7 @@ def schema_for(vocab: Vocabulary) -> dict[str, Any]:
                                {"type": "string", "maxLength": vocab.tail_max, "pattern": tail_pattern()}]},
         },
         "allOf": per_type + _rule_schemas(vocab),
-    }
+    })
 
 
 def schema(profile: str | Mapping[str, Any] | None = None) -> dict[str, Any]:

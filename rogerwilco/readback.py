@@ -410,13 +410,17 @@ def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[
         if got is None:
             findings.append(_fail("missing", f"{key}: the value the receiver will use is not read back", tier=5, key=key))
             continue
-        if record is not None and key in record:
-            want = decoded(vocab, key, record[key])
-            got = decoded(vocab, key, got)
-            if not same(want, got):
-                findings.append(_fail("record", f"{key}: the receiver resolved {written(key, got)}; the record holds "
-                                      f"{written(key, want)}", tier=5, key=key,
-                                      sender=written(key, want), receiver=written(key, got)))
+        if record is None or key not in record:
+            # D12: a note of kind unchecked, tier 5, naming the slot
+            findings.append(_note("unchecked", f"{key}: the receiver resolved {written(key, got)}; no record of the "
+                                  "sender's to check it against", tier=5, key=key, receiver=written(key, got)))
+            continue
+        want = decoded(vocab, key, record[key])
+        got = decoded(vocab, key, got)
+        if not same(want, got):
+            findings.append(_fail("record", f"{key}: the receiver resolved {written(key, got)}; the record holds "
+                                  f"{written(key, want)}", tier=5, key=key,
+                                  sender=written(key, want), receiver=written(key, got)))
     return findings
 
 

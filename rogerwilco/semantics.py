@@ -282,7 +282,9 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
             if key not in values:
                 findings.append(_fail("rule", key, f"required: {why}", key=key))
         if rule.require_tail and raw.tail is None:
-            findings.append(_fail("rule", "//", f"tail required: {why}"))
+            # D12: the token is the slot whose value asks for the tail (val=tail), else the mark
+            asked = next((f"{k}={written_as(k)}" for k in rule.when if written_as(k) is not None), "//")
+            findings.append(_fail("rule", asked, f"tail required: {why}"))
         for key, pattern in rule.match.items():
             written = written_as(key)
             if written is not None and not pattern.fullmatch(written):
@@ -356,11 +358,14 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles=None) -> Message:
             raise EncodeError(f"not a usable JSON value: {type(exc).__name__}", token="json") from None
     if not isinstance(obj, Mapping):
         raise EncodeError("a JSON form is an object", token="json")
+    _refuse_unwritable(obj)
     missing = [k for k in JSON_KEYS if k not in obj]
     extra = [k for k in obj if k not in JSON_KEYS]
     if missing or extra:
         which = missing[0] if missing else extra[0]
         raise EncodeError(f"a JSON form has exactly the keys {' '.join(JSON_KEYS)}", token=str(which))
+    if not isinstance(obj["v"], str):
+        raise EncodeError("v is a string", token="v")  # no language's rendering of another value is the token
     if obj["v"] != VERSION:
         raise RefusedError(f"unknown version token {obj['v']}", why="VER", token=str(obj["v"]))
     for key in ("type", "id", "from", "to"):
@@ -404,6 +409,38 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles=None) -> Message:
         if not _same_json(decoded.get(key), value):
             raise EncodeError(f"{key}: the JSON value {json.dumps(value)} is not of the slot's type", token=key)
     return message.replace(source=None)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unwritable(value: Any) -> str | None:
+    """Why a JSON value has no canonical form in RW1 (D9), or None."""
+    if isinstance(value, float):
+        return f"{value!r} is not an integer: a number in a JSON form has no canonical form unless it is one"
+    if isinstance(value, str) and _SURROGATE.search(value):
+        return "holds a lone surrogate, which no UTF-8 text can carry"
+    if isinstance(value, (list, tuple)):
+        # one level: a list holds scalars, and a nested list is refused by its type, not here
+        return next((why for why in map(_unwritable, (v for v in value if not isinstance(v, (list, tuple)))) if why),
+                    None)
+    return None
+
+
+def _refuse_unwritable(obj: Mapping[str, Any]) -> None:
+    """D9: refused in every implementation, token the key: ``pri: 2.0``, ``1e0``, a lone surrogate."""
+    for key, value in obj.items():
+        if key == "slots" and isinstance(value, Mapping):
+            for slot, item in value.items():
+                if isinstance(slot, str) and _SURROGATE.search(slot):
+                    raise RefusedError("a slot key holds a lone surrogate", why="UNK", token="slots")
+                why = _unwritable(item)
+                if why:
+                    raise RefusedError(f"{slot}: {why}", why="UNK", token=str(slot))
+            continue
+        why = _unwritable(value)
+        if why:
+            raise RefusedError(f"{key}: {why}", why="UNK", token=str(key))
 
 
 def _same_json(a: Any, b: Any) -> bool:

@@ -34,7 +34,8 @@ SCHEMA_PATH = SUITE / "schema.json"
 
 
 def _case_files() -> list[Path]:
-    return sorted(p for p in SUITE.rglob("*.json") if p != SCHEMA_PATH)
+    return sorted(p for p in SUITE.rglob("*.json")
+                  if not p.name.endswith("schema.json") and "node_modules" not in p.parts)
 
 
 def _load(path: Path) -> Any:
@@ -91,7 +92,7 @@ def test_case_ids_unique_and_spec_named(path: Path):
 
 
 def _a_case() -> dict[str, Any]:
-    return {"description": "d", "cases": [{"id": "a", "description": "d", "spec": "2",
+    return {"suite": "1.0.0", "description": "d", "cases": [{"id": "a", "description": "d", "spec": "2",
                                             "request": {"op": "parse", "line": "RW1"},
                                             "expect": {"valid": False, "why": "UNK"}}]}
 
@@ -111,6 +112,7 @@ def _a_case() -> dict[str, Any]:
             expect={"findings": [{"severity": "fail", "kind": "oops", "tier": None, "key": None}]})),
         ("a JSON form missing a key", lambda c: c.update(expect={"valid": True, "json": {"v": "RW1"}})),
         ("an unknown expect field", lambda c: c["expect"].update(colour="blue")),
+        ("n that is not an integer", lambda c: c.update(request={"op": "reply", "line": "RW1", "as": "a", "n": 1.5})),
     ],
     ids=lambda b: b[0],
 )
@@ -120,6 +122,27 @@ def test_schema_rejects_broken_cases(breakage, validator: Draft202012Validator):
     broken = copy.deepcopy(doc)
     breakage[1](broken["cases"][0])
     assert not validator.is_valid(broken)
+    # the harness's own checker (no JSON Schema library needed) refuses it too, with a path
+    from rogerwilco.conformance import case_file_checker
+
+    assert not list(case_file_checker().errors(doc))
+    path, _ = next(iter(case_file_checker().errors(broken)))
+    assert path.startswith("$.cases[0]")
+
+
+def test_a_suite_version_that_is_not_semver_is_refused(validator: Draft202012Validator):
+    doc = _a_case()
+    for bad in ("1.0", "v1.0.0", "01.0.0", 1):
+        doc["suite"] = bad
+        assert not validator.is_valid(doc)
+
+
+@pytest.mark.parametrize("path", CASE_FILES, ids=_file_id)
+def test_the_harness_checker_agrees_with_jsonschema_on_every_case_file(path: Path, validator):
+    from rogerwilco.conformance import case_file_checker
+
+    doc = _load(path)
+    assert validator.is_valid(doc) == (not list(case_file_checker().errors(doc)))
 
 
 @pytest.mark.parametrize(

@@ -21,28 +21,35 @@ from rogerwilco.conformance import compare, load_cases, reply_signature
 
 FAKE = textwrap.dedent(
     """
+    # A contract-1 adapter whose behaviour the request's line chooses:
+    # "echo X" answers token X, "wrong X" answers token X+1, "hang",
+    # "garble", "die" and "refuse" misbehave as named. A reply answers its
+    # line back (or null for "null"); check-thread is unsupported.
     import json, sys, time
     for line in sys.stdin:
         req = json.loads(line)
-        op = req.get("op")
-        if op == "echo":
-            out = {"ok": True, "value": req["value"]}
-        elif op == "wrong":
-            out = {"ok": True, "value": req["value"] + 1}
-        elif op == "hang":
+        op, text = req.get("op"), req.get("line", "")
+        verb, _, arg = text.partition(" ")
+        if op == "reply":
+            out = {"ok": True, "reply": None if text == "null" else text}
+        elif op != "parse":
+            out = {"ok": False, "error": "unsupported"}
+        elif verb == "echo":
+            out = {"ok": True, "valid": False, "why": "UNK", "token": arg}
+        elif verb == "wrong":
+            out = {"ok": True, "valid": False, "why": "UNK", "token": str(int(arg) + 1)}
+        elif verb == "hang":
             time.sleep(60)
             continue
-        elif op == "garble":
+        elif verb == "garble":
             sys.stdout.write("this is not json\\n")
             sys.stdout.flush()
             continue
-        elif op == "die":
+        elif verb == "die":
             sys.stderr.write("adapter: fell over on purpose\\n")
             sys.stderr.flush()
             sys.exit(3)
-        elif op == "reply":
-            out = {"ok": True, "reply": req["reply"]}
-        elif op == "refuse":
+        elif verb == "refuse":
             out = {"ok": False, "error": "bad request: missing line"}
         else:
             out = {"ok": False, "error": "unsupported"}
@@ -53,7 +60,15 @@ FAKE = textwrap.dedent(
 
 
 def case(cid, request, expect, description=""):
-    return {"id": cid, "description": description or cid, "request": request, "expect": expect}
+    return {"id": cid, "description": description or cid, "spec": "5", "request": request, "expect": expect}
+
+
+def parse(line: str) -> dict:
+    return {"op": "parse", "line": line}
+
+
+def token(value) -> dict:
+    return {"valid": False, "why": "UNK", "token": str(value)}
 
 
 @pytest.fixture
@@ -63,9 +78,10 @@ def adapter(tmp_path: Path) -> str:
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
 
 
-def write_suite(root: Path, cases: list[dict], area: str = "area", name: str = "file") -> Path:
+def write_suite(root: Path, cases: list[dict], area: str = "area", name: str = "file", version: str = "1.0.0") -> Path:
     (root / area).mkdir(parents=True, exist_ok=True)
-    (root / area / f"{name}.json").write_text(json.dumps({"description": "fake", "cases": cases}), encoding="utf-8")
+    doc = {"suite": version, "description": "fake", "cases": cases}
+    (root / area / f"{name}.json").write_text(json.dumps(doc), encoding="utf-8")
     return root
 
 
@@ -77,36 +93,36 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_a_wrong_answer_is_reported_failing_with_expected_and_got(tmp_path, adapter, capsys):
     suite = write_suite(tmp_path / "suite", [
-        case("right", {"op": "echo", "value": 1}, {"value": 1}),
-        case("broken", {"op": "wrong", "value": 1}, {"value": 1}, "the adapter adds one"),
+        case("right", parse("echo 1"), token(1)),
+        case("broken", parse("wrong 1"), token(1), "the adapter adds one"),
     ])
     code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite))
     assert code == 1
-    assert "FAIL area/file:broken: value: expected 1, got 2" in out
+    assert 'FAIL area/file:broken: token: expected "1", got "2"' in out
     assert "case:     the adapter adds one" in out
-    assert 'request:  {"op": "wrong", "value": 1}' in out
+    assert 'request:  {"op": "parse", "line": "wrong 1"}' in out
     assert "FAIL area/file:right" not in out
     assert out.rstrip().endswith("1 passed, 1 failed, 0 skipped")
 
 
 def test_a_hanging_case_times_out_and_the_run_continues(tmp_path, adapter, capsys):
     suite = write_suite(tmp_path / "suite", [
-        case("before", {"op": "echo", "value": 1}, {"value": 1}),
-        case("hangs", {"op": "hang"}, {"value": 1}),
-        case("after", {"op": "echo", "value": 2}, {"value": 2}),
+        case("before", parse("echo 1"), token(1)),
+        case("hangs", parse("hang"), token(1)),
+        case("after", parse("echo 2"), token(2)),
     ])
     started = time.monotonic()
     code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite), "--timeout", "1")
     assert time.monotonic() - started < 20
     assert code == 1
-    assert "FAIL area/file:hangs: timed out" in out
-    assert out.rstrip().endswith("2 passed, 1 failed, 0 skipped")
+    assert "ERROR area/file:hangs: timed out" in out
+    assert out.rstrip().endswith("2 passed, 0 failed, 0 skipped (1 errored)")
 
 
 def test_unsupported_counts_as_skipped_not_failed(tmp_path, adapter, capsys):
     suite = write_suite(tmp_path / "suite", [
-        case("missing-op", {"op": "check-thread", "lines": []}, {"passed": True}),
-        case("present", {"op": "echo", "value": "x"}, {"value": "x"}),
+        case("missing-op", {"op": "check-thread", "lines": [], "now": "20261002T1200Z"}, {"passed": True}),
+        case("present", parse("echo x"), token("x")),
     ])
     code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite))
     assert code == 0
@@ -115,7 +131,7 @@ def test_unsupported_counts_as_skipped_not_failed(tmp_path, adapter, capsys):
 
 
 def test_other_errors_fail_and_show_the_adapters_error(tmp_path, adapter, capsys):
-    suite = write_suite(tmp_path / "suite", [case("refused", {"op": "refuse"}, {"value": 1})])
+    suite = write_suite(tmp_path / "suite", [case("refused", parse("refuse"), token(1))])
     code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite))
     assert code == 1
     assert "answered ok: false: bad request: missing line" in out
@@ -123,33 +139,33 @@ def test_other_errors_fail_and_show_the_adapters_error(tmp_path, adapter, capsys
 
 def test_garbled_output_fails_one_case_and_the_adapter_is_restarted(tmp_path, adapter, capsys):
     suite = write_suite(tmp_path / "suite", [
-        case("garbles", {"op": "garble"}, {"value": 1}),
-        case("after", {"op": "echo", "value": 5}, {"value": 5}),
+        case("garbles", parse("garble"), token(1)),
+        case("after", parse("echo 5"), token(5)),
     ])
     code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite))
     assert code == 1
-    assert "FAIL area/file:garbles: response is not JSON" in out
+    assert "ERROR area/file:garbles: response is not JSON" in out
     assert "'this is not json'" in out
-    assert out.rstrip().endswith("1 passed, 1 failed, 0 skipped")
+    assert out.rstrip().endswith("1 passed, 0 failed, 0 skipped (1 errored)")
 
 
 def test_an_adapter_that_dies_is_reported_with_its_stderr_and_restarted(tmp_path, adapter, capsys):
     suite = write_suite(tmp_path / "suite", [
-        case("dies", {"op": "die"}, {"value": 1}),
-        case("after", {"op": "echo", "value": 7}, {"value": 7}),
+        case("dies", parse("die"), token(1)),
+        case("after", parse("echo 7"), token(7)),
     ])
     code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite))
     assert code == 1
     assert "implementation exited with status 3" in out
     assert "adapter: fell over on purpose" in out
-    assert out.rstrip().endswith("1 passed, 1 failed, 0 skipped")
+    assert out.rstrip().endswith("1 passed, 0 failed, 0 skipped (1 errored)")
 
 
 def test_known_failures_are_reported_not_counted_and_fixed_ones_are_named(tmp_path, adapter, capsys):
     suite = write_suite(tmp_path / "suite", [
-        case("broken", {"op": "wrong", "value": 1}, {"value": 1}),
-        case("mended", {"op": "echo", "value": 1}, {"value": 1}),
-        case("other", {"op": "wrong", "value": 3}, {"value": 3}),
+        case("broken", parse("wrong 1"), token(1)),
+        case("mended", parse("echo 1"), token(1)),
+        case("other", parse("wrong 3"), token(3)),
     ])
     known = tmp_path / "known.txt"
     known.write_text("# expected to fail in this port\narea/file:broken  # off by one\narea/file:mend*\ngone/*\n",
@@ -169,18 +185,22 @@ def test_known_failures_are_reported_not_counted_and_fixed_ones_are_named(tmp_pa
 
 def test_json_report_holds_every_case_and_the_summary(tmp_path, adapter, capsys):
     suite = write_suite(tmp_path / "suite", [
-        case("ok", {"op": "echo", "value": 1}, {"value": 1}),
-        case("bad", {"op": "wrong", "value": 1}, {"value": 1}),
-        case("skip", {"op": "make-rb"}, {"line": "x"}),
+        case("ok", parse("echo 1"), token(1)),
+        case("bad", parse("wrong 1"), token(1)),
+        case("skip", {"op": "make-rb", "ho": "x", "n": 1}, {"line": "x"}),
     ])
     code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite), "--json", "-")
     assert code == 1
     doc = json.loads(out)
-    assert doc["summary"] == {"passed": 1, "failed": 1, "skipped": 1, "known": 0, "fixed": 0}
+    summary = doc["summary"]
+    assert summary.pop("ms") >= 0
+    assert summary == {"passed": 1, "failed": 1, "errored": 0, "skipped": 1, "known": 0, "fixed": 0}
+    assert doc["suite"] == "1.0.0" and doc["contract"] == 1 and doc["implementation"] is None
+    assert all(c["ms"] >= 0 for c in doc["cases"])
     by_id = {c["id"]: c for c in doc["cases"]}
     assert by_id["area/file:bad"]["status"] == "failed"
-    assert by_id["area/file:bad"]["got"] == {"ok": True, "value": 2}
-    assert by_id["area/file:bad"]["expected"] == {"value": 1}
+    assert by_id["area/file:bad"]["got"] == {"ok": True, "valid": False, "why": "UNK", "token": "2"}
+    assert by_id["area/file:bad"]["expected"] == token(1)
     assert by_id["area/file:skip"]["status"] == "skipped"
 
     report = tmp_path / "report.json"
@@ -191,8 +211,8 @@ def test_json_report_holds_every_case_and_the_summary(tmp_path, adapter, capsys)
 
 def test_run_and_skip_select_by_glob_over_full_ids(tmp_path, adapter, capsys):
     suite = tmp_path / "suite"
-    write_suite(suite, [case("a", {"op": "echo", "value": 1}, {"value": 1})], "one", "x")
-    write_suite(suite, [case("b", {"op": "wrong", "value": 1}, {"value": 1})], "two", "y")
+    write_suite(suite, [case("a", parse("echo 1"), token(1))], "one", "x")
+    write_suite(suite, [case("b", parse("wrong 1"), token(1))], "two", "y")
     code, out, _ = run(capsys, "--suite", str(suite), "--list")
     assert out.split() == ["one/x:a", "two/y:b"]
     code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite), "--run", "one/*")
@@ -202,7 +222,7 @@ def test_run_and_skip_select_by_glob_over_full_ids(tmp_path, adapter, capsys):
 
 
 def test_an_implementation_that_cannot_start_exits_2(tmp_path, capsys):
-    suite = write_suite(tmp_path / "suite", [case("a", {"op": "echo", "value": 1}, {"value": 1})])
+    suite = write_suite(tmp_path / "suite", [case("a", parse("echo 1"), token(1))])
     code, _, err = run(capsys, "--impl", str(tmp_path / "no-such-adapter"), "--suite", str(suite))
     assert code == 2
     assert "cannot start" in err
@@ -211,14 +231,14 @@ def test_an_implementation_that_cannot_start_exits_2(tmp_path, capsys):
 def test_reply_compares_the_line_and_the_offending_token_not_the_wording(tmp_path, adapter, capsys):
     want = "RW1 UN me-1 re=a-1 from=me to=a why=UNK // ask=PAYY unknown ask code"
     suite = write_suite(tmp_path / "suite", [
-        case("same-token", {"op": "reply", "reply": "RW1 UN me-1 re=a-1 from=me to=a why=UNK // ask=PAYY not a known ask"},
+        case("same-token", {"op": "reply", "line": "RW1 UN me-1 re=a-1 from=me to=a why=UNK // ask=PAYY not a known ask", "as": "me", "n": 1},
              {"reply": want}),
-        case("other-token", {"op": "reply", "reply": "RW1 UN me-1 re=a-1 from=me to=a why=UNK // ask=PAY unknown"},
+        case("other-token", {"op": "reply", "line": "RW1 UN me-1 re=a-1 from=me to=a why=UNK // ask=PAY unknown", "as": "me", "n": 1},
              {"reply": want}),
-        case("other-why", {"op": "reply", "reply": "RW1 UN me-1 re=a-1 from=me to=a why=VER // ask=PAYY unknown"},
+        case("other-why", {"op": "reply", "line": "RW1 UN me-1 re=a-1 from=me to=a why=VER // ask=PAYY unknown", "as": "me", "n": 1},
              {"reply": want}),
-        case("null", {"op": "reply", "reply": None}, {"reply": None}),
-        case("null-expected", {"op": "reply", "reply": want}, {"reply": None}),
+        case("null", {"op": "reply", "line": "null", "as": "me", "n": 1}, {"reply": None}),
+        case("null-expected", {"op": "reply", "line": want, "as": "me", "n": 1}, {"reply": None}),
     ])
     code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite))
     failed = {line.split(":", 2)[1] for line in out.splitlines() if line.startswith("FAIL")}
@@ -247,3 +267,167 @@ def test_a_json_form_with_its_slots_out_of_written_order_fails():
     want = {"json": {"v": "RW1", "slots": {"ask": "DRAFT", "pri": 2}}}
     assert compare(want, {"ok": True, "json": {"v": "RW1", "slots": {"pri": 2, "ask": "DRAFT"}}})
     assert compare(want, {"ok": True, "json": {"slots": {"ask": "DRAFT", "pri": 2}, "v": "RW1"}}) == ""
+
+
+# ---------------------------------------------------------------- contract version 2
+
+FAKE_V2 = textwrap.dedent(
+    """
+    # A contract-2 adapter: shakes hands, echoes seq. The line chooses a fault:
+    # "stray" writes an extra JSON line first (every later answer would shift
+    # by one under contract 1), "badseq" answers with the wrong seq.
+    import json, sys
+    for line in sys.stdin:
+        req = json.loads(line)
+        op, text = req.get("op"), req.get("line", "")
+        if op == "start":
+            out = {"ok": True, "contract": 2, "ops": ["parse"], "profiles": [],
+                   "implementation": {"name": "fake", "version": "9.1", "language": "python"}}
+        elif op == "parse":
+            if text == "stray":
+                sys.stdout.write(json.dumps({"ok": True, "note": "debug output"}) + "\\n")
+            out = {"ok": True, "valid": False, "why": "UNK", "token": text}
+            out["seq"] = req["seq"] + (1 if text == "badseq" else 0)
+        else:
+            out = {"ok": False, "error": "unsupported"}
+        if "seq" in req and "seq" not in out:
+            out["seq"] = req["seq"]
+        sys.stdout.write(json.dumps(out) + "\\n")
+        sys.stdout.flush()
+    """
+)
+
+
+@pytest.fixture
+def adapter_v2(tmp_path: Path) -> str:
+    script = tmp_path / "fake_adapter_v2.py"
+    script.write_text(FAKE_V2, encoding="utf-8")
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+
+
+def test_a_contract_2_adapter_is_named_from_its_handshake_in_text_and_json(tmp_path, adapter_v2, capsys):
+    suite = write_suite(tmp_path / "suite", [case("a", parse("x"), token("x"))], version="3.1.4")
+    code, out, _ = run(capsys, "--impl", adapter_v2, "--suite", str(suite))
+    assert code == 0
+    assert out.splitlines()[0] == "suite 3.1.4, 1 cases; implementation: fake 9.1 (python), contract 2, 1 ops: parse"
+    code, out, _ = run(capsys, "--impl", adapter_v2, "--suite", str(suite), "--json", "-")
+    doc = json.loads(out)
+    assert doc["contract"] == 2 and doc["suite"] == "3.1.4"
+    assert doc["implementation"]["implementation"]["name"] == "fake"
+    assert doc["cases"][0]["got"] == {"ok": True, "valid": False, "why": "UNK", "token": "x"}  # seq is the harness's
+
+
+def test_a_stray_line_errors_one_case_and_later_answers_do_not_shift(tmp_path, adapter_v2, capsys):
+    suite = write_suite(tmp_path / "suite", [
+        case("before", parse("one"), token("one")),
+        case("stray", parse("stray"), token("stray")),
+        case("after", parse("two"), token("two")),
+        case("after-2", parse("three"), token("three")),
+    ])
+    code, out, _ = run(capsys, "--impl", adapter_v2, "--suite", str(suite))
+    assert code == 1
+    assert "ERROR area/file:stray: out of sequence: asked seq 2" in out
+    assert out.rstrip().endswith("3 passed, 0 failed, 0 skipped (1 errored)")
+
+
+def test_a_wrong_seq_is_errored_and_the_adapter_restarted(tmp_path, adapter_v2, capsys):
+    suite = write_suite(tmp_path / "suite", [
+        case("bad", parse("badseq"), token("badseq")),
+        case("after", parse("two"), token("two")),
+    ])
+    code, out, _ = run(capsys, "--impl", adapter_v2, "--suite", str(suite), "--json", "-")
+    doc = json.loads(out)
+    assert [c["status"] for c in doc["cases"]] == ["errored", "passed"]
+    assert "asked seq 1, the response carries 2" in doc["cases"][0]["why"]
+    assert code == 1
+
+
+def test_an_op_the_handshake_does_not_list_is_skipped_unsent(tmp_path, adapter_v2, capsys):
+    suite = write_suite(tmp_path / "suite", [
+        case("thread", {"op": "check-thread", "lines": [], "now": "20261002T1200Z"}, {"passed": True}),
+        case("a", parse("x"), token("x")),
+    ])
+    code, out, _ = run(capsys, "--impl", adapter_v2, "--suite", str(suite), "--json", "-")
+    doc = json.loads(out)
+    assert [(c["status"], c["why"], c["got"]) for c in doc["cases"]] == [
+        ("skipped", "op not listed in the handshake", None), ("passed", "", doc["cases"][1]["got"])]
+
+
+def test_contract_1_adapters_still_run_and_contract_1_can_be_forced(tmp_path, adapter, adapter_v2, capsys):
+    suite = write_suite(tmp_path / "suite", [case("a", parse("echo 1"), token(1))])
+    code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite))
+    assert code == 0 and "contract 1 (no handshake)" in out
+    suite2 = write_suite(tmp_path / "suite2", [case("a", {"op": "reply", "line": "x", "as": "me", "n": 1},
+                                                    {"ok": False, "error": "unsupported"})])
+    code, out, _ = run(capsys, "--impl", adapter_v2, "--suite", str(suite2), "--contract", "1")
+    assert "contract 1 (no handshake)" in out
+
+
+def test_op_filter_keeps_only_the_named_ops(tmp_path, adapter, capsys):
+    suite = write_suite(tmp_path / "suite", [
+        case("p", parse("echo 1"), token(1)),
+        case("r", {"op": "reply", "line": "null", "as": "me", "n": 1}, {"reply": None}),
+    ])
+    code, out, _ = run(capsys, "--suite", str(suite), "--op", "reply", "--list")
+    assert out.split() == ["area/file:r"]
+    code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite), "--op", "parse")
+    assert out.rstrip().endswith("1 passed, 0 failed, 0 skipped")
+
+
+def test_the_python_adapter_passes_the_bundled_suite_as_contract_2_with_a_valid_report(tmp_path, capsys):
+    from rogerwilco.conformance import check_report, load_suite
+
+    report = tmp_path / "report.json"
+    code, out, _ = run(capsys, "--json", str(report), "--op", "digest", "--op", "parse")
+    assert code == 0
+    doc = check_report(report)
+    assert doc["contract"] == 2 and doc["implementation"]["implementation"]["language"] == "python"
+    assert doc["suite"] == load_suite().version
+    assert doc["summary"]["passed"] == len(doc["cases"]) > 0
+    assert {c["request"]["op"] for c in doc["cases"]} == {"digest", "parse"}
+
+
+# ---------------------------------------------------------------- files that do not match their schema
+
+def test_a_case_file_off_its_schema_is_refused_naming_the_file_and_json_path(tmp_path, adapter, capsys):
+    suite = write_suite(tmp_path / "suite", [case("a", parse("echo 1"), {"valid": "no"})], name="broken")
+    code, _, err = run(capsys, "--impl", adapter, "--suite", str(suite))
+    assert code == 2
+    assert "suite/area/broken.json: $.cases[0].expect.valid: expected boolean, got string" in err
+
+
+def test_case_files_that_disagree_on_the_suite_version_are_refused(tmp_path, capsys):
+    suite = write_suite(tmp_path / "suite", [case("a", parse("echo 1"), token(1))], name="one", version="1.0.0")
+    write_suite(suite, [case("b", parse("echo 1"), token(1))], name="two", version="1.1.0")
+    code, _, err = run(capsys, "--suite", str(suite), "--list")
+    assert code == 2
+    assert "suite/area/two.json: $.suite: suite version 1.1.0 differs from 1.0.0 in suite/area/one.json" in err
+
+
+def test_a_case_file_that_is_not_json_is_named(tmp_path, capsys):
+    (tmp_path / "suite" / "area").mkdir(parents=True)
+    (tmp_path / "suite" / "area" / "bad.json").write_text("{nope", encoding="utf-8")
+    code, _, err = run(capsys, "--suite", str(tmp_path / "suite"), "--list")
+    assert code == 2 and "suite/area/bad.json: $: not JSON" in err
+
+
+def test_a_report_off_its_schema_is_refused_naming_the_file_and_json_path(tmp_path, capsys):
+    report = tmp_path / "report.json"
+    code, _, _ = run(capsys, "--json", str(report), "--op", "digest")
+    doc = json.loads(report.read_text(encoding="utf-8"))
+    assert run(capsys, "--check-report", str(report))[0] == 0
+    doc["cases"][2]["status"] = "sort-of"
+    report.write_text(json.dumps(doc), encoding="utf-8")
+    code, _, err = run(capsys, "--check-report", str(report))
+    assert code == 2
+    assert f"{report}: $.cases[2].status:" in err and "sort-of" in err
+
+
+def test_the_python_adapter_answers_start_and_echoes_seq():
+    from rogerwilco.adapter import handle
+
+    hello = handle({"op": "start", "contract": 2, "seq": 0})
+    assert hello["ok"] is True and hello["contract"] == 2 and hello["seq"] == 0
+    assert {"parse", "encode", "digest", "reply"} <= set(hello["ops"])
+    assert handle({"op": "nope", "seq": 7}) == {"ok": False, "error": "unsupported", "seq": 7}
+    assert "seq" not in handle({"op": "nope"})

@@ -67,6 +67,9 @@ def inexpressible(form: dict, request: dict) -> str | None:
     ident, sender = form.get("id"), form.get("from")
     if isinstance(ident, str) and isinstance(sender, str) and ident.rpartition("-")[0] != sender:
         return "the id's name equals from"
+    if any(isinstance(v, float) for v in [*form.values(), *slots.values()]) or any(
+            isinstance(x, float) for v in slots.values() if isinstance(v, list) for x in v):
+        return "a number written with a fraction or an exponent (D9): JSON Schema reads 2.0 as 2"
     p = slots.get("p")
     held = [e if isinstance(e, str) else e.get("profile") for e in request.get("profiles") or []]
     if p is not None and p not in held:
@@ -188,14 +191,17 @@ def test_every_generated_valid_message_validates(msg):
 
 
 def test_tail_pattern_reads_the_same_as_a_code_point_and_a_utf16_engine():
-    # The visible class is a negated class of BMP code points, so an astral
-    # character passes whether the engine sees one code point or two halves.
+    # An astral character passes whether the engine sees one code point or
+    # two UTF-16 halves (the pair alternative); a lone half never does (D9).
     import re
 
     assert re.fullmatch(tail_pattern(), "ok \U0001f600 fine")
+    halves = "ok " + chr(0xD83D) + chr(0xDE00) + " fine"  # what a UTF-16 engine sees
+    assert re.fullmatch(tail_pattern(), halves)
+    assert not re.fullmatch(tail_pattern(), "ok " + chr(0xD83D) + " fine")
+    assert not re.fullmatch(tail_pattern(), "ok " + chr(0xDE00))
     assert re.fullmatch(tail_pattern(), "no\u00a0break")  # a no-break space is tail text (grammar TCHAR)
     assert not re.fullmatch(tail_pattern(), "line\u2028break")
-    assert "\\ud800" not in tail_pattern()
 
 
 def test_cli_prints_the_schema(capsys):

@@ -40,7 +40,7 @@ def first(line, profiles=None):
         ("RW1 HO a-1 from=a to=b ask=DRAFT", "UNK", "item"),
         ("RW1 HO b-1 from=a to=b item=x ask=DRAFT", "UNK", "b-1"),
         ("RW1 AQ a-1 from=a to=b need=ENUM", "UNK", "opts"),
-        ("RW1 AN a-1 re=b-1 from=a to=b val=tail", "UNK", "//"),
+        ("RW1 AN a-1 re=b-1 from=a to=b val=tail", "UNK", "val=tail"),
         ("RW1 DN a-1 re=b-1 from=a to=b item=x out=DONE", "UNK", "out=DONE"),
         ("RW1 FL a-1 re=b-1 from=a to=b item=x why=ERR retry=maybe", "UNK", "retry=maybe"),
         ("RW1 RB a-1 re=b-1 from=a to=b item=x ask=DRAFT h=ABCDEF012345", "UNK", "h=ABCDEF012345"),

@@ -296,13 +296,17 @@ function tierExecution(ho, rb, vocab, record) {
       findings.push(fail("missing", `${key}: the value the receiver will use is not read back`, { tier: 5, key }));
       continue;
     }
-    if (record !== null && record !== undefined && has(record, key)) {
-      const want = decoded(vocab, key, record[key]);
-      got = decoded(vocab, key, got);
-      if (!same(want, got)) {
-        findings.push(fail("record", `${key}: the receiver resolved ${written(key, got)}; the record holds ${written(key, want)}`,
-          { tier: 5, key, sender: written(key, want), receiver: written(key, got) }));
-      }
+    if (record === null || record === undefined || !has(record, key)) {
+      // D12: a value the receiver resolved with no sender record to check it against
+      findings.push(note("unchecked", `${key}: the receiver resolved ${written(key, got)}; no record of the sender's to check it against`,
+        { tier: 5, key, receiver: written(key, got) }));
+      continue;
+    }
+    const want = decoded(vocab, key, record[key]);
+    got = decoded(vocab, key, got);
+    if (!same(want, got)) {
+      findings.push(fail("record", `${key}: the receiver resolved ${written(key, got)}; the record holds ${written(key, want)}`,
+        { tier: 5, key, sender: written(key, want), receiver: written(key, got) }));
     }
   }
   return findings;
@@ -344,7 +348,7 @@ function checkRb(ho, rb, { profiles = null, expectAcc = null, record = null } = 
   if (levels.includes("exec")) {
     const execution = tierExecution(hoMsg, rbMsg, vocab, record);
     findings.push(...execution);
-    tiers[5] = status(execution, 5, execSlots(hoMsg, vocab).length > 0);
+    tiers[5] = status(execution, 5, execSlots(hoMsg, vocab).length > 0 && !execution.some((f) => f.kind === "unchecked"));
   }
   return report(findings, { tiers });
 }

@@ -56,7 +56,8 @@ const TIME_RE = /^([0-9]{8})T([0-9]{2})([0-9]{2})Z$/;
 const MONEY_RE = /^-?[0-9]+\.[0-9]{2}$/;
 const NUM_RE = /^-?[0-9]+(?:\.[0-9]+)?(?:\/-?[0-9]+(?:\.[0-9]+)?)?$/;
 const DIGEST_RE = /^[0-9a-f]{12}$/;
-const CONSTRAINT_RE = /^([a-z][a-z0-9_]*):(.+)$/su;
+// Any key text (spec 5.2: a key outside the closed set is noted, not refused), as slot_types.constraint in rw1.json.
+const CONSTRAINT_RE = /^([^:+]+):(.+)$/su;
 const INT_TYPE_RE = /^int:(-?[0-9]+)-(-?[0-9]+)$/;
 const NUMBER_RE = /^-?[0-9]+(?:\.[0-9]+)?$/;
 const NAME_RE = /^[a-z][a-z0-9_-]*$/;
@@ -842,7 +843,12 @@ function checkRules(raw, vocab, values) {
     for (const key of rule.require) {
       if (!values.has(key)) findings.push(fail("rule", key, `required: ${why}`, { key }));
     }
-    if (rule.requireTail && raw.tail === null) findings.push(fail("rule", "//", `tail required: ${why}`));
+    if (rule.requireTail && raw.tail === null) {
+      // D12: the token is the slot whose value asks for the tail (val=tail), else the mark
+      const asking = Object.keys(rule.when).find((k) => rawOf(raw, k) !== null);
+      const token = asking === undefined ? "//" : `${asking}=${rawOf(raw, asking)}`;
+      findings.push(fail("rule", token, `tail required: ${why}`));
+    }
     for (const [key, re] of rule.match) {
       const written = rawOf(raw, key);
       if (written !== null && !re.test(written)) {
@@ -1072,6 +1078,34 @@ function sameJson(a, b) {
 }
 
 // A JSON form validated and written as a line (D1, D3); throws RW1Error.
+// D9: a number that is not an integer (however written) and a lone surrogate
+// have no canonical form; refused before anything else, token the key, as the
+// reference does.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function unwritable(value) {
+  if (value instanceof JsonFloat || (typeof value === "number" && !Number.isInteger(value))) return "is not an integer";
+  if (typeof value === "string" && LONE_SURROGATE.test(value)) return "holds a lone surrogate";
+  // one level: a list holds scalars, and a nested list is refused by its type, not here
+  if (Array.isArray(value)) return value.filter((v) => !Array.isArray(v)).map(unwritable).find((why) => why) || null;
+  return null;
+}
+
+function refuseUnwritable(obj) {
+  for (const [key, value] of Object.entries(obj)) {
+    if (key === "slots" && isObject(value)) {
+      for (const [slot, item] of Object.entries(value)) {
+        if (LONE_SURROGATE.test(slot)) throw new RW1Error("a slot key holds a lone surrogate", { why: "UNK", token: "slots", kind: "RefusedError" });
+        const why = unwritable(item);
+        if (why) throw new RW1Error(`${slot}: ${why}`, { why: "UNK", token: slot, kind: "RefusedError" });
+      }
+      continue;
+    }
+    const why = unwritable(value);
+    if (why) throw new RW1Error(`${key}: ${why}`, { why: "UNK", token: key, kind: "RefusedError" });
+  }
+}
+
 function encode(obj, receiver) {
   if (typeof obj === "string") {
     try {
@@ -1081,11 +1115,13 @@ function encode(obj, receiver) {
     }
   }
   if (!isObject(obj)) throw new RW1Error("a JSON form is an object", { token: "json", kind: "EncodeError" });
+  refuseUnwritable(obj);
   const missing = JSON_KEYS.filter((k) => !has(obj, k));
   const extra = Object.keys(obj).filter((k) => !JSON_KEYS.includes(k));
   if (missing.length || extra.length) {
     throw new RW1Error(`a JSON form has exactly the keys ${JSON_KEYS.join(" ")}`, { token: missing.length ? missing[0] : extra[0], kind: "EncodeError" });
   }
+  if (typeof obj.v !== "string") throw new RW1Error("v is a string", { token: "v", kind: "EncodeError" });
   if (obj.v !== VERSION) throw new RW1Error(`unknown version token ${pyStr(obj.v)}`, { why: "VER", token: pyStr(obj.v), kind: "RefusedError" });
   for (const key of ["type", "id", "from", "to"]) {
     if (typeof obj[key] !== "string") throw new RW1Error(`${key} is a string`, { token: key, kind: "EncodeError" });

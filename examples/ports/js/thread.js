@@ -34,25 +34,37 @@ const CLOSERS = new Set(["DN", "UN", "FL", "CX"]);
 const HANDOFF_STATES = ["awaiting-readback", "owned", "held", "orphaned", "closed", "reissued"];
 const TIME_RE = /^([0-9]{4})([0-9]{2})([0-9]{2})T([0-9]{2})([0-9]{2})Z$/;
 
-// Close states: open; closed (by DN, UN or FL); cancelled (by a CX, not yet
-// answered); answered (a CX answered by the receiver's DN); late-cancel (a
-// CX after a close). Events: DN-act (out=OK or PARTIAL), DN-noop, UN, FL, CX.
+// Close states: open; done (by a DN that ran the act); closed (by a DN
+// out=NOOP, a UN or an FL); cancelled (by a CX, not yet answered); answered (a
+// CX answered by the receiver's DN); late-cancel (a CX after the act's DN: the
+// act's DN answers it); cancel-after-close (a CX after a UN, FL or NOOP: no
+// close may follow). Events: DN-act (out=OK or PARTIAL), DN-noop, UN, FL, CX.
 const CLOSE_TRANSITIONS = new Map(Object.entries({
-  "open DN-act": ["closed", []],
+  "open DN-act": ["done", []],
   "open DN-noop": ["closed", []],
   "open UN": ["closed", []],
   "open FL": ["closed", []],
   "open CX": ["cancelled", []],
+  "done DN-act": ["done", ["closed-twice"]],
+  "done DN-noop": ["done", ["closed-twice"]],
+  "done UN": ["done", ["closed-twice"]],
+  "done FL": ["done", ["closed-twice"]],
+  "done CX": ["late-cancel", ["closed-twice"]],
   "closed DN-act": ["closed", ["closed-twice"]],
   "closed DN-noop": ["closed", ["closed-twice"]],
   "closed UN": ["closed", ["closed-twice"]],
   "closed FL": ["closed", ["closed-twice"]],
-  "closed CX": ["late-cancel", ["closed-twice"]],
-  "late-cancel DN-act": ["closed", []],
+  "closed CX": ["cancel-after-close", ["closed-twice"]],
+  "late-cancel DN-act": ["done", []],
   "late-cancel DN-noop": ["closed", []],
   "late-cancel UN": ["closed", ["closed-twice"]],
   "late-cancel FL": ["closed", ["closed-twice"]],
   "late-cancel CX": ["late-cancel", ["closed-twice"]],
+  "cancel-after-close DN-act": ["cancel-after-close", ["closed-twice"]],
+  "cancel-after-close DN-noop": ["cancel-after-close", ["closed-twice"]],
+  "cancel-after-close UN": ["cancel-after-close", ["closed-twice"]],
+  "cancel-after-close FL": ["cancel-after-close", ["closed-twice"]],
+  "cancel-after-close CX": ["cancel-after-close", ["closed-twice"]],
   "cancelled DN-act": ["answered", ["act-after-cancel"]],
   "cancelled DN-noop": ["answered", []],
   "cancelled UN": ["answered", ["closed-twice"]],

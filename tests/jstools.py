@@ -1,0 +1,47 @@
+"""The JavaScript tools some tests drive: node, and the npm packages of tests/js/.
+
+``tests/js/package.json`` pins them and ``package-lock.json`` locks them; they
+are installed here with ``npm ci`` the first time a test asks (again when the
+lockfile changes), never by hand. Node and npm are required: a machine
+without them fails these tests rather than skipping them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+JS = Path(__file__).resolve().parent / "js"
+
+
+def node() -> str:
+    found = shutil.which("node")
+    assert found, "node is not on the PATH: the interoperability tests need Node.js"
+    return found
+
+
+def npm_tools() -> Path:
+    """tests/js with its node_modules installed from the lockfile."""
+    lock = JS / "package-lock.json"
+    stamp = JS / "node_modules" / ".rogerwilco-lock"
+    wanted = lock.read_text(encoding="utf-8")
+    if not stamp.is_file() or stamp.read_text(encoding="utf-8") != wanted:
+        npm = shutil.which("npm")
+        assert npm, "npm is not on the PATH: the interoperability tests install their tools with npm ci"
+        result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS, capture_output=True, text=True,
+                                timeout=900)
+        assert result.returncode == 0, f"npm ci failed in {JS}:\n{result.stdout}\n{result.stderr}"
+        stamp.write_text(wanted, encoding="utf-8")
+    return JS
+
+
+def run_node(script: str, *args: str, timeout: float = 600) -> Any:
+    """Run one of tests/js's scripts and read its JSON output."""
+    tools = npm_tools()
+    result = subprocess.run([node(), str(tools / script), *args], cwd=tools, capture_output=True, text=True,
+                            timeout=timeout)
+    assert result.returncode == 0, f"{script} failed:\n{result.stderr}"
+    return json.loads(result.stdout)

@@ -1,0 +1,145 @@
+"""conformance --diff: generated requests, both adapters, disagreements shrunk.
+
+Against this package's own adapter there is nothing to find. Against a
+faulty implementation (this package with two planted faults, and a crash on
+one kind of line) every fault is found, shrunk to a small request with a
+reproducer that shows the difference, the crash is reported with the request
+that caused it, and the run goes on to the end.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rogerwilco.cli import main
+from rogerwilco.conformance import RawNumber, dumps_request
+from rogerwilco.difftest import judge, run_diff, shrink
+from rogerwilco.testing import OPS, RequestGenerator
+
+FAULTY = textwrap.dedent(
+    """
+    import json, sys
+    from rogerwilco.adapter import handle
+    for line in sys.stdin:
+        request = json.loads(line)
+        text = request.get("line", "") if isinstance(request.get("line"), str) else ""
+        if request.get("op") == "reply" and "\\u00e9" in text:
+            sys.exit(5)
+        response = handle(request)
+        if request.get("op") == "parse" and response.get("valid") is False and " pri=" in text:
+            response["token"] = "pri"
+        if request.get("op") == "digest" and "<" in text:
+            response["h"] = "000000000000"
+        sys.stdout.write(json.dumps(response) + "\\n")
+        sys.stdout.flush()
+    """
+)
+
+
+@pytest.fixture
+def faulty(tmp_path: Path) -> list[str]:
+    script = tmp_path / "faulty_adapter.py"
+    script.write_text(FAULTY, encoding="utf-8")
+    return [sys.executable, str(script)]
+
+
+def ours() -> list[str]:
+    return [sys.executable, "-m", "rogerwilco", "adapter"]
+
+
+def test_the_generators_are_reproducible_by_seed_and_cover_every_op():
+    first = [dumps_request(r) for r in RequestGenerator(seed=5).requests(90)]
+    again = [dumps_request(r) for r in RequestGenerator(seed=5).requests(90)]
+    other = [dumps_request(r) for r in RequestGenerator(seed=6).requests(90)]
+    assert first == again and first != other
+    assert {json.loads(r)["op"] for r in first} == set(OPS)
+
+
+def test_the_generators_draw_faults_odd_numbers_and_unicode():
+    generator = RequestGenerator(seed=1)
+    requests = list(generator.requests(3000, ops=["parse", "encode"]))
+    lines = [r["line"] for r in requests if r["op"] == "parse"]
+    text = "".join(lines)
+    assert any(line.startswith("RW2 ") for line in lines)
+    assert any("  " in line for line in lines)
+    assert any(ch in text for ch in "\u202e\u2066\u061c")
+    assert "\U0001f600" in text and "\u00a0" in text
+    encoded = [dumps_request(r) for r in requests if r["op"] == "encode"]
+    assert any(".0" in e or "e0" in e or "E0" in e for e in encoded)
+    assert any("\\ud800" in e or "\\udc00" in e for e in encoded)
+    # lines with several faults at once (D10), judged by the reference: more than one fail
+    from rogerwilco.semantics import check_line
+    from rogerwilco.vocab import Receiver
+
+    multi = [line for line in lines if sum(f.failed for f in check_line(line, Receiver.all_bundled()).findings) > 1]
+    assert len(multi) > 50
+    assert RawNumber("1e0").text == "1e0"
+    assert dumps_request({"pri": RawNumber("1e0"), "t": "\u00e9"}) == '{"pri": 1e0, "t": "\\u00e9"}'
+
+
+def test_against_itself_the_reference_never_disagrees():
+    report = run_diff(ours(), count=270, seed=3)
+    assert report.count == 270 and report.skipped == 0
+    assert report.disagreements == []
+    assert all(row[0] == 30 for row in report.by_op.values())
+
+
+def test_every_planted_fault_is_found_shrunk_and_reproducible(faulty):
+    report = run_diff(faulty, count=600, seed=11, ops=["parse", "digest", "reply"])
+    assert report.count == 600
+    kinds = {(d.op, d.crashed) for d in report.disagreements}
+    assert ("parse", False) in kinds and ("digest", False) in kinds and ("reply", True) in kinds
+    for d in report.disagreements:
+        original = d.original.get("line", "")
+        small = d.request.get("line", "")
+        assert len(small) <= len(original)
+        if d.op == "parse":
+            assert " pri=" in small and len(small.split(" ")) <= 6, small
+        if d.op == "digest":
+            assert "<" in small
+        if d.crashed:
+            assert "\u00e9" in small and "exited" in d.why
+            continue
+        # the reproducer runs as printed and shows the implementation's answer
+        result = subprocess.run(d.reproducer([sys.executable, *faulty[1:]]), shell=True, capture_output=True,
+                                text=True, timeout=60)
+        answer = json.loads(result.stdout)
+        assert judge(d.ours, answer) not in (None, "skip")
+
+
+def test_shrinking_keeps_the_failure_and_takes_away_the_rest():
+    request = {"op": "parse", "line": "RW1 HO a-1 from=a to=b item=x ask=PAYY pri=2 due=20261002 // tail words here",
+               "profiles": ["pay"]}
+    small = shrink(request, lambda r: "ask=PAYY" in r.get("line", ""))
+    assert small == {"op": "parse", "line": "RW1 HO a-1 ask=PAYY"}
+
+
+def test_the_cli_reports_disagreements_with_a_reproducer_and_exits_1(faulty, capsys):
+    code = main(["conformance", "--diff", "--impl", shlex.join(faulty), "--count", "300", "--seed", "11",
+                 "--op", "parse", "--op", "digest", "--progress", "on"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "DISAGREE parse: token" in captured.out
+    assert "reproduce: printf '%s\\n' " in captured.out
+    assert captured.out.rstrip().splitlines()[-1].startswith("diff (seed 11): 300 requests: ")
+    assert "[" in captured.err and "300/300 requests" in captured.err
+
+
+def test_the_cli_exits_0_when_nothing_disagrees(capsys):
+    code = main(["conformance", "--diff", "--impl", shlex.join(ours()), "--count", "40", "--op", "encode",
+                 "--json", "-"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["count"] == 40 and doc["disagreed"] == 0
+    assert doc["by_op"]["encode"]["agreed"] == 40
+
+
+def test_an_implementation_that_cannot_start_exits_2(tmp_path, capsys):
+    assert main(["conformance", "--diff", "--impl", str(tmp_path / "nothing-here"), "--count", "5"]) == 2
+    assert "cannot start" in capsys.readouterr().err
