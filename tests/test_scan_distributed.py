@@ -118,3 +118,14 @@ def test_the_example_runs_without_setting_a_scheduler(tmp_path, capsys):
     from rogerwilco.scan import scan
 
     assert pq.read_table(out, partitioning="hive").num_rows == sum(1 for _ in scan(ROOT / "examples" / "logs"))
+
+
+def test_a_frame_made_with_json_as_text_is_written_as_text(tmp_path):
+    import json
+
+    frame = records_dataframe(str(ROOT / "examples" / "logs" / "prefixed.log"), json_column="text")
+    out = tmp_path / "records"
+    write_parquet(frame, out)
+    table = pq.read_table(out, partitioning="hive")
+    assert table.schema.field("json").type == pa.string()
+    assert {json.loads(j)["type"] for j in table.column("json").to_pylist() if j} >= {"HO", "RB"}

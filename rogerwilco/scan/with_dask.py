@@ -95,15 +95,21 @@ def _write_partition(frame, staging: str, part: str, json_column: str) -> list[s
 def write_parquet(records: Any, out: str | os.PathLike, *, json_column: str = "struct", **scan_kw: Any) -> list[str]:
     """Write records as Parquet partitioned by the date of ``ts`` (``out/date=YYYY-MM-DD/part-N.parquet``).
 
-    ``records`` is a Dask DataFrame from :func:`records_dataframe`, or what
-    that function takes (then ``scan_kw`` go to it). Every partition is
+    ``records`` is a Dask DataFrame from :func:`records_dataframe` (its
+    ``json`` column keeps the form it was made with), or what that function
+    takes (then ``json_column`` and ``scan_kw`` go to it). Every partition is
     written by its own task, in parallel, on the active scheduler. All or
     nothing: if any task fails, nothing is left in ``out`` and the error is
     raised. Returns the files written, relative to ``out``.
     """
     dask, dd = _dask()
-    frame = records if isinstance(records, dd.DataFrame) else records_dataframe(
-        records, json_column=json_column, **scan_kw)
+    if isinstance(records, dd.DataFrame):
+        import pandas as pd
+
+        frame = records  # its json column says how it was made
+        json_column = "struct" if isinstance(frame._meta["json"].dtype, pd.ArrowDtype) else "text"
+    else:
+        frame = records_dataframe(records, json_column=json_column, **scan_kw)
     staging = new_staging(out)
     try:
         parts = frame.to_delayed()
