@@ -12,22 +12,9 @@ built, so the core never needs the ``mcp`` extra.
 Every tool is one row of :data:`rogerwilco.tools.TOOLS`: a name, a description written for
 the model that will call it, a JSON Schema for its arguments and one for its
 result. Results are structured content (with the same JSON as text for
-clients that read only text) and always carry ``ok``:
-
-* ``ok: true``: the tool ran. A refused line or a failing check is a result,
-  not an error: ``valid: false`` or ``passed: false`` with findings in the
-  conformance shape (``severity kind tier key message``, plus ``why``,
-  ``token`` and ``column`` where a line was refused).
-* ``ok: false``: the tool could not run on what it was given (an argument of
-  the wrong shape, a handoff that does not parse for ``make_rb``, a profile
-  the server does not hold). ``error`` names the ``rule`` broken, the
-  ``token`` at fault exactly as written, and the ``why`` a refusal would
-  carry; the MCP result is flagged ``isError``. Nothing is ever bare text or
-  a traceback.
-
-Profiles are the bundled ones by name, or profile objects given inline;
-a server never reads a path a caller names. Without ``profiles`` the server
-holds every bundled profile.
+clients that read only text), in the shape :mod:`rogerwilco.tools` gives
+them (``ok: true`` with the check's result, or ``ok: false`` with the rule,
+the token and the ``why``); an ``ok: false`` result is flagged ``isError``.
 
 :func:`call` runs a tool on plain arguments and returns ``(result,
 is_error)``; the server is a thin layer over it.
