@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import glob as _glob
 import os
+import time
 import uuid
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -162,8 +163,17 @@ def publish(staging: str, out: str | os.PathLike, written: Iterable[Iterable[str
 def discard(staging: str) -> None:
     """Remove a staging directory and everything in it (a task failed: nothing is published)."""
     fs, root = _fs(staging)
-    if fs.exists(root):
-        fs.rm(root, recursive=True)
+    # Tasks still running when another failed may write for a moment more: remove until the directory
+    # stays gone (bounded), so no half-written partition is left behind.
+    for _ in range(50):
+        try:
+            if fs.exists(root):
+                fs.rm(root, recursive=True)
+        except OSError:  # a file landed while the tree was being removed
+            pass
+        time.sleep(0.1)
+        if not fs.exists(root):
+            break
     parent = root.rsplit("/", 1)[0]
     try:
         if fs.exists(parent) and not fs.ls(parent):

@@ -494,6 +494,21 @@ def _lines_chunk(name: str, lines: list, first: int) -> Chunk:
     return Chunk(name, first, b"\n".join(parts) + b"\n")
 
 
+def _file_chunks(fh: IO[bytes], name: str, chunk_bytes: int, max_line_bytes: int,
+                 progress: Callable[[str, int], None] | None) -> Iterator[Chunk]:
+    """The chunks of one open file (decompressed by its magic bytes), reporting its position as it is read."""
+    tick = None
+    if progress is not None:
+        def tick() -> None:
+            try:
+                progress(name, fh.tell())
+            except (OSError, ValueError):
+                pass
+    stream, _ = _open_stream(fh)
+    yield from _element_chunks(iter_chunks(stream, name, chunk_bytes=chunk_bytes, max_line_bytes=max_line_bytes,
+                                           progress=tick), hard_limit=16 * max(chunk_bytes, max_line_bytes))
+
+
 def _remote_chunks(name: str, source: _Remote, chunk_bytes: int, max_line_bytes: int,
                    progress: Callable[[str, int], None] | None) -> Iterator[Chunk]:
     """The chunks of one remote file; a file that cannot be opened or read to its end ends in one
@@ -503,17 +518,8 @@ def _remote_chunks(name: str, source: _Remote, chunk_bytes: int, max_line_bytes:
     except Exception as exc:  # every backend raises its own errors
         yield Chunk(name, 0, b"", problem=f"cannot open {name}: {_problem(exc)}")
         return
-    tick = None
-    if progress is not None:
-        def tick() -> None:
-            try:
-                progress(name, fh.tell())
-            except (OSError, ValueError):
-                pass
     try:
-        stream, _ = _open_stream(fh)
-        yield from _element_chunks(iter_chunks(stream, name, chunk_bytes=chunk_bytes, max_line_bytes=max_line_bytes,
-                                               progress=tick), hard_limit=16 * max(chunk_bytes, max_line_bytes))
+        yield from _file_chunks(fh, name, chunk_bytes, max_line_bytes, progress)
     except Exception as exc:
         yield Chunk(name, 0, b"", problem=f"cannot read {name}: {_problem(exc)}")
     finally:
@@ -553,19 +559,9 @@ def iter_file_chunks(paths_or_lines: Any, *, chunk_bytes: int = DEFAULT_CHUNK_BY
                 raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
         else:
             fh = source
-        tick = None
-        if progress is not None:
-            def tick(fh=fh, name=name):  # noqa: E306
-                try:
-                    progress(name, fh.tell())
-                except (OSError, ValueError):
-                    pass
         try:
-            stream, _ = _open_stream(fh)
             try:
-                yield from _element_chunks(iter_chunks(stream, name, chunk_bytes=chunk_bytes,
-                                                       max_line_bytes=max_line_bytes, progress=tick),
-                                           hard_limit=16 * max(chunk_bytes, max_line_bytes))
+                yield from _file_chunks(fh, name, chunk_bytes, max_line_bytes, progress)
             except (OSError, EOFError, lzma.LZMAError) as exc:
                 raise RW1Error(f"cannot read {name}: {exc}") from None
         finally:
