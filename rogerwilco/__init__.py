@@ -22,6 +22,7 @@ from .message import Message, Source
 from .semantics import LineResult, check_line, refusal
 from .stream import read_lines, validate_stream
 from .vocab import Receiver, load_profile
+from .accept import loads_line as _loads_line
 
 # The records API (issue: logs into records). ``rogerwilco.scan`` is the
 # function; the module stays importable as ``from rogerwilco.scan import ...``.
@@ -60,7 +61,7 @@ def __dir__() -> list[str]:
 
 def loads(line: str, profiles: Receiver | Iterable[Any] | None = None) -> Message:
     """Parse and validate one line into a Message (raises an RW1Error)."""
-    return Message.from_line(line, profiles)
+    return _loads_line(line, profiles)
 
 
 def dumps(message: Message) -> str:
