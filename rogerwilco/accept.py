@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional
 
 from .message import Message, Source, trusted_message
-from .semantics import strict_message
+from .semantics import LineResult, check_line, strict_message
 from .syntax import TAIL_MARK, line_regex
 from .vocab import Receiver, Rule, Vocabulary, as_receiver, core_vocabulary
 
@@ -48,14 +48,29 @@ _MEMO_TOKEN_MAX = 80  # longer slots are decoded every time
 _new_tuple = tuple.__new__
 
 
+class _ExtensionKeys(dict):  # type: ignore[type-arg]
+    """A type's decoders, answering "keep as written" for an x_ key no slot of the vocabulary has."""
+
+    def __init__(self, decoders: Mapping[str, Any], slots: Mapping[str, Any]) -> None:
+        super().__init__(decoders)
+        self._slots = slots
+
+    def __missing__(self, key: str) -> Any:
+        if key.startswith("x_") and key not in self._slots:
+            return None
+        return _ABSENT
+
+
 class TypePlan:
     """One message type of one vocabulary, compiled for the accept path."""
 
     __slots__ = ("decoders", "required", "rules", "needs_written", "memo")
 
     def __init__(self, decoders: Mapping[str, Any], required: frozenset[str], rules: tuple[RuleCheck, ...],
-                 needs_written: bool) -> None:
-        self.decoders = decoders
+                 needs_written: bool, slots: Mapping[str, Any]) -> None:
+        # An extension key (x_...) that is no slot of the vocabulary is kept as
+        # written, silently, as the full pass keeps it: decoded as "keep".
+        self.decoders = _ExtensionKeys(decoders, slots)
         self.required = required
         self.rules = rules
         self.needs_written = needs_written
@@ -126,6 +141,7 @@ def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
             required=frozenset(table.required),
             rules=tuple(check for check, _ in compiled),
             needs_written=any(reads for _, reads in compiled),
+            slots=vocab.slots,
         )
     return plans
 
@@ -149,7 +165,7 @@ def plans_for(vocab: Vocabulary) -> dict[str, TypePlan]:
 def _decode_token(decoders: Mapping[str, Any], token: str) -> tuple[str, Any] | None:
     """(key, decoded value) of one slot, or None where the full pass has something to say."""
     key, _, rawval = token.partition("=")
-    decode = decoders.get(key, _ABSENT)
+    decode = decoders[key]  # _ABSENT for a key the type does not take
     if decode is None:
         return key, rawval
     if decode is _ABSENT:
@@ -231,3 +247,35 @@ def loads_line(text: str, profiles: Any = None, line_number: int | None = None) 
     if message is not None:
         return message
     return strict_message(text, receiver, line_number=line_number)
+
+
+def json_form(text: str, receiver: Receiver) -> dict[str, Any] | None:
+    """The JSON form of a cleanly valid line (as ``Message.to_json`` gives it), or None: not sure."""
+    accepted = accept_values(text, receiver)
+    if accepted is None:
+        return None
+    tokens, values, tail = accepted
+    pop = values.pop
+    form = {"v": VERSION, "type": tokens[1], "id": tokens[2], "re": pop("re", None), "from": pop("from"),
+            "to": pop("to"), "item": pop("item", None), "slots": values, "tail": tail}
+    for key, value in values.items():
+        if value.__class__ is tuple:
+            values[key] = list(value)
+    return form
+
+
+def json_forms(lines: Iterable[str], profiles: Any = None) -> Iterator[dict[str, Any] | LineResult]:
+    """The batch path: each line's JSON form, straight from the text, no Message built.
+
+    One item per line, in order: the JSON form (a dict, equal to
+    ``loads(line).to_json()``) of a valid line, else the line's LineResult,
+    whose findings say why it is refused. Line numbers count from 1.
+    """
+    receiver = profiles if profiles.__class__ is Receiver else as_receiver(profiles)
+    for number, text in enumerate(lines, 1):
+        form = json_form(text, receiver)
+        if form is not None:
+            yield form
+            continue
+        result = check_line(text, receiver, line_number=number)
+        yield result.message.to_json() if result.message is not None else result

@@ -36,7 +36,7 @@ from functools import lru_cache
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._fastpath import LINE_REGEX
+from ._fastpath import LINE_REGEX, TERMINALS
 from ._resources import grammar_path
 from .errors import RW1SyntaxError, printable
 
@@ -238,7 +238,75 @@ def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
         head, mark, tail = text.partition(TAIL_MARK)
         tokens = head.split(" ")
         return RawLine(text, tokens[0], tokens[1], tokens[2], tuple(tokens[3:]), tail if mark else None)
-    return parse_raw_lark(text, line_number=line_number)
+    found = diagnose(text)
+    if found is None:
+        return parse_raw_lark(text, line_number=line_number)
+    column, expected = found
+    raise _error_at(text, column, expected, line_number)
+
+
+_TERMINAL_MATCH = {name: re.compile(regex).match for name, regex in TERMINALS.items()}
+_WALK = (("VERSION", _TERMINAL_MATCH["VERSION"]), ("_SP", None), ("TYPE", _TERMINAL_MATCH["TYPE"]), ("_SP", None),
+         ("MSGID", _TERMINAL_MATCH["MSGID"]))
+_END = "<END-OF-FILE>"  # what Lark expects after a tail: the end of the line
+
+
+def diagnose(text: str) -> tuple[int, list[str]] | None:
+    """Where the grammar stops reading a line, without Lark: (1-based column, the terminals expected there).
+
+    The grammar is one rule of terminals in sequence, so its LALR parser with
+    the contextual lexer reads a line as this walk does: each terminal, matched
+    greedily by the regex Lark compiles for it (shipped in ``_fastpath``), must
+    follow the one before. The column and the expected terminals are the ones
+    Lark's error reports (a differential test holds the two to that), so the
+    message, token and column of the syntax error are too. None where the walk
+    cannot say (a line break in the text, whose columns Lark counts per line;
+    a line the walk reads whole): Lark is asked then.
+    """
+    if "\n" in text:
+        return None
+    n = len(text)
+    pos = 0
+    for want, match in _WALK:
+        if pos == n:
+            return n + 1, [want]
+        if match is None:
+            if text[pos] != " ":
+                return pos + 1, [want]
+            pos += 1
+            continue
+        found = match(text, pos)
+        if found is None:
+            return pos + 1, [want]
+        pos = found.end()
+    slot, tail = _TERMINAL_MATCH["SLOT"], _TERMINAL_MATCH["TAIL"]
+    while True:  # after the id or a slot: a space, or the end of the line
+        if pos == n:
+            return None
+        if text[pos] != " ":
+            return pos + 1, ["_SP"]
+        pos += 1
+        if pos == n:
+            return n + 1, ["SLOT", "_TAIL_MARK"]
+        found = slot(text, pos)
+        if found is not None:
+            pos = found.end()
+            continue
+        if not text.startswith("//", pos):
+            return pos + 1, ["SLOT", "_TAIL_MARK"]
+        pos += 2
+        if pos == n:
+            return n + 1, ["_SP"]
+        if text[pos] != " ":
+            return pos + 1, ["_SP"]
+        pos += 1
+        if pos == n:
+            return n + 1, ["TAIL"]
+        found = tail(text, pos)
+        if found is None:
+            return pos + 1, ["TAIL"]
+        pos = found.end()
+        return None if pos == n else (pos + 1, [_END])
 
 
 def parse_raw_lark(text: str, *, line_number: int | None = None) -> RawLine:
@@ -277,7 +345,8 @@ def chunk_at(text: str, column: int) -> tuple[str, int]:
     return text[start:end], start + 1
 
 
-def _syntax_error(text: str, exc: "UnexpectedInput", line_number: int | None) -> RW1SyntaxError:
+def lark_error_position(text: str, exc: "UnexpectedInput") -> tuple[int, list[str]]:
+    """(1-based column, expected terminals) of a Lark error, as the error message uses them."""
     from lark.exceptions import UnexpectedToken
 
     column = getattr(exc, "column", None)
@@ -285,8 +354,16 @@ def _syntax_error(text: str, exc: "UnexpectedInput", line_number: int | None) ->
         column = len(text) + 1
     if isinstance(exc, UnexpectedToken) and exc.token.type == "$END":
         column = len(text) + 1
-    expected = sorted(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ())
-    message = _describe(text, column, expected, exc)
+    return column, sorted(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ())
+
+
+def _syntax_error(text: str, exc: "UnexpectedInput", line_number: int | None) -> RW1SyntaxError:
+    column, expected = lark_error_position(text, exc)
+    return _error_at(text, column, expected, line_number)
+
+
+def _error_at(text: str, column: int, expected: list[str], line_number: int | None) -> RW1SyntaxError:
+    message = _describe(text, column, expected)
     token, token_col = chunk_at(text, column)
     return RW1SyntaxError(
         message,
@@ -298,23 +375,28 @@ def _syntax_error(text: str, exc: "UnexpectedInput", line_number: int | None) ->
     )
 
 
-def _describe(text: str, column: int, expected: list[str], exc: "UnexpectedInput") -> str:
-    """A precise message for the commonest breakages, else what was expected."""
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+_NEVER_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff" + "".join(sorted(BIDI_CONTROLS)) + "]")
+_SPACING = re.compile("[^\\S ]")  # whitespace (str.isspace) other than the space
 
+
+def _describe(text: str, column: int, expected: list[str]) -> str:
+    """A precise message for the commonest breakages, else what was expected."""
     idx = column - 1
     if not text:
         return "empty line"
     tail_from = text.find(TAIL_MARK)
     tail_from = len(text) if tail_from < 0 else tail_from + len(TAIL_MARK)
-    for i, ch in enumerate(text):
+    # The first character no line may hold; whitespace other than a space only
+    # before the tail (the tail may hold no-break spaces).
+    found = [m.start() for m in (_NEVER_IN_A_LINE.search(text), _SPACING.search(text, 0, tail_from)) if m]
+    if found:
+        i = min(found)
+        ch = text[i]
         code = ord(ch)
-        spacing = ch.isspace() and ch != " " and i < tail_from  # the tail may hold no-break spaces
         if ch in BIDI_CONTROLS:
             return (f"bidirectional control {printable(ch)} (U+{code:04X}) at column {i + 1} is not allowed in a line: "
                     "it changes how the text around it displays")
-        if code < 0x20 or 0x7F <= code <= 0x9F or spacing or ch in "\u2028\u2029" or 0xD800 <= code <= 0xDFFF:
-            return f"character {printable(ch)} (U+{code:04X}) at column {i + 1} is not allowed in a line"
+        return f"character {printable(ch)} (U+{code:04X}) at column {i + 1} is not allowed in a line"
     if text[0] == " ":
         return "leading space"
     if text.endswith(" "):
@@ -325,20 +407,28 @@ def _describe(text: str, column: int, expected: list[str], exc: "UnexpectedInput
         return "empty tail: ' //' must be followed by a space and text"
     if not text.startswith("RW") or not text[2:3].isdigit():
         return "a line starts with the version token RW1"
-    if isinstance(exc, (UnexpectedCharacters, UnexpectedToken, UnexpectedEOF)) and expected:
+    if expected:
         wanted = " or ".join(_EXPECTED.get(name, name) for name in expected)
         got = text[idx:].split(" ", 1)[0] if idx < len(text) else "the end of the line"
         return f"expected {wanted}, found {printable(got)!r}"
     return "malformed line"
 
 
+def derive_terminals() -> dict[str, str]:
+    """The regexes Lark compiles for the terminals :func:`diagnose` walks (what ``_fastpath`` ships)."""
+    return {t.name: compact_classes(t.pattern.to_regexp()) for t in lark_parser().terminals
+            if t.name in ("VERSION", "TYPE", "MSGID", "SLOT", "TAIL")}
+
+
 def write_fastpath() -> str:
     """The source of :mod:`rogerwilco._fastpath`, derived from the grammar now."""
+    terminals = "".join(f"    {name!r}: {ascii(regex)},\n" for name, regex in sorted(derive_terminals().items()))
     return (
-        '"""The fast path\'s whole-line regex, derived from grammar/rw1.lark.\n\n'
-        'Generated by ``python -m rogerwilco.syntax``; do not edit. A test derives it\n'
-        'again from the grammar and fails when the two differ.\n"""\n\n'
-        f"LINE_REGEX = {ascii(derive_line_regex())}\n"
+        '"""The fast path\'s whole-line regex and terminal regexes, derived from grammar/rw1.lark.\n\n'
+        'Generated by ``python -m rogerwilco.syntax``; do not edit. A test derives them\n'
+        'again from the grammar and fails when they differ.\n"""\n\n'
+        f"LINE_REGEX = {ascii(derive_line_regex())}\n\n"
+        f"TERMINALS = {{\n{terminals}}}\n"
     )
 
 

@@ -11,6 +11,7 @@ a 64 KiB line), under the core alone and under every bundled profile.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rogerwilco
-from rogerwilco.accept import accept, accept_values
+from rogerwilco.accept import accept, accept_values, json_forms
 from rogerwilco.conformance import load_cases
 from rogerwilco.semantics import check_line
 from rogerwilco.vocab import Receiver
@@ -126,7 +127,7 @@ def test_long_lines_agree() -> None:
     for line in (long_value, long_tail.rstrip(" "), many, base + " // " + "w" * 300, base + " // " + "w" * 301):
         for receiver in RECEIVERS:
             agrees(line, receiver)
-    assert accept(long_value, RECEIVERS[0]) is None  # x_ keys are the full pass's to keep
+    assert accept(long_value, RECEIVERS[0]) is not None  # an x_ key is kept as written, silently
     assert accept(base + " // " + "w" * 300, RECEIVERS[0]) is not None
     assert accept(base + " // " + "w" * 301, RECEIVERS[0]) is None
 
@@ -152,3 +153,25 @@ def test_loads_is_the_accept_path_or_the_full_pass() -> None:
     noted = line + " colour=red"
     assert accept(noted, RECEIVERS[0]) is None
     assert rogerwilco.loads(noted).slots["colour"] == "red"
+
+
+@FUZZ
+@given(st.lists(messages().map(lambda m: m.to_line()) | mutated_lines(), max_size=6), st.sampled_from(RECEIVERS))
+def test_the_batch_path_gives_each_line_its_json_form_or_its_findings(lines, receiver) -> None:
+    got = list(json_forms(lines, receiver))
+    assert len(got) == len(lines)
+    for number, (line, item) in enumerate(zip(lines, got), 1):
+        full = check_line(line, receiver, line_number=number)
+        if full.message is not None:
+            assert item == full.message.to_json()
+            assert json.loads(json.dumps(item)) == item  # JSON types only: lists, not tuples
+        else:
+            assert item == full
+
+
+def test_an_extension_key_is_kept_as_written_and_a_profile_slot_is_not_one() -> None:
+    line = "RW1 HO a-1 from=a to=b item=x ask=DRAFT x_team=web+ops"
+    assert agrees(line, RECEIVERS[0])
+    assert accept(line, RECEIVERS[0]).slots["x_team"] == "web+ops"  # type: ignore[union-attr]
+    # amt is a pay slot: without p=pay it is the full pass's to judge
+    assert accept("RW1 HO a-1 from=a to=b item=x ask=DRAFT amt=1.00", RECEIVERS[0]) is None

@@ -20,6 +20,14 @@ def _lark_accepts(text: str) -> bool:
         return False
 
 
+def _error(parse, text: str) -> tuple | None:
+    try:
+        parse(text)
+    except RW1SyntaxError as exc:
+        return exc.message, exc.token, exc.column, exc.line, exc.text, exc.why
+    return None
+
+
 @settings(max_examples=1500, deadline=None)
 @given(mutated_lines() | fragments | st.text(max_size=80))
 def test_fast_path_accepts_exactly_what_the_grammar_accepts(text):
@@ -27,6 +35,29 @@ def test_fast_path_accepts_exactly_what_the_grammar_accepts(text):
     assert fast == _lark_accepts(text)
     if fast:
         assert parse_raw(text) == parse_raw_lark(text)
+    else:
+        # the refusal is found without Lark, and is the one Lark's parser gives:
+        # same message, token and column
+        assert _error(parse_raw, text) == _error(parse_raw_lark, text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(mutated_lines() | fragments | st.text(max_size=80), st.sampled_from([None, 7]))
+def test_the_walk_stops_where_lark_stops(text, number):
+    from lark.exceptions import UnexpectedInput
+
+    from rogerwilco.syntax import diagnose, lark_error_position, lark_parser
+
+    found = diagnose(text)
+    try:
+        lark_parser().parse(text)
+    except UnexpectedInput as exc:
+        assert found is None or found == lark_error_position(text, exc)
+        assert found is not None or "\n" in text  # the walk explains every refusal but a line break's
+    else:
+        assert found is None
+    assert _error(lambda t: parse_raw(t, line_number=number), text) == \
+        _error(lambda t: parse_raw_lark(t, line_number=number), text)
 
 
 @settings(max_examples=300, deadline=None)
@@ -101,14 +132,38 @@ def test_the_shipped_fast_path_regex_is_the_one_derived_from_the_grammar():
     assert _fastpath.LINE_REGEX == derive_line_regex(), "grammar changed: run python -m rogerwilco.syntax"
 
 
-def test_reading_valid_lines_never_imports_lark():
+def test_the_shipped_terminal_regexes_are_the_ones_derived_from_the_grammar():
+    from rogerwilco import _fastpath
+    from rogerwilco.syntax import derive_terminals
+
+    assert _fastpath.TERMINALS == derive_terminals(), "grammar changed: run python -m rogerwilco.syntax"
+
+
+def test_lark_is_imported_only_for_a_refusal_the_walk_cannot_explain():
     import subprocess
     import sys
 
     code = ("import sys, rogerwilco\n"
             "rogerwilco.loads('RW1 HO a-1 from=a to=b item=x ask=FIX pri=2 // ok')\n"
             "assert not any(m == 'lark' or m.startswith('lark.') for m in sys.modules), sorted(sys.modules)\n"
-            "try:\n    rogerwilco.loads('RW1 HO a-1 from=a  to=b')\nexcept rogerwilco.RW1SyntaxError:\n    pass\n"
+            "for bad in ('RW1 HO a-1 from=a  to=b', 'RW1 HO a-1 from=a to=b // ', 'RW1 ho a-1', 'RW1 HO a-1 K=v', ''):\n"
+            "    try:\n        rogerwilco.loads(bad)\n    except rogerwilco.RW1SyntaxError:\n        pass\n"
+            "assert 'lark' not in sys.modules\n"
+            "try:\n    rogerwilco.loads('RW1 HO a-1 from=a\\nto=b')\nexcept rogerwilco.RW1SyntaxError:\n    pass\n"
             "assert 'lark' in sys.modules\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_characters_no_line_may_hold_are_found_by_one_search():
+    import sys
+
+    from rogerwilco.syntax import _NEVER_IN_A_LINE, _SPACING, BIDI_CONTROLS
+
+    probes = set(range(0x3100)) | {0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000, 0xFEFF, 0xFFFF, 0x10000, sys.maxunicode}
+    for code in sorted(probes):
+        ch = chr(code)
+        never = (code < 0x20 or 0x7F <= code <= 0x9F or ch in "\u2028\u2029" or 0xD800 <= code <= 0xDFFF
+                 or ch in BIDI_CONTROLS)
+        assert bool(_NEVER_IN_A_LINE.fullmatch(ch)) == never, hex(code)
+        assert bool(_SPACING.fullmatch(ch)) == (ch.isspace() and ch != " "), hex(code)

@@ -9,6 +9,7 @@ from typing import Any, Iterable, Iterator
 import attrs
 
 from ..records import Record
+from ..accept import json_form
 from ..semantics import check_line
 from ..syntax import RawLine
 from ..vocab import Receiver, as_receiver
@@ -114,6 +115,12 @@ def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slac
                 out.append(_diagnostic(file, line, column, shown, frame.field, why="UNK", reason="encoding",
                                        token=f"\\x{byte:02x}", ts=ts,
                                        message=f"byte 0x{byte:02x} at column {bad + 1} of the candidate is not UTF-8"))
+                continue
+            form = json_form(cand, receiver)  # the batch path: a valid line straight to its JSON form
+            if form is not None:
+                out.append(Record(record="message", file=file, line=line, column=column, text=cand,
+                                  field=frame.field, type=form["type"], id=form["id"], from_=form["from"],
+                                  to=form["to"], re=form["re"], item=form["item"], json=form, ts=ts))
                 continue
             result = check_line(cand, receiver, line_number=line, file=file)
             msg = result.message
