@@ -1,16 +1,29 @@
-"""Parse throughput: full parse + validation against the Lark path and json.loads.
+"""Parse throughput: rogerwilco's paths against JSON parsers and validators, in one run.
 
-Builds a mixed corpus (all nine types, core and pay profile lines, tails on
-some), then times, in one run and on the same messages:
+Builds a mixed corpus (all nine types, core and ``p=pay`` lines, tails on
+some) and, for the same messages, their JSON forms. Then times, as the median
+of interleaved rounds (each round runs every path once, so a change in the
+machine's load touches every path alike):
 
-* full:  rogerwilco.check_line -> a validated Message (the fast path derived
-         from the grammar, falling back to Lark only for rejects);
-* lark:  the Lark LALR parser alone on the same lines (syntax only);
-* json:  stdlib json.loads of the same messages' JSON forms (the baseline).
+* ``rogerwilco.loads``: line -> validated Message (what users call);
+* ``check_line``: line -> LineResult with every finding;
+* batch: ``rogerwilco.accept.json_forms``: lines -> JSON forms, no Message
+  objects (the path ``scan`` and ``to_arrow`` take);
+* ``json.loads`` of the JSON forms (the baseline every ratio is against);
+* ``orjson.loads`` of the same (parsing only, no validation);
+* msgspec: typed Structs generated from the vocabulary (a tagged union on
+  ``type``, enums as Literal, the slot types' regexes as patterns, integer
+  ranges as bounds, the tail's length limit), decoding the JSON forms;
+* pydantic v2: the same facts as models, a discriminated union.
 
-Prints lines per second for each and the ratio full / json.
+The first line of the report says whether the accept path is compiled. Then how the cost per line grows with the tail's length (0, 100,
+300 characters) and the number of slots (5, 30), against json.loads of the
+same messages.
 
-    python benchmarks/parse_bench.py [--lines 20000] [--repeat 5]
+    python benchmarks/parse_bench.py [--lines 20000] [--rounds 7]
+
+The peers are the ``bench`` extra (``pip install 'rogerwilco[bench]'``); a
+peer that is not installed is reported as such and left out.
 """
 
 from __future__ import annotations
@@ -18,10 +31,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import time
-
-from rogerwilco import Receiver, check_line
-from rogerwilco.syntax import lark_parser
+from typing import Any, Callable, Iterable
 
 TEMPLATES = [
     "RW1 HO {a}-{n} from={a} to={b} item=gh:crox/site#{n} ask=DRAFT due=20261002 pri=2 conf=M keep={a} // hero copy, 120 words, no em dashes",
@@ -49,51 +61,237 @@ def corpus(size: int, seed: int = 7) -> list[str]:
     return lines
 
 
-def best_rate(fn, items, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
+def grown(size: int, tail: int, slots: int) -> list[str]:
+    """ST lines with ``slots`` slots (from, to, item, then x_ extensions) and a tail of ``tail`` characters."""
+    lines = []
+    for i in range(size):
+        parts = [f"RW1 ST ops-{i + 1} from=ops to=writer item=jira:OPS-{i}"]
+        parts += [f"x_k{k}=v{k}.{i % 97}" for k in range(slots - 3)]
+        line = " ".join(parts)
+        if tail:
+            words = ("progress on the draft, word count and sources " * 8)[:tail].rstrip(" ")
+            line += " // " + words + "x" * (tail - len(words))
+        lines.append(line)
+    return lines
+
+
+# --------------------------------------------------------------------------
+# the peers: the same facts, checked by msgspec and pydantic on the JSON forms
+
+_PATTERNS = {
+    "agent": r"^[A-Za-z0-9._-]+$",
+    "msgid": r"^[A-Za-z0-9._-]+-[0-9]+$",
+    "date": r"^[0-9]{8}$",
+    "time": r"^[0-9]{8}T[0-9]{4}Z$",
+    "money": r"^-?[0-9]+\.[0-9]{2}$",
+    "num": r"^-?[0-9]+(?:\.[0-9]+)?(?:/-?[0-9]+(?:\.[0-9]+)?)?$",
+    "digest": r"^[0-9a-f]{12}$",
+    "constraint": r"^[^:+\s]+:.+$",
+}
+
+
+def _peer_type(type_name: str, vocab: Any, lib: str) -> Any:
+    """A slot type as a msgspec or pydantic annotation with the equivalent constraint."""
+    from typing import Annotated, Literal
+
+    def constrained(base: Any, **meta: Any) -> Any:
+        if lib == "msgspec":
+            import msgspec
+
+            return Annotated[base, msgspec.Meta(**meta)]
+        from pydantic import Field
+
+        return Annotated[base, Field(**meta)]
+
+    if type_name.startswith("list:"):
+        return tuple[_peer_type(type_name[5:], vocab, lib), ...]  # type: ignore[misc]
+    if type_name.startswith("enum:"):
+        return Literal[tuple(sorted(vocab.enums[type_name[5:]]))]  # type: ignore[valid-type]
+    if type_name == "rb":
+        return Literal[tuple(sorted(vocab.rb_levels) + sorted(vocab.slots))]  # type: ignore[valid-type]
+    if type_name.startswith("int:"):
+        lo, hi = (int(x) for x in type_name[4:].split("-"))
+        return constrained(int, ge=lo, le=hi)
+    if type_name == "days":
+        return int
+    if type_name == "bool":
+        return bool
+    if type_name in _PATTERNS:
+        return constrained(str, pattern=_PATTERNS[type_name])
+    return constrained(str, min_length=1)
+
+
+def _type_fields(vocab: Any, core: Any) -> dict[str, list[tuple[str, Any, bool]]]:
+    """Per message type: (key, slot type name, required) of every slot it may carry, envelope aside."""
+    out = {}
+    for name, table in vocab.types.items():
+        required = set(core.types[name].required)
+        out[name] = [(key, slot.type.name, key in required) for key, slot in table.slots.items()
+                     if key not in ("re", "from", "to", "item")]
+    return out
+
+
+def msgspec_decoder(vocab: Any, core: Any) -> Callable[[bytes], Any]:
+    import msgspec
+    from typing import Literal, Optional, Union
+
+    msgid = _peer_type("msgid", vocab, "msgspec")
+    agent = _peer_type("agent", vocab, "msgspec")
+    text = _peer_type("token", vocab, "msgspec")
+    tail = msgspec.Meta(min_length=1, max_length=vocab.tail_max)
+    from typing import Annotated
+
+    structs = []
+    for name, fields in _type_fields(vocab, core).items():
+        slot_fields = []
+        for key, type_name, required in sorted(fields, key=lambda f: not f[2]):
+            kind = _peer_type(type_name, vocab, "msgspec")
+            slot_fields.append((key, kind) if required else (key, Optional[kind], None))
+        slots = msgspec.defstruct(f"Slots{name}", slot_fields, forbid_unknown_fields=True)
+        env_required = set(core.types[name].required)
+        fields_ = [("v", Literal["RW1"]), ("id", msgid), ("from_", agent), ("to", agent), ("slots", slots)]
+        fields_ += [("re", msgid if "re" in env_required else Optional[msgid], None),
+                    ("item", text if "item" in env_required else Optional[text], None),
+                    ("tail", Optional[Annotated[str, tail]], None)]
+        structs.append(msgspec.defstruct(f"M{name}", fields_, tag_field="type", tag=name,
+                                         rename={"from_": "from"}, forbid_unknown_fields=True))
+    return msgspec.json.Decoder(Union[tuple(structs)]).decode  # type: ignore[arg-type]
+
+
+def pydantic_validator(vocab: Any, core: Any) -> Callable[[bytes], Any]:
+    from typing import Annotated, Literal, Optional, Union
+
+    from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+
+    strict = ConfigDict(extra="forbid")
+    msgid = _peer_type("msgid", vocab, "pydantic")
+    agent = _peer_type("agent", vocab, "pydantic")
+    text = _peer_type("token", vocab, "pydantic")
+    models = []
+    for name, fields in _type_fields(vocab, core).items():
+        slot_fields: dict[str, Any] = {}
+        for key, type_name, required in fields:
+            kind = _peer_type(type_name, vocab, "pydantic")
+            slot_fields[key] = (kind, ...) if required else (Optional[kind], None)
+        slots = create_model(f"Slots{name}", __config__=strict, **slot_fields)
+        env_required = set(core.types[name].required)
+        models.append(create_model(
+            f"M{name}", __config__=strict,
+            type=(Literal[name], ...), v=(Literal["RW1"], ...), id=(msgid, ...),
+            from_=(agent, Field(alias="from")), to=(agent, ...), slots=(slots, ...),
+            re=(msgid if "re" in env_required else Optional[msgid], None if "re" not in env_required else ...),
+            item=(text if "item" in env_required else Optional[text], None if "item" not in env_required else ...),
+            tail=(Optional[Annotated[str, Field(min_length=1, max_length=vocab.tail_max)]], None),
+        ))
+    del BaseModel
+    return TypeAdapter(Annotated[Union[tuple(models)], Field(discriminator="type")]).validate_json  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------
+# timing
+
+
+def median_times(paths: dict[str, tuple[Callable[[list[Any]], Any], list[Any]]], rounds: int) -> dict[str, float]:
+    """Seconds per item of each path: the median over interleaved rounds."""
+    samples: dict[str, list[float]] = {name: [] for name in paths}
+    for name, (fn, items) in paths.items():  # a warm-up round: caches filled, code paths loaded
         fn(items)
-        best = min(best, time.perf_counter() - start)
-    return len(items) / best
+    for _ in range(rounds):
+        for name, (fn, items) in paths.items():
+            start = time.perf_counter()
+            fn(items)
+            samples[name].append((time.perf_counter() - start) / len(items))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def each(fn: Callable[..., Any], *args: Any) -> Callable[[Iterable[Any]], None]:
+    def run(items: Iterable[Any]) -> None:
+        for item in items:
+            fn(item, *args)
+
+    return run
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", type=int, default=20000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--growth-lines", type=int, default=5000)
     args = parser.parse_args()
+
+    import rogerwilco
+    from rogerwilco import Receiver, check_line
+    from rogerwilco import accept as accept_module
+    from rogerwilco.accept import json_forms
+    from rogerwilco.vocab import core_vocabulary
 
     receiver = Receiver(["pay"])
     lines = corpus(args.lines)
     results = [check_line(line, receiver) for line in lines]
-    assert all(r.message is not None for r in results), "corpus must be valid"
-    forms = [json.dumps(r.message.to_json()) for r in results]
-    lark = lark_parser()
+    assert all(r.message is not None for r in results), "the corpus must be valid"
+    forms = [json.dumps(r.message.to_json()) for r in results]  # type: ignore[union-attr]
+    blobs = [form.encode() for form in forms]
+    assert list(json_forms(lines, receiver)) == [json.loads(f) for f in forms]
 
-    def full(items):
-        for line in items:
-            check_line(line, receiver)
+    paths: dict[str, tuple[Callable[[list[Any]], Any], list[Any]]] = {
+        "rogerwilco.loads": (each(rogerwilco.loads, receiver), lines),
+        "check_line": (each(check_line, receiver), lines),
+        "batch: accept.json_forms": (lambda items: list(json_forms(items, receiver)), lines),
+        "json.loads (baseline)": (each(json.loads), forms),
+    }
+    missing = []
+    try:
+        import orjson
 
-    def lark_only(items):
-        for line in items:
-            lark.parse(line)
+        paths["orjson.loads (no validation)"] = (each(orjson.loads), blobs)
+    except ImportError:
+        missing.append("orjson")
+    vocab = receiver.vocabulary("pay")
+    try:
+        decode = msgspec_decoder(vocab, core_vocabulary())
+        for blob in blobs:
+            decode(blob)
+        paths["msgspec typed Structs"] = (each(decode), blobs)
+    except ImportError:
+        missing.append("msgspec")
+    try:
+        validate = pydantic_validator(vocab, core_vocabulary())
+        for blob in blobs:
+            validate(blob)
+        paths["pydantic v2 models"] = (each(validate), blobs)
+    except ImportError:
+        missing.append("pydantic")
 
-    def json_only(items):
-        for text in items:
-            json.loads(text)
-
-    full_rate = best_rate(full, lines, args.repeat)
-    lark_rate = best_rate(lark_only, lines, max(1, args.repeat // 2))
-    json_rate = best_rate(json_only, forms, args.repeat)
+    times = median_times(paths, args.rounds)
+    base = times["json.loads (baseline)"]
     mean_len = sum(map(len, lines)) / len(lines)
-    print(f"corpus: {len(lines)} lines, 9 types, core + pay, mean {mean_len:.0f} chars")
-    print(f"{'path':<34}{'lines/s':>12}{'us/line':>10}{'vs json':>10}")
-    for name, rate in (("full parse + validation (Message)", full_rate), ("Lark LALR alone (syntax only)", lark_rate),
-                       ("json.loads of the JSON forms", json_rate)):
-        print(f"{name:<34}{rate:>12,.0f}{1e6 / rate:>10.2f}{rate / json_rate:>9.2f}x")
-    print(f"ratio full / json.loads: {full_rate / json_rate:.2f} (goal >= 0.25)")
-    print(f"ratio full / Lark alone: {full_rate / lark_rate:.2f}")
+    print(f"corpus: {len(lines)} lines, 9 types, core + pay, mean {mean_len:.0f} chars; JSON forms mean "
+          f"{sum(map(len, forms)) / len(forms):.0f} chars")
+    compiled = accept_module.__file__.endswith((".so", ".pyd"))
+    print(f"rogerwilco: {'compiled' if compiled else 'pure Python'} accept path "
+          f"({accept_module.__file__.rsplit('/', 1)[-1]}); median of {args.rounds} interleaved rounds")
+    print(f"{'path':<32}{'lines/s':>12}{'us/line':>10}{'x json.loads':>14}")
+    for name, seconds in times.items():
+        print(f"{name:<32}{1 / seconds:>12,.0f}{seconds * 1e6:>10.2f}{base / seconds:>13.2f}x")
+    if missing:
+        print(f"not installed (pip install 'rogerwilco[bench]'): {', '.join(missing)}")
+
+    print()
+    print(f"growth: ST lines, {args.growth_lines} per shape, us/line (x json.loads of the same messages)")
+    print(f"{'slots':>5} {'tail':>5}  {'loads':>14} {'check_line':>14} {'batch':>14} {'json.loads':>10}")
+    core_only = Receiver(())
+    for slots in (5, 30):
+        for tail in (0, 100, 300):
+            shape = grown(args.growth_lines, tail, slots)
+            shape_forms = [json.dumps(rogerwilco.loads(line, core_only).to_json()) for line in shape]
+            t = median_times({
+                "loads": (each(rogerwilco.loads, core_only), shape),
+                "check": (each(check_line, core_only), shape),
+                "batch": (lambda items: list(json_forms(items, core_only)), shape),
+                "json": (each(json.loads), shape_forms),
+            }, max(3, args.rounds // 2))
+            cells = " ".join(f"{t[k] * 1e6:6.2f} ({t['json'] / t[k]:.2f}x)" for k in ("loads", "check", "batch"))
+            print(f"{slots:>5} {tail:>5}  {cells} {t['json'] * 1e6:>10.2f}")
 
 
 if __name__ == "__main__":

@@ -142,6 +142,63 @@ def _escaped(code: int) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def _char_set(pattern: str) -> list[tuple[int, int]] | None:
+    """The code point ranges of a regex matching exactly one character of a set
+    (a class or one literal), sorted and merged; None for anything else."""
+    try:
+        from re import _constants as constants, _parser as parser  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_constants as constants  # type: ignore[no-redef]
+        import sre_parse as parser  # type: ignore[no-redef]
+    try:
+        items = list(parser.parse(pattern))
+    except re.error:
+        return None
+    if len(items) != 1:
+        return None
+    op, arg = items[0]
+    if op is constants.LITERAL:
+        return [(arg, arg)]
+    if op is not constants.IN:
+        return None
+    ranges: list[tuple[int, int]] = []
+    for op, arg in arg:
+        if op is constants.LITERAL:
+            ranges.append((arg, arg))
+        elif op is constants.RANGE:
+            ranges.append((arg[0], arg[1]))
+        else:  # a negated class or a category (\\d, \\s): not taken apart here
+            return None
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    start = 0
+    for lo, hi in ranges:
+        if lo > start:
+            out.append((start, lo - 1))
+        start = max(start, hi + 1)
+    if start <= sys.maxunicode:
+        out.append((start, sys.maxunicode))
+    return out
+
+
+def _span(ranges: list[tuple[int, int]]) -> int:
+    return sum(hi - lo + 1 for lo, hi in ranges)
+
+
+def _class_source(ranges: list[tuple[int, int]], negated: bool) -> str:
+    body = "".join(_escaped(lo) if lo == hi else f"{_escaped(lo)}-{_escaped(hi)}" for lo, hi in ranges)
+    return f"[^{body}]" if negated else f"[{body}]"
+
+
 def compact_class(pattern: str) -> str:
     """A regex that is one character class, written as its complement when that spans fewer code points.
 
@@ -152,41 +209,17 @@ def compact_class(pattern: str) -> str:
     compiles the fast-path regex once. Anything but a plain class is returned
     unchanged.
     """
-    try:
-        from re import _constants as constants, _parser as parser  # type: ignore[attr-defined]
-    except ImportError:  # Python 3.10
-        import sre_constants as constants  # type: ignore[no-redef]
-        import sre_parse as parser  # type: ignore[no-redef]
-    try:
-        items = list(parser.parse(pattern))
-    except re.error:
+    ranges = _char_set(pattern) if pattern.startswith("[") and not pattern.startswith("[^") else None
+    if ranges is None:
         return pattern
-    if len(items) != 1 or items[0][0] is not constants.IN:
+    complement = _complement(ranges)
+    if not complement or _span(complement) >= _span(ranges):
         return pattern
-    ranges: list[tuple[int, int]] = []
-    for op, arg in items[0][1]:
-        if op is constants.LITERAL:
-            ranges.append((arg, arg))
-        elif op is constants.RANGE:
-            ranges.append((arg[0], arg[1]))
-        else:  # a negated class or a category (\\d, \\s): left as written
-            return pattern
-    ranges.sort()
-    complement: list[tuple[int, int]] = []
-    start = 0
-    for lo, hi in ranges:
-        if lo > start:
-            complement.append((start, lo - 1))
-        start = max(start, hi + 1)
-    if start <= sys.maxunicode:
-        complement.append((start, sys.maxunicode))
-    if not complement or sum(hi - lo for lo, hi in complement) >= sum(hi - lo for lo, hi in ranges):
-        return pattern
-    return "[^" + "".join(_escaped(lo) if lo == hi else f"{_escaped(lo)}-{_escaped(hi)}" for lo, hi in complement) + "]"
+    return _class_source(complement, negated=True)
 
 
-def compact_classes(regex: str) -> str:
-    """Every bracketed character class of ``regex`` through :func:`compact_class`."""
+def _units(regex: str) -> list[str]:
+    """A regex as units: a bracketed class, a backslash escape, or one character."""
     out: list[str] = []
     i = 0
     while i < len(regex):
@@ -206,9 +239,64 @@ def compact_classes(regex: str) -> str:
             j += 1
         while j < len(regex) and regex[j] != "]":
             j += 2 if regex[j] == "\\" else 1
-        out.append(compact_class(regex[i:j + 1]))
+        out.append(regex[i:j + 1])
         i = j + 1
-    return "".join(out)
+    return out
+
+
+def _merge_alternatives(units: list[str], i: int) -> tuple[str, int] | None:
+    """``(?:A|B|...)`` at ``units[i]``, every alternative one character of a set, as one class; and the index after it."""
+    if units[i:i + 3] != ["(", "?", ":"]:
+        return None
+    j = i + 3
+    union: list[tuple[int, int]] = []
+    count = 0
+    while j < len(units):
+        ranges = _char_set(units[j])
+        if ranges is None:
+            return None
+        union += ranges
+        count += 1
+        j += 1
+        if j < len(units) and units[j] == "|":
+            j += 1
+            continue
+        if j < len(units) and units[j] == ")" and count > 1:
+            merged = _char_set(_class_source(union, negated=False))
+            assert merged is not None
+            complement = _complement(merged)
+            if complement and _span(complement) < _span(merged):
+                return _class_source(complement, negated=True), j + 1
+            return _class_source(merged, negated=False), j + 1
+        return None
+    return None
+
+
+def compact_classes(regex: str) -> str:
+    """``regex`` with the same language and cheaper character sets.
+
+    An alternation of single characters (``(?:[a-z]|[0-9]|_)``, a visible
+    character or a Unicode space) becomes one class, which ``re`` matches in
+    one step rather than by trying each branch; and every class goes through
+    :func:`compact_class`. Repeated until nothing changes.
+    """
+    while True:
+        units = _units(regex)
+        out: list[str] = []
+        i = 0
+        while i < len(units):
+            merged = _merge_alternatives(units, i)
+            if merged is not None:
+                out.append(merged[0])
+                i = merged[1]
+                continue
+            unit = units[i]
+            out.append(compact_class(unit) if unit.startswith("[") else unit)
+            i += 1
+        result = "".join(out)
+        if result == regex:
+            return result
+        regex = result
 
 
 def derive_line_regex() -> str:

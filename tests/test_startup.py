@@ -89,6 +89,7 @@ def test_a_plain_report_is_what_a_console_without_colour_writes(line: str) -> No
     "[!-~\u00a1-\u061b\u061d-\u167f\u1681-\u1fff\u200b-\u200d\u2010-\u2027\u2030-\u205e\u2060-\u2065\u206a-\u2fff"
     "\u3001-\ud7ff\ue000-\U0010ffff]",
     "[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]", "[0-9]", "[^a-z]", "[\\w.]", "[\\]a-]", "(?:[!-\U0010ffff])+",
+    "(?:[a-z]|[0-9]|_)", "(?:(?:[!-~\u00a1-\U0010ffff]|[\u00a0\u3000]))+", "(?:[a-z]|\\w)", "(?:a|bc)", "(?:[ab]|(?:c|d))",
 ])
 def test_a_compacted_character_class_holds_the_same_characters(pattern: str) -> None:
     import re
