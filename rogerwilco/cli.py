@@ -96,7 +96,7 @@ def command_module_names() -> list[str]:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The CLI's parser: every subcommand, or only ``command``'s when it is a known one."""
+    """The CLI's parser: every subcommand, or only ``command``'s when it is a known one (none for ``--version``)."""
     from .commands._help import HELP, epilog
 
     parser = _Parser(
@@ -108,7 +108,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour in reports: auto (a terminal, unless NO_COLOR is set), always, never")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    module_names = [COMMAND_MODULES[command]] if command in COMMAND_MODULES else command_module_names()
+    if command == "--version":
+        module_names: list[str] = []  # the version needs no subcommand
+    elif command in COMMAND_MODULES:
+        module_names = [COMMAND_MODULES[command]]
+    else:
+        module_names = command_module_names()
     for name in module_names:
         module = importlib.import_module(f"{commands.__name__}.{name}")
         module.register(sub)
@@ -121,12 +126,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
-    """The subcommand an argument list names (the first word not an option), or None."""
+    """The subcommand an argument list names (the first word not an option), or None
+    (help: every subcommand); ``--version`` when that comes first (none)."""
     words = iter(argv)
     for word in words:
         if word == "--color":
             next(words, None)
-        elif word in ("-h", "--help", "--version"):
+        elif word == "--version":
+            return word
+        elif word in ("-h", "--help"):
             return None
         elif not word.startswith("-"):
             return word

@@ -20,7 +20,6 @@ constructors here call it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
@@ -116,6 +115,8 @@ class Message:
 
     def digest(self) -> str:
         """``h=``: the first 12 hex digits of SHA-256 of the canonical form."""
+        import hashlib  # here, not at import: OpenSSL's loading is a cost of every process otherwise
+
         return hashlib.sha256(self.canonical().encode("utf-8")).hexdigest()[:12]
 
     def to_line(self) -> str:

@@ -33,7 +33,7 @@ def test_the_command_table_names_every_subcommand_and_its_module() -> None:
 
 @pytest.mark.parametrize("argv,command", [
     (["validate", "x"], "validate"), (["--color", "never", "scan", "x"], "scan"), (["--color=never", "parse"], "parse"),
-    (["--help"], None), (["--version"], None), (["-h", "validate"], None), ([], None), (["nonsense"], "nonsense"),
+    (["--help"], None), (["--version"], "--version"), (["-h", "validate"], None), (["validate", "--version"], "validate"), ([], None), (["nonsense"], "nonsense"),
 ])
 def test_the_subcommand_is_found_before_parsing(argv: list[str], command: str | None) -> None:
     assert cli._command_of(argv) == command
