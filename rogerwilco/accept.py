@@ -197,22 +197,24 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
     plan = plans_for(vocab).get(tokens[1])
     if plan is None:
         return None
-    memo = plan.memo
+    memo_get = plan.memo.get
     values: dict[str, Any] = {}
-    for token in tokens[3:]:
-        hit = memo.get(token)
+    slots = tokens[3:]
+    for token in slots:
+        hit = memo_get(token)
         if hit is None:
             hit = _decode_token(plan.decoders, token)
             if hit is None:
                 return None
             if len(token) <= _MEMO_TOKEN_MAX:
+                memo = plan.memo
                 if len(memo) >= _MEMO_MAX:
                     memo.clear()
                 memo[token] = hit
-        key = hit[0]
-        if key in values:
-            return None
-        values[key] = hit[1]
+        key, value = hit
+        values[key] = value
+    if len(values) != len(slots):
+        return None  # a repeated key: the full pass names it
     sender = values.get("from")
     if isinstance(sender, str) and tokens[2].rpartition("-")[0] != sender:
         return None
