@@ -61,13 +61,36 @@ class _ExtensionKeys(dict):  # type: ignore[type-arg]
         return _ABSENT
 
 
+class _NotSure(Exception):
+    """A slot the accept path leaves to the full pass."""
+
+
+class _Memo(dict):  # type: ignore[type-arg]
+    """"key=value" -> (key, decoded value), decoding on a miss; bounded (it starts again when full)."""
+
+    def __init__(self, decoders: Mapping[str, Any]) -> None:
+        super().__init__()
+        self.decoders = decoders
+
+    def __missing__(self, token: str) -> tuple[str, Any]:
+        hit = _decode_token(self.decoders, token)
+        if hit is None:
+            raise _NotSure(token)
+        if len(token) <= _MEMO_TOKEN_MAX:
+            if len(self) >= _MEMO_MAX:
+                self.clear()
+            self[token] = hit
+        return hit
+
+
 class TypePlan:
     """One message type of one vocabulary, compiled for the accept path."""
 
-    __slots__ = ("decoders", "required", "rules", "needs_written", "memo")
+    __slots__ = ("decoders", "required", "rules", "needs_written", "memo", "tail_max")
 
     def __init__(self, decoders: Mapping[str, Any], required: frozenset[str], rules: tuple[RuleCheck, ...],
-                 needs_written: bool, slots: Mapping[str, Any]) -> None:
+                 needs_written: bool, slots: Mapping[str, Any], tail_max: int) -> None:
+        self.tail_max = tail_max
         # An extension key (x_...) that is no slot of the vocabulary is kept as
         # written, silently, as the full pass keeps it: decoded as "keep".
         self.decoders = _ExtensionKeys(decoders, slots)
@@ -76,7 +99,7 @@ class TypePlan:
         self.needs_written = needs_written
         # "key=value" as written -> (key, decoded value): slots repeat across a stream
         # (to=writer, ask=DRAFT), and every decode is a pure function of the text.
-        self.memo: dict[str, tuple[str, Any]] = {}
+        self.memo = _Memo(self.decoders)
 
 
 def _condition(cond: Any) -> Callable[[Any], bool]:
@@ -142,6 +165,7 @@ def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
             rules=tuple(check for check, _ in compiled),
             needs_written=any(reads for _, reads in compiled),
             slots=vocab.slots,
+            tail_max=vocab.tail_max,
         )
     return plans
 
@@ -178,6 +202,15 @@ def _decode_token(decoders: Mapping[str, Any], token: str) -> tuple[str, Any] | 
         return None
 
 
+# The core vocabulary's plans, found once: most lines name no profile.
+_CORE: list[dict[str, TypePlan]] = []
+
+
+def _core_plans() -> dict[str, TypePlan]:
+    _CORE.append(plans_for(core_vocabulary()))
+    return _CORE[0]
+
+
 def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, Any], str | None] | None:
     """(the line's space-separated head tokens, decoded values by key, tail), or None when not sure."""
     if _MATCH(text) is None:
@@ -186,33 +219,22 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
     tokens = head.split(" ")
     if tokens[0] != VERSION:
         return None
-    vocab = core_vocabulary()
+    plans = _CORE[0] if _CORE else _core_plans()
     if " p=" in head:
         for token in tokens:
             if token.startswith("p="):
                 if not receiver.holds(token[2:]):
                     return None
-                vocab = receiver.vocabulary(token[2:])
+                plans = plans_for(receiver.vocabulary(token[2:]))
                 break
-    plan = plans_for(vocab).get(tokens[1])
+    plan = plans.get(tokens[1])
     if plan is None:
         return None
-    memo_get = plan.memo.get
-    values: dict[str, Any] = {}
     slots = tokens[3:]
-    for token in slots:
-        hit = memo_get(token)
-        if hit is None:
-            hit = _decode_token(plan.decoders, token)
-            if hit is None:
-                return None
-            if len(token) <= _MEMO_TOKEN_MAX:
-                memo = plan.memo
-                if len(memo) >= _MEMO_MAX:
-                    memo.clear()
-                memo[token] = hit
-        key, value = hit
-        values[key] = value
+    try:
+        values: dict[str, Any] = dict(map(plan.memo.__getitem__, slots))  # the loop runs in C on memo hits
+    except _NotSure:
+        return None
     if len(values) != len(slots):
         return None  # a repeated key: the full pass names it
     sender = values.get("from")
@@ -226,7 +248,7 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
         for satisfied in plan.rules:
             if not satisfied(values, written, tail):
                 return None
-    if tail is not None and len(tail) > vocab.tail_max:
+    if tail is not None and len(tail) > plan.tail_max:
         return None
     return tokens, values, tail
 
