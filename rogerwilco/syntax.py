@@ -145,11 +145,11 @@ def _escaped(code: int) -> str:
 def _char_set(pattern: str) -> list[tuple[int, int]] | None:
     """The code point ranges of a regex matching exactly one character of a set
     (a class or one literal), sorted and merged; None for anything else."""
-    try:
-        from re import _constants as constants, _parser as parser  # type: ignore[attr-defined]
-    except ImportError:  # Python 3.10
-        import sre_constants as constants  # type: ignore[no-redef]
-        import sre_parse as parser  # type: ignore[no-redef]
+    if sys.version_info >= (3, 11):
+        from re import _constants as constants, _parser as parser
+    else:  # Python 3.10
+        import sre_constants as constants
+        import sre_parse as parser
     try:
         items = list(parser.parse(pattern))
     except re.error:
