@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Iterator, Mapping, Optional
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from .message import Message, Source, trusted_message
 from .semantics import LineResult, check_line, strict_message
@@ -38,8 +38,17 @@ from .vocab import Receiver, Rule, Vocabulary, as_receiver, core_vocabulary
 VERSION = "RW1"
 ANSWER_TYPES = ("AQ", "AN")  # the types a profile's closed answer vocabulary governs (spec 7)
 
-# A rule check: (decoded values by key, written values by key, tail) -> satisfied?
-RuleCheck = Callable[[Mapping[str, Any], Mapping[str, str], Optional[str]], bool]
+# A rule check: (decoded values by key, the slots as written "key=value", tail) -> satisfied?
+RuleCheck = Callable[[Mapping[str, Any], Sequence[str], Optional[str]], bool]
+
+
+def _written(slots: Sequence[str]) -> dict[str, str]:
+    """Each key's value as written (a line on the accept path repeats no key)."""
+    out: dict[str, str] = {}
+    for token in slots:
+        key, _, value = token.partition("=")
+        out[key] = value
+    return out
 
 _MATCH = line_regex().fullmatch
 _ABSENT: Any = object()
@@ -86,17 +95,16 @@ class _Memo(dict):  # type: ignore[type-arg]
 class TypePlan:
     """One message type of one vocabulary, compiled for the accept path."""
 
-    __slots__ = ("decoders", "required", "rules", "needs_written", "memo", "tail_max")
+    __slots__ = ("decoders", "required", "rules", "memo", "tail_max")
 
     def __init__(self, decoders: Mapping[str, Any], required: frozenset[str], rules: tuple[RuleCheck, ...],
-                 needs_written: bool, slots: Mapping[str, Any], tail_max: int) -> None:
+                 slots: Mapping[str, Any], tail_max: int) -> None:
         self.tail_max = tail_max
         # An extension key (x_...) that is no slot of the vocabulary is kept as
         # written, silently, as the full pass keeps it: decoded as "keep".
         self.decoders = _ExtensionKeys(decoders, slots)
         self.required = required
         self.rules = rules
-        self.needs_written = needs_written
         # "key=value" as written -> (key, decoded value): slots repeat across a stream
         # (to=writer, ask=DRAFT), and every decode is a pure function of the text.
         self.memo = _Memo(self.decoders)
@@ -115,8 +123,8 @@ def _condition(cond: Any) -> Callable[[Any], bool]:
     return lambda value: bool(value == cond)
 
 
-def compile_rule(rule: Rule) -> tuple[RuleCheck, bool]:
-    """A rule as a closure saying whether a line satisfies it, and whether it reads written values."""
+def compile_rule(rule: Rule) -> RuleCheck:
+    """A rule as a closure saying whether a line satisfies it."""
     conditions = tuple((key, _condition(cond)) for key, cond in rule.when.items())
     require = rule.require
     require_tail = rule.require_tail
@@ -125,7 +133,7 @@ def compile_rule(rule: Rule) -> tuple[RuleCheck, bool]:
     parts: tuple[str, ...] = tuple(sums["parts"]) if sums is not None else ()
     total: str = sums["total"] if sums is not None else ""
 
-    def satisfied(values: Mapping[str, Any], written: Mapping[str, str], tail: str | None) -> bool:
+    def satisfied(values: Mapping[str, Any], slots: Sequence[str], tail: str | None) -> bool:
         for key, holds in conditions:
             value = values.get(key)
             if value is None or not holds(value):
@@ -135,11 +143,14 @@ def compile_rule(rule: Rule) -> tuple[RuleCheck, bool]:
                 return False
         if require_tail and tail is None:
             return False
-        for key, pattern in match:
-            text = written.get(key)
-            if text is not None and not pattern.fullmatch(text):
-                return False
+        if match:
+            written = _written(slots)
+            for key, pattern in match:
+                text = written.get(key)
+                if text is not None and not pattern.fullmatch(text):
+                    return False
         if sums is not None and total in values and all(k in values for k in parts):
+            written = _written(slots)
             try:
                 got = sum((Decimal(written[k]) for k in parts), Decimal(0))
                 want = Decimal(written[total])
@@ -148,7 +159,7 @@ def compile_rule(rule: Rule) -> tuple[RuleCheck, bool]:
             return got == want
         return True
 
-    return satisfied, bool(match) or sums is not None
+    return satisfied
 
 
 def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
@@ -158,12 +169,11 @@ def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
     for name, table in vocab.types.items():
         if answers and name in ANSWER_TYPES:
             continue  # the closed answer vocabulary: the full pass decides
-        compiled = [compile_rule(rule) for rule in table.rules]
+        compiled: list[RuleCheck] = [compile_rule(rule) for rule in table.rules]
         plans[name] = TypePlan(
             decoders=dict(table.decoders),
             required=frozenset(table.required),
-            rules=tuple(check for check, _ in compiled),
-            needs_written=any(reads for _, reads in compiled),
+            rules=tuple(compiled),
             slots=vocab.slots,
             tail_max=vocab.tail_max,
         )
@@ -243,11 +253,9 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
     if not values.keys() >= plan.required:
         return None
     tail = tail_text if mark else None
-    if plan.rules:
-        written = {token.partition("=")[0]: token.partition("=")[2] for token in tokens[3:]} if plan.needs_written else {}
-        for satisfied in plan.rules:
-            if not satisfied(values, written, tail):
-                return None
+    for satisfied in plan.rules:
+        if not satisfied(values, slots, tail):
+            return None
     if tail is not None and len(tail) > plan.tail_max:
         return None
     return tokens, values, tail
