@@ -70,7 +70,7 @@ def test_console_outputs_are_what_the_command_prints(block, command, expected, w
 @pytest.mark.parametrize("block", [b for b in RUN if b.lang == "python"], ids=[b.where for b in RUN if b.lang == "python"])
 def test_python_snippets_run(block, tmp_path):
     script = tmp_path / "snippet.py"
-    script.write_text(block.body, encoding="utf-8")
+    script.write_text(snippets.checked_python(block.body), encoding="utf-8")
     proc = snippets.run_shell(f"python {script}", snippets.scratch(tmp_path / "cwd"))  # a directory of its own: snippets write files
     assert proc.returncode == 0, f"{block.where}:\n{proc.stderr[-3000:]}"
 
@@ -171,3 +171,38 @@ def test_a_stale_command_or_option_is_caught():
     assert problems_of("rogerwilco tool prepare|commit [--asks NAME]") == ["rogerwilco tool prepare takes no --asks",
                                                                           "rogerwilco tool commit takes no --asks"]
     assert problems_of("rogerwilco --colour never validate") == ["rogerwilco takes no --colour"]
+
+
+def test_a_value_a_snippet_shows_is_asserted():
+    body = "x = (1, 'a')\nx  # (1, 'a')\nlen('ab')\n# 2\nprint(x)  # the tuple, printed\n"
+    checked = snippets.checked_python(body)
+    assert "assert (x) == ((1, 'a'))" in checked and "assert (len('ab')) == (2)" in checked
+    assert "assert" not in snippets.checked_python("f()  # [1, ...]\n")  # elided: not a claim of the whole
+    assert "print(x)  # the tuple, printed" in checked
+    namespace: dict = {}
+    exec(compile(checked, "snippet", "exec"), namespace)  # noqa: S102 - the test's own text
+    wrong = snippets.checked_python("len('ab')  # 3\n")
+    with pytest.raises(AssertionError):
+        exec(compile(wrong, "snippet", "exec"), {})  # noqa: S102
+
+
+# The commands the docs quote in prose (tables, sentences) run too, when they are whole commands.
+
+SERVERS = ("adapter", "lsp", "mcp")  # they serve a client on stdin: their own tests drive them
+HOLE = re.compile(r"\b[A-Z][A-Z_]{2,}\b|\[|\.\.\.|…|\$[A-Z]|\\?\|")
+INLINE = sorted({(w.split(":")[0], c) for w, c in command_mentions() if not HOLE.search(c)
+                 and len(_words(c)) >= 2 and _words(c)[0] not in SERVERS
+                 and f"`{c}`" in (ROOT / w.split(":")[0]).read_text(encoding="utf-8")})
+
+
+def test_there_are_whole_commands_in_prose():
+    assert len(INLINE) >= 8
+
+
+@pytest.mark.parametrize("doc,command", INLINE, ids=[f"{d} {c[:60]}" for d, c in INLINE])
+def test_whole_commands_in_prose_run(doc, command, where):
+    proc = snippets.run_shell(command + " </dev/null", where, timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode in (0, 1), f"{doc}: `{command}` exits {proc.returncode}:\n{out[-2000:]}"
+    assert not any(bad in out for bad in BAD), f"{doc}: `{command}`:\n{out[-2000:]}"
+    assert out.strip(), f"{doc}: `{command}` prints nothing"
