@@ -5,7 +5,7 @@ Times, as medians of interleaved runs (bytecode cached, one warm-up run each):
 * ``python -c pass``: the interpreter alone (the baseline);
 * ``python -c "import rogerwilco"``: the library's import;
 * ``rogerwilco validate`` of a one-line file, valid and refused;
-* ``rogerwilco --version``.
+* ``rogerwilco --version`` (the row ``--version``).
 
 Prints milliseconds for each (wall clock, and CPU time of the child, which a
 loaded machine disturbs far less), the difference from the baseline, and which
@@ -34,7 +34,7 @@ def commands(valid: str, refused: str) -> dict[str, list[str]]:
     return {
         "python -c pass": [py, "-c", "pass"],
         "import rogerwilco": [py, "-c", "import rogerwilco"],
-        "rogerwilco --version": [py, "-m", "rogerwilco", "--version"],
+        "--version": [py, "-m", "rogerwilco", "--version"],
         "validate (valid line)": [py, "-m", "rogerwilco", "validate", valid],
         "validate (refused line)": [py, "-m", "rogerwilco", "validate", refused],
     }
