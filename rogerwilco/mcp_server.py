@@ -40,6 +40,7 @@ from .tools import (  # noqa: F401
     Tool,
     ToolError,
     _input,
+    _finding as _finding_json,
     _output,
     _receiver,
     _receivers,
@@ -180,8 +181,8 @@ def session_tools(endpoint: Any) -> dict[str, Tool]:
     events_schema = {"type": "array", "items": {"type": "object"}}
 
     def add(name: str, description: str, inputs: dict[str, Any], required: list[str], outputs: dict[str, Any],
-            run: Callable[[Mapping[str, Any]], dict[str, Any]]) -> None:
-        tools[name] = Tool(name, description, _input(inputs, required), _output(outputs), run)
+            run: Callable[[Mapping[str, Any]], dict[str, Any]], strict_omit: tuple[str, ...] = ()) -> None:
+        tools[name] = Tool(name, description, _input(inputs, required), _output(outputs), run, strict_omit)
 
     def receive(args: Mapping[str, Any]) -> dict[str, Any]:
         events = endpoint.receive(args["line"])
@@ -194,8 +195,16 @@ def session_tools(endpoint: Any) -> dict[str, Tool]:
             line = endpoint.send(args.get("line", args.get("json")), number=bool(args.get("number", False)),
                                  expect_acc=args.get("expect_acc"), record=args.get("record"))
         except ProtocolError as exc:
-            raise ToolError(exc.kind, exc.message, token=exc.token or None, why=exc.why if exc.kind == "form" else None,
-                            column=exc.column) from None
+            failures = [f for f in exc.findings if f.severity == "fail"]
+            token = exc.token or None
+            if token is None and failures and failures[0].key:  # a check's refusal: the first slot at fault
+                first = failures[0]
+                token = first.key if first.receiver is None else f"{first.key}={first.receiver}"
+            error = ToolError(exc.kind, exc.message, token=token, why=exc.why if exc.kind == "form" else None,
+                              column=exc.column)
+            if failures and exc.kind != "form":
+                error.error["findings"] = [_finding_json(f) for f in failures]
+            raise error from None
         return {"line": line}
 
     def owner(args: Mapping[str, Any]) -> dict[str, Any]:
@@ -235,7 +244,7 @@ def session_tools(endpoint: Any) -> dict[str, Tool]:
                                                                   "with number: true)"},
          "number": {"type": "boolean"}, "expect_acc": _TOKENS,
          "record": {"type": "object", "description": "slot: value, as written in a line"}},
-        [], {"line": _STR}, send)
+        [], {"line": _STR}, send, strict_omit=("json",))
     add("owner", "Who owns an item now: the receiver of the latest handoff whose readback passed.",
         {"item": _STR}, ["item"], {"item": _STR, "owner": _NULLABLE_STR}, owner)
     add("open_handoffs", "Your handoffs, sent or received, that no DN, UN, FL or CX has closed.",
