@@ -23,6 +23,8 @@ is_error)``; the server is a thin layer over it.
 from __future__ import annotations
 
 import json
+import os
+import sys
 from typing import Any, Callable, Mapping
 
 from . import __version__
@@ -54,7 +56,12 @@ SERVER_NAME = "rogerwilco"
 
 
 class MissingSDK(ImportError):
-    """The MCP SDK (2 or later) is not installed."""
+    """The MCP SDK is not installed (or is older than the oldest major this server speaks)."""
+
+
+#: the SDK versions the server is tested with: 1.x from 1.24 (the range of clients such as
+#: langchain-mcp-adapters, which pin mcp<2) and 2.x
+SDK_RANGE = ">=1.24,<3"
 
 
 def _sdk() -> tuple[Any, Any, Any]:
@@ -64,11 +71,20 @@ def _sdk() -> tuple[Any, Any, Any]:
         from mcp.server.stdio import stdio_server
     except ImportError as exc:
         raise MissingSDK("rogerwilco mcp needs the MCP SDK: pip install 'rogerwilco[mcp]'") from exc
-    try:
-        import mcp.server.mcpserver  # noqa: F401 - present from mcp 2 on, whose server API this uses
-    except ImportError as exc:
-        raise MissingSDK("rogerwilco mcp needs the MCP SDK version 2 or later: pip install -U 'rogerwilco[mcp]'") from exc
+    if not hasattr(types, "ToolAnnotations") or "outputSchema" not in getattr(types.Tool, "model_fields", {}) \
+            and "output_schema" not in getattr(types.Tool, "model_fields", {}):
+        raise MissingSDK(f"rogerwilco mcp needs the MCP SDK {SDK_RANGE}: pip install -U 'rogerwilco[mcp]'")
     return types, Server, stdio_server
+
+
+def sdk_major() -> int:
+    """The installed SDK's major version: 2 has the server's handlers as constructor arguments, 1 has decorators."""
+    _sdk()
+    try:
+        import mcp.server.mcpserver  # noqa: F401 - present from mcp 2 on
+    except ImportError:
+        return 1
+    return 2
 
 
 # What clients show and how they may treat each tool (MCP tool annotations): a
@@ -107,38 +123,62 @@ def listed_schema(tool: Tool) -> dict[str, Any]:
 
 
 def listed_tools(tools: Mapping[str, Tool]) -> list[Any]:
-    """The SDK's Tool objects for ``tools``, with titles and annotations."""
+    """The SDK's Tool objects for ``tools``, with titles and annotations.
+
+    Built with the wire (camelCase) field names, which both majors of the SDK take.
+    """
     types, _, _ = _sdk()
     out = []
     for t in tools.values():
         title, read_only, idempotent = TOOL_META.get(t.name, (t.name.replace("_", " "), False, False))
-        annotations = types.ToolAnnotations(title=title, read_only_hint=read_only, destructive_hint=False,
-                                            idempotent_hint=idempotent, open_world_hint=False)
-        out.append(types.Tool(name=t.name, title=title, description=t.description, input_schema=listed_schema(t),
-                              output_schema=dict(t.output_schema), annotations=annotations))
+        annotations = types.ToolAnnotations(title=title, readOnlyHint=read_only, destructiveHint=False,
+                                            idempotentHint=idempotent, openWorldHint=False)
+        out.append(types.Tool(name=t.name, title=title, description=t.description, inputSchema=listed_schema(t),
+                              outputSchema=dict(t.output_schema), annotations=annotations))
     return out
 
 
 def build_server(endpoint: Any = None) -> Any:
-    """The low-level SDK server with every tool of :data:`TOOLS`; with an endpoint, its session tools too."""
+    """The low-level SDK server with every tool of :data:`TOOLS`; with an endpoint, its session tools too.
+
+    On SDK 2 the handlers are the server's constructor arguments; on SDK 1 they are registered with its
+    decorators (the call handler without the SDK's own input check, so a bad argument gets this package's
+    structured ``ok: false`` on both). Either way the answer is the same ``CallToolResult``.
+    """
     types, Server, _ = _sdk()
     tools = dict(TOOLS)
     if endpoint is not None:
         tools.update(session_tools(endpoint))
     listed = listed_tools(tools)
 
-    async def list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(tools=listed)
-
-    async def call_tool(ctx: Any, params: Any) -> Any:
-        result, is_error = call(params.name, params.arguments, tools)
+    def result_of(name: str, arguments: Any) -> Any:
+        result, is_error = call(name, arguments, tools)
         text = json.dumps(result, ensure_ascii=True)
-        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result,
-                                    is_error=is_error)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=result,
+                                    isError=is_error)
 
     instructions = INSTRUCTIONS if endpoint is None else INSTRUCTIONS + " " + SESSION_INSTRUCTIONS
-    return Server(SERVER_NAME, version=__version__, instructions=instructions,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    if sdk_major() >= 2:
+        async def list_tools(ctx: Any, params: Any) -> Any:
+            return types.ListToolsResult(tools=listed)
+
+        async def call_tool(ctx: Any, params: Any) -> Any:
+            return result_of(params.name, params.arguments)
+
+        return Server(SERVER_NAME, version=__version__, instructions=instructions,
+                      on_list_tools=list_tools, on_call_tool=call_tool)
+
+    server = Server(SERVER_NAME, version=__version__, instructions=instructions)
+
+    @server.list_tools()
+    async def list_tools_v1() -> list[Any]:
+        return listed
+
+    @server.call_tool(validate_input=False)
+    async def call_tool_v1(name: str, arguments: Any) -> Any:
+        return result_of(name, arguments)
+
+    return server
 
 
 async def serve_stdio(endpoint: Any = None) -> None:
@@ -156,6 +196,10 @@ def serve(endpoint: Any = None) -> int:
     except ImportError as exc:
         raise MissingSDK("rogerwilco mcp needs the MCP SDK and its anyio: pip install 'rogerwilco[mcp]'") from exc
     anyio.run(serve_stdio, endpoint)
+    if sys.stdout is not None and sys.stdout.closed:
+        # SDK 1's stdio transport closes the stdout it wrapped when the client goes; the server has said
+        # everything, and the command's final flush must not fail on it
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
     return 0
 
 
