@@ -47,6 +47,8 @@ from .tools import (  # noqa: F401
     _receiver,
     _receivers,
     call,
+    from_strict,
+    schemas,
 )
 
 SERVER_NAME = "rogerwilco"
@@ -122,24 +124,31 @@ def listed_schema(tool: Tool) -> dict[str, Any]:
     return schema
 
 
-def listed_tools(tools: Mapping[str, Tool]) -> list[Any]:
-    """The SDK's Tool objects for ``tools``, with titles and annotations.
+def listed_tools(tools: Mapping[str, Tool], *, strict: bool = False) -> list[Any]:
+    """The SDK's Tool objects for ``tools``, with titles and annotations; with ``strict``, the input schemas
+    in the strict-compatible form (:func:`rogerwilco.tools.schemas`).
 
     Built with the wire (camelCase) field names, which both majors of the SDK take.
     """
     types, _, _ = _sdk()
+    shapes = schemas(strict=True, tools=tools) if strict else {t.name: listed_schema(t) for t in tools.values()}
     out = []
     for t in tools.values():
         title, read_only, idempotent = TOOL_META.get(t.name, (t.name.replace("_", " "), False, False))
         annotations = types.ToolAnnotations(title=title, readOnlyHint=read_only, destructiveHint=False,
                                             idempotentHint=idempotent, openWorldHint=False)
-        out.append(types.Tool(name=t.name, title=title, description=t.description, inputSchema=listed_schema(t),
+        out.append(types.Tool(name=t.name, title=title, description=t.description, inputSchema=shapes[t.name],
                               outputSchema=dict(t.output_schema), annotations=annotations))
     return out
 
 
-def build_server(endpoint: Any = None) -> Any:
+def build_server(endpoint: Any = None, *, strict: bool = False) -> Any:
     """The low-level SDK server with every tool of :data:`TOOLS`; with an endpoint, its session tools too.
+
+    ``strict`` lists the strict-compatible input schemas, which clients with a strict tool mode take as
+    they are (the OpenAI Agents SDK's ``convert_schemas_to_strict``, which falls back to non-strict for the
+    plain ones), and passes what they send through :func:`rogerwilco.tools.from_strict`; plain arguments
+    are taken as well.
 
     On SDK 2 the handlers are the server's constructor arguments; on SDK 1 they are registered with its
     decorators (the call handler without the SDK's own input check, so a bad argument gets this package's
@@ -149,9 +158,11 @@ def build_server(endpoint: Any = None) -> Any:
     tools = dict(TOOLS)
     if endpoint is not None:
         tools.update(session_tools(endpoint))
-    listed = listed_tools(tools)
+    listed = listed_tools(tools, strict=strict)
 
     def result_of(name: str, arguments: Any) -> Any:
+        if strict and isinstance(arguments, dict):
+            arguments = from_strict(name, arguments, tools)
         result, is_error = call(name, arguments, tools)
         text = json.dumps(result, ensure_ascii=True)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=result,
@@ -181,21 +192,21 @@ def build_server(endpoint: Any = None) -> Any:
     return server
 
 
-async def serve_stdio(endpoint: Any = None) -> None:
+async def serve_stdio(endpoint: Any = None, strict: bool = False) -> None:
     _, _, stdio_server = _sdk()
-    server = build_server(endpoint)
+    server = build_server(endpoint, strict=strict)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve(endpoint: Any = None) -> int:
+def serve(endpoint: Any = None, *, strict: bool = False) -> int:
     """Serve over stdin/stdout until the client closes the connection (session mode with an endpoint)."""
     _sdk()
     try:
         import anyio
     except ImportError as exc:
         raise MissingSDK("rogerwilco mcp needs the MCP SDK and its anyio: pip install 'rogerwilco[mcp]'") from exc
-    anyio.run(serve_stdio, endpoint)
+    anyio.run(serve_stdio, endpoint, strict)
     if sys.stdout is not None and sys.stdout.closed:
         # SDK 1's stdio transport closes the stdout it wrapped when the client goes; the server has said
         # everything, and the command's final flush must not fail on it

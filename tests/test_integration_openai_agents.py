@@ -35,9 +35,11 @@ assert HO.startswith("RW1 HO scheduler-1 p=pay") and SPEC_RB.startswith("RW1 RB 
 
 
 def outputs(call_):
-    """Every tool (or handoff) output the model was given, parsed, in order."""
+    """Every tool (or handoff) output the model was given, parsed, in order (an MCP tool's output is a list of
+    content parts: its text part)."""
     items = [] if isinstance(call_.input, str) else call_.input
-    return [json.loads(i["output"]) for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
+    found = [i["output"] for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
+    return [json.loads(o if isinstance(o, str) else next(p["text"] for p in o if "text" in p)) for o in found]
 
 
 def said(call_):
@@ -295,3 +297,43 @@ def test_the_documented_snippet_runs(capsys):
     section = doc.split("## The OpenAI Agents SDK")[1].split("\n## ")[0]
     exec(compile(section.split("```python\n")[1].split("```")[0], "docs/agents.md", "exec"), {})  # noqa: S102
     assert capsys.readouterr().out.splitlines() == ["payer wilco", "payer True"]
+
+
+# --------------------------------------------------------------------------
+# the MCP server from the SDK's MCPServerStdio
+
+
+def mcp_tools(*args: str):
+    """The SDK's function tools for `rogerwilco mcp ARGS` with convert_schemas_to_strict, and a scripted run
+    that calls check_rb through them with strict arguments."""
+    import asyncio
+
+    from agents import RunContextWrapper
+    from agents.mcp import MCPServerStdio
+
+    strict_args = {name: None for name in schemas(strict=True)["check_rb"]["properties"]}
+    strict_args.update(ho=HO, rb=SPEC_RB.replace("amt=5400.00", "amt=4500.00"), profiles=["pay"],
+                       record=[{"slot": "amt", "value": "5400.00"}])
+
+    async def main():
+        params = {"command": sys.executable, "args": ["-m", "rogerwilco", "mcp", *args]}
+        async with MCPServerStdio(params=params, client_session_timeout_seconds=60) as server:
+            model = ScriptedModel([[function_call("check_rb", strict_args, call_id="c1")],
+                                   ModelStep.respond(lambda c: [assistant_message("checked")])])
+            agent = Agent(name="scheduler", model=model, mcp_servers=[server],
+                          mcp_config={"convert_schemas_to_strict": True})
+            tools = {t.name: t for t in await agent.get_mcp_tools(RunContextWrapper(None))}
+            await Runner.run(agent, "check", run_config=RUN)
+            return tools, outputs(model.calls[-1])
+
+    return asyncio.run(main())
+
+
+def test_the_mcp_servers_strict_listing_passes_the_sdks_strict_mode_for_every_tool():
+    tools, (report,) = mcp_tools("--strict")
+    assert set(tools) == set(TOOLS) and all(t.strict_json_schema for t in tools.values())
+    assert report["ok"] is True and report["passed"] is False
+    assert any(f["key"] == "amt" and f["severity"] == "fail" for f in report["findings"])
+    # the plain listing is what falls back (the issue's 7 of 8): the strict one is needed, and is what fixes it
+    plain, _ = mcp_tools()
+    assert sorted(n for n, t in plain.items() if not t.strict_json_schema) == sorted(set(TOOLS) - {"legend"})
