@@ -211,6 +211,23 @@ def test_a_misread_readback_is_void_control_stays_and_the_reissue_passes():
     assert scheduler_end.owner(ITEM) == "payer" and payer_end.may_act("scheduler-2")
 
 
+def test_a_receiver_that_refuses_the_handoff_keeps_control_with_the_sender():
+    scheduler_end, payer_end = Endpoint("scheduler", profiles=["pay"]), Endpoint("payer", profiles=[])
+    payer = Agent(name="payer", model=ScriptedModel([]))
+    shown = []
+    scheduler = Agent(name="scheduler", model=ScriptedModel([
+        [function_call("transfer_to_payer", {"line": HO}, call_id="c1")],
+        ModelStep.respond(lambda c: shown.append(outputs(c)[-1]) or [assistant_message("held")]),
+    ]))
+    made = rw1_handoff(scheduler, payer, sender=scheduler_end, receiver=payer_end)
+    scheduler.handoffs.append(made)
+    result = Runner.run_sync(scheduler, "Pay.", run_config=RUN)
+    assert result.last_agent.name == "scheduler" and result.final_output == "held"
+    (unable,) = shown
+    assert unable["status"] == "unable" and unable["lines"][1].startswith("RW1 UN payer-1 re=scheduler-1")
+    assert "why=UNK" in unable["lines"][1] and scheduler_end.owner(ITEM) == "scheduler"
+
+
 # --------------------------------------------------------------------------
 # agents as tools: the round trip
 
