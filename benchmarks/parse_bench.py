@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    receiver = Receiver(["pay"])
+    receiver = Receiver.load(["pay"])
     lines = corpus(args.lines)
     results = [check_line(line, receiver) for line in lines]
     assert all(r.message is not None for r in results), "corpus must be valid"

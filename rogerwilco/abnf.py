@@ -35,9 +35,13 @@ parser accepts.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from lark import Token, Tree
 from lark.load_grammar import _parse_grammar
+
+# A node of Lark's parse of a .lark file: a Tree, a Token, or a Terminal/NonTerminal symbol.
+_GrammarNode = Any
 
 from .syntax import grammar_text
 
@@ -233,7 +237,7 @@ def _literal(token: Token) -> str:
     raise AbnfError(f"literal of type {token.type}")
 
 
-def _expr(tree) -> str:
+def _expr(tree: _GrammarNode) -> str:
     if isinstance(tree, Token):
         return rulename(str(tree))
     if hasattr(tree, "name") and not isinstance(tree, Tree):  # a Terminal or NonTerminal symbol
@@ -249,32 +253,32 @@ def _expr(tree) -> str:
     if kind == "expr":
         atom, op, *rest = tree.children
         inner = _group(atom)
-        op = str(op)
-        if op == "*":
+        operator = str(op)
+        if operator == "*":
             return f"*{inner}"
-        if op == "+":
+        if operator == "+":
             return f"1*{inner}"
-        if op == "?":
+        if operator == "?":
             return f"[ {_expr(atom)} ]"
-        if op == "~":
+        if operator == "~":
             lo = int(rest[0])
             hi = int(rest[1]) if len(rest) > 1 else lo
             return f"{lo}{inner}" if lo == hi else f"{lo}*{hi}{inner}"
-        raise AbnfError(f"operator {op!r}")
+        raise AbnfError(f"operator {operator!r}")
     if kind == "value":
         (child,) = tree.children
         return _expr(child)
     if kind == "literal":
         return _literal(tree.children[0])
     if kind == "range":
-        lo, hi = (_string(str(t)) for t in tree.children)
-        if not (lo.startswith("%x") and hi.startswith("%x")) and (len(str(tree.children[0])) != 3):
+        first, last = (_string(str(t)) for t in tree.children)
+        if not (first.startswith("%x") and last.startswith("%x")) and (len(str(tree.children[0])) != 3):
             raise AbnfError("a range of more than one character")
         return f"%x{_hex(ord(str(tree.children[0])[1]))}-{_hex(ord(str(tree.children[1])[1]))}"
     raise AbnfError(f"grammar construct {kind!r}")
 
 
-def _group(tree) -> str:
+def _group(tree: _GrammarNode) -> str:
     """An element, bracketed when it is an alternation or a sequence."""
     text = _expr(tree)
     if isinstance(tree, Tree) and tree.data in ("expansions", "expansion", "value") and _is_compound(tree):
@@ -282,7 +286,7 @@ def _group(tree) -> str:
     return text
 
 
-def _is_compound(tree) -> bool:
+def _is_compound(tree: _GrammarNode) -> bool:
     while isinstance(tree, Tree) and tree.data in ("value", "expansions", "expansion") and len(tree.children) == 1:
         tree = tree.children[0]
     return isinstance(tree, Tree) and tree.data in ("expansions", "expansion") and len(tree.children) > 1
@@ -323,7 +327,8 @@ def _wrap(name: str, body: str) -> list[str]:
 
 def definitions(text: str | None = None) -> list[tuple[str, str]]:
     """(rulename, ABNF element) for every definition of the grammar, in order."""
-    tree = _parse_grammar(text if text is not None else grammar_text(), "rw1.lark")
+    # lark's grammar parser carries no annotations
+    tree = _parse_grammar(text if text is not None else grammar_text(), "rw1.lark")  # type: ignore[no-untyped-call]
     out = []
     for item in tree.children:
         if item.data == "rule":

@@ -63,7 +63,7 @@ def receiver_for(request: dict[str, Any]) -> Receiver:
                              "or the profile object inline")
         if not isinstance(entry, (str, dict)):
             raise ValueError("a profile is a bundled name or an object")
-    return _receivers.get(_receivers.key(profiles), lambda: Receiver(profiles))
+    return _receivers.get(_receivers.key(profiles), lambda: Receiver.load(profiles))
 
 
 def int_field(request: dict[str, Any], name: str) -> int:

@@ -13,7 +13,7 @@ import importlib
 import os
 import pkgutil
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from . import __version__, commands
 from .errors import RW1Error, printable
@@ -48,7 +48,7 @@ def _degrade_encoding(stream) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2, as argparse does, but say so plainly
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2, as argparse does, but say so plainly
         self.print_usage(sys.stderr)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(2)
@@ -107,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _degrade_encoding(sys.stdout)
     _degrade_encoding(sys.stderr)
     stderr = sys.stderr
-    sys.stderr = _EscapingWriter(stderr)  # type: ignore[assignment]
+    sys.stderr = _EscapingWriter(stderr)
     try:
         return _main(argv)
     finally:

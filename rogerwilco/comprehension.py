@@ -170,7 +170,8 @@ def _breaks_word(ch: str) -> bool:
 
 
 def split_words(value: str) -> tuple[str, ...]:
-    words, current = [], []
+    words: list[str] = []
+    current: list[str] = []
     for ch in canonical_text(value):
         if _breaks_word(ch):
             if current:
@@ -328,7 +329,7 @@ def pair_one_to_one(relations: Sequence[Mapping[int, str]], n_receiver: int) -> 
         for i in range(n_sender):
             if sender_pair[i] is not None and how[i] is None:
                 how[i] = rank
-    return [(i, j, how[i]) for i, j in enumerate(sender_pair) if j is not None and how[i] is not None]
+    return [(i, j, h) for i, (j, h) in enumerate(zip(sender_pair, how)) if j is not None and h is not None]
 
 
 def _augment(start: int, edges: Sequence[Sequence[int]], sender_pair: list, receiver_pair: list) -> bool:
@@ -433,7 +434,8 @@ class Comparator:
             if c.key not in self.keys:
                 findings.append(Finding(severity=NOTE, kind="unknown-key", tier=TIER, key=c.key,
                                         message=f"{side} key {c.key} is outside the closed set; not compared",
-                                        **{side: str(c)}))
+                                        sender=str(c) if side == "sender" else None,
+                                        receiver=str(c) if side == "receiver" else None))
                 continue
             groups.setdefault(c.key, []).append(self.value(c.value))
         return groups

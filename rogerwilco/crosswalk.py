@@ -95,17 +95,17 @@ def load_crosswalk(source: str | Path | Mapping[str, Any], receiver: Receiver | 
         raise CrosswalkError("a crosswalk is a JSON object")
     problems = crosswalk_problems(doc, receiver)
     if problems:
-        path, message = problems[0]
-        raise CrosswalkError(message, path=path)
+        where, message = problems[0]
+        raise CrosswalkError(message, path=where)
     return Crosswalk(name=doc["crosswalk"], source=doc["from"], target=doc["to"],
                      codes=doc.get("codes", {}), slots=doc.get("slots", {}), doc=doc)
 
 
 def _vocabs(doc: Mapping[str, Any], receiver: Receiver | None) -> tuple[Vocabulary, Vocabulary]:
-    receiver = receiver if receiver is not None else Receiver([doc["from"], doc["to"]])
+    receiver = receiver if receiver is not None else Receiver.load([doc["from"], doc["to"]])
     for name in (doc["from"], doc["to"]):
         if not receiver.holds(name):
-            receiver = Receiver([*(receiver.vocabulary(n).source for n in receiver.names), name])
+            receiver = Receiver.load([*(receiver.vocabulary(n).source for n in receiver.names), name])
     return receiver.vocabulary(doc["from"]), receiver.vocabulary(doc["to"])
 
 
@@ -195,7 +195,7 @@ def _map_codes(value: Any, table: Mapping[str, str | None], core: Mapping[str, s
 
 def translate(message: Message, crosswalk: Crosswalk, profiles: Receiver | Iterable | None = None) -> Translation:
     """The message rewritten into the crosswalk's receiver profile (see the module doc)."""
-    receiver = as_receiver(profiles) if profiles is not None else Receiver([crosswalk.source, crosswalk.target])
+    receiver = as_receiver(profiles) if profiles is not None else Receiver.load([crosswalk.source, crosswalk.target])
     if message.profile != crosswalk.source:
         raise CrosswalkError(f"the message uses p={message.profile}, the crosswalk maps from {crosswalk.source}",
                              path="$.from")
@@ -214,7 +214,7 @@ def translate(message: Message, crosswalk: Crosswalk, profiles: Receiver | Itera
             if key == "rb":
                 value, gone = _map_rb(value, crosswalk, src)
                 lost += [(key, f"rb={g}") for g in gone]
-            elif slot.type.enum in crosswalk.codes:
+            elif slot.type.enum is not None and slot.type.enum in crosswalk.codes:
                 value, gone = _map_codes(value, crosswalk.codes[slot.type.enum], core_enums.get(slot.type.enum))
                 lost += [(key, f"{key}={g}") for g in gone]
             elif slot.type.enum is not None and slot.type.enum in core_enums:
@@ -225,7 +225,7 @@ def translate(message: Message, crosswalk: Crosswalk, profiles: Receiver | Itera
         else:
             spec = crosswalk.slots.get(key)
             target = spec.get("to") if spec else None
-            if target is None:
+            if spec is None or target is None:
                 lost.append((key, key))
                 continue
             if "codes" in spec:
@@ -271,7 +271,7 @@ def check_rb(
         crosswalk = load_crosswalk(crosswalk, receiver if receiver.names else None)
     for name in (crosswalk.source, crosswalk.target):
         if not receiver.holds(name):
-            receiver = Receiver([*(receiver.vocabulary(n).source for n in receiver.names), name])
+            receiver = Receiver.load([*(receiver.vocabulary(n).source for n in receiver.names), name])
     ho_msg, problem = readback.coerce(ho, receiver, "HO", "handoff")
     if ho_msg is None:
         return readback.check_rb(ho, rb, profiles=receiver, expect_acc=expect_acc, record=record)

@@ -65,6 +65,7 @@ nor doubles a message.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from typing import Any, Callable, Iterable, Mapping
 
 import attrs
@@ -553,7 +554,7 @@ class Endpoint:
         self.me = me
         self.receiver = as_receiver(profiles)
         if ledger is None or isinstance(ledger, (str, bytes)) or hasattr(ledger, "__fspath__"):
-            ledger = open_ledger(ledger)
+            ledger = open_ledger(os.fsdecode(ledger) if ledger is not None else None)
         self.ledger = ledger
         self.clock = clock or _utcnow
         self.id_width = id_width
@@ -593,7 +594,7 @@ class Endpoint:
 
     def _reset(self) -> None:
         self._seen = 0
-        self._messages: dict[str, Message] = {}
+        self._messages = {}
         self._dir: dict[str, str] = {}  # id -> "in" | "out"
         self._text: dict[str, str] = {}  # id -> the line as it went over the wire
         self._extra: dict[str, Mapping[str, Any]] = {}
@@ -722,10 +723,11 @@ class Endpoint:
     def receive(self, line: str | bytes) -> list[Any]:
         """Every event one incoming line means; never raises for what the line says."""
         if isinstance(line, bytes):
+            raw = line
             try:
-                line = line.decode("utf-8")
+                line = raw.decode("utf-8")
             except UnicodeDecodeError:
-                return [Unreadable(text=line.decode("utf-8", "replace"),
+                return [Unreadable(text=raw.decode("utf-8", "replace"),
                                    findings=(_fail("form", None, "the line is not UTF-8"),))]
         if not isinstance(line, str):
             return [Unreadable(text=repr(line), findings=(_fail("form", None, "a line is text"),))]

@@ -9,7 +9,9 @@ stream), column (1-based, in code points) and the source line for a caret.
 
 from __future__ import annotations
 
-from .display import caret_lines, printable  # re-exported: the one escaping function for text shown to a person
+from typing import Any
+
+from .display import caret_lines, printable as printable  # re-exported: the one escaping function for text shown to a person
 
 
 class RW1Error(ValueError):
@@ -29,7 +31,7 @@ class RW1Error(ValueError):
         column: int | None = None,
         line: int | None = None,
         text: str | None = None,
-        findings: tuple = (),
+        findings: tuple[Any, ...] = (),
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -72,7 +74,7 @@ class EncodeError(RW1Error):
 class ProfileError(RW1Error):
     """A profile file is malformed or redefines the core (D5)."""
 
-    def __init__(self, message: str, *, path: str = "$", **kw) -> None:
+    def __init__(self, message: str, *, path: str = "$", **kw: Any) -> None:
         super().__init__(message, **kw)
         self.path = path
 

@@ -52,7 +52,7 @@ class Finding:
                 out[name] = value
         return out
 
-    def signature(self) -> tuple:
+    def signature(self) -> tuple[str, str, int | None, str | None]:
         """What conformance compares: (severity, kind, tier, key)."""
         return (self.severity, self.kind, self.tier, self.key)
 

@@ -34,12 +34,20 @@ REISSUE = "reissue"
 
 
 class Enveloped(Protocol):
-    type: str
-    id: str
-    re: Optional[str]
-    from_: str
-    to: str
-    item: Optional[str]
+    """What the rule reads of a message, read-only (a Message, an Envelope, a stored row)."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def re(self) -> Optional[str]: ...
+    @property
+    def from_(self) -> str: ...
+    @property
+    def to(self) -> str: ...
+    @property
+    def item(self) -> Optional[str]: ...
 
 
 class Envelope(NamedTuple):

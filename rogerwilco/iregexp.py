@@ -42,7 +42,7 @@ automaton has at most 10,000 states.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterable
+from typing import Any, Iterable
 
 from .errors import RW1Error
 
@@ -54,6 +54,9 @@ MAX_STATES = 10_000
 _DFA_CACHE_LIMIT = 4096  # cached DFA states per pattern before the cache is cleared
 _DFA_ROW_LIMIT = 512  # cached transitions per DFA state (distinct characters)
 _DFA_BUDGET = 200_000  # NFA states held in all cached transitions of one pattern before the cache is cleared
+
+# A parsed node or a character set: small tuples tagged by their first member.
+_Node = tuple[Any, ...]
 
 _META = frozenset("().*+?[]\\{}|")
 _ESCAPABLE = frozenset("()*+-.?[\\]^{|}")
@@ -91,13 +94,13 @@ class _Parser:
     def peek(self) -> str | None:
         return self.p[self.i] if self.i < len(self.p) else None
 
-    def parse(self) -> tuple:
+    def parse(self) -> _Node:
         node, _ = self.alternation()
         if self.i < len(self.p):
             raise self.fail("unbalanced ')'")
         return node
 
-    def alternation(self) -> tuple[tuple, bool]:
+    def alternation(self) -> tuple[_Node, bool]:
         branches, quantified = [], False
         node, q = self.concatenation()
         branches.append(node)
@@ -109,7 +112,7 @@ class _Parser:
             quantified |= q
         return (branches[0] if len(branches) == 1 else ("alt", branches)), quantified
 
-    def concatenation(self) -> tuple[tuple, bool]:
+    def concatenation(self) -> tuple[_Node, bool]:
         pieces, quantified = [], False
         while self.peek() not in (None, "|", ")"):
             node, q = self.piece()
@@ -117,7 +120,7 @@ class _Parser:
             quantified |= q
         return (pieces[0] if len(pieces) == 1 else ("cat", pieces)), quantified
 
-    def piece(self) -> tuple[tuple, bool]:
+    def piece(self) -> tuple[_Node, bool]:
         start = self.i
         atom, inner_quantified = self.atom()
         bounds = self.quantifier()
@@ -167,7 +170,7 @@ class _Parser:
         self.i = end + 1
         return low, high
 
-    def atom(self) -> tuple[tuple, bool]:
+    def atom(self) -> tuple[_Node, bool]:
         ch = self.p[self.i]
         start = self.i
         if ch == "(":
@@ -226,7 +229,7 @@ class _Parser:
             raise self.fail("backreferences are not in the portable subset", start)
         raise self.fail(f"unknown escape \\{ch}", start)
 
-    def bracket(self) -> tuple:
+    def bracket(self) -> _Node:
         start = self.i
         self.i += 1
         negated = self.peek() == "^"
@@ -290,11 +293,11 @@ class _Builder:
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         self.kind: list[int] = []
-        self.sets: list[tuple | None] = []
+        self.sets: list[_Node | None] = []
         self.out1: list[int] = []
         self.out2: list[int] = []
 
-    def state(self, kind: int, charset: tuple | None = None) -> int:
+    def state(self, kind: int, charset: _Node | None = None) -> int:
         if len(self.kind) >= MAX_STATES:
             raise PatternError(f"pattern is too large: over {MAX_STATES} automaton states", pattern=self.pattern,
                                position=0)
@@ -308,7 +311,7 @@ class _Builder:
         for state, which in holes:
             (self.out1 if which == 1 else self.out2)[state] = target
 
-    def build(self, node: tuple) -> tuple[int, list[tuple[int, int]]]:
+    def build(self, node: _Node) -> tuple[int, list[tuple[int, int]]]:
         """A fragment: (entry state, dangling exits as (state, 1 or 2)); -1 entry: matches empty."""
         tag = node[0]
         if tag == "set":
@@ -361,8 +364,9 @@ class _Builder:
         return s, [(s, 1)]
 
 
-def _in_set(charset: tuple, code: int) -> bool:
-    ranges, negated = charset
+def _in_set(charset: _Node, code: int) -> bool:
+    ranges: list[tuple[int, int]] = charset[0]
+    negated: bool = charset[1]
     for lo, hi in ranges:
         if lo <= code <= hi:
             return not negated

@@ -255,7 +255,7 @@ def legend(vocab: "Vocabulary | str | None" = None, *, lean: bool = False, fmt: 
     if vocab is None or isinstance(vocab, str):
         from .vocab import Receiver
 
-        receiver = Receiver([vocab] if vocab else ())
+        receiver = Receiver.load([vocab] if vocab else ())
         vocab = receiver.vocabulary(receiver.names[0] if receiver.names else None)
     parts = sections(vocab, lean=lean)
     blocks = []

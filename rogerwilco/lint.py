@@ -51,7 +51,7 @@ import hashlib
 import re
 import sys
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import IO, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, cast
 
 import attrs
 
@@ -353,10 +353,10 @@ def stream_findings(messages: Iterable[Message], file: str, *, receiver: Receive
             pass
     del digests
 
-    for m in by_id.values():
-        if m.re is not None and m.re not in by_id:
-            out.append(_at(m, file, "RW102", f"{m.type} {m.id} answers re={m.re}, which names no message in the stream",
-                           token=f"re={m.re}"))
+    for seen in by_id.values():
+        if seen.re is not None and seen.re not in by_id:
+            out.append(_at(seen, file, "RW102", f"{seen.type} {seen.id} answers re={seen.re}, which names no message in the stream",
+                           token=f"re={seen.re}"))
 
     answered: set[str] = set()  # HOs read back, refused, cancelled or carried forward; AQs answered or refused
     for r in by_id.values():
@@ -447,10 +447,10 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
                     yield result.message
             return
         if hasattr(fp, "read"):
-            results = validate_stream(fp, receiver, file=file)  # type: ignore[arg-type]
+            results = validate_stream(cast("IO[str] | IO[bytes]", fp), receiver, file=file)  # it has read(): a stream
         else:
             results = (check_line(_strip_terminator(text), receiver, line_number=i, file=file)
-                       for i, text in enumerate(fp, start=1) if text.strip("\r\n"))  # type: ignore[union-attr]
+                       for i, text in enumerate(fp, start=1) if text.strip("\r\n"))
         for result in results:
             findings.extend(_line_findings(result, file))
             if result.message is not None:
@@ -474,7 +474,7 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
 
 
 def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[str]:
-    for raw in fp:  # type: ignore[union-attr]
+    for raw in fp:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", "surrogateescape")
         yield _strip_terminator(raw)

@@ -124,7 +124,7 @@ class LintConfig:
         if not path.is_dir():
             yield given
             return
-        found = []
+        found: list[str] = []
         for directory, folders, files in os.walk(path):
             folders[:] = [f for f in folders if not self.excluded(os.path.join(directory, f))]
             found.extend(full for full in (os.path.join(directory, name) for name in files) if self.included(full))

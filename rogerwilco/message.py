@@ -23,12 +23,15 @@ from __future__ import annotations
 import hashlib
 import json
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
 
 import attrs
 
 from .errors import EncodeError, RW1SyntaxError
 from .slottypes import MAX_INT_DIGITS, int_in_limit
+
+if TYPE_CHECKING:
+    from .vocab import Profiles
 
 JSON_KEYS = ("v", "type", "id", "re", "from", "to", "item", "slots", "tail")
 
@@ -69,14 +72,14 @@ class Message:
     # ---- named constructors -------------------------------------------------
 
     @classmethod
-    def from_line(cls, line: str, profiles=None, *, line_number: int | None = None) -> "Message":
+    def from_line(cls, line: str, profiles: Profiles = None, *, line_number: int | None = None) -> "Message":
         """Parse and validate a line; raise RW1SyntaxError or RefusedError."""
         from .semantics import strict_message
 
         return strict_message(line, profiles, line_number=line_number)
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any] | str, profiles=None) -> "Message":
+    def from_json(cls, obj: Mapping[str, Any] | str, profiles: Profiles = None) -> "Message":
         """Validate a JSON form (object or text); raise EncodeError or RefusedError."""
         from .semantics import message_from_json
 

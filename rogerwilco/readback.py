@@ -531,7 +531,8 @@ def check_ho(
     if ho is None or held is None:
         return ReadbackReport(passed=False, findings=tuple(problems), check="check-ho", ho=ho)
     if relay_adds is not None and not isinstance(record, Mapping):
-        received_tail = coerce(record, receiver, "HO", "record")[0].tail
+        restated = coerce(record, receiver, "HO", "record")[0]
+        received_tail = restated.tail if restated is not None else None
     vocab = vocabulary_of(ho, receiver)
     findings: list[Finding] = []
     for key, value in held.items():

@@ -43,7 +43,7 @@ from .findings import FAIL, NOTE, Finding
 from .message import JSON_KEYS, Message, Source, write_value
 from .slottypes import AGENT_RE, KEY_RE, MSGID_RE
 from .syntax import RawLine, parse_raw
-from .vocab import Receiver, Vocabulary, as_receiver, core_vocabulary
+from .vocab import Profiles, Receiver, Rule, Vocabulary, as_receiver, core_vocabulary
 
 VERSION = "RW1"
 _NUMBER_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
@@ -78,7 +78,7 @@ def _note(kind: str, message: str, *, key: str | None = None, token: str | None 
 
 def check_line(
     text: str,
-    profiles: Receiver | Iterable | None = None,
+    profiles: Profiles = None,
     *,
     line_number: int | None = None,
     file: str | None = None,
@@ -126,7 +126,7 @@ def check_raw(
         hint, fix = suggest.for_type(vocab, raw.type)
         findings.append(attrs.evolve(_fail("type", raw.type, "unknown message type", column=len(raw.version) + 2),
                                      hint=hint, fix=fix))
-        decoders: Mapping = {key: slot.type.decode for key, slot in vocab.slots.items()}
+        decoders: Mapping[str, Any] = {key: slot.type.decode for key, slot in vocab.slots.items()}
     else:
         decoders = table.decoders
 
@@ -260,12 +260,12 @@ def _condition_holds(cond: Any, value: Any) -> bool:
         if "prefix" in cond:
             return isinstance(value, str) and value.startswith(cond["prefix"])
         if "in" in cond:
-            return value in cond["in"]
+            return bool(value in cond["in"])
         return False
-    return value == cond
+    return bool(value == cond)
 
 
-def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rules=None) -> list[Finding]:
+def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rules: Iterable[Rule] | None = None) -> list[Finding]:
     findings: list[Finding] = []
     first: dict[str, str] = {}  # each key's value as first written: one pass, however many rules ask
     for token in raw.tokens:
@@ -321,7 +321,7 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
 # strict constructors
 
 
-def strict_message(text: str, profiles=None, *, line_number: int | None = None) -> Message:
+def strict_message(text: str, profiles: Profiles = None, *, line_number: int | None = None) -> Message:
     result = check_line(text, profiles, line_number=line_number)
     if result.message is not None:
         return result.message
@@ -347,7 +347,7 @@ def profile_not_held(name: str) -> str:
             f"bundled profiles: {', '.join(BUNDLED_PROFILES)}")
 
 
-def message_from_json(obj: Mapping[str, Any] | str, profiles=None) -> Message:
+def message_from_json(obj: Mapping[str, Any] | str, profiles: Profiles = None) -> Message:
     """Validate a JSON form and build the message it describes (D1, D3)."""
     if isinstance(obj, str):
         try:
@@ -496,7 +496,7 @@ def refusal_for(result: LineResult, me: str, n: int) -> str | None:
     return line
 
 
-def refusal(text: str, me: str, n: int, profiles=None) -> str | None:
+def refusal(text: str, me: str, n: int, profiles: Profiles = None) -> str | None:
     """The ``UN`` reply a receiver named ``me`` sends for ``text``, or None.
 
     None where the line is valid, or too broken to find its id and from.

@@ -55,7 +55,7 @@ _INT_LIMIT = 10**MAX_INT_DIGITS
 
 def int_in_limit(value: int) -> bool:
     """Whether an integer has at most MAX_INT_DIGITS digits (no conversion to text needed)."""
-    return -_INT_LIMIT < value < _INT_LIMIT
+    return bool(-_INT_LIMIT < value < _INT_LIMIT)
 
 SCALAR_TYPES = ("token", "ref", "agent", "msgid", "date", "time", "days", "bool", "money", "num",
                 "text", "digest", "constraint", "rb")
@@ -74,13 +74,17 @@ class SlotType:
     codes: frozenset[str] = frozenset()  # the enum's codes, for enum types
 
 
+# A slot type's two halves: text to value, value to text.
+_Codec = tuple[Callable[[str], Any], Callable[[Any], str]]
+
+
 def _need_str(value: Any) -> str:
     if not isinstance(value, str):
         raise ValueError(f"expected a string, got {type(value).__name__}")
     return value
 
 
-def _plain(check: Callable[[str], None] | None = None):
+def _plain(check: Callable[[str], None] | None = None) -> _Codec:
     def decode(raw: str) -> str:
         if check is not None:
             check(raw)
@@ -125,7 +129,7 @@ def parse_time(raw: str) -> _dt.datetime:
     return _dt.datetime.strptime(raw, "%Y%m%dT%H%MZ").replace(tzinfo=_dt.timezone.utc)
 
 
-def _int_codec(lo: int | None, hi: int | None):
+def _int_codec(lo: int | None, hi: int | None) -> _Codec:
     @lru_cache(maxsize=1024)
     def decode(raw: str) -> int:
         if _INT_RE.fullmatch(raw) is None:
@@ -161,7 +165,7 @@ def _bool_encode(value: Any) -> str:
     return "Y" if value else "N"
 
 
-def _member_codec(codes: Mapping[str, Any] | frozenset[str], what: str):
+def _member_codec(codes: Mapping[str, Any] | frozenset[str], what: str) -> _Codec:
     def decode(raw: str) -> str:
         if raw not in codes:
             raise ValueError(f"unknown {what}")
@@ -173,11 +177,11 @@ def _member_codec(codes: Mapping[str, Any] | frozenset[str], what: str):
     return decode, encode
 
 
-def _list_codec(inner: SlotType):
+def _list_codec(inner: SlotType) -> _Codec:
     inner_decode, inner_encode = inner.decode, inner.encode
 
     @lru_cache(maxsize=4096)  # lists repeat in a stream (keep=, opts=, rb=); tuples are immutable
-    def decode(raw: str) -> tuple:
+    def decode(raw: str) -> tuple[Any, ...]:
         parts = raw.split("+")
         if "" in parts:
             raise ValueError("empty list element")

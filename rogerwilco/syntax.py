@@ -116,7 +116,7 @@ def lark_parser() -> "Lark":
     return Lark(grammar_text(), parser="lalr", lexer="contextual", propagate_positions=False)
 
 
-def _tree_to_regex(tree, terminals: dict[str, str]) -> str:
+def _tree_to_regex(tree: Any, terminals: dict[str, str]) -> str:  # a node of Lark's parse of a .lark file
     """Render a Lark EBNF tree (expansions/expansion/expr/value) as a regex."""
     kind = tree.data
     if kind == "expansions":

@@ -240,10 +240,10 @@ class RequestGenerator:
             parts = self.line_parts(profile, mtype)
             line = self.join(parts)
             holds = [parts["profile"]] if parts["profile"] else []
-            if check_line(line, Receiver(holds)).valid:
+            if check_line(line, Receiver.load(holds)).valid:
                 return line, parts["profile"]
             last = (self._repair(parts), parts["profile"])
-            if check_line(last[0], Receiver(holds)).valid:
+            if check_line(last[0], Receiver.load(holds)).valid:
                 return last
         assert last is not None
         return last
@@ -256,7 +256,7 @@ class RequestGenerator:
         holds = [parts["profile"]] if parts["profile"] else []
         for _ in range(8):
             line = self.join(parts)
-            result = check_line(line, Receiver(holds))
+            result = check_line(line, Receiver.load(holds))
             first = result.refusal
             if first is None:
                 return line
@@ -310,7 +310,7 @@ class RequestGenerator:
         from .semantics import check_line
         from .vocab import Receiver
 
-        result = check_line(line, Receiver([profile] if profile else []))
+        result = check_line(line, Receiver.load([profile] if profile else []))
         return result.message.to_json() if result.message is not None else None
 
     def mutate_json(self, form: dict[str, Any]) -> dict[str, Any]:
@@ -412,7 +412,7 @@ class RequestGenerator:
                 request["acc"] = "len:120w+tone:plain"
             return _with_profiles(request, holds or None)
         try:
-            rb = make_rb(ho, rng.randint(1, 9), profiles=Receiver(holds), digest=rng.random() < 0.7,
+            rb = make_rb(ho, rng.randint(1, 9), profiles=Receiver.load(holds), digest=rng.random() < 0.7,
                          acc="len:120w+must:monday-problem" if rng.random() < 0.5 else None, do="copy").to_line()
         except Exception:  # noqa: BLE001 - a drawn HO the readback cannot be composed for: ask about it as is
             rb = ho.replace(" HO ", " RB ", 1)
@@ -426,7 +426,7 @@ class RequestGenerator:
         if op == "check-ho":
             from .semantics import check_line
 
-            msg = check_line(ho, Receiver(holds)).message
+            msg = check_line(ho, Receiver.load(holds)).message
             record = {} if msg is None else {k: v for k, v in msg.to_json()["slots"].items() if k != "p"}
             if record and rng.random() < 0.5:
                 key = rng.choice(sorted(record))

@@ -271,7 +271,7 @@ def check_thread(
     ends = replay(messages, receiver)
 
     # a cancel from the wrong party: whichever end saw it (a third agent's CX is seen by its receiver alone)
-    wrong: dict[str, Finding] = {}
+    wrong: dict[str | None, Finding] = {}
     for end in ends.values():
         for f in end.findings:
             if f.kind == "cancel-wrong-party" and f.token not in wrong:

@@ -73,6 +73,7 @@ import os
 import secrets
 import sqlite3
 import subprocess
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -84,7 +85,7 @@ from .handoff import RESEND, REISSUE, Envelope, issue_link
 from .message import Message
 from .readback import exec_slots, make_rb, vocabulary_of
 from .slottypes import parse_time
-from .vocab import Receiver, Vocabulary, as_receiver
+from .vocab import Profiles, Receiver, Vocabulary, as_receiver
 
 DEFAULT_WINDOW = _dt.timedelta(minutes=15)
 STATES = ("prepared", "in-doubt", "committed", "failed", "abandoned", "cancelled")
@@ -231,19 +232,43 @@ def decode_value(vocab: Vocabulary, key: str, value: Any) -> Any:
 class ToolStore:
     """Prepared statements in a SQLite file; every method is one short transaction or two."""
 
-    def __init__(self, path: str | os.PathLike[str], *, profiles: Receiver | Iterable | None = None,
-                 window: _dt.timedelta = DEFAULT_WINDOW, busy_timeout: float = 60.0, endpoint: Any = None) -> None:
-        """``endpoint``: the receiver's :class:`rogerwilco.endpoint.Endpoint` (over its ledger). Given one,
+    def __init__(self, path: str | os.PathLike[str], *, receiver: Receiver | None = None,
+                 window: _dt.timedelta = DEFAULT_WINDOW, busy_timeout: float = 60.0, endpoint: Any = None,
+                 profiles: Profiles = None) -> None:
+        """A store over a file :meth:`open` made ready; no I/O here.
+
+        ``endpoint``: the receiver's :class:`rogerwilco.endpoint.Endpoint` (over its ledger). Given one,
         ``prepare`` takes only a handoff the endpoint received and nobody closed, and ``commit`` runs only
         while the endpoint says the receiver may act: wilco (under ``rb=exec``, after ``AN val=Y``), not
-        cancelled, not closed."""
+        cancelled, not closed.
+
+        Called without ``receiver`` (the earlier form, ``ToolStore(path, profiles=...)``), it also opens
+        the file and creates its tables, as :meth:`open` does; that form is deprecated and goes in the
+        next release.
+        """
         if window <= _dt.timedelta(0):
             raise ToolError("the window for confirmation is a positive time")
         self.endpoint = endpoint
         self.path = Path(path)
-        self.receiver = as_receiver(profiles)
         self.window = window
         self._busy_timeout = busy_timeout
+        if receiver is None:
+            warnings.warn("ToolStore(path, profiles=...) is deprecated and goes in the next release; "
+                          "use ToolStore.open(path, profiles=...)", DeprecationWarning, stacklevel=2)
+            self.receiver = as_receiver(profiles)
+            self._create()
+        else:
+            self.receiver = receiver
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, profiles: Profiles = None,
+             window: _dt.timedelta = DEFAULT_WINDOW, busy_timeout: float = 60.0, endpoint: Any = None) -> "ToolStore":
+        """The store in the SQLite file at ``path``: created, or upgraded from an older layout, as needed."""
+        store = cls(path, receiver=as_receiver(profiles), window=window, busy_timeout=busy_timeout, endpoint=endpoint)
+        store._create()
+        return store
+
+    def _create(self) -> None:
         with self._transaction() as db:
             for command in _SCHEMA.split(";"):
                 if command.strip():
@@ -637,7 +662,7 @@ class ToolStore:
                 db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE token = ?",
                            (cancel["cx_id"], f"cancelled by {cancel['cx_id']}", token))
                 refused = ToolRefused(f"the statement was cancelled by {cancel['cx_id']}", reason="cancelled")
-            elif row["handoff"] is None or self._live(db, row["handoff"])["token"] != token:
+            elif row["handoff"] is None or (live := self._live(db, row["handoff"])) is None or live["token"] != token:
                 db.execute("UPDATE statements SET state = 'abandoned', detail = ? WHERE token = ?",
                            ("superseded: another statement of the same handoff", token))
                 refused = ToolRefused("another statement of the same handoff stands", reason="abandoned")

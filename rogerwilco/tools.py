@@ -148,7 +148,7 @@ def _receiver(args: Mapping[str, Any]) -> Receiver:
 
     def make() -> Receiver:
         try:
-            return Receiver(profiles)
+            return Receiver.load(profiles)
         except RW1Error as exc:
             raise ToolError("profile", str(exc), token=exc.token or None, argument="profiles") from None
 
@@ -225,7 +225,7 @@ def tool_validate(args: Mapping[str, Any]) -> dict[str, Any]:
             "findings": [_finding(f) for f in result.findings],
             "json": result.message.to_json() if result.message is not None else None,
         }
-        if reply_as is not None:
+        if reply_as is not None and next_n is not None:  # given together or not at all
             try:
                 reply = refusal_for(result, reply_as, next_n) if result.message is None else None
             except ValueError as exc:
@@ -308,7 +308,7 @@ def tool_legend(args: Mapping[str, Any]) -> dict[str, Any]:
 
     name = args.get("profile")
     if name is None:
-        vocab = Receiver(()).vocabulary(None)
+        vocab = Receiver().vocabulary(None)
     else:
         vocab = _receiver({"profiles": [name]}).vocabulary(name)
     lean = bool(args.get("lean", False))

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, TypeAlias
 
 import attrs
 
@@ -118,7 +119,7 @@ class Vocabulary:
 # loading
 
 
-def _read_json(path: Path) -> dict:
+def _read_json(path: Path) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
@@ -163,7 +164,7 @@ def core_document() -> Mapping[str, Any]:
     return core
 
 
-def load_profile(source: str | Path | Mapping[str, Any]) -> dict:
+def load_profile(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     """A profile document from a bundled name, a file path, or an object.
 
     The document is checked against the core (see :func:`profile_problems`);
@@ -199,7 +200,7 @@ def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _codes(value: Any, path: str, problems: list) -> dict[str, str]:
+def _codes(value: Any, path: str, problems: list[tuple[str, str]]) -> dict[str, str]:
     """An enum given as {code: desc} or [code, ...]."""
     if isinstance(value, list):
         listed: dict[str, str] = {}
@@ -225,7 +226,7 @@ def _codes(value: Any, path: str, problems: list) -> dict[str, str]:
     return out
 
 
-def _message_types(value: Any, path: str, types: set[str], problems: list, what: str) -> None:
+def _message_types(value: Any, path: str, types: set[str], problems: list[tuple[str, str]], what: str) -> None:
     """An 'on' list: a non-empty list of distinct message types."""
     if not isinstance(value, list) or not value:
         problems.append((path, f"'on' is a non-empty list of message types from {sorted(types)}"))
@@ -626,25 +627,37 @@ def bundled_vocabulary(name: str) -> Vocabulary:
 
 
 class Receiver:
-    """The profiles a receiver holds, compiled once each.
+    """The profiles a receiver holds, each compiled once.
 
-    ``Receiver(["pay"])`` holds the bundled pay profile; entries may also be
-    file paths or profile objects. ``Receiver.all_bundled()`` holds every
-    bundled profile. ``vocabulary(None)`` is the core alone.
+    ``Receiver.load(["pay"])`` reads and compiles the bundled pay profile;
+    entries may also be file paths or profile objects.
+    ``Receiver.all_bundled()`` holds every bundled profile. The constructor
+    does no I/O: it takes compiled vocabularies (``Receiver()`` holds the
+    core alone). ``vocabulary(None)`` is the core.
     """
 
-    def __init__(self, profiles: Iterable[str | Path | Mapping[str, Any]] = ()) -> None:
+    def __init__(self, vocabularies: Iterable[Vocabulary | str | Path | Mapping[str, Any]] = ()) -> None:
+        compiled: list[Vocabulary] = []
+        for entry in vocabularies:
+            if not isinstance(entry, Vocabulary):
+                warnings.warn("Receiver(profiles) reading profiles is deprecated and goes in the next release; "
+                              "use Receiver.load(profiles)", DeprecationWarning, stacklevel=2)
+                entry = _compiled(entry)
+            compiled.append(entry)
         self._vocabs: dict[str, Vocabulary] = {}
-        for entry in profiles:
-            if isinstance(entry, str) and entry in BUNDLED_PROFILES:
-                vocab = bundled_vocabulary(entry)
-            else:
-                vocab = compile_vocabulary(load_profile(entry))
-            self._vocabs[vocab.profile] = vocab  # type: ignore[index]
+        for vocab in compiled:
+            if vocab.profile is None:
+                raise ProfileError("a receiver holds profiles; the core vocabulary is always held")
+            self._vocabs[vocab.profile] = vocab
+
+    @classmethod
+    def load(cls, profiles: Iterable[str | Path | Mapping[str, Any]] = ()) -> "Receiver":
+        """Read and compile each profile: a bundled name, a file path or a profile object."""
+        return cls([_compiled(entry) for entry in profiles])
 
     @classmethod
     def all_bundled(cls) -> "Receiver":
-        return cls(BUNDLED_PROFILES)
+        return cls.load(BUNDLED_PROFILES)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -659,7 +672,18 @@ class Receiver:
         return self._vocabs[name]
 
 
-def as_receiver(profiles: "Receiver | Iterable[str | Path | Mapping[str, Any]] | None") -> Receiver:
+def _compiled(entry: str | Path | Mapping[str, Any]) -> Vocabulary:
+    if isinstance(entry, str) and entry in BUNDLED_PROFILES:
+        return bundled_vocabulary(entry)
+    return compile_vocabulary(load_profile(entry))
+
+
+# What an API call may be given as its receiver's profiles: a Receiver, or what
+# Receiver.load reads (bundled names, file paths, profile objects), or None.
+Profiles: TypeAlias = "Receiver | Iterable[str | Path | Mapping[str, Any]] | None"
+
+
+def as_receiver(profiles: Profiles) -> Receiver:
     """The receiver an API call describes.
 
     ``None`` (not said) holds the bundled profiles, as the CLI does; a
@@ -670,13 +694,13 @@ def as_receiver(profiles: "Receiver | Iterable[str | Path | Mapping[str, Any]] |
         return profiles
     if profiles is None:
         return default_receiver()
-    return Receiver(profiles)
+    return Receiver.load(profiles)
 
 
 @lru_cache(maxsize=1)
 def default_receiver() -> Receiver:
     """The bundled profiles, compiled once: what the API and the CLI hold when not told otherwise."""
-    return Receiver(BUNDLED_PROFILES)
+    return Receiver.load(BUNDLED_PROFILES)
 
 
 def bundled_profile_names() -> tuple[str, ...]:

@@ -68,7 +68,7 @@ def test_every_digest_case_hashes_the_jcs_text():
     assert len(canonical_cases) >= 10
     for case in cases:
         profiles = case.request.get("profiles")
-        receiver = Receiver(profiles) if profiles else Receiver.all_bundled()
+        receiver = Receiver.load(profiles) if profiles else Receiver.all_bundled()
         message = check_line(case.request["line"], receiver).message
         assert message is not None, case.id
         text = jcs(message.to_json())

@@ -205,7 +205,7 @@ PROBE = [
 def test_profiles_from_data_load_and_work_or_are_refused(doc, probes):
     with no_hang():
         try:
-            receiver = Receiver([doc])
+            receiver = Receiver.load([doc])
         except RW1Error:
             return
         for text in PROBE + probes:

@@ -192,7 +192,7 @@ def test_commit_waits_for_wilco_in_the_ledger_and_never_runs_after_a_cancel(tmp_
 
     payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
     scheduler = Endpoint("scheduler", profiles=["pay"])
-    store = ToolStore(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
+    store = ToolStore.open(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
     with pytest.raises(ToolRefused) as unknown:
         store.prepare(PAY_HO)
     assert unknown.value.reason == "not-offered"  # the endpoint never received it
@@ -215,7 +215,7 @@ def test_a_cancel_in_the_ledger_stops_the_commit(tmp_path):
     from rogerwilco.tool import ToolRefused, ToolStore
 
     payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
-    store = ToolStore(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
+    store = ToolStore.open(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
     payer.receive(PAY_HO)
     prepared = store.prepare(PAY_HO)
     payer.send(prepared.rb.replace(id="payer-1"))

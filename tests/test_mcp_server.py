@@ -191,7 +191,7 @@ def test_make_rb_composes_the_spec_readback(results):
 
 def test_make_rb_under_exec_carries_every_execution_slot(results):
     data = ok(results, "make_rb-pay")
-    pay = Receiver(["pay"])
+    pay = Receiver.load(["pay"])
     assert Message.from_line(data["line"], pay) == Message.from_line(RB_PAY, pay).replace(id="payer-1")
 
 
@@ -269,13 +269,13 @@ def test_check_thread_reports_closes_and_the_ledger(results):
 
 
 def test_legend_is_the_generated_one_full_or_lean(results):
-    pay = Receiver(["pay"]).vocabulary("pay")
+    pay = Receiver.load(["pay"]).vocabulary("pay")
     assert ok(results, "legend-pay")["text"] == legend(pay)
     lean = ok(results, "legend-pay-lean")
     assert lean["lean"] is True and lean["text"] == legend(pay, lean=True)
     assert len(lean["text"]) < len(ok(results, "legend-pay")["text"])
     core = ok(results, "legend-core")
-    assert core["profile"] is None and core["text"] == legend(Receiver(()).vocabulary(None))
+    assert core["profile"] is None and core["text"] == legend(Receiver().vocabulary(None))
 
 
 def test_bad_arguments_are_structured_errors_naming_the_argument(results):

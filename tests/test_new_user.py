@@ -93,7 +93,7 @@ def test_an_in_doubt_statement_is_settled_by_hand_with_who_and_when(tmp_path, ca
     from rogerwilco.tool import ToolRefused, ToolStore
 
     path = tmp_path / "store.db"
-    store = ToolStore(path)
+    store = ToolStore.open(path)
     prepared = store.prepare(HO, now=NOON)
     die = tmp_path / "die.py"
     die.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")

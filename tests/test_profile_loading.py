@@ -79,7 +79,7 @@ LINES = [
 def test_the_rich_profile_loads_and_works():
     vocab = compile_vocabulary(load_profile(RICH))
     assert jsonschema.Draft202012Validator(SCHEMA).is_valid(RICH)
-    receiver = Receiver([RICH])
+    receiver = Receiver.load([RICH])
     results = [check_line(line, receiver) for line in LINES]
     assert [r.valid for r in results] == [True, False, True, False, True, False, True, True, True, False]
     assert legend(vocab) and schema_for(vocab)
@@ -219,7 +219,7 @@ def test_a_mutated_profile_loads_and_works_on_every_line_or_is_refused_with_a_pa
     assert problems == []
     assert jsonschema.Draft202012Validator(SCHEMA).is_valid(loaded), "the loader accepted what the schema refuses"
     vocab = compile_vocabulary(loaded)
-    receiver = Receiver([loaded])
+    receiver = Receiver.load([loaded])
     for line in LINES:
         result = check_line(line, receiver)
         assert result.valid or result.refusal is not None

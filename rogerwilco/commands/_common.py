@@ -22,9 +22,9 @@ def add_profiles(parser: argparse.ArgumentParser) -> None:
 
 def receiver_from(args: argparse.Namespace) -> Receiver:
     if getattr(args, "core_only", False):
-        return Receiver(())
+        return Receiver()
     profiles = getattr(args, "profiles", None)
-    return Receiver(profiles) if profiles else Receiver.all_bundled()
+    return Receiver.load(profiles) if profiles else Receiver.all_bundled()
 
 
 def add_format(parser: argparse.ArgumentParser, choices=("text", "json")) -> None:

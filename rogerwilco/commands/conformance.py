@@ -84,7 +84,7 @@ def cmd_conformance(args: argparse.Namespace) -> int:
 
     if args.check_report:
         try:
-            doc = check_report(args.check_report)
+            doc: dict[str, Any] = check_report(args.check_report)
         except SuiteError as exc:
             sys.stderr.write(f"rogerwilco conformance: {exc}\n")
             return 2
@@ -145,7 +145,7 @@ def cmd_conformance(args: argparse.Namespace) -> int:
                "skipped": counts["skipped"], "known": counts["known"], "fixed": counts["fixed"],
                "ms": round((time.perf_counter() - began) * 1000, 3)}
     if args.json:
-        doc: dict[str, Any] = {
+        doc = {
             "report": "rw1-conformance", "suite": suite.version, "contract": run.contract, "impl": command,
             "implementation": run.hello if run.contract == 2 else None,
             "summary": summary, "stale_known_failures": stale, "cases": report,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from ..errors import RW1Error, RW1SyntaxError, printable
 from ..findings import FAIL, NOTE, Finding
@@ -87,7 +88,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
                 bad += 1
                 _report(name, line.number, line.problem)
                 continue
-            if line.text == "":
+            if not line.text:  # the text is there whenever no problem was reported
                 _report(name, line.number, _BLANK)
                 continue
             try:
@@ -117,7 +118,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 counts["refused"] += 1
             counts["notes"] += sum(1 for f in result.findings if f.severity != FAIL)
             if args.format == "json":
-                record = {
+                record: dict[str, Any] = {
                     "file": name,
                     "line": result.line_number,
                     "valid": result.message is not None,

@@ -91,14 +91,14 @@ def cmd_lint(args: argparse.Namespace) -> int:
         return 0
     config = discover(args.config, isolated=args.isolated)
     select = _codes(args.select) if args.select else config.select
-    ignore = _codes(args.ignore) if args.ignore else list(config.ignore)
+    ignore = _codes(args.ignore) or [] if args.ignore else list(config.ignore)
     selected_rules(select, ignore)  # a bad code is a usage error before any file is read
     for _glob, codes in config.per_file_ignores:
         selected_rules(None, codes)
     if args.core_only or (config.core_only and not args.profiles):
-        receiver = Receiver(())
+        receiver = Receiver()
     elif args.profiles or config.profiles:
-        receiver = Receiver(args.profiles or config.profiles)
+        receiver = Receiver.load(args.profiles or config.profiles or ())
     else:
         receiver = Receiver.all_bundled()
     now = args.now or config.now

@@ -35,7 +35,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         from ..vocab import Receiver
 
         try:
-            profiles = Receiver(args.profile) if args.profile else Receiver.all_bundled()
+            profiles = Receiver.load(args.profile) if args.profile else Receiver.all_bundled()
             endpoint = Endpoint(args.as_, profiles=profiles, ledger=args.ledger)
         except (RW1Error, ValueError) as exc:
             sys.stderr.write(f"rogerwilco: {exc}\n")

@@ -76,7 +76,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         raise RW1Error(f"--tz: {exc}") from None
     options = S.ScanOptions(tz=args.tz, year=args.year, json_column=args.json_column)
     spec = _profile_spec(args)
-    Receiver(spec or ())  # a bad profile is a usage error before any work starts
+    Receiver.load(spec or ())  # a bad profile is a usage error before any work starts
     files = args.files or ["-"]
     for name in files:
         if name != "-" and not S.is_url(name) and not os.path.exists(name):

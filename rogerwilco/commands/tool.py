@@ -113,7 +113,7 @@ def _store(args: argparse.Namespace, *, create: bool = False, **kw):
         if name is None:
             raise RW1Error("--ledger needs --as NAME, the receiver whose ledger it is")
         kw["endpoint"] = Endpoint(name, profiles=receiver_from(args), ledger=ledger)
-    return ToolStore(args.store, profiles=receiver_from(args), **kw)
+    return ToolStore.open(args.store, profiles=receiver_from(args), **kw)
 
 
 def _to_of(text: str) -> str | None:

@@ -120,8 +120,9 @@ def handoff_graph(sender: Any, receiver: Any, ho: str | Callable[[HandoffState],
         offered = [e for e in events if isinstance(e, HandoffOffered)]
         if not offered or offered[0].readback is None:
             return {"lines": replies(events), "status": "unable"}
-        composed = receiver.send(offered[0].readback, number=True) if write_rb is None else None
-        if composed is None:
+        if write_rb is None:
+            composed = receiver.send(offered[0].readback, number=True)
+        else:
             try:
                 composed = receiver.send(write_rb(offered[0].readback.to_line(), state))
             except ProtocolError:

@@ -32,7 +32,7 @@ class ScanOptions:
 
 def _worker_init(profile_spec: tuple | None) -> None:
     global _WORKER_RECEIVER
-    _WORKER_RECEIVER = Receiver.all_bundled() if profile_spec is None else Receiver(profile_spec)
+    _WORKER_RECEIVER = Receiver.all_bundled() if profile_spec is None else Receiver.load(profile_spec)
 
 
 def _work(chunk: Chunk, fmt: str, receiver: Receiver | None = None,
@@ -66,7 +66,7 @@ def run_scan(chunks: Iterable[Chunk], fmt: str, *, jobs: int = 1, profile_spec: 
     """
     options = options or ScanOptions()
     if jobs <= 1:
-        receiver = receiver or (Receiver.all_bundled() if profile_spec is None else Receiver(profile_spec))
+        receiver = receiver or (Receiver.all_bundled() if profile_spec is None else Receiver.load(profile_spec))
         for chunk in chunks:
             yield _work(chunk, fmt, receiver, options)
         return

@@ -111,8 +111,10 @@ def _compact_records(chunk: Chunk, receiver: Receiver, clock: Clock | None = Non
     clock = clock or Clock()
     out: list[Record] = []
     limit = chunk.max_line_bytes
+    elements = chunk.elements
+    assert elements is not None  # a compact export's chunk is cut between its messages
     for i, raw in enumerate(chunk.data.split(b"\n")[:-1]):
-        number, before, index = chunk.elements[i]
+        number, before, index = elements[i]
         if i in chunk.overlong:
             if chunk.overlong[i][1]:
                 out.append(attrs.evolve(_too_long(chunk.file, number, chunk.overlong[i][0], limit), column=before + 1))

@@ -18,7 +18,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, cast
 
 import attrs
 
@@ -242,6 +242,7 @@ def compact_chunks(head: bytes, stream: IO[bytes], file: str, *, chunk_bytes: in
         while pos < len(buf):
             if in_string:
                 m = _STRING_BODY.match(buf, pos)
+                assert m is not None  # the body pattern matches the empty string
                 end = m.end()
                 if end < len(buf) and buf[end:end + 1] == b'"':
                     in_string = False
@@ -331,15 +332,20 @@ def compact_chunks(head: bytes, stream: IO[bytes], file: str, *, chunk_bytes: in
 
 def _open_stream(raw: IO[bytes]) -> tuple[IO[bytes], str | None]:
     """The decompressed stream, chosen by magic bytes, and the compression name."""
-    buffered = raw if hasattr(raw, "peek") else io.BufferedReader(raw)  # type: ignore[arg-type]
-    head = buffered.peek(6)[:6]  # type: ignore[union-attr]
+    # a stream that can look ahead without consuming (any buffered reader), else one wrapped to do so
+    buffered = cast(io.BufferedReader, raw) if hasattr(raw, "peek") else io.BufferedReader(cast(io.RawIOBase, raw))
+    head = buffered.peek(6)[:6]
     for magic, name in _MAGIC:
         if head.startswith(magic):
+            opened: io.BufferedIOBase
             if name == "gzip":
-                return gzip.GzipFile(fileobj=buffered), name  # type: ignore[arg-type]
-            opener = bz2.BZ2File if name == "bz2" else lzma.LZMAFile
-            return opener(buffered), name  # type: ignore[arg-type]
-    return buffered, None  # type: ignore[return-value]
+                opened = gzip.GzipFile(fileobj=buffered)
+            elif name == "bz2":
+                opened = bz2.BZ2File(buffered)
+            else:
+                opened = lzma.LZMAFile(buffered)
+            return cast(IO[bytes], opened), name  # a binary file object: read, readline, iteration
+    return cast(IO[bytes], buffered), None
 
 
 def iter_chunks(stream: IO[bytes], file: str, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
@@ -480,8 +486,8 @@ def _path_sources(path: str | os.PathLike) -> Iterator[tuple[str, Any]]:
     yield name, p
 
 
-def _lines_chunk(name: str, lines: list, first: int) -> Chunk:
-    parts = []
+def _lines_chunk(name: str, lines: list[str | bytes], first: int) -> Chunk:
+    parts: list[bytes] = []
     for item in lines:
         data = item.encode("utf-8", "surrogateescape") if isinstance(item, str) else item
         if first == 1 and not parts and data.startswith(_BOM):
