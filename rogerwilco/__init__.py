@@ -30,7 +30,7 @@ from . import scan as _scan_module  # noqa: E402  (the submodule first, then the
 scan = _scan_module.scan
 to_arrow = _scan_module.to_arrow
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "EncodeError", "Endpoint", "Finding", "LineResult", "Message", "ProfileError", "ProtocolError", "Receiver", "RefusedError",

@@ -76,7 +76,7 @@ def _ranges(ranges: list[tuple[int, int]]) -> str:
     return items[0] if len(items) == 1 else "( " + " / ".join(items) + " )"
 
 
-class _RegexReader:
+class RegexReader:
     """A recursive-descent reader for the portable regex subset, emitting ABNF."""
 
     SPECIAL = set("()[]{}|*+?.^$\\")
@@ -209,7 +209,7 @@ class _RegexReader:
 
 
 def regex_to_abnf(source: str) -> str:
-    return _RegexReader(source).read()
+    return RegexReader(source).read()
 
 
 # ---------------------------------------------------------------- EBNF trees

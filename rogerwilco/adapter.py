@@ -79,7 +79,7 @@ CONTRACT = 2
 
 def handshake() -> dict[str, Any]:
     """The answer to ``start``: what this implementation is and what it can do."""
-    from . import __version__
+    from ._version import __version__
 
     return {
         "contract": CONTRACT,

@@ -15,7 +15,8 @@ import pkgutil
 import sys
 from typing import NoReturn, Sequence
 
-from . import __version__, commands
+from . import commands
+from ._version import __version__
 from .errors import RW1Error, printable
 
 

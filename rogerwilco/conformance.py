@@ -297,7 +297,7 @@ class StartError(RuntimeError):
     """The implementation command cannot be started at all."""
 
 
-class _Impl:
+class ImplProcess:
     """The implementation process, restarted when it dies, hangs, garbles or loses count.
 
     ``start()`` opens with the contract-2 handshake unless ``handshake`` is
@@ -491,7 +491,7 @@ class Run:
         self.cases = cases
         self.timeout = timeout
         self.known = set(known)
-        self.process = _Impl(impl or default_impl(), handshake=handshake, start_timeout=timeout)
+        self.process = ImplProcess(impl or default_impl(), handshake=handshake, start_timeout=timeout)
 
     @property
     def contract(self) -> int:

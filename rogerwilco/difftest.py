@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import attrs
 
-from .conformance import ImplError, _Impl, compare, default_impl
+from .conformance import ImplError, ImplProcess, compare, default_impl
 from .conformance import dumps_request, plain_request
 from .testing import OPS, RequestGenerator
 
@@ -81,8 +81,8 @@ class Differ:
 
     def __init__(self, impl: list[str], *, reference: list[str] | None = None, timeout: float = 10.0) -> None:
         self.impl_command = impl
-        self.ours = _Impl(reference or default_impl(), start_timeout=timeout)
-        self.theirs = _Impl(impl, start_timeout=timeout)
+        self.ours = ImplProcess(reference or default_impl(), start_timeout=timeout)
+        self.theirs = ImplProcess(impl, start_timeout=timeout)
         self.timeout = timeout
 
     def start(self) -> None:
@@ -102,7 +102,7 @@ class Differ:
         except ImplError as exc:
             return {"ok": False, "error": f"reference adapter: {exc}"}
 
-    def _ask(self, side: _Impl, request: dict[str, Any]) -> dict[str, Any]:
+    def _ask(self, side: ImplProcess, request: dict[str, Any]) -> dict[str, Any]:
         side.ensure_started()
         return side.ask(request, self.timeout)
 

@@ -506,7 +506,7 @@ def check_echo(change: Message | str, rb: Message | str, *, profiles: Receiver |
                ) -> ReadbackReport:
     """The sender's check of an echo (rb=all) of its ST or AN: receipt, digest, and every slot the change
     carries read back equal (tiers 1 to 3, as for a readback)."""
-    from .readback import _compare_slot, coerce, tier_digest, tier_receipt, vocabulary_of
+    from .readback import compare_slot, coerce, tier_digest, tier_receipt, vocabulary_of
 
     receiver = as_receiver(profiles)
     if isinstance(change, str):
@@ -518,7 +518,7 @@ def check_echo(change: Message | str, rb: Message | str, *, profiles: Receiver |
     findings: list[Finding] = tier_receipt(change, echo) + tier_digest(change, echo)
     for key, value in change.slots.items():
         if key != "p":
-            findings += _compare_slot(key, value, echo, vocab, 3, require=True)
+            findings += compare_slot(key, value, echo, vocab, 3, require=True)
     return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-echo",
                           ho=change, other=echo)
 

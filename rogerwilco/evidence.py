@@ -91,11 +91,11 @@ def normalise(text: str) -> str:
 
 def evidence_slot(vocab: Vocabulary, message_type: str, values: dict) -> str | None:
     """The slot an evidence rule of ``vocab`` names for this message, if any applies."""
-    from .semantics import _condition_holds
+    from .semantics import condition_holds
 
     for rule in vocab.rules:
         if rule.evidence and message_type in rule.on and all(
-            _condition_holds(cond, values.get(key)) for key, cond in rule.when.items()
+            condition_holds(cond, values.get(key)) for key, cond in rule.when.items()
         ):
             return rule.evidence
     return None

@@ -50,7 +50,7 @@ from typing import Any, Mapping
 
 from lark.load_grammar import _parse_grammar
 
-from .abnf import _RegexReader
+from .abnf import RegexReader
 from .schemacheck import strict_form
 from .syntax import grammar_text
 from .vocab import BUNDLED_PROFILES, Vocabulary, bundled_vocabulary, compile_vocabulary, core_vocabulary, load_profile
@@ -73,7 +73,7 @@ def _invisible_class(terminals: tuple[str, ...] = ("VCHAR",)) -> str:
                 body = str(token)[1:].rpartition("/")[0]
         if body is None:
             raise LookupError(f"grammar/rw1.lark defines no {name} terminal")
-        visible += _RegexReader(body).char_class()
+        visible += RegexReader(body).char_class()
     # Surrogates are excluded here; a well-formed pair (an astral character,
     # which VCHAR admits) is matched by its own alternative in _visible.
     allowed = sorted(visible)

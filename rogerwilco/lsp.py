@@ -21,7 +21,8 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
-from . import __version__, editor
+from . import editor
+from ._version import __version__
 from .vocab import Receiver
 
 log = logging.getLogger(__name__)

@@ -25,24 +25,22 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping
 
-from . import __version__
+from ._version import __version__
 
 # The tool table and the transport-free call live in rogerwilco.tools; re-exported here for the server's callers.
 from .tools import (  # noqa: F401
-    _LINE,
-    _NULLABLE_STR,
-    _STR,
-    _TOKENS,
+    LINE_SCHEMA,
+    NULLABLE_STR_SCHEMA,
+    STR_SCHEMA,
+    TOKENS_SCHEMA,
     ERROR_SCHEMA,
     FINDING_SCHEMA,
     INSTRUCTIONS,
     TOOLS,
     Tool,
     ToolError,
-    _input,
-    _output,
-    _receiver,
-    _receivers,
+    input_schema,
+    output_schema,
     call,
 )
 
@@ -181,7 +179,7 @@ def session_tools(endpoint: Any) -> dict[str, Tool]:
 
     def add(name: str, description: str, inputs: dict[str, Any], required: list[str], outputs: dict[str, Any],
             run: Callable[[Mapping[str, Any]], dict[str, Any]]) -> None:
-        tools[name] = Tool(name, description, _input(inputs, required), _output(outputs), run)
+        tools[name] = Tool(name, description, input_schema(inputs, required), output_schema(outputs), run)
 
     def receive(args: Mapping[str, Any]) -> dict[str, Any]:
         events = endpoint.receive(args["line"])
@@ -225,28 +223,28 @@ def session_tools(endpoint: Any) -> dict[str, Tool]:
         "the readback composed by code; a question; a readback of your handoff that passed or is void; a done "
         "report checked against the plan; a cancel with what to abandon and the answer) and `replies`: lines "
         "to deliver as they are (UN why=UNK|VER|DUP). Never fails on a bad line.",
-        {"line": _LINE}, ["line"], {"events": events_schema, "replies": {"type": "array", "items": _STR}}, receive)
+        {"line": LINE_SCHEMA}, ["line"], {"events": events_schema, "replies": {"type": "array", "items": STR_SCHEMA}}, receive)
     add("send", "Check a line you want to send against the protocol and record it; send only the returned line. "
         "`number: true` gives it your next id. Refused (ok: false, error.rule) when the protocol forbids it: "
         "act-before-wilco, act-after-cancel, closed-twice, cancel-wrong-party, hand-written, ... For a handoff, "
         "`expect_acc` (criteria you keep back) and `record` (the approval record) are used to check its "
         "readback and done report.",
-        {"line": _LINE, "json": {"type": "object", "description": "the message's JSON form (id may be null "
+        {"line": LINE_SCHEMA, "json": {"type": "object", "description": "the message's JSON form (id may be null "
                                                                   "with number: true)"},
-         "number": {"type": "boolean"}, "expect_acc": _TOKENS,
+         "number": {"type": "boolean"}, "expect_acc": TOKENS_SCHEMA,
          "record": {"type": "object", "description": "slot: value, as written in a line"}},
-        [], {"line": _STR}, send)
+        [], {"line": STR_SCHEMA}, send)
     add("owner", "Who owns an item now: the receiver of the latest handoff whose readback passed.",
-        {"item": _STR}, ["item"], {"item": _STR, "owner": _NULLABLE_STR}, owner)
+        {"item": STR_SCHEMA}, ["item"], {"item": STR_SCHEMA, "owner": NULLABLE_STR_SCHEMA}, owner)
     add("open_handoffs", "Your handoffs, sent or received, that no DN, UN, FL or CX has closed.",
         {}, [], {"handoffs": events_schema}, open_handoffs)
     add("may_act", "Whether you may act on a handoff now: you received it, its readback passed (and, under "
         "rb=exec, AN val=Y came), nobody closed or cancelled it, and the item is still yours.",
-        {"ho": _STR}, ["ho"], {"ho": _STR, "may_act": {"type": "boolean"}, "handoff": {"type": ["object", "null"]}},
+        {"ho": STR_SCHEMA}, ["ho"], {"ho": STR_SCHEMA, "may_act": {"type": "boolean"}, "handoff": {"type": ["object", "null"]}},
         may_act)
     add("pending_questions", "Questions (AQ) to you that you have not answered.", {}, [],
-        {"questions": {"type": "array", "items": _STR}}, pending_questions)
+        {"questions": {"type": "array", "items": STR_SCHEMA}}, pending_questions)
     add("tick", "What time makes due on your handoffs: open past exp= or due= (with the CX to send), readbacks "
         "overdue (with the re-send). `now` is YYYYMMDDTHHMMZ (default: the clock).",
-        {"now": _STR}, [], {"events": events_schema}, tick)
+        {"now": STR_SCHEMA}, [], {"events": events_schema}, tick)
     return tools

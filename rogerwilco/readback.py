@@ -314,7 +314,7 @@ def tier_digest(ho: Message, rb: Message) -> list[Finding]:
     return []
 
 
-def _compare_slot(key: str, ho_value: Any, rb: Message, vocab: Vocabulary, tier: int, *, require: bool) -> list[Finding]:
+def compare_slot(key: str, ho_value: Any, rb: Message, vocab: Vocabulary, tier: int, *, require: bool) -> list[Finding]:
     got = rb.get(key)
     if got is None:
         if require:
@@ -335,11 +335,11 @@ def tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
     for key in required:
         if key in tier5:
             continue
-        findings.extend(_compare_slot(key, ho.get(key), rb, vocab, 3, require=True))
+        findings.extend(compare_slot(key, ho.get(key), rb, vocab, 3, require=True))
     for key, value in ho.slots.items():
         if key in required or key in tier5 or key in NEVER_ECHOED or key in RB_OWN_SLOTS:
             continue
-        findings.extend(_compare_slot(key, value, rb, vocab, 3, require=False))
+        findings.extend(compare_slot(key, value, rb, vocab, 3, require=False))
     # A slot of the handoff's vocabulary that the HO never carried, read back
     # with a value, is a misread too (an invented due=, a keep= the sender
     # never wrote). The receiver's own slots and the execution values it
@@ -404,7 +404,7 @@ def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[
     for key in slots:
         ho_value = ho.get(key)
         if ho_value is not None:
-            findings.extend(_compare_slot(key, ho_value, rb, vocab, 5, require=True))
+            findings.extend(compare_slot(key, ho_value, rb, vocab, 5, require=True))
             continue
         got = rb.get(key)
         if got is None:

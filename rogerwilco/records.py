@@ -121,7 +121,7 @@ class Record:
 # the typed schema
 
 
-def _pyarrow():
+def import_pyarrow():
     try:
         import pyarrow
     except ImportError:
@@ -136,7 +136,7 @@ def _check_kind(json_column: str) -> None:
 
 def json_struct_type():
     """The Arrow type of the ``json`` column as a struct: the envelope, then ``slots`` as JSON text, then ``tail``."""
-    pa = _pyarrow()
+    pa = import_pyarrow()
     return pa.struct([pa.field(name, pa.string()) for name in ("v",) + ENVELOPE + ("slots", "tail")])
 
 
@@ -148,7 +148,7 @@ def arrow_schema(json_column: str = "struct", *, dictionary: bool = True):
     UTC timestamp in microseconds; ``json`` is a struct (``json_column=
     "struct"``, the default) or JSON text (``"text"``, the version 1 form).
     """
-    pa = _pyarrow()
+    pa = import_pyarrow()
     _check_kind(json_column)
     category = pa.dictionary(pa.int32(), pa.string()) if dictionary else pa.string()
     types = {
@@ -173,7 +173,7 @@ def _json_value(form: dict | None, json_column: str) -> Any:
 
 def to_arrow_batch(records: Iterable[Record], json_column: str = "struct", *, dictionary: bool = True):
     """An Arrow RecordBatch of records with :func:`arrow_schema`."""
-    pa = _pyarrow()
+    pa = import_pyarrow()
     schema = arrow_schema(json_column, dictionary=dictionary)
     cols: dict[str, list] = {c: [] for c in COLUMNS}
     for r in records:
@@ -202,7 +202,7 @@ def spark_schema(json_column: str = "struct"):
 
 
 def _spark_type(arrow: Any, T: Any) -> Any:
-    pa = _pyarrow()
+    pa = import_pyarrow()
     if isinstance(arrow, pa.Schema) or pa.types.is_struct(arrow):
         fields = arrow if isinstance(arrow, pa.Schema) else [arrow.field(i) for i in range(arrow.num_fields)]
         return T.StructType([T.StructField(f.name, _spark_type(f.type, T), f.nullable) for f in fields])

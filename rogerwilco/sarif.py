@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import quote
 
-from . import __version__
+from ._version import __version__
 from .errors import printable
 from .lint import RULES, LintFinding, Rule
 from .lint_config import repository_root

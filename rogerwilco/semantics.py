@@ -253,7 +253,7 @@ def _requiring_profile(receiver: Receiver, key: str) -> str | None:
     return None
 
 
-def _condition_holds(cond: Any, value: Any) -> bool:
+def condition_holds(cond: Any, value: Any) -> bool:
     if value is None:
         return False
     if isinstance(cond, Mapping):
@@ -275,7 +275,7 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
     for rule in vocab.rules if rules is None else rules:
         if raw.type not in rule.on:
             continue
-        if not all(_condition_holds(cond, values.get(key)) for key, cond in rule.when.items()):
+        if not all(condition_holds(cond, values.get(key)) for key, cond in rule.when.items()):
             continue
         why = rule.desc or rule.id
         for key in rule.require:

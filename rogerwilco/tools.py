@@ -73,10 +73,10 @@ class ToolError(Exception):
 # --------------------------------------------------------------------------
 # schemas
 
-_STR = {"type": "string"}
-_LINE = {"type": "string", "description": "one RW1 line, exactly as sent (no line terminator)"}
-_NULLABLE_STR = {"type": ["string", "null"]}
-_TOKENS = {"type": ["string", "array"], "items": {"type": "string"},
+STR_SCHEMA = {"type": "string"}
+LINE_SCHEMA = {"type": "string", "description": "one RW1 line, exactly as sent (no line terminator)"}
+NULLABLE_STR_SCHEMA = {"type": ["string", "null"]}
+TOKENS_SCHEMA = {"type": ["string", "array"], "items": {"type": "string"},
            "description": "tokens joined with + as in a line (len:120w+tone:plain), or a list of tokens"}
 _PROFILES = {
     "type": "array",
@@ -89,13 +89,13 @@ FINDING_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "severity": {"type": "string", "enum": ["fail", "note"]},
-        "kind": _STR,
+        "kind": STR_SCHEMA,
         "tier": {"type": ["integer", "null"]},
-        "key": _NULLABLE_STR,
-        "message": _STR,
-        "token": _STR,
+        "key": NULLABLE_STR_SCHEMA,
+        "message": STR_SCHEMA,
+        "token": STR_SCHEMA,
         "column": {"type": "integer"},
-        "why": _STR,
+        "why": STR_SCHEMA,
         "sender": {"type": "string", "description": "the sender's value, as written"},
         "receiver": {"type": "string", "description": "the receiver's value, as written"},
     },
@@ -106,12 +106,12 @@ ERROR_SCHEMA: dict[str, Any] = {
     "type": "object",
     "description": "why the tool could not run: the rule broken and the token at fault",
     "properties": {
-        "rule": _STR,
-        "message": _STR,
-        "token": _NULLABLE_STR,
-        "why": _NULLABLE_STR,
+        "rule": STR_SCHEMA,
+        "message": STR_SCHEMA,
+        "token": NULLABLE_STR_SCHEMA,
+        "why": NULLABLE_STR_SCHEMA,
         "column": {"type": "integer"},
-        "argument": _STR,
+        "argument": STR_SCHEMA,
     },
     "required": ["rule", "message", "token", "why"],
 }
@@ -119,11 +119,11 @@ ERROR_SCHEMA: dict[str, Any] = {
 _FINDINGS = {"type": "array", "items": FINDING_SCHEMA}
 
 
-def _input(properties: dict[str, Any], required: list[str], **extra: Any) -> dict[str, Any]:
+def input_schema(properties: dict[str, Any], required: list[str], **extra: Any) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False, **extra}
 
 
-def _output(properties: dict[str, Any]) -> dict[str, Any]:
+def output_schema(properties: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {"ok": {"type": "boolean"}, "error": ERROR_SCHEMA, **properties},
@@ -330,7 +330,7 @@ TOOLS: dict[str, Tool] = {}
 
 def _tool(name: str, description: str, inputs: dict[str, Any], required: list[str], outputs: dict[str, Any],
           run: Callable[[Mapping[str, Any]], dict[str, Any]]) -> None:
-    TOOLS[name] = Tool(name, description, _input(inputs, required), _output(outputs), run)
+    TOOLS[name] = Tool(name, description, input_schema(inputs, required), output_schema(outputs), run)
 
 
 _tool(
@@ -338,14 +338,14 @@ _tool(
     "Check RW1 lines against the grammar and the vocabulary (never guess: an unknown code is refused). "
     "Give `line` for one line or `lines` for several; each result has the findings, and the JSON form "
     "when valid. With `reply_as` and `n`, each refused line also gets the UN reply to send.",
-    {"line": _LINE, "lines": {"type": "array", "items": _STR, "description": "several lines, each checked alone"},
+    {"line": LINE_SCHEMA, "lines": {"type": "array", "items": STR_SCHEMA, "description": "several lines, each checked alone"},
      "profiles": _PROFILES, "reply_as": {"type": "string", "description": "your agent name, to compose UN replies"},
      "n": {"type": "integer", "minimum": 0, "description": "the message number of the first reply"}},
     [],
     {"valid": {"type": "boolean", "description": "every line is valid"},
      "results": {"type": "array", "items": {"type": "object", "properties": {
          "index": {"type": "integer"}, "valid": {"type": "boolean"}, "findings": _FINDINGS,
-         "json": {"type": ["object", "null"]}, "reply": _NULLABLE_STR},
+         "json": {"type": ["object", "null"]}, "reply": NULLABLE_STR_SCHEMA},
          "required": ["index", "valid", "findings", "json"]}}},
     tool_validate,
 )
@@ -353,9 +353,9 @@ _tool(
     "digest",
     "The h= digest of a line: the first 12 hex digits of SHA-256 of its canonical JSON form. "
     "A readback carries the handoff's digest to prove the bytes arrived intact.",
-    {"line": _LINE, "profiles": _PROFILES},
+    {"line": LINE_SCHEMA, "profiles": _PROFILES},
     ["line"],
-    {"h": _STR, "id": _STR, "type": _STR, "canonical": _STR},
+    {"h": STR_SCHEMA, "id": STR_SCHEMA, "type": STR_SCHEMA, "canonical": STR_SCHEMA},
     tool_digest,
 )
 _tool(
@@ -364,13 +364,13 @@ _tool(
     "Send the returned line unchanged. Give `n` (your next message number); under rb=acc or rb=plan give "
     "your acceptance criteria `acc` (and `do` for plan); under rb=exec give in `values` the execution "
     "values you resolved yourself that the HO does not carry.",
-    {"ho": _LINE, "n": {"type": "integer", "minimum": 0, "description": "your next message number"},
-     "profiles": _PROFILES, "acc": _TOKENS, "do": _STR, "not": _TOKENS, "asm": _TOKENS,
+    {"ho": LINE_SCHEMA, "n": {"type": "integer", "minimum": 0, "description": "your next message number"},
+     "profiles": _PROFILES, "acc": TOKENS_SCHEMA, "do": STR_SCHEMA, "not": TOKENS_SCHEMA, "asm": TOKENS_SCHEMA,
      "eta": {"type": "string", "description": "expected completion, YYYYMMDD"},
      "values": {"type": "object", "description": "resolved execution values, slot: value as written"},
      "digest": {"type": "boolean", "description": "carry h= (default true)"}},
     ["ho", "n"],
-    {"line": _STR, "json": {"type": "object"}, "h": _NULLABLE_STR},
+    {"line": STR_SCHEMA, "json": {"type": "object"}, "h": NULLABLE_STR_SCHEMA},
     tool_make_rb,
 )
 _tool(
@@ -379,12 +379,12 @@ _tool(
     "3 echo, 4 comprehension (acc=), 5 execution. Ownership transfers only when `passed` is true. "
     "`expect_acc` holds the criteria you kept to yourself; `record` the values your record holds for "
     "slots the HO left to the receiver.",
-    {"ho": _LINE, "rb": _LINE, "profiles": _PROFILES, "expect_acc": _TOKENS,
+    {"ho": LINE_SCHEMA, "rb": LINE_SCHEMA, "profiles": _PROFILES, "expect_acc": TOKENS_SCHEMA,
      "record": {"type": "object", "description": "slot: value, as written in a line"}},
     ["ho", "rb"],
     {"passed": {"type": "boolean"}, "findings": _FINDINGS,
      "tiers": {"type": "array", "items": {"type": "object", "properties": {
-         "tier": {"type": "integer"}, "name": _STR, "status": _STR}, "required": ["tier", "name", "status"]}}},
+         "tier": {"type": "integer"}, "name": STR_SCHEMA, "status": STR_SCHEMA}, "required": ["tier", "name", "status"]}}},
     tool_check_rb,
 )
 _tool(
@@ -392,9 +392,9 @@ _tool(
     "Check a handoff against the approval record before sending it: every value the record holds must "
     "be in the line and equal, and an ask with execution slots must ask rb=exec. A relay gives the HO it "
     "received as `record` and the slots its role adds as `relay_adds`.",
-    {"line": _LINE, "record": {"type": ["object", "string"],
+    {"line": LINE_SCHEMA, "record": {"type": ["object", "string"],
                                "description": "slot: value as written, or the HO line a relay received"},
-     "profiles": _PROFILES, "relay_adds": {"type": "array", "items": _STR}},
+     "profiles": _PROFILES, "relay_adds": {"type": "array", "items": STR_SCHEMA}},
     ["line", "record"],
     {"passed": {"type": "boolean"}, "findings": _FINDINGS},
     tool_check_ho,
@@ -405,7 +405,7 @@ _tool(
     "equals the HO's, or the passing readback's where the HO left it to the receiver. Give the RB when "
     "the receiver resolved values, and `record` (the values your record holds) so a readback your record "
     "voids approves nothing.",
-    {"ho": _LINE, "dn": _LINE, "rb": _LINE, "profiles": _PROFILES,
+    {"ho": LINE_SCHEMA, "dn": LINE_SCHEMA, "rb": LINE_SCHEMA, "profiles": _PROFILES,
      "record": {"type": "object", "description": "slot: value, as written in a line"}},
     ["ho", "dn"],
     {"passed": {"type": "boolean"}, "findings": _FINDINGS},
@@ -416,7 +416,7 @@ _tool(
     "Check a conversation, lines in the order they were sent: every handoff closes exactly once (DN, UN, FL "
     "or CX), nothing acts after a cancel, a cancel comes from the right party, nothing is left open past its "
     "exp= or due=. The ledger says each handoff's state and who owns each item now.",
-    {"lines": {"type": "array", "items": _STR, "description": "the conversation's lines, in the order sent"},
+    {"lines": {"type": "array", "items": STR_SCHEMA, "description": "the conversation's lines, in the order sent"},
      "now": {"type": "string", "description": "when the thread is read, YYYYMMDDTHHMMZ UTC (default: the clock)"},
      "profiles": _PROFILES},
     ["lines"],
@@ -434,7 +434,7 @@ _tool(
     {"profile": {"type": "string", "enum": list(BUNDLED_PROFILES)}, "lean": {"type": "boolean"},
      "format": {"type": "string", "enum": ["text", "md"]}},
     [],
-    {"profile": _NULLABLE_STR, "lean": {"type": "boolean"}, "format": _STR, "text": _STR},
+    {"profile": NULLABLE_STR_SCHEMA, "lean": {"type": "boolean"}, "format": STR_SCHEMA, "text": STR_SCHEMA},
     tool_legend,
 )
 
@@ -530,7 +530,7 @@ def _argument_error(tool: Tool, arguments: Any) -> ToolError | None:
 _PAIRS = {
     "type": "array",
     "description": "slot: value pairs, each value as written in a line",
-    "items": {"type": "object", "properties": {"slot": _STR, "value": _STR}, "required": ["slot", "value"],
+    "items": {"type": "object", "properties": {"slot": STR_SCHEMA, "value": STR_SCHEMA}, "required": ["slot", "value"],
               "additionalProperties": False},
 }
 

@@ -119,7 +119,7 @@ class Vocabulary:
 # loading
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def read_json(path: Path) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
@@ -150,13 +150,13 @@ NOT_PROFILES = ("rw1", "compare")
 @lru_cache(maxsize=1)
 def compare_document() -> Mapping[str, Any]:
     """The comparison data (``profiles/compare.json``), as written."""
-    return _read_json(profile_path("compare"))
+    return read_json(profile_path("compare"))
 
 
 @lru_cache(maxsize=1)
 def core_document() -> Mapping[str, Any]:
     """The core vocabulary with the comparison data's keys and aliases merged in."""
-    core = dict(_read_json(profile_path("rw1")))
+    core = dict(read_json(profile_path("rw1")))
     compare = compare_document()
     core["enums"] = {**core["enums"], "ckey": dict(compare["constraint_keys"])}
     core["set_valued_keys"] = list(compare["set_valued_keys"])
@@ -175,9 +175,9 @@ def load_profile(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     else:
         text = str(source)
         if text in BUNDLED_PROFILES or (_NAME_RE.fullmatch(text) and profile_path(text).is_file()):
-            doc = _read_json(profile_path(text))
+            doc = read_json(profile_path(text))
         else:
-            doc = _read_json(Path(text))
+            doc = read_json(Path(text))
     problems = profile_problems(doc)
     if problems:
         path, message = problems[0]

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import Message
-from rogerwilco.conformance import _Impl
+from rogerwilco.conformance import ImplProcess
 from rogerwilco.display import INVISIBLE_RANGES, printable
 from rogerwilco.errors import EncodeError
 from rogerwilco.jsonform_schema import schema
@@ -82,7 +82,7 @@ def test_a_json_form_holding_a_bidi_control_is_refused_by_encode_and_the_schema(
 def test_the_javascript_port_refuses_bidi_controls_as_python_does():
     node = shutil.which("node")
     assert node is not None, "node is needed to run the JavaScript port"
-    impl = _Impl([node, str(PORT)])
+    impl = ImplProcess([node, str(PORT)])
     try:
         for ch in BIDI:
             line = LINE.replace("acct=1234", f"acct=12{ch}34")

@@ -61,10 +61,10 @@ def profile_report(path: str) -> tuple[dict | None, list[tuple[str, str, str]]]:
     ``check`` is ``json`` for a file that is not a JSON document, else
     ``core``.
     """
-    from ..vocab import _read_json, profile_problems
+    from ..vocab import read_json, profile_problems
 
     try:
-        doc = _read_json(Path(path))
+        doc = read_json(Path(path))
     except ProfileError as exc:
         return None, [("$", "json", exc.message)]
     return doc, [(p, "core", m) for p, m in profile_problems(doc)]

@@ -59,7 +59,9 @@ def _profile_spec(args: argparse.Namespace):
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from .. import _scan_module as S
+    import importlib
+
+    S = importlib.import_module("rogerwilco.scan")  # the module (the package's attribute scan is the function)
     from ..render import make_console
     from ..render.scan import progress_bar, summary_table, wants_progress
     from ..vocab import Receiver

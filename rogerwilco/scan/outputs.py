@@ -8,7 +8,7 @@ import json
 from typing import Any, Iterable
 
 from ..errors import printable
-from ..records import COLUMNS, Record, _pyarrow, arrow_schema, to_arrow_batch
+from ..records import COLUMNS, Record, import_pyarrow, arrow_schema, to_arrow_batch
 
 
 def _csv_cell(value: Any) -> str:
@@ -49,7 +49,7 @@ def format_csv(records: Iterable[Record], *, header: bool = False) -> str:
 def to_arrow(records: Iterable[Record], *, batch_size: int = 65536, json_column: str = "struct"):
     """An Arrow Table of records (optional extra ``parquet``) with :func:`rogerwilco.records.arrow_schema`:
     feeds DuckDB, pandas, polars, Spark."""
-    pa = _pyarrow()
+    pa = import_pyarrow()
     batches = []
     buf: list[Record] = []
     for r in records:

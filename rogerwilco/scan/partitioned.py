@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ..errors import RW1Error
-from ..records import _pyarrow, arrow_schema, to_arrow_batch
+from ..records import import_pyarrow, arrow_schema, to_arrow_batch
 from .engine import ScanOptions
 from .records import scan
 from .sources import _GLOB, is_url
@@ -81,7 +81,7 @@ def _expand_url(url: str) -> list[str]:
 def scan_table(paths: Sequence[str], profiles: Any = None, options: ScanOptions | None = None, *,
                dictionary: bool = True, batch_size: int = 65536):
     """One task's work: every record of ``paths`` (in order) as an Arrow table with the exported schema."""
-    pa = _pyarrow()
+    pa = import_pyarrow()
     options = options or ScanOptions()
     schema = arrow_schema(options.json_column, dictionary=dictionary)
     batches = []
@@ -99,7 +99,7 @@ def scan_table(paths: Sequence[str], profiles: Any = None, options: ScanOptions 
 
 def with_date(table):
     """The table with the partition column: ``ts``'s UTC date as ``YYYY-MM-DD``, or the Hive default."""
-    pa = _pyarrow()
+    pa = import_pyarrow()
     import pyarrow.compute as pc
 
     dates = pc.strftime(table.column("ts"), format="%Y-%m-%d")

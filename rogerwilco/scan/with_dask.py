@@ -15,7 +15,7 @@ import os
 from typing import Any, Iterable
 
 from ..errors import RW1Error
-from ..records import _pyarrow, arrow_schema
+from ..records import import_pyarrow, arrow_schema
 from .engine import ScanOptions
 from .partitioned import discard, expand_inputs, new_staging, publish, scan_table, write_staged
 
@@ -41,7 +41,7 @@ def _to_pandas(table):
     import pandas as pd
 
     def mapper(typ):
-        return pd.ArrowDtype(typ) if _pyarrow().types.is_struct(typ) else None
+        return pd.ArrowDtype(typ) if import_pyarrow().types.is_struct(typ) else None
 
     frame = table.to_pandas(types_mapper=mapper)
     for name in ("record", "type", "why", "reason"):  # categories as text even when a partition has none
@@ -87,7 +87,7 @@ def records_dataframe(paths_or_glob: str | os.PathLike | Iterable[str | os.PathL
 
 
 def _write_partition(frame, staging: str, part: str, json_column: str) -> list[str]:
-    pa = _pyarrow()
+    pa = import_pyarrow()
     table = pa.Table.from_pandas(frame, schema=arrow_schema(json_column), preserve_index=False)
     return write_staged(table, staging, part)
 

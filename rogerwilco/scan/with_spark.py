@@ -16,7 +16,7 @@ import os
 from typing import Any, Iterable, Iterator
 
 from ..errors import RW1Error
-from ..records import _pyarrow, spark_schema
+from ..records import import_pyarrow, spark_schema
 from .engine import ScanOptions
 from .partitioned import DATE_COLUMN, expand_inputs, scan_table, with_date
 
@@ -34,7 +34,7 @@ class _ScanBatches:
         self.profiles, self.options, self.zone, self.dated = profiles, options, zone, dated
 
     def __call__(self, batches: Iterator[Any]) -> Iterator[Any]:
-        pa = _pyarrow()
+        pa = import_pyarrow()
         for batch in batches:
             for files in batch.column("files").to_pylist():
                 table = scan_table(files, self.profiles, self.options, dictionary=False)
