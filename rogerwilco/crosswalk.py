@@ -24,7 +24,7 @@ sender wrote into what the receiver reads.
 (their sender-profile codes mapped), ``p=`` becomes the receiver's profile,
 profile slots are renamed and their codes mapped, and every slot or code with
 no mapping is *lost*: left out of the translation and reported.
-:func:`check_rb` then runs the ordinary readback check of
+:func:`check_rb_across` then runs the ordinary readback check of
 :mod:`rogerwilco.readback` on the translated handoff and the receiver's
 readback, so a mapped value is compared exactly, and adds one ``lost`` finding
 per loss: a ``fail`` at tier 3 where the lost slot is one the readback had to
@@ -42,6 +42,7 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from ._resources import data_dir
+from . import _deprecated
 from .errors import ProfileError
 from .findings import FAIL, NOTE, Finding
 from .message import Message
@@ -254,7 +255,7 @@ def _map_rb(value: tuple, crosswalk: Crosswalk, src: Vocabulary) -> tuple[tuple,
     return tuple(out), lost
 
 
-def check_rb(
+def check_rb_across(
     ho: Message | str,
     rb: Message | str,
     crosswalk: Crosswalk | str | Path | Mapping[str, Any],
@@ -299,3 +300,6 @@ def check_rb(
         tiers[3] = readback.FAILED
     return attrs.evolve(report, passed=not any(f.failed for f in findings), findings=tuple(findings), tiers=tiers,
                         ho=ho_msg)
+
+
+__getattr__ = _deprecated.renamed(__name__, {"check_rb": ("check_rb_across", check_rb_across)})

@@ -55,6 +55,7 @@ from typing import IO, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, c
 
 import attrs
 
+from . import _deprecated
 from .errors import RW1Error
 from .message import Message
 from .semantics import LineResult, check_line
@@ -66,7 +67,7 @@ WARNING = "warning"
 
 
 @attrs.frozen(kw_only=True)
-class Rule:
+class LintRule:
     code: str
     name: str
     level: str
@@ -84,67 +85,67 @@ def _read_back(ho: str) -> str:
     """A clean twin of a one-line HO example: the HO and its readback."""
     return ho + "\n" + _RB
 
-RULES: Mapping[str, Rule] = {r.code: r for r in (
-    Rule(code="RW001", name="syntax", level=ERROR,
+RULES: Mapping[str, LintRule] = {r.code: r for r in (
+    LintRule(code="RW001", name="syntax", level=ERROR,
          summary="the line does not match the RW1 grammar (or cannot be read: too long, not UTF-8)",
          bad="RW1 HO ops-1 from=ops  to=builder item=jira:OPS-7 ask=FIX",
          good=_read_back(_HO)),
-    Rule(code="RW002", name="version", level=ERROR, summary="unsupported protocol version (a receiver replies why=VER)",
+    LintRule(code="RW002", name="version", level=ERROR, summary="unsupported protocol version (a receiver replies why=VER)",
          bad="RW2 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX", good=_read_back(_HO)),
-    Rule(code="RW003", name="unknown-code", level=ERROR,
+    LintRule(code="RW003", name="unknown-code", level=ERROR,
          summary="unknown type, enum code or profile, or an answer outside the profile's vocabulary",
          bad="RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIXX", good=_read_back(_HO)),
-    Rule(code="RW004", name="bad-value", level=ERROR,
+    LintRule(code="RW004", name="bad-value", level=ERROR,
          summary="a value of the wrong type or out of range, a repeated key, an id not <from>-<n>, "
                  "a tail over 300 characters, a profile rule broken",
          bad="RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX pri=9", good=_read_back(_HO + " pri=2")),
-    Rule(code="RW005", name="missing-slot", level=ERROR, summary="a slot the type requires is missing",
+    LintRule(code="RW005", name="missing-slot", level=ERROR, summary="a slot the type requires is missing",
          bad="RW1 HO ops-1 from=ops to=builder ask=FIX", good=_read_back(_HO)),
-    Rule(code="RW010", name="unknown-key", level=WARNING,
+    LintRule(code="RW010", name="unknown-key", level=WARNING,
          summary="an unknown key (not x_): kept as text, ignored by receivers",
          bad=_HO + " itme=jira:OPS-8", good=_read_back(_HO + " x_ticket=OPS-8")),
-    Rule(code="RW011", name="off-type-slot", level=WARNING, summary="a known slot that is not a slot of this type",
+    LintRule(code="RW011", name="off-type-slot", level=WARNING, summary="a known slot that is not a slot of this type",
          bad=_HO + " out=OK", good=_read_back(_HO)),
-    Rule(code="RW012", name="unknown-agent", level=WARNING,
+    LintRule(code="RW012", name="unknown-agent", level=WARNING,
          summary="from or to is not an agent of the message's profile",
          bad="RW1 ST DAT-1 p=pform from=DAT to=nobody item=pensive:1", good="RW1 ST DAT-1 p=pform from=DAT to=ARC item=pensive:1"),
-    Rule(code="RW100", name="id-reused", level=ERROR, summary="an id used again for a different message",
+    LintRule(code="RW100", name="id-reused", level=ERROR, summary="an id used again for a different message",
          bad=_HO + "\n" + "RW1 HO ops-1 from=ops to=builder item=jira:OPS-8 ask=FIX",
          good=_HO + "\n" + "RW1 HO ops-2 from=ops to=builder item=jira:OPS-8 ask=FIX\n" + _RB + "\n"
               "RW1 RB builder-2 re=ops-2 from=builder to=ops item=jira:OPS-8 ask=FIX"),
-    Rule(code="RW101", name="id-backwards", level=ERROR,
+    LintRule(code="RW101", name="id-backwards", level=ERROR,
          summary="a sender's id number does not go forward (lower than, or a respelling of, its last)",
          bad="RW1 ST ops-5 from=ops to=builder item=jira:OPS-7\nRW1 ST ops-3 from=ops to=builder item=jira:OPS-7",
          good="RW1 ST ops-3 from=ops to=builder item=jira:OPS-7\nRW1 ST ops-5 from=ops to=builder item=jira:OPS-7"),
-    Rule(code="RW102", name="reply-to-unknown", level=ERROR, summary="re= names no message in the stream",
+    LintRule(code="RW102", name="reply-to-unknown", level=ERROR, summary="re= names no message in the stream",
          bad="RW1 RB builder-1 re=ops-9 from=builder to=ops item=jira:OPS-7 ask=FIX",
          good=_HO + "\n" + _RB),
-    Rule(code="RW103", name="no-readback", level=ERROR,
+    LintRule(code="RW103", name="no-readback", level=ERROR,
          summary="an HO never read back (no RB; not refused with UN, cancelled, or carried forward by a re-send)",
          bad=_HO + "\n" + _DN, good=_HO + "\n" + _RB + "\n" + _DN),
-    Rule(code="RW104", name="unanswered-question", level=ERROR, summary="an AQ never answered with an AN or refused with a UN",
+    LintRule(code="RW104", name="unanswered-question", level=ERROR, summary="an AQ never answered with an AN or refused with a UN",
          bad="RW1 AQ writer-1 from=writer to=research need=TEXT // tone?",
          good="RW1 AQ writer-1 from=writer to=research need=TEXT // tone?\n"
               "RW1 AN research-1 re=writer-1 from=research to=writer val=tail // plain"),
-    Rule(code="RW105", name="closed-twice", level=ERROR, summary="a handoff closed more than once",
+    LintRule(code="RW105", name="closed-twice", level=ERROR, summary="a handoff closed more than once",
          bad=_HO + "\n" + _RB + "\n" + _DN + "\nRW1 FL builder-3 re=ops-1 from=builder to=ops item=jira:OPS-7 why=ERR",
          good=_HO + "\n" + _RB + "\n" + _DN),
-    Rule(code="RW106", name="open-past-exp", level=ERROR, summary="a handoff still open past its exp= (with a now)",
+    LintRule(code="RW106", name="open-past-exp", level=ERROR, summary="a handoff still open past its exp= (with a now)",
          bad=_HO + " exp=20261002T1700Z\n" + _RB, good=_HO + " exp=20261002T1700Z\n" + _RB + "\n" + _DN),
-    Rule(code="RW107", name="open-past-due", level=ERROR, summary="a handoff still open after its due= date (with a now)",
+    LintRule(code="RW107", name="open-past-due", level=ERROR, summary="a handoff still open after its due= date (with a now)",
          bad=_HO + " due=20261001\n" + _RB.replace("ask=FIX", "ask=FIX due=20261001"),
          good=_HO + " due=20261001\n" + _RB.replace("ask=FIX", "ask=FIX due=20261001") + "\n" + _DN),
-    Rule(code="RW108", name="act-after-cancel", level=ERROR,
+    LintRule(code="RW108", name="act-after-cancel", level=ERROR,
          summary="a DN reporting the act done after a CX (out=NOOP is the answer to a cancel that came first)",
          bad=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n" + _DN.replace("builder-2", "builder-3"),
          good=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n"
               + _DN.replace("builder-2", "builder-3").replace("out=OK", "out=NOOP")),
-    Rule(code="RW109", name="cancel-wrong-party", level=ERROR,
+    LintRule(code="RW109", name="cancel-wrong-party", level=ERROR,
          summary="a CX that does not come from the HO's sender to its receiver",
          bad=_HO + "\n" + _RB + "\nRW1 CX auditor-1 re=ops-1 from=auditor to=builder item=jira:OPS-7 why=REVOKED",
          good=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n"
               "RW1 AN builder-2 re=ops-2 from=builder to=ops val=Y"),
-    Rule(code="RW110", name="cancel-unacknowledged", level=WARNING, summary="a CX the receiver has not answered",
+    LintRule(code="RW110", name="cancel-unacknowledged", level=WARNING, summary="a CX the receiver has not answered",
          bad=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED",
          good=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n"
               "RW1 AN builder-2 re=ops-2 from=builder to=ops val=Y"),
@@ -187,7 +188,7 @@ class LintFinding:
     fix: str | None = None  # the suggested replacement for the token (an editor's quick fix)
 
     @property
-    def rule(self) -> Rule:
+    def rule(self) -> LintRule:
         return RULES[self.code]
 
     @property
@@ -608,3 +609,6 @@ def new_findings(findings: Iterable[LintFinding], baseline: frozenset[str], base
     """The findings a baseline does not record."""
     base = Path(baseline_path).resolve().parent
     return [f for f in findings if baseline_key(f, base) not in baseline]
+
+
+__getattr__ = _deprecated.renamed(__name__, {"Rule": ("LintRule", LintRule)})

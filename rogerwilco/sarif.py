@@ -31,7 +31,7 @@ from urllib.parse import quote
 
 from ._version import __version__
 from .errors import printable
-from .lint import RULES, LintFinding, Rule
+from .lint import RULES, LintFinding, LintRule
 from .lint_config import repository_root
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -47,13 +47,13 @@ def _pascal(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("-"))
 
 
-def _anchor(rule: Rule) -> str:
+def _anchor(rule: LintRule) -> str:
     """The anchor GitHub gives the rule's heading in docs/lint.md (``### RW001 syntax (error)``)."""
     heading = f"{rule.code} {rule.name} ({rule.level})".lower()
     return re.sub(r"[^a-z0-9 _-]", "", heading).replace(" ", "-")
 
 
-def help_uri(rule: Rule) -> str:
+def help_uri(rule: LintRule) -> str:
     return f"{DOCS_URL}#{_anchor(rule)}"
 
 

@@ -43,7 +43,7 @@ from .findings import FAIL, NOTE, Finding
 from .message import JSON_KEYS, Message, Source, write_value
 from .slottypes import AGENT_RE, KEY_RE, MSGID_RE
 from .syntax import RawLine, parse_raw
-from .vocab import Profiles, Receiver, Rule, Vocabulary, as_receiver, core_vocabulary
+from .vocab import Profiles, Receiver, ProfileRule, Vocabulary, as_receiver, core_vocabulary
 
 VERSION = "RW1"
 _NUMBER_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
@@ -265,7 +265,7 @@ def condition_holds(cond: Any, value: Any) -> bool:
     return bool(value == cond)
 
 
-def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rules: Iterable[Rule] | None = None) -> list[Finding]:
+def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rules: Iterable[ProfileRule] | None = None) -> list[Finding]:
     findings: list[Finding] = []
     first: dict[str, str] = {}  # each key's value as first written: one pass, however many rules ask
     for token in raw.tokens:

@@ -34,6 +34,7 @@ from typing import Any, Iterable, Mapping, TypeAlias
 
 import attrs
 
+from . import _deprecated
 from ._resources import data_dir, profile_path
 from . import iregexp
 from .errors import ProfileError
@@ -65,7 +66,7 @@ class TypeTable:
     # key -> decode function, None where the type keeps the text as written;
     # the never-guess pass reads this on every slot of every line.
     decoders: Mapping[str, Any] = attrs.Factory(dict)
-    rules: tuple["Rule", ...] = ()
+    rules: tuple["ProfileRule", ...] = ()
     required_set: frozenset[str] = attrs.field(init=False, repr=False, eq=False)
 
     @required_set.default
@@ -74,7 +75,7 @@ class TypeTable:
 
 
 @attrs.frozen
-class Rule:
+class ProfileRule:
     """A conditional requirement, from the core or a profile's translation."""
 
     id: str
@@ -102,7 +103,7 @@ class Vocabulary:
     constraint_keys: Mapping[str, str]
     set_valued_keys: frozenset[str]
     aliases: Mapping[str, str]  # every spelling -> canonical value
-    rules: tuple[Rule, ...]
+    rules: tuple[ProfileRule, ...]
     exec_slots: Mapping[str, tuple[str, ...]]
     agents: frozenset[str] | None
     reserved_agents: frozenset[str]
@@ -494,8 +495,8 @@ def _profile_type(name: str) -> bool:
 # compiling
 
 
-def _compile_rule(raw: Mapping[str, Any], profile: str | None, all_types: Iterable[str]) -> Rule:
-    return Rule(
+def _compile_rule(raw: Mapping[str, Any], profile: str | None, all_types: Iterable[str]) -> ProfileRule:
+    return ProfileRule(
         id=raw["id"],
         on=frozenset(raw.get("on") or all_types),
         when=dict(raw.get("when", {})),
@@ -705,3 +706,6 @@ def default_receiver() -> Receiver:
 
 def bundled_profile_names() -> tuple[str, ...]:
     return tuple(sorted(p.stem for p in data_dir("profiles").glob("*.json") if p.stem not in NOT_PROFILES and not p.stem.endswith("schema")))
+
+
+__getattr__ = _deprecated.renamed(__name__, {"Rule": ("ProfileRule", ProfileRule)})

@@ -143,7 +143,7 @@ def cmd_check_rb(args: argparse.Namespace) -> int:
     if args.crosswalk:
         from .. import crosswalk
 
-        report = crosswalk.check_rb(ho, line_argument(args.rb), args.crosswalk,
+        report = crosswalk.check_rb_across(ho, line_argument(args.rb), args.crosswalk,
                                     profiles=receiver_from(args), expect_acc=args.expect_acc, record=record)
     else:
         report = check_rb(ho, line_argument(args.rb),
