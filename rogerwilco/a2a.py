@@ -614,3 +614,25 @@ class EndpointHandler:
         """Check and record a line through the endpoint, then wrap it as an A2A message."""
         line = self.endpoint.send(message, **kwargs)
         return to_a2a_dict(line, self.endpoint.receiver, context_id=context_id, task_id=task_id)
+
+
+__all__ = [
+    "CarriageError",
+    "EXTENSION_URI",
+    "EndpointHandler",
+    "Handled",
+    "JSON_MEDIA_TYPE",
+    "LINE_MEDIA_TYPE",
+    "TaskMap",
+    "TaskView",
+    "Unwrapped",
+    "agent_extension",
+    "declare_extension",
+    "from_a2a",
+    "from_a2a_dict",
+    "from_a2a_message",
+    "message_from_a2a",
+    "task_states",
+    "to_a2a_dict",
+    "to_a2a_message",
+]

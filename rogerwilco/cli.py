@@ -161,3 +161,9 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def run() -> None:
     raise SystemExit(main())
+
+
+__all__ = [
+    "main",
+    "run",
+]

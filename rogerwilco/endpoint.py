@@ -1531,7 +1531,7 @@ __all__ = [
     "ChangeToEcho", "Confirmed", "ConfirmRefused", "EchoChecked", "DoneReport", "Duplicate", "Endpoint", "Event", "HandoffClosed", "Held",
     "HandoffOffered", "HandoffView", "NotForMe", "Noted", "Orphaned", "OwnershipTransferred", "ProtocolError", "QuestionUnanswered",
     "ReadbackOverdue", "ReadbackPassed", "ReadbackVoid", "Redelivered", "Refused", "Reply", "StatusReport", "Step",
-    "Unreadable", "check_echo", "event_to_json", "mermaid", "replies", "table_rows",
+    "Unreadable", "check_echo", "event_to_json", "mermaid", "replay", "replies", "table_rows",
 ]
 
 

@@ -80,3 +80,12 @@ class ProfileError(RW1Error):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
+
+
+__all__ = [
+    "EncodeError",
+    "ProfileError",
+    "RW1Error",
+    "RW1SyntaxError",
+    "RefusedError",
+]

@@ -100,3 +100,13 @@ def is_duplicate_answer(answer: Enveloped, why: Optional[str], ho: Enveloped, li
     """
     return (answer.type == "UN" and why == "DUP" and answer.re == ho.id and link is not None
             and link[1] == RESEND and answer.from_ == ho.to)
+
+
+__all__ = [
+    "Envelope",
+    "REISSUE",
+    "RESEND",
+    "is_duplicate_answer",
+    "issue_link",
+    "same_parties",
+]

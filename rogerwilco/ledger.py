@@ -274,3 +274,12 @@ class SQLiteLedger:
 def open_ledger(path: str | os.PathLike[str] | None) -> MemoryLedger | SQLiteLedger:
     """A SQLite ledger at ``path``, or an in-memory one for None."""
     return MemoryLedger() if path is None else SQLiteLedger(path)
+
+
+__all__ = [
+    "Ledger",
+    "LedgerError",
+    "MemoryLedger",
+    "SQLiteLedger",
+    "open_ledger",
+]

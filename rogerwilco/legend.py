@@ -273,3 +273,12 @@ def legend(vocab: "Vocabulary | str | None" = None, *, lean: bool = False, fmt: 
     else:
         raise ValueError(f"unknown legend format {fmt!r} (text or md)")
     return "\n\n".join(blocks) + "\n"
+
+
+__all__ = [
+    "FORMATS",
+    "Section",
+    "legend",
+    "legend_names",
+    "sections",
+]

@@ -612,3 +612,19 @@ def new_findings(findings: Iterable[LintFinding], baseline: frozenset[str], base
 
 
 __getattr__ = _deprecated.renamed(__name__, {"Rule": ("LintRule", LintRule)})
+
+
+__all__ = [
+    "ERROR",
+    "LintFinding",
+    "LintRule",
+    "RULES",
+    "WARNING",
+    "is_stream_file",
+    "lint_paths",
+    "lint_stream",
+    "new_findings",
+    "read_baseline",
+    "selected_rules",
+    "write_baseline",
+]

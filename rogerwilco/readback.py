@@ -732,3 +732,20 @@ def make_rb(
         return Message.from_line(rb.to_line(), receiver).replace(source=None)
     except RW1Error as exc:
         raise ReadbackInputError(f"the readback cannot be written: {exc.token} {exc.message}".strip()) from None
+
+
+__all__ = [
+    "FAILED",
+    "NOT_ASKED",
+    "NOT_CHECKED",
+    "PASSED",
+    "ReadbackInputError",
+    "ReadbackReport",
+    "TIERS",
+    "check_dn",
+    "check_ho",
+    "check_rb",
+    "echo_set",
+    "exec_slots",
+    "make_rb",
+]

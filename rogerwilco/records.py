@@ -253,3 +253,15 @@ def polars_schema(json_column: str = "struct") -> dict[str, Any]:
     out.update({"line": pl.Int64, "column": pl.Int64, "version": pl.Int32, "unvalidated": pl.Boolean,
                 "ts": pl.Datetime("us", "UTC"), "json": struct if json_column == "struct" else pl.String})
     return out
+
+
+__all__ = [
+    "COLUMNS",
+    "RECORDS_VERSION",
+    "Record",
+    "arrow_schema",
+    "pandas_dtypes",
+    "polars_schema",
+    "spark_schema",
+    "to_arrow_batch",
+]

@@ -264,3 +264,11 @@ def split_constraint(item: str) -> tuple[str, str]:
     if m is None:
         raise ValueError("not a constraint key:value")
     return m.group(1), m.group(2)
+
+
+__all__ = [
+    "MAX_INT_DIGITS",
+    "SlotType",
+    "parse_time",
+    "split_constraint",
+]

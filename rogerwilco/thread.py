@@ -363,3 +363,10 @@ def check_thread(
     ledger = Ledger(items=tuple(owners.values()), handoffs=tuple(states[ho.id] for ho in hos))
     ordered = tuple(findings)
     return ThreadReport(passed=passed(ordered), findings=ordered, ledger=ledger)
+
+
+__all__ = [
+    "ThreadReport",
+    "check_thread",
+    "parse_now",
+]

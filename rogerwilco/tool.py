@@ -864,3 +864,14 @@ class ToolStore:
                        ("committed" if ran else "abandoned", detail, at.isoformat(), token))
             row = self._row(db, token)
         return self._statement(row, at)
+
+
+__all__ = [
+    "DEFAULT_WINDOW",
+    "Prepared",
+    "STATES",
+    "Statement",
+    "ToolError",
+    "ToolRefused",
+    "ToolStore",
+]

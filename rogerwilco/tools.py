@@ -634,3 +634,17 @@ def call(name: str, arguments: Mapping[str, Any] | None,
                                                 column=exc.column).error}, True
     except Exception as exc:  # noqa: BLE001 - the contract: a structured result, never a traceback
         return {"ok": False, "error": ToolError("internal", f"{type(exc).__name__}: {exc}").error}, True
+
+
+__all__ = [
+    "ERROR_SCHEMA",
+    "FINDING_SCHEMA",
+    "INSTRUCTIONS",
+    "TOOLS",
+    "Tool",
+    "ToolError",
+    "call",
+    "check_arguments",
+    "from_strict",
+    "schemas",
+]

@@ -709,3 +709,20 @@ def bundled_profile_names() -> tuple[str, ...]:
 
 
 __getattr__ = _deprecated.renamed(__name__, {"Rule": ("ProfileRule", ProfileRule)})
+
+
+__all__ = [
+    "BUNDLED_PROFILES",
+    "ProfileRule",
+    "Profiles",
+    "Receiver",
+    "SlotDef",
+    "TypeTable",
+    "Vocabulary",
+    "bundled_profile_names",
+    "bundled_vocabulary",
+    "compile_vocabulary",
+    "core_vocabulary",
+    "load_profile",
+    "profile_problems",
+]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rogerwilco import _lru, adapter, mcp_server
+from rogerwilco import _lru, adapter, tools
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = int(os.environ.get("ROGERWILCO_MEMORY_MB", "24"))
@@ -113,10 +113,10 @@ def test_the_adapter_keeps_a_bounded_number_of_receivers():
 
 
 def test_the_mcp_server_keeps_a_bounded_number_of_receivers():
-    mcp_server._receivers.clear()
+    tools._receivers.clear()  # the server's tools read their receivers through rogerwilco.tools
     for i in range(3 * _lru.RECEIVER_CACHE_SIZE):
-        mcp_server._receiver({"profiles": [_inline(i)]})
-    assert len(mcp_server._receivers) == _lru.RECEIVER_CACHE_SIZE
+        tools._receiver({"profiles": [_inline(i)]})
+    assert len(tools._receivers) == _lru.RECEIVER_CACHE_SIZE
 
 
 def test_the_cache_drops_the_least_recently_used():

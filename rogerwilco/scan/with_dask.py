@@ -121,3 +121,10 @@ def write_parquet(records: Any, out: str | os.PathLike, *, json_column: str = "s
     except BaseException:
         discard(staging)
         raise
+
+
+__all__ = [
+    "meta",
+    "records_dataframe",
+    "write_parquet",
+]

@@ -98,3 +98,9 @@ def write_parquet(spark: Any, paths_or_glob: Any, out: str | os.PathLike, profil
         frame.write.mode("overwrite" if os.path.exists(out) else "errorifexists").partitionBy(DATE_COLUMN).parquet(out)
     finally:
         spark.conf.set(key, before)
+
+
+__all__ = [
+    "records_dataframe",
+    "write_parquet",
+]
