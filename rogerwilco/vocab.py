@@ -638,23 +638,39 @@ class Receiver:
     """
 
     def __init__(self, vocabularies: Iterable[Vocabulary | str | Path | Mapping[str, Any]] = ()) -> None:
-        compiled: list[Vocabulary] = []
+        # A bundled profile is compiled on first use (None until then): a
+        # process that reads only core lines never compiles one. A file or an
+        # object is loaded and checked when it is held, so a bad one fails at once.
+        self._vocabs: dict[str, Vocabulary | None] = {}
+        warned = False
         for entry in vocabularies:
-            if not isinstance(entry, Vocabulary):
+            if isinstance(entry, Vocabulary):
+                if entry.profile is None:
+                    raise ProfileError("a receiver holds profiles; the core vocabulary is always held")
+                self._vocabs[entry.profile] = entry
+                continue
+            if not warned:
                 warnings.warn("Receiver(profiles) reading profiles is deprecated and goes in the next release; "
                               "use Receiver.load(profiles)", DeprecationWarning, stacklevel=2)
-                entry = _compiled(entry)
-            compiled.append(entry)
-        self._vocabs: dict[str, Vocabulary] = {}
-        for vocab in compiled:
-            if vocab.profile is None:
-                raise ProfileError("a receiver holds profiles; the core vocabulary is always held")
-            self._vocabs[vocab.profile] = vocab
+                warned = True
+            self._hold(entry)
 
     @classmethod
     def load(cls, profiles: Iterable[str | Path | Mapping[str, Any]] = ()) -> "Receiver":
         """Read and compile each profile: a bundled name, a file path or a profile object."""
-        return cls([_compiled(entry) for entry in profiles])
+        receiver = cls()
+        for entry in profiles:
+            receiver._hold(entry)
+        return receiver
+
+    def _hold(self, entry: str | Path | Mapping[str, Any]) -> None:
+        if isinstance(entry, str) and entry in BUNDLED_PROFILES:
+            self._vocabs[entry] = None
+            return
+        vocab = compile_vocabulary(load_profile(entry))
+        if vocab.profile is None:
+            raise ProfileError("a receiver holds profiles; the core vocabulary is always held")
+        self._vocabs[vocab.profile] = vocab
 
     @classmethod
     def all_bundled(cls) -> "Receiver":
@@ -670,13 +686,10 @@ class Receiver:
     def vocabulary(self, name: str | None = None) -> Vocabulary:
         if name is None:
             return core_vocabulary()
-        return self._vocabs[name]
-
-
-def _compiled(entry: str | Path | Mapping[str, Any]) -> Vocabulary:
-    if isinstance(entry, str) and entry in BUNDLED_PROFILES:
-        return bundled_vocabulary(entry)
-    return compile_vocabulary(load_profile(entry))
+        vocab = self._vocabs[name]
+        if vocab is None:
+            vocab = self._vocabs[name] = bundled_vocabulary(name)
+        return vocab
 
 
 # What an API call may be given as its receiver's profiles: a Receiver, or what

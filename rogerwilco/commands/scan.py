@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 
@@ -59,9 +60,7 @@ def _profile_spec(args: argparse.Namespace):
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    import importlib
-
-    S = importlib.import_module("rogerwilco.scan")  # the module (the package's attribute scan is the function)
+    S = importlib.import_module("rogerwilco.scan")  # the subpackage (rogerwilco.scan is the function)
     from ..render import make_console
     from ..render.scan import progress_bar, summary_table, wants_progress
     from ..vocab import Receiver
