@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping, Optional
 from .message import Message, Source, trusted_message
 from .semantics import strict_message
 from .syntax import TAIL_MARK, line_regex
-from .vocab import Receiver, Rule, Vocabulary, as_receiver, core_vocabulary
+from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
 VERSION = "RW1"
 ANSWER_TYPES = ("AQ", "AN")  # the types a profile's closed answer vocabulary governs (spec 7)
@@ -77,7 +77,7 @@ def _condition(cond: Any) -> Callable[[Any], bool]:
     return lambda value: bool(value == cond)
 
 
-def compile_rule(rule: Rule) -> tuple[RuleCheck, bool]:
+def compile_rule(rule: ProfileRule) -> tuple[RuleCheck, bool]:
     """A rule as a closure saying whether a line satisfies it, and whether it reads written values."""
     conditions = tuple((key, _condition(cond)) for key, cond in rule.when.items())
     require = rule.require

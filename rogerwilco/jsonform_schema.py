@@ -63,7 +63,8 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 @lru_cache(maxsize=None)
 def _invisible_class(terminals: tuple[str, ...] = ("VCHAR",)) -> str:
     """A regex class body of the BMP code points the named class terminals exclude (space included)."""
-    tree = _parse_grammar(grammar_text(), "rw1.lark")
+    # lark's grammar parser carries no annotations
+    tree = _parse_grammar(grammar_text(), "rw1.lark")  # type: ignore[no-untyped-call]
     visible: list[tuple[int, int]] = []
     for name in terminals:
         body = None
@@ -246,7 +247,7 @@ def schema_for(vocab: Vocabulary) -> dict[str, Any]:
             "then": {"allOf": then} if len(then) != 1 else then[0],
         })
     title = "RW1 JSON form" + (f" under profile {vocab.profile}" if vocab.profile else " (core)")
-    return strict_form({
+    schema: dict[str, Any] = strict_form({
         "$schema": DIALECT,
         "$id": f"urn:rogerwilco:rw1:jsonform:{vocab.profile or 'core'}",
         "title": title,
@@ -272,6 +273,7 @@ def schema_for(vocab: Vocabulary) -> dict[str, Any]:
         },
         "allOf": per_type + _rule_schemas(vocab),
     })
+    return schema
 
 
 def schema(profile: str | Mapping[str, Any] | None = None) -> dict[str, Any]:

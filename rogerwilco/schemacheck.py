@@ -73,7 +73,7 @@ def _same(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    return a == b
+    return bool(a == b)
 
 
 @lru_cache(maxsize=512)
@@ -178,7 +178,7 @@ class Checker:
             elif "else" in schema:
                 yield from self.errors(value, schema["else"], path)
 
-    def _array(self, value: list, schema: Mapping[str, Any], path: str) -> Iterator[tuple[str, str]]:
+    def _array(self, value: list[Any], schema: Mapping[str, Any], path: str) -> Iterator[tuple[str, str]]:
         if len(value) < schema.get("minItems", 0):
             yield path, f"fewer than {schema['minItems']} items"
         if "maxItems" in schema and len(value) > schema["maxItems"]:
@@ -194,7 +194,7 @@ class Checker:
             elif "items" in schema:
                 yield from self.errors(item, schema["items"], _child(path, i))
 
-    def _object(self, value: Mapping, schema: Mapping[str, Any], path: str) -> Iterator[tuple[str, str]]:
+    def _object(self, value: Mapping[str, Any], schema: Mapping[str, Any], path: str) -> Iterator[tuple[str, str]]:
         for key in schema.get("required", []):
             if key not in value:
                 yield path, f"missing required member {key!r}"
