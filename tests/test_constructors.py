@@ -2,12 +2,14 @@
 
 ``Receiver.load`` reads and compiles profiles and ``ToolStore.open`` opens the
 SQLite file and creates its tables; ``Receiver(...)`` and ``ToolStore(...)``
-take what is already made. The earlier call forms still work for one release,
-with a DeprecationWarning.
+take what is already made. The earlier call forms, and the names renamed
+because they said two things, still work for one release with a
+DeprecationWarning.
 """
 
 from __future__ import annotations
 
+import importlib
 import sqlite3
 import warnings
 
@@ -75,3 +77,18 @@ def test_toolstore_earlier_form_still_opens_with_a_deprecation_warning(tmp_path)
     with pytest.warns(DeprecationWarning, match=r"ToolStore\.open"):
         store = ToolStore(path, profiles=["pay"])
     assert path.exists() and store.receiver.names == ("pay",)
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("rogerwilco.lint", "Rule", "LintRule"),
+    ("rogerwilco.vocab", "Rule", "ProfileRule"),
+    ("rogerwilco.crosswalk", "check_rb", "check_rb_across"),
+])
+def test_a_renamed_name_still_answers_for_one_release_with_a_warning(path, old, new):
+    mod = importlib.import_module(path)
+    with pytest.warns(DeprecationWarning, match=rf"\.{old} is now rogerwilco\.[a-z_.]*\.{new};"):
+        value = getattr(mod, old)
+    assert value is getattr(mod, new)
+    assert old not in getattr(mod, "__all__", ())
+    with pytest.raises(AttributeError):
+        getattr(mod, "no_such_name")

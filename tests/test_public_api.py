@@ -14,13 +14,10 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
-
 import rogerwilco
 
 ROOT = Path(__file__).resolve().parents[1]
 ROW = re.compile(r"^\| `(rogerwilco(?:\.[a-z_]+)*)` \| (.*) \|$")
-
 
 def documented() -> dict[str, set[str]]:
     """The table of docs/architecture.md's public API section: module -> names."""
@@ -33,11 +30,9 @@ def documented() -> dict[str, set[str]]:
             table[m.group(1)] = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", m.group(2)))
     return table
 
-
 def module(path: str):
     importlib.import_module(path)
     return sys.modules[path]  # rogerwilco.scan, the attribute, is the function; the path is the module
-
 
 def test_the_documented_api_is_exactly_what_each_all_exports():
     table = documented()
@@ -47,13 +42,11 @@ def test_the_documented_api_is_exactly_what_each_all_exports():
         assert exported == names, (f"{path}: documented but not in __all__: {sorted(names - exported)}; "
                                    f"in __all__ but not documented: {sorted(exported - names)}")
 
-
 def test_every_exported_name_is_there_to_import():
     for path in documented():
         mod = module(path)
         missing = [name for name in mod.__all__ if not hasattr(mod, name)]
         assert missing == [], f"{path}.__all__ names what it does not have: {missing}"
-
 
 def test_every_integration_is_documented():
     import rogerwilco.integrations as integrations
@@ -63,22 +56,6 @@ def test_every_integration_is_documented():
                if not m.name.startswith("_")}
     assert present == listed, "list each integration module and its __all__ in docs/architecture.md"
 
-
 def test_the_package_version_is_the_projects():
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'^version = "([^"]+)"', text, re.M).group(1) == rogerwilco.__version__
-
-
-@pytest.mark.parametrize("path, old, new", [
-    ("rogerwilco.lint", "Rule", "LintRule"),
-    ("rogerwilco.vocab", "Rule", "ProfileRule"),
-    ("rogerwilco.crosswalk", "check_rb", "check_rb_across"),
-])
-def test_a_renamed_name_still_answers_for_one_release_with_a_warning(path, old, new):
-    mod = module(path)
-    with pytest.warns(DeprecationWarning, match=rf"{re.escape(path)}\.{old} is now {re.escape(path)}\.{new}"):
-        value = getattr(mod, old)
-    assert value is getattr(mod, new)
-    assert old not in getattr(mod, "__all__", ())
-    with pytest.raises(AttributeError):
-        getattr(mod, "no_such_name")
