@@ -62,8 +62,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from rogerwilco.readback import check_dn, check_ho, check_rb, make_rb
-from rogerwilco.vocab import Receiver
+from rogerwilco.checks.readback import check_dn, check_ho, check_rb, make_rb
+from rogerwilco.core.vocab import Receiver
 
 PAY = Receiver.load(["pay"])
 CORE = Receiver()

@@ -21,7 +21,7 @@ import random
 import time
 
 from rogerwilco import Receiver, check_line
-from rogerwilco.syntax import lark_parser
+from rogerwilco.core.syntax import lark_parser
 
 TEMPLATES = [
     "RW1 HO {a}-{n} from={a} to={b} item=gh:crox/site#{n} ask=DRAFT due=20261002 pri=2 conf=M keep={a} // hero copy, 120 words, no em dashes",

@@ -1,4 +1,4 @@
-"""The accept path never changes a verdict (rogerwilco.accept).
+"""The accept path never changes a verdict (rogerwilco.core.accept).
 
 It answers a Message only for a line the full pass accepts, and then the
 same Message; for anything else it answers None and the full pass decides.
@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rogerwilco
-from rogerwilco.accept import accept, accept_values
-from rogerwilco.conformance import load_cases
-from rogerwilco.semantics import check_line
-from rogerwilco.vocab import Receiver
+from rogerwilco.core.accept import accept, accept_values
+from rogerwilco.front.conformance import load_cases
+from rogerwilco.core.semantics import check_line
+from rogerwilco.core.vocab import Receiver
 
 from .strategies import PIECES, messages, mutated_lines
 

@@ -16,8 +16,8 @@ import warnings
 import pytest
 
 from rogerwilco import Receiver
-from rogerwilco.tool import ToolStore
-from rogerwilco.vocab import bundled_vocabulary
+from rogerwilco.front.tool import ToolStore
+from rogerwilco.core.vocab import bundled_vocabulary
 
 
 def test_receiver_takes_compiled_vocabularies_without_reading_anything():
@@ -47,8 +47,8 @@ def test_receiver_of_profile_names_still_loads_them_with_a_deprecation_warning()
 
 
 def test_receiver_refuses_the_core_vocabulary_as_a_profile():
-    from rogerwilco.errors import ProfileError
-    from rogerwilco.vocab import core_vocabulary
+    from rogerwilco.core.errors import ProfileError
+    from rogerwilco.core.vocab import core_vocabulary
 
     with pytest.raises(ProfileError, match="core vocabulary is always held"):
         Receiver([core_vocabulary()])
@@ -80,9 +80,9 @@ def test_toolstore_earlier_form_still_opens_with_a_deprecation_warning(tmp_path)
 
 
 @pytest.mark.parametrize("path, old, new", [
-    ("rogerwilco.lint", "Rule", "LintRule"),
-    ("rogerwilco.vocab", "Rule", "ProfileRule"),
-    ("rogerwilco.crosswalk", "check_rb", "check_rb_across"),
+    ("rogerwilco.io.lint", "Rule", "LintRule"),
+    ("rogerwilco.core.vocab", "Rule", "ProfileRule"),
+    ("rogerwilco.checks.crosswalk", "check_rb", "check_rb_across"),
 ])
 def test_a_renamed_name_still_answers_for_one_release_with_a_warning(path, old, new):
     mod = importlib.import_module(path)

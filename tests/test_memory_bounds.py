@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from rogerwilco import _lru, adapter, tools
+from rogerwilco.core import _lru
+from rogerwilco.front import adapter, tools
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = int(os.environ.get("ROGERWILCO_MEMORY_MB", "24"))
@@ -25,7 +26,7 @@ HO = "RW1 HO a-1 from=a to=b item=x ask=FIX"
 
 CHILD = r"""
 import resource, sys
-from rogerwilco.cli import main
+from rogerwilco.front.cli import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
 sys.__stderr__.write(f"\nPEAK-KIB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} EXIT {code}\n")
@@ -113,7 +114,7 @@ def test_the_adapter_keeps_a_bounded_number_of_receivers():
 
 
 def test_the_mcp_server_keeps_a_bounded_number_of_receivers():
-    tools._receivers.clear()  # the server's tools read their receivers through rogerwilco.tools
+    tools._receivers.clear()  # the server's tools read their receivers through rogerwilco.front.tools
     for i in range(3 * _lru.RECEIVER_CACHE_SIZE):
         tools._receiver({"profiles": [_inline(i)]})
     assert len(tools._receivers) == _lru.RECEIVER_CACHE_SIZE

@@ -26,8 +26,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rogerwilco.adapter import handle
-from rogerwilco.conformance import ImplProcess, load_cases, reply_signature
+from rogerwilco.front.adapter import handle
+from rogerwilco.front.conformance import ImplProcess, load_cases, reply_signature
 from tests.strategies import messages
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import Message
-from rogerwilco.readback import (
+from rogerwilco.checks.readback import (
     FAILED, NOT_ASKED, NOT_CHECKED, PASSED, ReadbackInputError, check_dn, check_ho, check_rb, echo_set, make_rb,
 )
-from rogerwilco.vocab import Receiver
+from rogerwilco.core.vocab import Receiver
 
 from .strategies import RECEIVER, messages, value_for
 

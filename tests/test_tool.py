@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rogerwilco.readback import check_dn, check_rb
-from rogerwilco.thread import check_thread
-from rogerwilco.tool import ToolError, ToolRefused, ToolStore
+from rogerwilco.checks.readback import check_dn, check_rb
+from rogerwilco.checks.thread import check_thread
+from rogerwilco.front.tool import ToolError, ToolRefused, ToolStore
 
 ROOT = Path(__file__).resolve().parent.parent
 VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"

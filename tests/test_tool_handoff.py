@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import Message
-from rogerwilco.handoff import RESEND, REISSUE, Envelope, issue_link
-from rogerwilco.thread import check_thread
-from rogerwilco.tool import ToolRefused, ToolStore
+from rogerwilco.checks.handoff import RESEND, REISSUE, Envelope, issue_link
+from rogerwilco.checks.thread import check_thread
+from rogerwilco.front.tool import ToolRefused, ToolStore
 
 ROOT = Path(__file__).resolve().parent.parent
 VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"

@@ -22,7 +22,7 @@ import sys
 
 import pytest
 
-from rogerwilco.tool import ToolError, ToolRefused, ToolStore
+from rogerwilco.front.tool import ToolError, ToolRefused, ToolStore
 
 VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
 HEAD = "p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec"

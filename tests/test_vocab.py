@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rogerwilco import ProfileError, Receiver, load_profile
-from rogerwilco.vocab import compile_vocabulary, core_vocabulary, profile_problems
+from rogerwilco.core.vocab import compile_vocabulary, core_vocabulary, profile_problems
 
 BASE = {"profile": "mine", "version": "1", "extends": "RW1"}
 
