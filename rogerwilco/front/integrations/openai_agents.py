@@ -332,7 +332,8 @@ def rw1_handoff(from_agent: Agent[Any], to_agent: Agent[Any], *, sender: Endpoin
             message = _lines_message(exchange, receiver)
             return data.clone(input_history=(message,), pre_handoff_items=(), input_items=())
         # control stays with the sender: its handoff call's output is the refusal or the void readback
-        items = tuple(replace(item, raw_item={**item.raw_item, "output": exchange.text()})
+        # (raw_item is the SDK's function-call-output TypedDict; a copy with its output replaced is one too)
+        items = tuple(replace(item, raw_item={**item.raw_item, "output": exchange.text()})  # type: ignore[arg-type]
                       if isinstance(item, HandoffOutputItem) and isinstance(item.raw_item, dict) else item
                       for item in data.new_items)
         return data.clone(new_items=items)
