@@ -7,7 +7,7 @@ machine's load touches every path alike):
 
 * ``rogerwilco.loads``: line -> validated Message (what users call);
 * ``check_line``: line -> LineResult with every finding;
-* batch: ``rogerwilco.accept.json_forms``: lines -> JSON forms, no Message
+* batch: ``rogerwilco.core.accept.json_forms``: lines -> JSON forms, no Message
   objects (the path ``scan`` and ``to_arrow`` take);
 * ``json.loads`` of the JSON forms (the baseline every ratio is against);
 * ``orjson.loads`` of the same (parsing only, no validation);
@@ -233,11 +233,11 @@ def main() -> None:
 
     import rogerwilco
     from rogerwilco import Receiver, check_line
-    from rogerwilco import accept as accept_module
-    from rogerwilco.accept import json_forms
-    from rogerwilco.vocab import core_vocabulary
+    from rogerwilco.core import accept as accept_module
+    from rogerwilco.core.accept import json_forms
+    from rogerwilco.core.vocab import core_vocabulary
 
-    receiver = Receiver(["pay"])
+    receiver = Receiver.load(["pay"])
     lines = corpus(args.lines)
     results = [check_line(line, receiver) for line in lines]
     assert all(r.message is not None for r in results), "the corpus must be valid"
@@ -309,7 +309,7 @@ def main() -> None:
     print()
     print(f"growth: ST lines, {args.growth_lines} per shape, us/line (x json.loads of the same messages)")
     print(f"{'slots':>5} {'tail':>5}  {'loads':>14} {'check_line':>14} {'batch':>14} {'json.loads':>10}")
-    core_only = Receiver(())
+    core_only = Receiver()
     for slots in (5, 30):
         for tail in (0, 100, 300):
             shape = grown(args.growth_lines, tail, slots)

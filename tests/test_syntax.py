@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import RW1SyntaxError
-from rogerwilco.syntax import chunk_at, line_regex, parse_raw, parse_raw_lark
+from rogerwilco.core.syntax import chunk_at, line_regex, parse_raw, parse_raw_lark
 from tests.strategies import fragments, messages, mutated_lines
 
 
@@ -46,7 +46,7 @@ def test_fast_path_accepts_exactly_what_the_grammar_accepts(text):
 def test_the_walk_stops_where_lark_stops(text, number):
     from lark.exceptions import UnexpectedInput
 
-    from rogerwilco.syntax import diagnose, lark_error_position, lark_parser
+    from rogerwilco.core.syntax import diagnose, lark_error_position, lark_parser
 
     found = diagnose(text)
     try:
@@ -126,17 +126,17 @@ def test_chunk_at_points_at_the_token_a_reader_would():
 
 
 def test_the_shipped_fast_path_regex_is_the_one_derived_from_the_grammar():
-    from rogerwilco import _fastpath
-    from rogerwilco.syntax import derive_line_regex
+    from rogerwilco.core import _fastpath
+    from rogerwilco.core.syntax import derive_line_regex
 
-    assert _fastpath.LINE_REGEX == derive_line_regex(), "grammar changed: run python -m rogerwilco.syntax"
+    assert _fastpath.LINE_REGEX == derive_line_regex(), "grammar changed: run python -m rogerwilco.core.syntax"
 
 
 def test_the_shipped_terminal_regexes_are_the_ones_derived_from_the_grammar():
-    from rogerwilco import _fastpath
-    from rogerwilco.syntax import derive_terminals
+    from rogerwilco.core import _fastpath
+    from rogerwilco.core.syntax import derive_terminals
 
-    assert _fastpath.TERMINALS == derive_terminals(), "grammar changed: run python -m rogerwilco.syntax"
+    assert _fastpath.TERMINALS == derive_terminals(), "grammar changed: run python -m rogerwilco.core.syntax"
 
 
 def test_lark_is_imported_only_for_a_refusal_the_walk_cannot_explain():
@@ -158,7 +158,7 @@ def test_lark_is_imported_only_for_a_refusal_the_walk_cannot_explain():
 def test_the_characters_no_line_may_hold_are_found_by_one_search():
     import sys
 
-    from rogerwilco.syntax import _NEVER_IN_A_LINE, _SPACING, BIDI_CONTROLS
+    from rogerwilco.core.syntax import _NEVER_IN_A_LINE, _SPACING, BIDI_CONTROLS
 
     probes = set(range(0x3100)) | {0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000, 0xFEFF, 0xFFFF, 0x10000, sys.maxunicode}
     for code in sorted(probes):

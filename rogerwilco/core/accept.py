@@ -1,0 +1,313 @@
+"""The accept path: a valid line straight to its Message or record, no findings.
+
+Theory of operation
+-------------------
+Most lines a program reads are valid, and for a valid line the never-guess
+pass (:func:`rogerwilco.core.semantics.check_raw`) builds findings it then throws
+away. This module answers a narrower question, as fast as Python can: *is
+this line valid, and if so what does it decode to?* It answers ``None``
+("not sure") for anything other than a clean accept: a line the fast-path
+regex refuses, another version, a profile the receiver does not hold, an
+unknown type, a repeated, unknown or off-type key, a value that does not
+decode, a wrong id, a missing slot, a conditional rule that fails, a tail
+that is too long, or a type governed by a profile's closed answer
+vocabulary. The caller then runs the full pass, which finds and words the
+refusal (or, for a line that only earns notes, builds the same message).
+So this path can make a line slower, never change its verdict; a
+differential test (tests/test_accept.py) holds it to that.
+
+Per vocabulary, everything the pass looks up by name is compiled once into a
+:class:`TypePlan` per message type: the slot decoders (``None`` keeps the text
+as written, a frozenset is an enum's codes, else a decode function), the
+required keys as a frozenset, and each conditional rule as a closure that
+says whether the rule is satisfied. Nothing is imported, and no Source,
+RawLine or LineResult is built, on the way.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
+
+from .message import Message, Source, trusted_message
+from .semantics import LineResult, check_line, strict_message
+from .syntax import TAIL_MARK, line_regex
+from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
+
+VERSION = "RW1"
+ANSWER_TYPES = ("AQ", "AN")  # the types a profile's closed answer vocabulary governs (spec 7)
+
+# A rule check: (decoded values by key, the slots as written "key=value", tail) -> satisfied?
+RuleCheck = Callable[[Mapping[str, Any], Sequence[str], Optional[str]], bool]
+
+
+def _written(slots: Sequence[str]) -> dict[str, str]:
+    """Each key's value as written (a line on the accept path repeats no key)."""
+    out: dict[str, str] = {}
+    for token in slots:
+        key, _, value = token.partition("=")
+        out[key] = value
+    return out
+
+_MATCH = line_regex().fullmatch
+_ABSENT: Any = object()
+_MEMO_MAX = 4096  # entries per type plan; the memo starts again when full
+_MEMO_TOKEN_MAX = 80  # longer slots are decoded every time
+_new_tuple = tuple.__new__
+
+
+class _ExtensionKeys(dict):  # type: ignore[type-arg]
+    """A type's decoders, answering "keep as written" for an x_ key no slot of the vocabulary has."""
+
+    def __init__(self, decoders: Mapping[str, Any], slots: Mapping[str, Any]) -> None:
+        super().__init__(decoders)
+        self._slots = slots
+
+    def __missing__(self, key: str) -> Any:
+        if key.startswith("x_") and key not in self._slots:
+            return None
+        return _ABSENT
+
+
+class _NotSure(Exception):
+    """A slot the accept path leaves to the full pass."""
+
+
+class _Memo(dict):  # type: ignore[type-arg]
+    """"key=value" -> (key, decoded value), decoding on a miss; bounded (it starts again when full)."""
+
+    def __init__(self, decoders: Mapping[str, Any]) -> None:
+        super().__init__()
+        self.decoders = decoders
+
+    def __missing__(self, token: str) -> tuple[str, Any]:
+        hit = _decode_token(self.decoders, token)
+        if hit is None:
+            raise _NotSure(token)
+        if len(token) <= _MEMO_TOKEN_MAX:
+            if len(self) >= _MEMO_MAX:
+                self.clear()
+            self[token] = hit
+        return hit
+
+
+class TypePlan:
+    """One message type of one vocabulary, compiled for the accept path."""
+
+    __slots__ = ("decoders", "required", "rules", "memo", "tail_max")
+
+    def __init__(self, decoders: Mapping[str, Any], required: frozenset[str], rules: tuple[RuleCheck, ...],
+                 slots: Mapping[str, Any], tail_max: int) -> None:
+        self.tail_max = tail_max
+        # An extension key (x_...) that is no slot of the vocabulary is kept as
+        # written, silently, as the full pass keeps it: decoded as "keep".
+        self.decoders = _ExtensionKeys(decoders, slots)
+        self.required = required
+        self.rules = rules
+        # "key=value" as written -> (key, decoded value): slots repeat across a stream
+        # (to=writer, ask=DRAFT), and every decode is a pure function of the text.
+        self.memo = _Memo(self.decoders)
+
+
+def _condition(cond: Any) -> Callable[[Any], bool]:
+    """A rule's ``when`` condition as a predicate on a decoded, present value."""
+    if isinstance(cond, Mapping):
+        if "prefix" in cond:
+            prefix = cond["prefix"]
+            return lambda value: isinstance(value, str) and value.startswith(prefix)
+        if "in" in cond:
+            members = cond["in"]
+            return lambda value: value in members
+        return lambda value: False
+    return lambda value: bool(value == cond)
+
+
+def compile_rule(rule: ProfileRule) -> RuleCheck:
+    """A rule as a closure saying whether a line satisfies it."""
+    conditions = tuple((key, _condition(cond)) for key, cond in rule.when.items())
+    require = rule.require
+    require_tail = rule.require_tail
+    match = tuple(rule.match.items())
+    sums = rule.sum
+    parts: tuple[str, ...] = tuple(sums["parts"]) if sums is not None else ()
+    total: str = sums["total"] if sums is not None else ""
+
+    def satisfied(values: Mapping[str, Any], slots: Sequence[str], tail: str | None) -> bool:
+        for key, holds in conditions:
+            value = values.get(key)
+            if value is None or not holds(value):
+                return True  # the rule does not apply
+        for key in require:
+            if key not in values:
+                return False
+        if require_tail and tail is None:
+            return False
+        if match:
+            written = _written(slots)
+            for key, pattern in match:
+                text = written.get(key)
+                if text is not None and not pattern.fullmatch(text):
+                    return False
+        if sums is not None and total in values and all(k in values for k in parts):
+            written = _written(slots)
+            try:
+                got = sum((Decimal(written[k]) for k in parts), Decimal(0))
+                want = Decimal(written[total])
+            except InvalidOperation:
+                return True  # a value that is not a number is refused by its type, not here
+            return got == want
+        return True
+
+    return satisfied
+
+
+def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
+    """Every type of a vocabulary the accept path may decide alone."""
+    plans: dict[str, TypePlan] = {}
+    answers = "ans" in vocab.enums
+    for name, table in vocab.types.items():
+        if answers and name in ANSWER_TYPES:
+            continue  # the closed answer vocabulary: the full pass decides
+        compiled: list[RuleCheck] = [compile_rule(rule) for rule in table.rules]
+        plans[name] = TypePlan(
+            decoders=dict(table.decoders),
+            required=frozenset(table.required),
+            rules=tuple(compiled),
+            slots=vocab.slots,
+            tail_max=vocab.tail_max,
+        )
+    return plans
+
+
+# id(vocabulary) -> (vocabulary, plans): the vocabulary is held so its id stays its own.
+_PLANS: dict[int, tuple[Vocabulary, dict[str, TypePlan]]] = {}
+_PLANS_MAX = 256
+
+
+def plans_for(vocab: Vocabulary) -> dict[str, TypePlan]:
+    entry = _PLANS.get(id(vocab))
+    if entry is not None and entry[0] is vocab:
+        return entry[1]
+    plans = compile_plans(vocab)
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    _PLANS[id(vocab)] = (vocab, plans)
+    return plans
+
+
+def _decode_token(decoders: Mapping[str, Any], token: str) -> tuple[str, Any] | None:
+    """(key, decoded value) of one slot, or None where the full pass has something to say."""
+    key, _, rawval = token.partition("=")
+    decode = decoders[key]  # _ABSENT for a key the type does not take
+    if decode is None:
+        return key, rawval
+    if decode is _ABSENT:
+        return None
+    if decode.__class__ is frozenset:
+        return (key, rawval) if rawval in decode else None
+    try:
+        return key, decode(rawval)
+    except ValueError:
+        return None
+
+
+# The core vocabulary's plans, found once: most lines name no profile.
+_CORE: list[dict[str, TypePlan]] = []
+
+
+def _core_plans() -> dict[str, TypePlan]:
+    _CORE.append(plans_for(core_vocabulary()))
+    return _CORE[0]
+
+
+def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, Any], str | None] | None:
+    """(the line's space-separated head tokens, decoded values by key, tail), or None when not sure."""
+    if _MATCH(text) is None:
+        return None
+    head, mark, tail_text = text.partition(TAIL_MARK)
+    tokens = head.split(" ")
+    if tokens[0] != VERSION:
+        return None
+    plans = _CORE[0] if _CORE else _core_plans()
+    if " p=" in head:
+        for token in tokens:
+            if token.startswith("p="):
+                if not receiver.holds(token[2:]):
+                    return None
+                plans = plans_for(receiver.vocabulary(token[2:]))
+                break
+    plan = plans.get(tokens[1])
+    if plan is None:
+        return None
+    slots = tokens[3:]
+    try:
+        values: dict[str, Any] = dict(map(plan.memo.__getitem__, slots))  # the loop runs in C on memo hits
+    except _NotSure:
+        return None
+    if len(values) != len(slots):
+        return None  # a repeated key: the full pass names it
+    sender = values.get("from")
+    if isinstance(sender, str) and tokens[2].rpartition("-")[0] != sender:
+        return None
+    if not values.keys() >= plan.required:
+        return None
+    tail = tail_text if mark else None
+    for satisfied in plan.rules:
+        if not satisfied(values, slots, tail):
+            return None
+    if tail is not None and len(tail) > plan.tail_max:
+        return None
+    return tokens, values, tail
+
+
+def accept(text: str, receiver: Receiver, line: int | None = None, file: str | None = None) -> Message | None:
+    """The Message of a cleanly valid line, or None (not sure: run the full pass)."""
+    accepted = accept_values(text, receiver)
+    if accepted is None:
+        return None
+    tokens, values, tail = accepted
+    pop = values.pop
+    return trusted_message(tokens[1], tokens[2], pop("re", None), pop("from"), pop("to"), pop("item", None),
+                           MappingProxyType(values), tail, VERSION, _new_tuple(Source, (text, line, file, None)))
+
+
+def loads_line(text: str, profiles: Any = None, line_number: int | None = None) -> Message:
+    """``rogerwilco.loads``: the accept path, and the full pass only for a line it is not sure of."""
+    receiver = profiles if profiles.__class__ is Receiver else as_receiver(profiles)
+    message = accept(text, receiver, line_number)
+    if message is not None:
+        return message
+    return strict_message(text, receiver, line_number=line_number)
+
+
+def json_form(text: str, receiver: Receiver) -> dict[str, Any] | None:
+    """The JSON form of a cleanly valid line (as ``Message.to_json`` gives it), or None: not sure."""
+    accepted = accept_values(text, receiver)
+    if accepted is None:
+        return None
+    tokens, values, tail = accepted
+    pop = values.pop
+    form = {"v": VERSION, "type": tokens[1], "id": tokens[2], "re": pop("re", None), "from": pop("from"),
+            "to": pop("to"), "item": pop("item", None), "slots": values, "tail": tail}
+    for key, value in values.items():
+        if value.__class__ is tuple:
+            values[key] = list(value)
+    return form
+
+
+def json_forms(lines: Iterable[str], profiles: Any = None) -> Iterator[dict[str, Any] | LineResult]:
+    """The batch path: each line's JSON form, straight from the text, no Message built.
+
+    One item per line, in order: the JSON form (a dict, equal to
+    ``loads(line).to_json()``) of a valid line, else the line's LineResult,
+    whose findings say why it is refused. Line numbers count from 1.
+    """
+    receiver = profiles if profiles.__class__ is Receiver else as_receiver(profiles)
+    for number, text in enumerate(lines, 1):
+        form = json_form(text, receiver)
+        if form is not None:
+            yield form
+            continue
+        result = check_line(text, receiver, line_number=number)
+        yield result.message.to_json() if result.message is not None else result

@@ -1,0 +1,528 @@
+"""Syntax: one RW1 line into its tokens, or a precise syntax error.
+
+Theory of operation
+-------------------
+``grammar/rw1.lark`` is the one source of syntax. It is loaded once (a cached
+factory) into a Lark LALR parser with the contextual lexer, and a transformer
+turns its parse tree into a :class:`RawLine`: the version, type and id tokens,
+the keyed slots as (key, raw value) pairs in written order, and the tail.
+Nothing here knows the vocabulary; a line with an unknown type parses, and the
+never-guess pass refuses it by name.
+
+Lark is general and therefore slow for a language this regular. The fast path
+is a single regular expression *derived from the grammar*: the ``start`` rule's
+EBNF tree is walked and every terminal is replaced by the regex Lark itself
+compiled for it. A line the derived regex accepts is split on its separators
+(the grammar guarantees a slot holds no space and that the first " // " is
+the tail mark), giving the same RawLine the Lark path gives; a line it
+rejects goes through Lark, which says exactly where and why. The two paths
+are proven to agree by a differential property test (tests/test_syntax.py).
+
+The derived regex is shipped precomputed (:mod:`rogerwilco.core._fastpath`, written
+by ``python -m rogerwilco.core.syntax``), so a process that reads only valid lines
+never imports Lark at all; a test derives it again from the grammar and fails
+when the two differ. Lark is imported on the first line the regex refuses.
+
+Errors never leave as Lark exceptions: they become RW1SyntaxError with the
+1-based column, the offending token (the space-delimited chunk at the error)
+and a message naming what was expected.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import lru_cache
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ._fastpath import LINE_REGEX, TERMINALS
+from ._resources import grammar_path
+from .errors import RW1SyntaxError, printable
+
+if TYPE_CHECKING:
+    from lark import Lark
+    from lark.exceptions import UnexpectedInput
+
+TAIL_MARK = " // "
+# The bidirectional controls the grammar refuses anywhere in a line (D14): a
+# value holding one displays as another ("Trojan Source").
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+# What each terminal looks like, for error messages a person can act on.
+_EXPECTED = {
+    "VERSION": "the version token RW1",
+    "TYPE": "a message type in uppercase (HO, RB, AQ, ...)",
+    "MSGID": "a message id <from>-<n>",
+    "SLOT": "a slot key=value (key: a lowercase letter, then [a-z0-9_])",
+    "_TAIL_MARK": "' // ' before a tail",
+    "_SP": "a single space",
+    "TAIL": "tail text",
+    "$END": "the end of the line",
+}
+
+
+class RawLine(NamedTuple):
+    """A line split into its syntactic parts, values still as written.
+
+    A named tuple rather than an attrs class: one is built for every line
+    read, and tuple construction is the cheapest immutable record Python has.
+    """
+
+    text: str
+    version: str
+    type: str
+    id: str
+    tokens: tuple[str, ...]  # the keyed slots as written, "key=value", in order
+    tail: str | None = None
+
+    @property
+    def slots(self) -> tuple[tuple[str, str], ...]:
+        """The keyed slots as (key, value as written) pairs, in written order."""
+        return tuple(tuple(tok.split("=", 1)) for tok in self.tokens)  # type: ignore[misc]
+
+    def slot_column(self, index: int) -> int:
+        """1-based column where slot ``index`` starts (for carets)."""
+        col = len(self.version) + len(self.type) + len(self.id) + 3
+        for token in self.tokens[:index]:
+            col += len(token) + 1
+        return col + 1
+
+    def tail_column(self) -> int:
+        return len(self.text) - len(self.tail or "") + 1
+
+
+def _to_raw_line(text: str, tree: Any) -> RawLine:
+    """The grammar's one rule, ``start``, as a RawLine: version, type, id, slots in order, tail."""
+    version, type_, msgid, *rest = tree.children
+    tokens, tail = [], None
+    for tok in rest:
+        if tok.type == "SLOT":
+            tokens.append(str(tok))
+        else:
+            tail = str(tok)
+    return RawLine(text=text, version=str(version), type=str(type_), id=str(msgid), tokens=tuple(tokens), tail=tail)
+
+
+@lru_cache(maxsize=1)
+def grammar_text() -> str:
+    return grammar_path().read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def lark_parser() -> "Lark":
+    """The grammar, loaded once (Lark is imported here, on first use)."""
+    from lark import Lark
+
+    return Lark(grammar_text(), parser="lalr", lexer="contextual", propagate_positions=False)
+
+
+def _tree_to_regex(tree: Any, terminals: dict[str, str]) -> str:  # a node of Lark's parse of a .lark file
+    """Render a Lark EBNF tree (expansions/expansion/expr/value) as a regex."""
+    kind = tree.data
+    if kind == "expansions":
+        parts = [_tree_to_regex(child, terminals) for child in tree.children]
+        return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+    if kind == "expansion":
+        return "".join(_tree_to_regex(child, terminals) for child in tree.children)
+    if kind == "expr":
+        atom, op = tree.children[0], str(tree.children[1])
+        if op not in ("*", "+", "?"):
+            raise ValueError(f"operator {op!r} not supported by the fast path")
+        return "(?:" + _tree_to_regex(atom, terminals) + ")" + op
+    if kind == "value":
+        (sym,) = tree.children
+        if hasattr(sym, "name"):
+            return "(?:" + terminals[sym.name] + ")"
+        return _tree_to_regex(sym, terminals)
+    raise ValueError(f"grammar construct {kind!r} not supported by the fast path")
+
+
+def _escaped(code: int) -> str:
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _char_set(pattern: str) -> list[tuple[int, int]] | None:
+    """The code point ranges of a regex matching exactly one character of a set
+    (a class or one literal), sorted and merged; None for anything else."""
+    if sys.version_info >= (3, 11):
+        from re import _constants as constants, _parser as parser
+    else:  # Python 3.10
+        import sre_constants as constants
+        import sre_parse as parser
+    try:
+        items: list[Any] = parser.parse(pattern).data  # (opcode, argument) pairs; the stdlib types them loosely
+    except re.error:
+        return None
+    if len(items) != 1:
+        return None
+    op, arg = items[0]
+    if op is constants.LITERAL:
+        return [(arg, arg)]
+    if op is not constants.IN:
+        return None
+    ranges: list[tuple[int, int]] = []
+    for op, arg in arg:
+        if op is constants.LITERAL:
+            ranges.append((arg, arg))
+        elif op is constants.RANGE:
+            ranges.append((arg[0], arg[1]))
+        else:  # a negated class or a category (\\d, \\s): not taken apart here
+            return None
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    start = 0
+    for lo, hi in ranges:
+        if lo > start:
+            out.append((start, lo - 1))
+        start = max(start, hi + 1)
+    if start <= sys.maxunicode:
+        out.append((start, sys.maxunicode))
+    return out
+
+
+def _span(ranges: list[tuple[int, int]]) -> int:
+    return sum(hi - lo + 1 for lo, hi in ranges)
+
+
+def _class_source(ranges: list[tuple[int, int]], negated: bool) -> str:
+    body = "".join(_escaped(lo) if lo == hi else f"{_escaped(lo)}-{_escaped(hi)}" for lo, hi in ranges)
+    return f"[^{body}]" if negated else f"[{body}]"
+
+
+def compact_class(pattern: str) -> str:
+    """A regex that is one character class, written as its complement when that spans fewer code points.
+
+    The same set of characters: ``[!-~\\xa1-...\\U0010ffff]`` (every visible
+    character) becomes ``[^\\x00-\\x20...]`` (what is not visible). Python's
+    ``re`` compiles a class spanning the astral planes in milliseconds and its
+    short complement in a fraction of one, and every process that reads a line
+    compiles the fast-path regex once. Anything but a plain class is returned
+    unchanged.
+    """
+    ranges = _char_set(pattern) if pattern.startswith("[") and not pattern.startswith("[^") else None
+    if ranges is None:
+        return pattern
+    complement = _complement(ranges)
+    if not complement or _span(complement) >= _span(ranges):
+        return pattern
+    return _class_source(complement, negated=True)
+
+
+def _units(regex: str) -> list[str]:
+    """A regex as units: a bracketed class, a backslash escape, or one character."""
+    out: list[str] = []
+    i = 0
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            out.append(regex[i:i + 2])
+            i += 2
+            continue
+        if ch != "[":
+            out.append(ch)
+            i += 1
+            continue
+        j = i + 1
+        if j < len(regex) and regex[j] == "^":
+            j += 1
+        if j < len(regex) and regex[j] == "]":
+            j += 1
+        while j < len(regex) and regex[j] != "]":
+            j += 2 if regex[j] == "\\" else 1
+        out.append(regex[i:j + 1])
+        i = j + 1
+    return out
+
+
+def _merge_alternatives(units: list[str], i: int) -> tuple[str, int] | None:
+    """``(?:A|B|...)`` at ``units[i]``, every alternative one character of a set, as one class; and the index after it."""
+    if units[i:i + 3] != ["(", "?", ":"]:
+        return None
+    j = i + 3
+    union: list[tuple[int, int]] = []
+    count = 0
+    while j < len(units):
+        ranges = _char_set(units[j])
+        if ranges is None:
+            return None
+        union += ranges
+        count += 1
+        j += 1
+        if j < len(units) and units[j] == "|":
+            j += 1
+            continue
+        if j < len(units) and units[j] == ")" and count > 1:
+            merged = _char_set(_class_source(union, negated=False))
+            assert merged is not None
+            complement = _complement(merged)
+            if complement and _span(complement) < _span(merged):
+                return _class_source(complement, negated=True), j + 1
+            return _class_source(merged, negated=False), j + 1
+        return None
+    return None
+
+
+def compact_classes(regex: str) -> str:
+    """``regex`` with the same language and cheaper character sets.
+
+    An alternation of single characters (``(?:[a-z]|[0-9]|_)``, a visible
+    character or a Unicode space) becomes one class, which ``re`` matches in
+    one step rather than by trying each branch; and every class goes through
+    :func:`compact_class`. Repeated until nothing changes.
+    """
+    while True:
+        units = _units(regex)
+        out: list[str] = []
+        i = 0
+        while i < len(units):
+            merged = _merge_alternatives(units, i)
+            if merged is not None:
+                out.append(merged[0])
+                i = merged[1]
+                continue
+            unit = units[i]
+            out.append(compact_class(unit) if unit.startswith("[") else unit)
+            i += 1
+        result = "".join(out)
+        if result == regex:
+            return result
+        regex = result
+
+
+def derive_line_regex() -> str:
+    """The whole-line regex derived from the grammar's ``start`` rule (what ``_fastpath`` ships)."""
+    from lark.load_grammar import GrammarBuilder
+
+    parser = lark_parser()
+    terminals = {t.name: compact_classes(t.pattern.to_regexp()) for t in parser.terminals}
+    builder = GrammarBuilder()
+    builder.load_grammar(grammar_text(), "rw1.lark")
+    start = builder._definitions["start"].tree
+    return _tree_to_regex(start, terminals)
+
+
+@lru_cache(maxsize=1)
+def line_regex() -> re.Pattern[str]:
+    """The whole-line regex of the fast path (derived from the grammar, shipped precomputed)."""
+    return re.compile(LINE_REGEX)
+
+
+_LINE_MATCH = line_regex().fullmatch
+
+
+def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
+    """Split one line into a RawLine, or raise RW1SyntaxError."""
+    if _LINE_MATCH(text) is not None:
+        head, mark, tail = text.partition(TAIL_MARK)
+        tokens = head.split(" ")
+        return RawLine(text, tokens[0], tokens[1], tokens[2], tuple(tokens[3:]), tail if mark else None)
+    found = diagnose(text)
+    if found is None:
+        return parse_raw_lark(text, line_number=line_number)
+    column, expected = found
+    raise _error_at(text, column, expected, line_number)
+
+
+_TERMINAL_MATCH = {name: re.compile(regex).match for name, regex in TERMINALS.items()}
+_WALK = (("VERSION", _TERMINAL_MATCH["VERSION"]), ("_SP", None), ("TYPE", _TERMINAL_MATCH["TYPE"]), ("_SP", None),
+         ("MSGID", _TERMINAL_MATCH["MSGID"]))
+_END = "<END-OF-FILE>"  # what Lark expects after a tail: the end of the line
+
+
+def diagnose(text: str) -> tuple[int, list[str]] | None:
+    """Where the grammar stops reading a line, without Lark: (1-based column, the terminals expected there).
+
+    The grammar is one rule of terminals in sequence, so its LALR parser with
+    the contextual lexer reads a line as this walk does: each terminal, matched
+    greedily by the regex Lark compiles for it (shipped in ``_fastpath``), must
+    follow the one before. The column and the expected terminals are the ones
+    Lark's error reports (a differential test holds the two to that), so the
+    message, token and column of the syntax error are too. None where the walk
+    cannot say (a line break in the text, whose columns Lark counts per line;
+    a line the walk reads whole): Lark is asked then.
+    """
+    if "\n" in text:
+        return None
+    n = len(text)
+    pos = 0
+    for want, match in _WALK:
+        if pos == n:
+            return n + 1, [want]
+        if match is None:
+            if text[pos] != " ":
+                return pos + 1, [want]
+            pos += 1
+            continue
+        found = match(text, pos)
+        if found is None:
+            return pos + 1, [want]
+        pos = found.end()
+    slot, tail = _TERMINAL_MATCH["SLOT"], _TERMINAL_MATCH["TAIL"]
+    while True:  # after the id or a slot: a space, or the end of the line
+        if pos == n:
+            return None
+        if text[pos] != " ":
+            return pos + 1, ["_SP"]
+        pos += 1
+        if pos == n:
+            return n + 1, ["SLOT", "_TAIL_MARK"]
+        found = slot(text, pos)
+        if found is not None:
+            pos = found.end()
+            continue
+        if not text.startswith("//", pos):
+            return pos + 1, ["SLOT", "_TAIL_MARK"]
+        pos += 2
+        if pos == n:
+            return n + 1, ["_SP"]
+        if text[pos] != " ":
+            return pos + 1, ["_SP"]
+        pos += 1
+        if pos == n:
+            return n + 1, ["TAIL"]
+        found = tail(text, pos)
+        if found is None:
+            return pos + 1, ["TAIL"]
+        pos = found.end()
+        return None if pos == n else (pos + 1, [_END])
+
+
+def parse_raw_lark(text: str, *, line_number: int | None = None) -> RawLine:
+    """The Lark path alone (used on rejects, and by the differential test)."""
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        tree = lark_parser().parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(text, exc, line_number) from None
+    return _to_raw_line(text, tree)
+
+
+def chunk_at(text: str, column: int) -> tuple[str, int]:
+    """The space-delimited chunk containing 1-based ``column``, and its column.
+
+    At a space or past the end, the chunk is the next one, or failing that
+    the last one: the token a reader would point at.
+    """
+    idx = min(max(column - 1, 0), len(text))
+    if idx < len(text) and text[idx] != " ":
+        start = text.rfind(" ", 0, idx) + 1
+    else:
+        nxt = idx
+        while nxt < len(text) and text[nxt] == " ":
+            nxt += 1
+        if nxt < len(text):
+            start = nxt
+        else:
+            stripped = text.rstrip(" ")
+            start = stripped.rfind(" ") + 1 if stripped else 0
+            if not stripped:
+                return "", 1
+    end = text.find(" ", start)
+    end = len(text) if end == -1 else end
+    return text[start:end], start + 1
+
+
+def lark_error_position(text: str, exc: "UnexpectedInput") -> tuple[int, list[str]]:
+    """(1-based column, expected terminals) of a Lark error, as the error message uses them."""
+    from lark.exceptions import UnexpectedToken
+
+    column = getattr(exc, "column", None)
+    if not isinstance(column, int) or column < 1:
+        column = len(text) + 1
+    if isinstance(exc, UnexpectedToken) and exc.token.type == "$END":
+        column = len(text) + 1
+    return column, sorted(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ())
+
+
+def _syntax_error(text: str, exc: "UnexpectedInput", line_number: int | None) -> RW1SyntaxError:
+    column, expected = lark_error_position(text, exc)
+    return _error_at(text, column, expected, line_number)
+
+
+def _error_at(text: str, column: int, expected: list[str], line_number: int | None) -> RW1SyntaxError:
+    message = _describe(text, column, expected)
+    token, token_col = chunk_at(text, column)
+    return RW1SyntaxError(
+        message,
+        why="UNK",
+        token=token,
+        column=token_col if token else column,
+        line=line_number,
+        text=text,
+    )
+
+
+_NEVER_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff" + "".join(sorted(BIDI_CONTROLS)) + "]")
+_SPACING = re.compile("[^\\S ]")  # whitespace (str.isspace) other than the space
+
+
+def _describe(text: str, column: int, expected: list[str]) -> str:
+    """A precise message for the commonest breakages, else what was expected."""
+    idx = column - 1
+    if not text:
+        return "empty line"
+    tail_from = text.find(TAIL_MARK)
+    tail_from = len(text) if tail_from < 0 else tail_from + len(TAIL_MARK)
+    # The first character no line may hold; whitespace other than a space only
+    # before the tail (the tail may hold no-break spaces).
+    found = [m.start() for m in (_NEVER_IN_A_LINE.search(text), _SPACING.search(text, 0, tail_from)) if m]
+    if found:
+        i = min(found)
+        ch = text[i]
+        code = ord(ch)
+        if ch in BIDI_CONTROLS:
+            return (f"bidirectional control {printable(ch)} (U+{code:04X}) at column {i + 1} is not allowed in a line: "
+                    "it changes how the text around it displays")
+        return f"character {printable(ch)} (U+{code:04X}) at column {i + 1} is not allowed in a line"
+    if text[0] == " ":
+        return "leading space"
+    if text.endswith(" "):
+        return "trailing space"
+    if "  " in text:
+        return f"two spaces in a row at column {text.index('  ') + 1}"
+    if text.endswith(" //"):
+        return "empty tail: ' //' must be followed by a space and text"
+    if not text.startswith("RW") or not text[2:3].isdigit():
+        return "a line starts with the version token RW1"
+    if expected:
+        wanted = " or ".join(_EXPECTED.get(name, name) for name in expected)
+        got = text[idx:].split(" ", 1)[0] if idx < len(text) else "the end of the line"
+        return f"expected {wanted}, found {printable(got)!r}"
+    return "malformed line"
+
+
+def derive_terminals() -> dict[str, str]:
+    """The regexes Lark compiles for the terminals :func:`diagnose` walks (what ``_fastpath`` ships)."""
+    return {t.name: compact_classes(t.pattern.to_regexp()) for t in lark_parser().terminals
+            if t.name in ("VERSION", "TYPE", "MSGID", "SLOT", "TAIL")}
+
+
+def write_fastpath() -> str:
+    """The source of :mod:`rogerwilco.core._fastpath`, derived from the grammar now."""
+    terminals = "".join(f"    {name!r}: {ascii(regex)},\n" for name, regex in sorted(derive_terminals().items()))
+    return (
+        '"""The fast path\'s whole-line regex and terminal regexes, derived from grammar/rw1.lark.\n\n'
+        'Generated by ``python -m rogerwilco.core.syntax``; do not edit. A test derives them\n'
+        'again from the grammar and fails when they differ.\n"""\n\n'
+        f"LINE_REGEX = {ascii(derive_line_regex())}\n\n"
+        f"TERMINALS = {{\n{terminals}}}\n"
+    )
+
+
+if __name__ == "__main__":
+    from pathlib import Path
+
+    target = Path(__file__).with_name("_fastpath.py")
+    target.write_text(write_fastpath(), encoding="utf-8")
+    print(f"wrote {target}")
