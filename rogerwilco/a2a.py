@@ -53,7 +53,7 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from .errors import RefusedError, printable
-from .findings import FAIL, NOTE, Finding
+from .findings import NOTE, Finding, fail
 from .message import Message
 from .semantics import check_line
 
@@ -196,11 +196,6 @@ class Unwrapped:
         return next((f for f in self.findings if f.failed), None)
 
 
-def _fail(kind: str, message: str, *, key: str | None = None, token: str | None = None,
-          why: str | None = "UNK", column: int | None = None) -> Finding:
-    return Finding(severity=FAIL, kind=kind, message=message, key=key, token=token, why=why, column=column)
-
-
 def _ints(value: Any) -> Any:
     """Integral floats back to ints (protobuf numbers are doubles), recursively."""
     if isinstance(value, float) and value.is_integer():
@@ -249,8 +244,8 @@ def _line_only(obj: Mapping[str, Any], profiles: Any) -> Unwrapped | None:
         first = result.refusal
         assert first is not None
         return Unwrapped(line=text, message=None, findings=(
-            _fail("form", f"the line is refused: {first.message}", key=first.key or "line", token=first.token,
-                  why=first.why or "UNK", column=first.column),))
+            fail(kind="form", message=f"the line is refused: {first.message}", key=first.key or "line", token=first.token,
+                 why=first.why or "UNK", column=first.column),))
     note = Finding(severity=NOTE, kind=NOT_CROSS_CHECKED, key="json",
                    message="line-only: the JSON form is derived from the line; no JSON part was there to cross-check it")
     return Unwrapped(line=text, message=result.message,
@@ -271,7 +266,7 @@ def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bo
     """
     if not isinstance(obj, Mapping) or not isinstance(obj.get("parts"), list):
         return Unwrapped(line=None, message=None,
-                         findings=(_fail("missing-part", "not an A2A message: no parts", key="parts", token="parts"),))
+                         findings=(fail(kind="missing-part", message="not an A2A message: no parts", key="parts", token="parts", why="UNK"),))
     lines: list[Mapping[str, Any]] = []
     forms: list[Mapping[str, Any]] = []
     for part in obj["parts"]:
@@ -293,10 +288,10 @@ def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bo
     for name, found, what in (("line", lines, "line part (a text part holding the line)"),
                               ("json", forms, "JSON part (a data part holding the JSON form)")):
         if not found:
-            findings.append(_fail("missing-part", f"no {what}, marked with {EXTENSION_URI}", key=name, token=name))
+            findings.append(fail(kind="missing-part", message=f"no {what}, marked with {EXTENSION_URI}", key=name, token=name, why="UNK"))
         elif len(found) > 1:
-            findings.append(_fail("extra-part", f"{len(found)} parts claim to be the {name} part; exactly one may",
-                                  key=name, token=name))
+            findings.append(fail(kind="extra-part", message=f"{len(found)} parts claim to be the {name} part; exactly one may",
+                                 key=name, token=name, why="UNK"))
     if findings:
         text = lines[0].get("text") if len(lines) == 1 and isinstance(lines[0].get("text"), str) else None
         return Unwrapped(line=text, message=None, findings=tuple(findings))
@@ -304,13 +299,13 @@ def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bo
     text = lines[0].get("text")
     if not isinstance(text, str):
         return Unwrapped(line=None, message=None,
-                         findings=(_fail("form", "the line part's text is not a string", key="line", token="line"),))
+                         findings=(fail(kind="form", message="the line part's text is not a string", key="line", token="line", why="UNK"),))
     result = check_line(text, profiles)
     if result.message is None:
         first = result.refusal
         assert first is not None
-        findings.append(_fail("form", f"the line is refused: {first.message}", key=first.key or "line",
-                              token=first.token, why=first.why or "UNK", column=first.column))
+        findings.append(fail(kind="form", message=f"the line is refused: {first.message}", key=first.key or "line",
+                             token=first.token, why=first.why or "UNK", column=first.column))
         return Unwrapped(line=text, message=None, findings=tuple(findings))
     message = result.message
 
@@ -320,22 +315,22 @@ def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bo
     except Exception as exc:  # noqa: BLE001 - any refusal of the JSON part is a finding
         token = getattr(exc, "token", None) or "json"
         why = getattr(exc, "why", "UNK")
-        findings.append(_fail("json", f"the JSON part is refused: {getattr(exc, 'message', exc)}", key="json",
-                              token=str(token), why=why))
+        findings.append(fail(kind="json", message=f"the JSON part is refused: {getattr(exc, 'message', exc)}", key="json",
+                             token=str(token), why=why))
         return Unwrapped(line=text, message=None, findings=tuple(findings))
 
     if carried != message:
         key = _first_difference(message.to_json(), carried.to_json())
-        findings.append(_fail("disagree", f"the line and the JSON part carry different messages (at {key})",
-                              key=key, token=_written(message, key)))
+        findings.append(fail(kind="disagree", message=f"the line and the JSON part carry different messages (at {key})",
+                             key=key, token=_written(message, key), why="UNK"))
         return Unwrapped(line=text, message=None, findings=tuple(findings))
 
     digest = _marker(forms[0]).get("h")  # type: ignore[union-attr]
     if digest is None:
-        findings.append(_fail("digest", "the JSON part carries no digest h", key="h", token="h"))
+        findings.append(fail(kind="digest", message="the JSON part carries no digest h", key="h", token="h", why="UNK"))
     elif digest != message.digest():
-        findings.append(_fail("digest", f"digest {printable(str(digest))} does not match the message ({message.digest()})",
-                              key="h", token=f"h={printable(str(digest))}"))
+        findings.append(fail(kind="digest", message=f"digest {printable(str(digest))} does not match the message ({message.digest()})",
+                             key="h", token=f"h={printable(str(digest))}", why="UNK"))
     if findings:
         return Unwrapped(line=text, message=None, findings=tuple(findings))
     notes = tuple(f for f in result.findings if not f.failed)
@@ -461,8 +456,8 @@ def task_states(
             result = check_line(entry, profiles)
             if result.message is None:
                 first = result.refusal
-                findings.append(_fail("form", f"line refused: {first.message if first else 'unreadable'}",
-                                      token=first.token if first else None, why=first.why if first else "UNK"))
+                findings.append(fail(kind="form", message=f"line refused: {first.message if first else 'unreadable'}",
+                                     token=first.token if first else None, why=first.why if first else "UNK"))
                 continue
             msg = result.message
         by_id[msg.id] = msg

@@ -79,12 +79,13 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
+from .codec import as_json, decode, reread
 from .errors import RW1Error
 from .handoff import RESEND, REISSUE, Envelope, issue_link
 from .message import Message
 from .readback import exec_slots, make_rb, vocabulary_of
 from .slottypes import parse_time
-from .vocab import Receiver, Vocabulary, as_receiver
+from .vocab import Receiver, as_receiver
 
 DEFAULT_WINDOW = _dt.timedelta(minutes=15)
 STATES = ("prepared", "in-doubt", "committed", "failed", "abandoned", "cancelled")
@@ -208,24 +209,6 @@ def _utc(now: _dt.datetime | None) -> _dt.datetime:
 
 def _stamp(at: _dt.datetime) -> str:
     return at.strftime("%Y%m%dT%H%MZ")
-
-
-def _json_value(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
-
-
-def decode_value(vocab: Vocabulary, key: str, value: Any) -> Any:
-    """A JSON value (a record's, an executor's) as the slot type decodes it; ValueError if it is not one."""
-    slot = vocab.slots.get(key)
-    if slot is None:
-        raise ValueError(f"{key} is not a slot")
-    if isinstance(value, str):
-        return slot.type.decode(value)
-    if isinstance(value, list):
-        value = tuple(value)
-    if isinstance(value, (bool, int, tuple)):
-        return slot.type.decode(slot.type.encode(value))
-    raise ValueError(f"{key}: a {type(value).__name__} is not a slot value")
 
 
 class ToolStore:
@@ -464,7 +447,7 @@ class ToolStore:
         un = Message(type="UN", id=f"{message.to}-{number}", re=message.id, from_=message.to, to=message.from_,
                      item=message.item, slots=slots,
                      tail=f"duplicate of {live['ho_id']}, read back as {live['rb_id']}; statement {live['state']}")
-        line = Message.from_line(un.to_line(), self.receiver).to_line()
+        line = reread(un, self.receiver).to_line()
         db.execute("UPDATE issues SET reply_line = ? WHERE ho_id = ?", (line, message.id))
         return line
 
@@ -491,7 +474,7 @@ class ToolStore:
             on_file = None
             if key in record:
                 try:
-                    on_file = decode_value(vocab, key, record[key])
+                    on_file = decode(vocab, key, record[key], strict=True)
                 except ValueError as exc:
                     raise ToolError(f"record value for {key}: {exc}") from None
             if given is not None and on_file is not None and given != on_file:
@@ -541,7 +524,7 @@ class ToolStore:
         statement = {
             "token": token, "ho": message.id, "item": message.item, "ask": message.get("ask"),
             "profile": message.profile, "agent": agent, "to": message.from_, "exp": exp,
-            "values": {k: _json_value(v) for k, v in values.items()},
+            "values": {k: as_json(v) for k, v in values.items()},
         }
         with self._transaction() as db:
             refused = None
@@ -576,8 +559,7 @@ class ToolStore:
             if refused is None:
                 number = self._number(db, agent, n)
                 rb = make_rb(message, number, profiles=self.receiver, values=values, digest=True)
-                rb = Message.from_line(rb.replace(slots={**rb.slots, "exp": exp, "x_tok": token}).to_line(),
-                                       self.receiver)
+                rb = reread(rb.replace(slots={**rb.slots, "exp": exp, "x_tok": token}), self.receiver)
                 db.execute("UPDATE statements SET state = 'abandoned', detail = 'superseded by a new statement' "
                            "WHERE handoff = ? AND state = 'prepared'", (key,))
                 db.execute(
@@ -590,7 +572,7 @@ class ToolStore:
                 )
         if refused is not None:
             raise refused
-        return Prepared(token=token, rb=rb.replace(source=None), exp=exp)
+        return Prepared(token=token, rb=rb, exp=exp)
 
     # ---- commit ----------------------------------------------------------------
 
@@ -693,7 +675,7 @@ class ToolStore:
         slots["why"] = "ERR"
         base = {**self._base(ho, agent, number), "type": "FL"}
         fl = Message(**base, slots=slots, tail=f"executor exit status {proc.returncode}; nothing executed")
-        return Message.from_line(fl.to_line(), self.receiver).replace(source=None)
+        return reread(fl, self.receiver)
 
     def _dn(self, ho: Message, agent: str, number: int, stdout: bytes) -> tuple[Message, dict[str, Any]]:
         try:
@@ -716,13 +698,13 @@ class ToolStore:
         slots["out"] = out
         for key in exec_slots(ho, vocab):
             if key in reported:
-                slots[key] = decode_value(vocab, key, reported[key])
+                slots[key] = decode(vocab, key, reported[key], strict=True)
         dn = Message(**self._base(ho, agent, number), slots=slots, tail=tail)
         try:
-            dn = Message.from_line(dn.to_line(), self.receiver).replace(source=None)
+            dn = reread(dn, self.receiver)
         except RW1Error as exc:
             raise ValueError(f"the DN cannot be written: {exc.token} {exc.message}".strip()) from None
-        return dn, {"out": out, "values": {k: _json_value(v) for k, v in slots.items() if k not in ("p", "out")}}
+        return dn, {"out": out, "values": {k: as_json(v) for k, v in slots.items() if k not in ("p", "out")}}
 
     # ---- abandon, cancel, status ------------------------------------------------
 
@@ -786,7 +768,7 @@ class ToolStore:
                 slots["val"] = "Y"
                 an = Message(type="AN", id=f"{message.to}-{number}", re=message.id, from_=message.to,
                              to=message.from_, slots=slots, tail="statement abandoned; nothing executed")
-                answer = Message.from_line(an.to_line(), self.receiver).replace(source=None)
+                answer = reread(an, self.receiver)
         if ran:
             return Message.from_line(ran[-1]["reply_line"], self.receiver).replace(source=None)
         if doubt:
