@@ -36,8 +36,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from lark import Token, Tree
-from lark.load_grammar import _parse_grammar
+from ._lark import Token, Tree, grammar_file_tree
 
 from .syntax import grammar_text
 
@@ -323,7 +322,7 @@ def _wrap(name: str, body: str) -> list[str]:
 
 def definitions(text: str | None = None) -> list[tuple[str, str]]:
     """(rulename, ABNF element) for every definition of the grammar, in order."""
-    tree = _parse_grammar(text if text is not None else grammar_text(), "rw1.lark")
+    tree = grammar_file_tree(text if text is not None else grammar_text())
     out = []
     for item in tree.children:
         if item.data == "rule":
