@@ -42,7 +42,9 @@ its readback, when it passes the sender's check, makes it ``working``; an
 ``AN`` to it; ``DN`` ends it ``completed``, ``UN`` ``rejected``, ``FL``
 ``failed`` and ``CX`` ``canceled``. A message is tied to its HO by following
 ``re=``, never by position (spec 5 rule 3). An end state is final, as in
-A2A; anything after it is noted and changes nothing.
+A2A; anything after it is noted and changes nothing. The states and their
+table are :data:`rogerwilco.lifecycle.A2A_TASK_TRANSITIONS`; the walk from a
+reply to its HO is :func:`rogerwilco.lifecycle.handoff_of`.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ import attrs
 
 from .errors import RefusedError, printable
 from .findings import NOTE, Finding, fail
+from .lifecycle import (A2A_END_STATES, A2A_TASK_STATES, A2A_TASK_TRANSITIONS, A2A_TERMINAL, RESUME,
+                        handoff_of)
 from .message import Message
 from .semantics import check_line
 
@@ -65,15 +69,9 @@ JSON_MEDIA_TYPE = "application/json"
 # ("user"), the side doing the work is the A2A server ("agent").
 _USER_TYPES = frozenset({"HO", "CX", "AN"})
 
-SUBMITTED = "submitted"
-WORKING = "working"
-INPUT_REQUIRED = "input-required"
-COMPLETED = "completed"
-REJECTED = "rejected"
-FAILED = "failed"
-CANCELED = "canceled"
-END_STATES = {"DN": COMPLETED, "UN": REJECTED, "FL": FAILED, "CX": CANCELED}
-TERMINAL = frozenset(END_STATES.values())
+SUBMITTED, WORKING, INPUT_REQUIRED, COMPLETED, REJECTED, FAILED, CANCELED = A2A_TASK_STATES
+END_STATES = A2A_END_STATES
+TERMINAL = A2A_TERMINAL
 
 
 class CarriageError(RefusedError):
@@ -464,7 +462,7 @@ def task_states(
         if msg.type == "HO":
             tasks[msg.id] = {"ho": msg, "state": SUBMITTED, "before_aq": None, "history": [(msg.id, SUBMITTED)]}
             continue
-        ho = _thread_root(msg, by_id)
+        ho = handoff_of(msg, by_id.get, through=None)
         if ho is None or ho.id not in tasks:
             if msg.type in ("RB", "DN", "UN", "FL", "CX"):
                 findings.append(Finding(severity=NOTE, kind="no-task", key="re", token=f"re={msg.re}" if msg.re else msg.id,
@@ -476,7 +474,12 @@ def task_states(
             findings.append(Finding(severity=NOTE, kind="after-end", key=None, token=msg.id,
                                     message=f"{msg.type} {msg.id} after the task ended {state}; no change"))
             continue
-        new = _next_state(msg, ho, task, by_id, passes)
+        event = _task_event(msg, ho, by_id, passes)
+        if event == "AQ":
+            task["before_aq"] = state
+        new = A2A_TASK_TRANSITIONS.get((state, event)) if event is not None else None
+        if new == RESUME:
+            new = task["before_aq"] or SUBMITTED
         if new is not None and new != state:
             task["state"] = new
             task["history"].append((msg.id, new))
@@ -488,38 +491,22 @@ def task_states(
     return TaskMap(tasks=views, findings=tuple(findings))
 
 
-def _thread_root(msg: Message, by_id: Mapping[str, Message]) -> Message | None:
-    """The HO a message belongs to, by following ``re=`` (bounded, cycle-safe)."""
-    seen: set[str] = set()
-    current = msg
-    while current.re is not None and current.re not in seen:
-        seen.add(current.re)
-        parent = by_id.get(current.re)
-        if parent is None:
-            return None
-        if parent.type == "HO":
-            return parent
-        current = parent
-    return None
-
-
-def _next_state(msg: Message, ho: Message, task: dict[str, Any], by_id: Mapping[str, Message], passes: Any) -> str | None:
-    state = task["state"]
+def _task_event(msg: Message, ho: Message, by_id: Mapping[str, Message], passes: Any) -> str | None:
+    """What ``msg`` is to the task of ``ho``: an event of :data:`rogerwilco.lifecycle.A2A_TASK_TRANSITIONS`."""
     from_receiver = msg.from_ == ho.to and msg.to == ho.from_
     from_sender = msg.from_ == ho.from_ and msg.to == ho.to
     if msg.type in ("DN", "UN", "FL") and from_receiver and msg.re == ho.id:
-        return END_STATES[msg.type]
+        return msg.type
     if msg.type == "CX" and from_sender and msg.re == ho.id:
-        return CANCELED
+        return msg.type
     if msg.type == "RB" and from_receiver and msg.re == ho.id:
-        return WORKING if passes(ho, msg) else state
+        return "RB-pass" if passes(ho, msg) else "RB-void"
     if msg.type == "AQ" and from_receiver:
-        task["before_aq"] = state
-        return INPUT_REQUIRED
-    if msg.type == "AN" and from_sender and state == INPUT_REQUIRED:
+        return "AQ"
+    if msg.type == "AN" and from_sender:
         asked = by_id.get(msg.re or "")
         if asked is not None and asked.type == "AQ":
-            return task["before_aq"] or SUBMITTED
+            return "AN"
     return None
 
 

@@ -29,11 +29,14 @@ phases, kept in a SQLite file (the *store*):
     the result (``committed`` with the DN, or ``failed`` with an FL). A crash,
     a kill or a timeout between the two transactions leaves ``in-doubt``:
     nothing runs it again by itself, and :meth:`ToolStore.status` says so.
+    Every change of a statement's state is one row of
+    :data:`rogerwilco.lifecycle.STATEMENT_TRANSITIONS`, applied only to a
+    statement in that row's state.
     The DN carries the values the executor reported, never the plan, so the
     sender's ``check-dn`` sees what actually ran.
 
 **One handoff, one act.** The issues of a handoff (an HO, its re-sends, its
-re-issues after a void readback: :func:`rogerwilco.handoff.issue_link`, the
+re-issues after a void readback: :func:`rogerwilco.lifecycle.issue_link`, the
 rule :func:`rogerwilco.thread.check_thread` uses) share a handoff key in the
 table ``issues``; keys are joined in the same ``BEGIN IMMEDIATE`` transaction
 that prepares, commits or cancels, and a partial unique index allows one
@@ -81,15 +84,16 @@ import attrs
 
 from .codec import as_json, decode, reread
 from .errors import RW1Error
-from .handoff import RESEND, REISSUE, Envelope, issue_link
+from .lifecycle import (REISSUE, RESEND, STATEMENT_EVENTS, STATEMENT_LIVE, STATEMENT_START, STATEMENT_STATES,
+                        Envelope, issue_link)
 from .message import Message
 from .readback import exec_slots, make_rb, vocabulary_of
 from .slottypes import parse_time
 from .vocab import Receiver, as_receiver
 
 DEFAULT_WINDOW = _dt.timedelta(minutes=15)
-STATES = ("prepared", "in-doubt", "committed", "failed", "abandoned", "cancelled")
-_LIVE = ("prepared", "in-doubt", "committed", "failed")  # a statement that can commit, or whose act ran
+STATES = STATEMENT_STATES
+_LIVE = STATEMENT_LIVE  # a statement that can commit, or whose act ran
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS statements (
     token TEXT PRIMARY KEY,
@@ -140,8 +144,16 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS statements_rb ON statements (rb_id);
 CREATE INDEX IF NOT EXISTS statements_handoff ON statements (handoff);
 CREATE UNIQUE INDEX IF NOT EXISTS one_act_per_handoff ON statements (handoff)
-    WHERE state IN ('prepared', 'in-doubt', 'committed', 'failed');
-"""
+    WHERE state IN (%s);
+""" % ", ".join(f"'{state}'" for state in STATEMENT_LIVE)
+
+
+def _move(db: sqlite3.Connection, event: str, where: str, params: Sequence[Any], *, also: str = "",
+          values: Sequence[Any] = ()) -> None:
+    """Move the statements ``where`` selects along :data:`rogerwilco.lifecycle.STATEMENT_TRANSITIONS`:
+    those in the event's from-state take its next state (and the columns ``also`` sets, from ``values``)."""
+    before, after = STATEMENT_EVENTS[event]
+    db.execute(f"UPDATE statements SET state = ?{also} WHERE {where} AND state = ?", (after, *values, *params, before))
 
 
 def _slot_of(line: str, key: str) -> str | None:
@@ -254,8 +266,8 @@ class ToolStore:
             if row["state"] in _LIVE and self._live(db, key) is not None:
                 if row["state"] != "prepared":
                     continue  # two acts ran before the store knew they were one handoff: left as they are
-                db.execute("UPDATE statements SET state = 'abandoned', detail = 'superseded: another statement of "
-                           "the same handoff' WHERE token = ?", (row["token"],))
+                _move(db, "abandon", "token = ?", (row["token"],), also=", detail = ?",
+                      values=("superseded: another statement of the same handoff",))
             db.execute("UPDATE statements SET handoff = ? WHERE token = ?", (key, row["token"]))
 
     # ---- storage -------------------------------------------------------------
@@ -349,14 +361,14 @@ class ToolStore:
         survivor = ran[0] if ran else (live[-1] if live else None)
         for row in live:
             if row is not survivor:
-                db.execute("UPDATE statements SET state = 'abandoned', detail = ? WHERE token = ? AND state = "
-                           "'prepared'", (f"superseded: another statement of the same handoff", row["token"]))
+                _move(db, "abandon", "token = ?", (row["token"],), also=", detail = ?",
+                      values=("superseded: another statement of the same handoff",))
         db.execute("UPDATE issues SET handoff = ? WHERE handoff = ?", (keep, other))
         db.execute("UPDATE statements SET handoff = ? WHERE handoff = ?", (keep, other))
         cancel = self._cancelled(db, keep)
         if cancel is not None:  # a cancel of any issue cancels the handoff
-            db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE handoff = ? AND "
-                       "state = 'prepared'", (cancel["cx_id"], f"cancelled by {cancel['cx_id']}", keep))
+            _move(db, "cancel", "handoff = ?", (keep,), also=", cx_id = ?, detail = ?",
+                  values=(cancel["cx_id"], f"cancelled by {cancel['cx_id']}"))
         return keep
 
     def _register(self, db: sqlite3.Connection, ho: Envelope) -> tuple[str, tuple[str, str] | None]:
@@ -560,15 +572,15 @@ class ToolStore:
                 number = self._number(db, agent, n)
                 rb = make_rb(message, number, profiles=self.receiver, values=values, digest=True)
                 rb = reread(rb.replace(slots={**rb.slots, "exp": exp, "x_tok": token}), self.receiver)
-                db.execute("UPDATE statements SET state = 'abandoned', detail = 'superseded by a new statement' "
-                           "WHERE handoff = ? AND state = 'prepared'", (key,))
+                _move(db, "abandon", "handoff = ?", (key,), also=", detail = ?",
+                      values=("superseded by a new statement",))
                 db.execute(
                     "INSERT INTO statements (token, ho_id, ho_from, ho_to, item, ask, profile, ho_line, agent, statement,"
                     " rb_line, exp, state, prepared_at, handoff, rb_id)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?, ?)",
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (token, message.id, message.from_, message.to, message.item, message.get("ask"), message.profile,
                      message.to_line(), agent, json.dumps(statement, ensure_ascii=False), rb.to_line(), exp,
-                     at.isoformat(), key, rb.id),
+                     STATEMENT_START, at.isoformat(), key, rb.id),
                 )
         if refused is not None:
             raise refused
@@ -616,17 +628,17 @@ class ToolStore:
                 raise refused
             cancel = self._cancelled(db, row["handoff"]) if row["handoff"] is not None else None
             if cancel is not None:
-                db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE token = ?",
-                           (cancel["cx_id"], f"cancelled by {cancel['cx_id']}", token))
+                _move(db, "cancel", "token = ?", (token,), also=", cx_id = ?, detail = ?",
+                      values=(cancel["cx_id"], f"cancelled by {cancel['cx_id']}"))
                 refused = ToolRefused(f"the statement was cancelled by {cancel['cx_id']}", reason="cancelled")
             elif row["handoff"] is None or self._live(db, row["handoff"])["token"] != token:
-                db.execute("UPDATE statements SET state = 'abandoned', detail = ? WHERE token = ?",
-                           ("superseded: another statement of the same handoff", token))
+                _move(db, "abandon", "token = ?", (token,), also=", detail = ?",
+                      values=("superseded: another statement of the same handoff",))
                 refused = ToolRefused("another statement of the same handoff stands", reason="abandoned")
             else:
                 number = self._number(db, row["agent"], n)
-                db.execute("UPDATE statements SET state = 'in-doubt', started_at = ?, pid = ?, reply_n = ? "
-                           "WHERE token = ? AND state = 'prepared'", (at.isoformat(), os.getpid(), number, token))
+                _move(db, "commit", "token = ?", (token,), also=", started_at = ?, pid = ?, reply_n = ?",
+                      values=(at.isoformat(), os.getpid(), number))
         if refused is not None:
             raise refused
         statement = row["statement"]
@@ -634,38 +646,40 @@ class ToolStore:
             proc = subprocess.run(argv, input=statement.encode("utf-8"), capture_output=True, timeout=timeout,
                                   shell=False, check=False)
         except subprocess.TimeoutExpired:
-            self._set(token, "in-doubt", detail=f"the executor did not finish within {timeout}s and was killed")
+            self._set(token, "doubt", detail=f"the executor did not finish within {timeout}s and was killed")
             raise ToolRefused("the executor timed out: the statement is in doubt", reason="in-doubt") from None
         except OSError as exc:  # it never started: nothing ran, the statement is still good
-            self._set(token, "prepared", detail=None, expect="in-doubt", clear=True)
+            self._set(token, "not-started", detail=None, clear=True)
             raise ToolError(f"cannot start the executor {argv[0]}: {exc.strerror or exc}") from None
         ho = Message.from_line(row["ho_line"], self.receiver)
         if proc.returncode < 0:
-            self._set(token, "in-doubt", detail=f"the executor was killed by signal {-proc.returncode}")
+            self._set(token, "doubt", detail=f"the executor was killed by signal {-proc.returncode}")
             raise ToolRefused("the executor was killed: the statement is in doubt", reason="in-doubt")
         if proc.returncode > 0:
             fl = self._fl(ho, row["agent"], number, proc)
-            self._set(token, "failed", reply=fl.to_line(), detail=f"executor exit status {proc.returncode}")
+            self._set(token, "fail", reply=fl.to_line(), detail=f"executor exit status {proc.returncode}")
             return fl
         try:
             dn, executed = self._dn(ho, row["agent"], number, proc.stdout)
         except ValueError as exc:
-            self._set(token, "in-doubt", detail=f"the executor ran but its report cannot be read: {exc}")
+            self._set(token, "doubt", detail=f"the executor ran but its report cannot be read: {exc}")
             raise ToolRefused(f"the executor ran but its report cannot be read ({exc}): the statement is in doubt",
                               reason="in-doubt") from None
-        self._set(token, "committed", reply=dn.to_line(), executed=json.dumps(executed, ensure_ascii=False))
+        self._set(token, "ran", reply=dn.to_line(), executed=json.dumps(executed, ensure_ascii=False))
         return dn
 
-    def _set(self, token: str, state: str, *, reply: str | None = None, executed: str | None = None,
-             detail: str | None = None, expect: str = "in-doubt", clear: bool = False) -> None:
+    def _set(self, token: str, event: str, *, reply: str | None = None, executed: str | None = None,
+             detail: str | None = None, clear: bool = False) -> None:
+        """An in-doubt statement's ``event`` (the executor's outcome), with what it reported."""
         stamp = _dt.datetime.now(_dt.timezone.utc).isoformat()
         with self._transaction() as db:
             if clear:
-                db.execute("UPDATE statements SET state = ?, started_at = NULL, pid = NULL, detail = ? "
-                           "WHERE token = ? AND state = ?", (state, detail, token, expect))
+                _move(db, event, "token = ?", (token,), also=", started_at = NULL, pid = NULL, detail = ?",
+                      values=(detail,))
             else:
-                db.execute("UPDATE statements SET state = ?, reply_line = ?, executed = ?, detail = ?, finished_at = ? "
-                           "WHERE token = ? AND state = ?", (state, reply, executed, detail, stamp, token, expect))
+                _move(db, event, "token = ?", (token,),
+                      also=", reply_line = ?, executed = ?, detail = ?, finished_at = ?",
+                      values=(reply, executed, detail, stamp))
 
     def _base(self, ho: Message, agent: str, number: int) -> dict[str, Any]:
         return {"type": "DN", "id": f"{agent}-{number}", "re": ho.id, "from_": agent, "to": ho.from_, "item": ho.item}
@@ -715,7 +729,7 @@ class ToolStore:
                 refused = self._refusal(row, _dt.datetime.min.replace(tzinfo=_dt.timezone.utc))
                 assert refused is not None
                 raise refused
-            db.execute("UPDATE statements SET state = 'abandoned', detail = 'abandoned' WHERE token = ?", (token,))
+            _move(db, "abandon", "token = ?", (token,), also=", detail = ?", values=("abandoned",))
             row = self._row(db, token)
         return self._statement(row, _utc(None))
 
@@ -757,8 +771,8 @@ class ToolStore:
                                       f"can cancel {message.re}, to {row['ho_to']}", reason="wrong-party")
             db.execute("INSERT OR IGNORE INTO cancels (ho_id, cx_id, cx_line) VALUES (?, ?, ?)",
                        (named, message.id, message.to_line()))
-            db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE handoff = ? "
-                       "AND state = 'prepared'", (message.id, f"cancelled by {message.id}", key))
+            _move(db, "cancel", "handoff = ?", (key,), also=", cx_id = ?, detail = ?",
+                  values=(message.id, f"cancelled by {message.id}"))
             rows = db.execute("SELECT * FROM statements WHERE handoff = ? ORDER BY prepared_at", (key,)).fetchall()
             ran = [r for r in rows if r["state"] == "committed"]
             doubt = [r for r in rows if r["state"] == "in-doubt"]
@@ -816,8 +830,7 @@ class ToolStore:
                 raise ToolRefused(f"the statement is {row['state']}, not in doubt: nothing to settle", reason=row["state"])
             detail = (f"settled by hand by {who} at {_stamp(at)}: the act {'ran' if ran else 'did not run'}; "
                       f"note: {' '.join(note.split())}")
-            db.execute("UPDATE statements SET state = ?, pid = NULL, detail = ?, finished_at = ? "
-                       "WHERE token = ? AND state = 'in-doubt'",
-                       ("committed" if ran else "abandoned", detail, at.isoformat(), token))
+            _move(db, "settle-ran" if ran else "settle-not-ran", "token = ?", (token,),
+                  also=", pid = NULL, detail = ?, finished_at = ?", values=(detail, at.isoformat()))
             row = self._row(db, token)
         return self._statement(row, at)
