@@ -14,6 +14,8 @@ Arrow table (the ``parquet`` extra).
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import IO, Any, Iterable, Iterator
 
 from .errors import EncodeError, ProfileError, RefusedError, RW1Error, RW1SyntaxError
@@ -22,13 +24,7 @@ from .message import Message, Source
 from .semantics import LineResult, check_line, refusal
 from .stream import read_lines, validate_stream
 from .vocab import Receiver, load_profile
-
-# The records API (issue: logs into records). ``rogerwilco.scan`` is the
-# function; the module stays importable as ``from rogerwilco.scan import ...``.
-from . import scan as _scan_module  # noqa: E402  (the submodule first, then the name)
-
-scan = _scan_module.scan
-to_arrow = _scan_module.to_arrow
+from .accept import loads_line as _loads_line
 
 __version__ = "0.1.0"
 
@@ -40,7 +36,21 @@ __all__ = [
 
 
 # Imported on first use, so that a process reading lines pays only for what it uses.
-_LAZY = {"Endpoint": "endpoint", "ProtocolError": "endpoint"}
+_LAZY = {"Endpoint": "endpoint", "ProtocolError": "endpoint", "scan": "scan", "to_arrow": "scan"}
+
+
+class _Package(types.ModuleType):
+    """The package module. ``rogerwilco.scan`` is the function (the records API),
+    while ``rogerwilco.scan`` the subpackage stays importable: when the import
+    system binds the subpackage to its parent, the function is bound instead."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "scan" and isinstance(value, types.ModuleType):
+            value = value.scan
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:
@@ -49,9 +59,10 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'rogerwilco' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+    imported = importlib.import_module(f".{module}", __name__)
+    if name not in globals():
+        globals()[name] = getattr(imported, name)
+    return globals()[name]
 
 
 def __dir__() -> list[str]:
@@ -60,7 +71,7 @@ def __dir__() -> list[str]:
 
 def loads(line: str, profiles: Receiver | Iterable[Any] | None = None) -> Message:
     """Parse and validate one line into a Message (raises an RW1Error)."""
-    return Message.from_line(line, profiles)
+    return _loads_line(line, profiles)
 
 
 def dumps(message: Message) -> str:

@@ -78,7 +78,25 @@ Quick start:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Which module of rogerwilco.commands registers each subcommand: a run imports
+# only the one it needs (tests/test_cli.py checks this table against the
+# modules' own registrations). Help, completion and an unknown name load them all.
+COMMAND_MODULES = {
+    "adapter": "adapter", "completion": "completion", "conformance": "conformance", "grammar": "grammar",
+    "parse": "lines", "encode": "lines", "validate": "lines", "digest": "lines", "reply": "lines",
+    "lint": "lint", "lsp": "lsp", "mcp": "mcp", "legend": "profiles", "profile": "profiles",
+    "check-src": "profiles", "check-rb": "readback", "check-ho": "readback", "check-dn": "readback",
+    "make-rb": "readback", "scan": "scan", "schema": "schema", "check-thread": "thread", "tool": "tool",
+}
+
+
+def command_module_names() -> list[str]:
+    """Every subcommand module, as found in the package."""
+    return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser: every subcommand, or only ``command``'s when it is a known one."""
     from .commands._help import HELP, epilog
 
     parser = _Parser(
@@ -90,10 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour in reports: auto (a terminal, unless NO_COLOR is set), always, never")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+    module_names = [COMMAND_MODULES[command]] if command in COMMAND_MODULES else command_module_names()
+    for name in module_names:
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         module.register(sub)
     for name, child in sub.choices.items():
         child.formatter_class = _Formatter
@@ -101,6 +118,19 @@ def build_parser() -> argparse.ArgumentParser:
             child.description = HELP[name][0]
             child.epilog = epilog(name)
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand an argument list names (the first word not an option), or None."""
+    words = iter(argv)
+    for word in words:
+        if word == "--color":
+            next(words, None)
+        elif word in ("-h", "--help", "--version"):
+            return None
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -115,11 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
         sys.stdout.write(QUICK_START)
         return 0
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     from .render import set_color
 

@@ -31,6 +31,7 @@ and a message naming what was expected.
 from __future__ import annotations
 
 import re
+import sys
 from functools import lru_cache
 
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -136,12 +137,85 @@ def _tree_to_regex(tree, terminals: dict[str, str]) -> str:
     raise ValueError(f"grammar construct {kind!r} not supported by the fast path")
 
 
+def _escaped(code: int) -> str:
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def compact_class(pattern: str) -> str:
+    """A regex that is one character class, written as its complement when that spans fewer code points.
+
+    The same set of characters: ``[!-~\\xa1-...\\U0010ffff]`` (every visible
+    character) becomes ``[^\\x00-\\x20...]`` (what is not visible). Python's
+    ``re`` compiles a class spanning the astral planes in milliseconds and its
+    short complement in a fraction of one, and every process that reads a line
+    compiles the fast-path regex once. Anything but a plain class is returned
+    unchanged.
+    """
+    try:
+        from re import _constants as constants, _parser as parser  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_constants as constants  # type: ignore[no-redef]
+        import sre_parse as parser  # type: ignore[no-redef]
+    try:
+        items = list(parser.parse(pattern))
+    except re.error:
+        return pattern
+    if len(items) != 1 or items[0][0] is not constants.IN:
+        return pattern
+    ranges: list[tuple[int, int]] = []
+    for op, arg in items[0][1]:
+        if op is constants.LITERAL:
+            ranges.append((arg, arg))
+        elif op is constants.RANGE:
+            ranges.append((arg[0], arg[1]))
+        else:  # a negated class or a category (\\d, \\s): left as written
+            return pattern
+    ranges.sort()
+    complement: list[tuple[int, int]] = []
+    start = 0
+    for lo, hi in ranges:
+        if lo > start:
+            complement.append((start, lo - 1))
+        start = max(start, hi + 1)
+    if start <= sys.maxunicode:
+        complement.append((start, sys.maxunicode))
+    if not complement or sum(hi - lo for lo, hi in complement) >= sum(hi - lo for lo, hi in ranges):
+        return pattern
+    return "[^" + "".join(_escaped(lo) if lo == hi else f"{_escaped(lo)}-{_escaped(hi)}" for lo, hi in complement) + "]"
+
+
+def compact_classes(regex: str) -> str:
+    """Every bracketed character class of ``regex`` through :func:`compact_class`."""
+    out: list[str] = []
+    i = 0
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            out.append(regex[i:i + 2])
+            i += 2
+            continue
+        if ch != "[":
+            out.append(ch)
+            i += 1
+            continue
+        j = i + 1
+        if j < len(regex) and regex[j] == "^":
+            j += 1
+        if j < len(regex) and regex[j] == "]":
+            j += 1
+        while j < len(regex) and regex[j] != "]":
+            j += 2 if regex[j] == "\\" else 1
+        out.append(compact_class(regex[i:j + 1]))
+        i = j + 1
+    return "".join(out)
+
+
 def derive_line_regex() -> str:
     """The whole-line regex derived from the grammar's ``start`` rule (what ``_fastpath`` ships)."""
     from ._lark import rule_tree
 
     parser = lark_parser()
-    terminals = {t.name: t.pattern.to_regexp() for t in parser.terminals}
+    terminals = {t.name: compact_classes(t.pattern.to_regexp()) for t in parser.terminals}
     return _tree_to_regex(rule_tree(grammar_text(), "start"), terminals)
 
 

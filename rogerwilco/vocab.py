@@ -634,13 +634,16 @@ class Receiver:
     """
 
     def __init__(self, profiles: Iterable[str | Path | Mapping[str, Any]] = ()) -> None:
-        self._vocabs: dict[str, Vocabulary] = {}
+        # A bundled profile is compiled on first use (None until then): a
+        # process that reads only core lines never compiles one. A file or an
+        # object is loaded and checked here, so a bad one fails at once.
+        self._vocabs: dict[str, Vocabulary | None] = {}
         for entry in profiles:
             if isinstance(entry, str) and entry in BUNDLED_PROFILES:
-                vocab = bundled_vocabulary(entry)
+                self._vocabs[entry] = None
             else:
                 vocab = compile_vocabulary(load_profile(entry))
-            self._vocabs[vocab.profile] = vocab  # type: ignore[index]
+                self._vocabs[vocab.profile] = vocab  # type: ignore[index]
 
     @classmethod
     def all_bundled(cls) -> "Receiver":
@@ -656,7 +659,10 @@ class Receiver:
     def vocabulary(self, name: str | None = None) -> Vocabulary:
         if name is None:
             return core_vocabulary()
-        return self._vocabs[name]
+        vocab = self._vocabs[name]
+        if vocab is None:
+            vocab = self._vocabs[name] = bundled_vocabulary(name)
+        return vocab
 
 
 def as_receiver(profiles: "Receiver | Iterable[str | Path | Mapping[str, Any]] | None") -> Receiver:

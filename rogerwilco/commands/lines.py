@@ -101,12 +101,19 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from ..render import make_console
-    from ..render.lines import finding_text, summary_text
+    from ..render import make_console, plain_output
+    from ..render.lines import Parts, finding_parts, plain, styled, summary_parts
 
     receiver = receiver_from(args)
     name = display_name(args.file)
-    console = make_console()
+    if plain_output():  # what a console would write, without loading rich
+        def show(parts: Parts) -> None:
+            sys.stdout.write(plain(parts) + "\n")
+    else:
+        console = make_console()
+
+        def show(parts: Parts) -> None:
+            console.print(styled(parts))
     counts = {"lines": 0, "valid": 0, "refused": 0, "notes": 0}
     with open_input(args.file) as fh:
         for result in validate_stream(fh, receiver, file=name):
@@ -130,9 +137,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
             for finding in result.findings:
                 if args.quiet and finding.severity != FAIL:
                     continue
-                console.print(finding_text(result, finding, name))
+                show(finding_parts(result, finding, name))
     if args.format == "text":
-        console.print(summary_text(counts))
+        show(summary_parts(counts))
     return 1 if counts["refused"] else 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 
@@ -59,7 +60,7 @@ def _profile_spec(args: argparse.Namespace):
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from .. import _scan_module as S
+    S = importlib.import_module("rogerwilco.scan")  # the subpackage (rogerwilco.scan is the function)
     from ..render import make_console
     from ..render.scan import progress_bar, summary_table, wants_progress
     from ..vocab import Receiver

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 _COLOR = "auto"
@@ -23,7 +24,22 @@ def set_color(mode: str) -> None:
     _COLOR = mode
 
 
-def make_console(file: IO[str] | None = None, *, width: int | None = None, color: bool | None = None) -> Console:
+def plain_output(file: IO[str] | None = None) -> bool:
+    """Whether a report to ``file`` (stdout) is plain text: no colour and not a terminal.
+
+    Then a command may write the reports' plain text itself, without loading
+    rich: a console would write exactly that text (``tests/test_cli.py``).
+    """
+    stream = file if file is not None else sys.stdout
+    stream = getattr(stream, "unescaped", stream)
+    if _COLOR == "always":
+        return False
+    return not bool(getattr(stream, "isatty", lambda: False)())
+
+
+def make_console(file: IO[str] | None = None, *, width: int | None = None, color: bool | None = None) -> "Console":
+    from rich.console import Console
+
     stream = file if file is not None else sys.stdout
     if color is None and _COLOR != "auto":
         color = _COLOR == "always"

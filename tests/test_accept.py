@@ -1,0 +1,154 @@
+"""The accept path never changes a verdict (rogerwilco.accept).
+
+It answers a Message only for a line the full pass accepts, and then the
+same Message; for anything else it answers None and the full pass decides.
+Checked over every line of the conformance suite, generated valid lines,
+mutated and hostile lines (control characters, non-ASCII digits, surrogates,
+a 64 KiB line), under the core alone and under every bundled profile.
+``ROGERWILCO_FUZZ_EXAMPLES`` raises the budget, as in tests/test_fuzz.py.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rogerwilco
+from rogerwilco.accept import accept, accept_values
+from rogerwilco.conformance import load_cases
+from rogerwilco.semantics import check_line
+from rogerwilco.vocab import Receiver
+
+from .strategies import PIECES, messages, mutated_lines
+
+EXAMPLES = int(os.environ.get("ROGERWILCO_FUZZ_EXAMPLES", "60"))
+FUZZ = settings(max_examples=EXAMPLES * 2, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+RECEIVERS = (Receiver.all_bundled(), Receiver(()), Receiver(["pay"]))
+
+_BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "parse_bench.py"
+_spec = importlib.util.spec_from_file_location("rw1_parse_bench", _BENCH)
+assert _spec is not None and _spec.loader is not None
+_bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_bench)
+corpus = _bench.corpus  # the benchmark's own corpus
+
+
+def agrees(line: str, receiver: Receiver) -> bool:
+    """The property: None, or exactly the message of a line the full pass accepts. Returns whether it accepted."""
+    got = accept(line, receiver, 3, "f.rw1")
+    full = check_line(line, receiver, line_number=3, file="f.rw1")
+    if got is None:
+        return False
+    assert full.message is not None, (line, full.findings)
+    assert full.valid
+    assert got == full.message
+    assert attrs.asdict(got, recurse=False) == attrs.asdict(full.message, recurse=False)
+    assert list(got.slots.items()) == list(full.message.slots.items())  # written order kept
+    assert [type(v) for v in got.slots.values()] == [type(v) for v in full.message.slots.values()]
+    assert got.source == full.message.source
+    assert hash(got) == hash(full.message)
+    return True
+
+
+def conformance_lines() -> list[str]:
+    lines: list[str] = []
+    for case in load_cases():
+        for key in ("line", "ho", "rb", "dn", "text"):
+            value = case.request.get(key)
+            if isinstance(value, str):
+                lines.append(value)
+        for value in case.request.get("lines", ()) or ():
+            if isinstance(value, str):
+                lines.append(value)
+    return lines
+
+
+def test_every_conformance_line_agrees() -> None:
+    lines = conformance_lines()
+    assert len(lines) > 100
+    accepted = sum(agrees(line, receiver) for line in lines for receiver in RECEIVERS)
+    assert accepted > 50  # the path is exercised, not only refused to
+
+
+def test_the_benchmark_corpus_is_accepted_by_the_fast_path() -> None:
+    receiver = Receiver(["pay"])
+    assert all(agrees(line, receiver) for line in corpus(300))
+
+
+@FUZZ
+@given(messages(), st.sampled_from(RECEIVERS))
+def test_generated_valid_lines_agree(message, receiver) -> None:
+    agrees(message.to_line(), receiver)
+
+
+@FUZZ
+@given(mutated_lines(), st.sampled_from(RECEIVERS))
+def test_mutated_lines_agree(line, receiver) -> None:
+    agrees(line, receiver)
+
+
+# Hostile replacements for one value: control characters, non-ASCII digits
+# (which int() and str.isdigit() accept and the grammar's [0-9] does not),
+# surrogates, Unicode spaces, separators.
+HOSTILE = ["\x00", "\t", "\n", "\x85", "\u0663", "\uff12", "\u00b2", "\U0001d7ce", "\ud800", "\udfff",
+           "\u200e", "\u202e", "\u00a0", "\u3000", "\u2028", "+", "=", " ", "//", "-"]
+
+
+@FUZZ
+@given(messages(), st.sampled_from(RECEIVERS), st.data())
+def test_hostile_values_agree(message, receiver, data) -> None:
+    line = message.to_line()
+    pos = data.draw(st.integers(0, len(line)))
+    piece = data.draw(st.sampled_from(HOSTILE + PIECES))
+    agrees(line[:pos] + piece + line[pos:], receiver)
+
+
+@pytest.mark.parametrize("digits", ["\u0663", "\uff12", "\u00b2", "\U0001d7ce", "\u0661\u0662"])
+def test_non_ascii_digits_are_not_integers(digits: str) -> None:
+    for line in (f"RW1 ST a-1 from=a to=b item=x pct={digits}", f"RW1 HO a-{digits} from=a to=b item=x ask=DRAFT",
+                 f"RW1 HO a-1 from=a to=b item=x ask=DRAFT due=2026100{digits}"):
+        assert accept(line, RECEIVERS[0]) is None
+        assert not check_line(line, RECEIVERS[0]).valid
+
+
+def test_long_lines_agree() -> None:
+    base = "RW1 HO a-1 from=a to=b item=x ask=DRAFT"
+    long_value = base + " x_big=" + "v" * 65536
+    long_tail = base + " // " + "w " * 32768
+    many = base + "".join(f" x_{i}=v" for i in range(6000))
+    for line in (long_value, long_tail.rstrip(" "), many, base + " // " + "w" * 300, base + " // " + "w" * 301):
+        for receiver in RECEIVERS:
+            agrees(line, receiver)
+    assert accept(long_value, RECEIVERS[0]) is None  # x_ keys are the full pass's to keep
+    assert accept(base + " // " + "w" * 300, RECEIVERS[0]) is not None
+    assert accept(base + " // " + "w" * 301, RECEIVERS[0]) is None
+
+
+def test_rules_compiled_once_decide_as_the_full_pass() -> None:
+    pay = Receiver(["pay"])
+    ok = "RW1 ST b-1 p=pay from=b to=a item=inv:MD-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS src=email:7"
+    assert agrees(ok, pay)
+    for line in (ok.replace("amt=120.00", "amt=121.00"), ok.replace(" src=email:7", ""),
+                 "RW1 AQ b-1 from=b to=a need=ENUM", "RW1 AN a-1 re=b-1 from=a to=b val=tail"):
+        assert accept_values(line, pay) is None
+        assert not check_line(line, pay).valid
+    assert agrees("RW1 AN a-1 re=b-1 from=a to=b val=tail // the answer", Receiver(()))
+
+
+def test_loads_is_the_accept_path_or_the_full_pass() -> None:
+    line = "RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT pri=02"
+    assert rogerwilco.loads(line) == check_line(line).message
+    assert rogerwilco.loads(line).slots["pri"] == 2
+    with pytest.raises(rogerwilco.RefusedError):
+        rogerwilco.loads(line.replace("DRAFT", "DRAFTY"))
+    # a line that earns only notes is accepted by the full pass
+    noted = line + " colour=red"
+    assert accept(noted, RECEIVERS[0]) is None
+    assert rogerwilco.loads(noted).slots["colour"] == "red"

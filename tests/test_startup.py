@@ -1,0 +1,101 @@
+"""Cold start: a CLI run loads only what it uses (benchmarks/startup.py times it).
+
+What a run imports is asserted here, never how long it takes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import subprocess
+import sys
+
+import pytest
+
+from rogerwilco import cli
+from rogerwilco.render import make_console
+from rogerwilco.render.lines import finding_parts, finding_text, plain, summary_parts, summary_text
+from rogerwilco.semantics import check_line
+
+VALID = "RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT due=20261002 pri=2"
+
+
+def test_the_command_table_names_every_subcommand_and_its_module() -> None:
+    registered: dict[str, str] = {}
+    for name in cli.command_module_names():
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(f"rogerwilco.commands.{name}").register(sub)
+        for command in sub.choices:
+            registered[command] = name
+    assert registered == cli.COMMAND_MODULES
+
+
+@pytest.mark.parametrize("argv,command", [
+    (["validate", "x"], "validate"), (["--color", "never", "scan", "x"], "scan"), (["--color=never", "parse"], "parse"),
+    (["--help"], None), (["--version"], None), (["-h", "validate"], None), ([], None), (["nonsense"], "nonsense"),
+])
+def test_the_subcommand_is_found_before_parsing(argv: list[str], command: str | None) -> None:
+    assert cli._command_of(argv) == command
+
+
+def test_a_parser_for_one_command_parses_it_as_the_full_parser_does() -> None:
+    argv = ["validate", "--format", "json", "-q", "f.rw1"]
+    assert vars(cli.build_parser("validate").parse_args(argv)) == vars(cli.build_parser().parse_args(argv))
+
+
+def _run(code: str) -> str:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+
+def test_validating_a_valid_line_loads_neither_rich_nor_lark_nor_other_commands(tmp_path) -> None:
+    path = tmp_path / "one.rw1"
+    path.write_text(VALID + "\n", encoding="utf-8")
+    out = _run(
+        "import sys\n"
+        "from rogerwilco.cli import main\n"
+        f"code = main(['validate', {str(path)!r}])\n"
+        "mods = sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'lark') or m.startswith('rogerwilco.commands.'))\n"
+        "print(code, ' '.join(mods))\n"
+    )
+    assert out.splitlines()[-1] == "0 rogerwilco.commands._common rogerwilco.commands._help rogerwilco.commands.lines"
+
+
+def test_importing_the_package_loads_no_scan_no_rich_no_lark() -> None:
+    out = _run("import sys, rogerwilco\n"
+               "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'lark') or m.startswith('rogerwilco.scan')))")
+    assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("line", [
+    VALID, VALID.replace("DRAFT", "DRAFTY"), VALID + " colour=red", "RW1 HO a-1 from=a  to=b", "RW1 HO a\x1b[31m-1",
+    "RW1 HO a-1 from=a to=b item=x ask=DRAFT // caf\u00e9 \u4e2d\u6587 " + "w" * 200,
+])
+def test_a_plain_report_is_what_a_console_without_colour_writes(line: str) -> None:
+    result = check_line(line, line_number=4)
+    buffer = io.StringIO()
+    console = make_console(buffer, color=False)
+    expected: list[str] = []
+    for finding in result.findings:
+        console.print(finding_text(result, finding, "f.rw1"))
+        expected.append(plain(finding_parts(result, finding, "f.rw1")))
+    counts = {"lines": 1, "valid": int(result.message is not None), "refused": 0, "notes": 2}
+    console.print(summary_text(counts))
+    expected.append(plain(summary_parts(counts)))
+    assert buffer.getvalue() == "".join(text + "\n" for text in expected)
+
+
+@pytest.mark.parametrize("pattern", [
+    "[!-~\u00a1-\u061b\u061d-\u167f\u1681-\u1fff\u200b-\u200d\u2010-\u2027\u2030-\u205e\u2060-\u2065\u206a-\u2fff"
+    "\u3001-\ud7ff\ue000-\U0010ffff]",
+    "[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]", "[0-9]", "[^a-z]", "[\\w.]", "[\\]a-]", "(?:[!-\U0010ffff])+",
+])
+def test_a_compacted_character_class_holds_the_same_characters(pattern: str) -> None:
+    import re
+
+    from rogerwilco.syntax import compact_classes
+
+    before, after = re.compile(pattern), re.compile(compact_classes(pattern))
+    probes = set(range(0x3100)) | {c + d for c in (0xD7FF, 0xE000, 0xFFFF, 0x10FFFF, 0x1F600) for d in (-1, 0, 1)}
+    for code in sorted(c for c in probes if 0 <= c <= sys.maxunicode):
+        assert bool(before.fullmatch(chr(code))) == bool(after.fullmatch(chr(code))), hex(code)
