@@ -31,8 +31,19 @@ receiver, reaching it directly or through the RB, AN or CX they answer;
 ``cancel-wrong-party``. The table's close region gives ``closed-twice`` and
 ``act-after-cancel``; a CX is acknowledged by an ``AN re=<CX id>`` from the
 receiver or a close from it afterwards, otherwise ``cancel-unacknowledged``
-(a note). The table's other findings (an act before wilco, a confirmation of
-a void readback) are the live endpoint's, not this check's contract.
+(a note). The table's echo region gives ``act-before-echo``: under ``rb=all``
+an ST or AN of the handoff's sender to its receiver about the open handoff
+changes what the receiver will do, and a DN reporting the act (``out=OK`` or
+``PARTIAL``) while such a change waits for an echo that passes the sender's
+check (:func:`rogerwilco.endpoint.check_echo`) acted on an un-echoed change
+(spec 5 rule 1). The table's other findings (an act before wilco, a
+confirmation of a void readback) are the live endpoint's, not this check's
+contract.
+
+**Undo.** An HO ``ask=UNDO`` whose ``ctx=`` names a DN is linked in the
+ledger to the act it reverses (spec 5.4): ``undoes`` is the HO that DN
+answers, ``reverses`` the DN. It is a link, not a finding: the reversal is a
+handoff of its own, with its own readback and close.
 
 **Open handoffs.** A live HO still open at the end is compared with ``now``:
 past its ``exp=`` it is ``open-past-exp``, on a day after its ``due=`` date
@@ -78,11 +89,11 @@ CLOSE_EVENTS = ("DN-act", "DN-noop", "UN", "FL", "CX")
 HANDOFF_STATES = ("awaiting-readback", "owned", "held", "orphaned", "closed", "reissued")
 THREAD_KINDS = {
     "fail": ("open-past-exp", "open-past-due", "closed-twice", "act-after-cancel", "cancel-wrong-party",
-             "reply-to-unknown", "form", "unanswered"),
+             "reply-to-unknown", "form", "unanswered", "act-before-echo"),
     "note": ("cancel-unacknowledged", "open", "held", "unanswered"),
 }
 #: the table's finding kinds that are this check's (the others are the live endpoint's alone)
-_TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel"})
+_TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel", "act-before-echo"})
 _TIME_RE = re.compile(r"[0-9]{8}T[0-9]{4}Z")
 
 #: The close region of the endpoint's table, (state, event) -> (next state, finding kinds): the one the

@@ -473,3 +473,41 @@ def test_check_thread_agrees_with_python(port, lines, now):
     request = {"op": "check-thread", "lines": lines, "now": now}
     got, want = port(request), handle(request)
     assert findings_of(got) == findings_of(want), request
+
+
+# under rb=all: changes, echoes (passing or not), acts before and after them; and reversals (ask=UNDO)
+ECHO_EVENTS = [
+    "RW1 RB b-41 re=a-40 from=b to=a item=z ask=FIX pri=2",
+    "RW1 RB b-51 re=a-40 from=b to=a item=z ask=FIX pri=3",
+    "RW1 HO a-52 re=b-51 from=a to=b item=z ask=FIX rb=all pri=2",
+    "RW1 HO a-53 re=a-40 from=a to=b item=z ask=FIX pri=2",
+    "RW1 ST a-42 re=a-40 from=a to=b item=z pri=1",
+    "RW1 ST a-43 from=a to=b item=z eta=20261008",
+    "RW1 ST b-54 re=a-40 from=b to=a item=z pct=50",
+    "RW1 RB b-44 re=a-42 from=b to=a item=z ask=FIX pri=1",
+    "RW1 RB b-45 re=a-42 from=b to=a item=z ask=FIX pri=3",
+    "RW1 RB b-46 re=a-43 from=b to=a item=z ask=FIX eta=20261008",
+    "RW1 AQ b-47 re=a-40 from=b to=a item=z need=TEXT",
+    "RW1 AN a-48 re=b-47 from=a to=b val=soon",
+    "RW1 RB b-49 re=a-48 from=b to=a item=z ask=FIX val=soon",
+    "RW1 DN b-50 re=a-40 from=b to=a item=z out=OK",
+    "RW1 DN b-55 re=a-40 from=b to=a item=z out=NOOP",
+    "RW1 DN b-56 re=a-52 from=b to=a item=z out=PARTIAL",
+    "RW1 CX a-57 re=a-40 from=a to=b item=z",
+    "RW1 HO a-60 from=a to=b item=z ask=UNDO ctx=b-50",
+    "RW1 HO a-61 from=a to=b item=z ask=UNDO ctx=a-40+b-56",
+    "RW1 RB b-62 re=a-60 from=b to=a item=z ask=UNDO",
+    "RW1 HO a-63 from=a to=c item=z ask=FIX rb=all",
+    "RW1 ST a-64 from=a to=c item=z eta=20261009",
+    "RW1 DN c-65 re=a-63 from=c to=a item=z out=OK",
+]
+echo_lines = st.tuples(st.lists(st.sampled_from(ECHO_EVENTS), max_size=9), st.booleans()).map(
+    lambda t: (["RW1 HO a-40 from=a to=b item=z ask=FIX rb=all pri=2"] if t[1] else []) + t[0])
+
+
+@settings(max_examples=DIFF_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(echo_lines)
+def test_check_thread_under_rb_all_and_undo_agrees_with_python(port, lines):
+    request = {"op": "check-thread", "lines": lines, "now": "20261002T0000Z"}
+    got, want = port(request), handle(request)
+    assert findings_of(got) == findings_of(want), request

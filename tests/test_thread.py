@@ -235,3 +235,41 @@ def test_an_undo_is_followed_back_to_the_act_it_reverses():
     assert report.ledger.to_json()["handoffs"][1]["undoes"] == "scheduler-1"
     assert "undoes" not in report.ledger.to_json()["handoffs"][0]
 
+
+
+def test_an_act_on_an_unechoed_change_is_what_the_live_endpoint_refuses():
+    from rogerwilco import Endpoint, ProtocolError
+
+    lead, dev = Endpoint("lead"), Endpoint("dev")
+    log = []
+
+    def say(sender, receiver, message, **kw):
+        line = sender.send(message, **kw)
+        log.append(line)
+        return receiver.receive(line)
+
+    say(lead, dev, "RW1 HO lead-1 from=lead to=dev item=gh:o/r#1 ask=FIX due=20261010 rb=all")
+    say(dev, lead, dev.readback("lead-1"), number=True)
+    events = say(lead, dev, "RW1 ST lead-2 re=lead-1 from=lead to=dev item=gh:o/r#1 eta=20261008 // sooner")
+    act = "RW1 DN dev-9 re=lead-1 from=dev to=lead item=gh:o/r#1 out=OK"
+    with pytest.raises(ProtocolError) as refused:
+        dev.send(act)
+    assert refused.value.kind == "act-before-echo"
+    forced = check_thread(log + [act], now="20261001T0000Z")
+    assert [(f.severity, f.kind, f.key, f.token) for f in forced.findings] == [("fail", "act-before-echo", "lead-1",
+                                                                               "dev-9")]
+    say(dev, lead, events[0].echo, number=True)  # the echo composed by code passes the sender's check
+    say(dev, lead, act)
+    report = check_thread(log, now="20261001T0000Z")
+    assert report.passed and report.findings == ()
+
+
+def test_a_wrong_echo_does_not_clear_the_act():
+    lines = ["RW1 HO lead-1 from=lead to=dev item=gh:o/r#1 ask=FIX due=20261010 rb=all",
+             "RW1 RB dev-1 re=lead-1 from=dev to=lead item=gh:o/r#1 ask=FIX due=20261010",
+             "RW1 ST lead-2 re=lead-1 from=lead to=dev item=gh:o/r#1 eta=20261008",
+             "RW1 RB dev-2 re=lead-2 from=dev to=lead item=gh:o/r#1 ask=FIX eta=20261009",
+             "RW1 DN dev-3 re=lead-1 from=dev to=lead item=gh:o/r#1 out=OK"]
+    assert [f.kind for f in check_thread(lines, now="20261001T0000Z").findings] == ["act-before-echo"]
+    right = lines[:3] + [lines[3].replace("eta=20261009", "eta=20261008")] + lines[4:]
+    assert check_thread(right, now="20261001T0000Z").findings == ()

@@ -62,6 +62,10 @@ export interface HandoffState {
   next: string | null;
   exp: string | null;
   due: string | null;
+  /** An ask=UNDO whose ctx= names a DN: the HO that DN answers (spec 5.4). */
+  undoes?: string;
+  /** An ask=UNDO whose ctx= names a DN: that DN. */
+  reverses?: string;
 }
 
 export interface ThreadReport extends Report {

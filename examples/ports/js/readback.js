@@ -353,6 +353,25 @@ function checkRb(ho, rb, { profiles = null, expectAcc = null, record = null } = 
   return report(findings, { tiers });
 }
 
+// ---------------------------------------------------------------- check-echo
+
+// Under rb=all, the sender's check of the receiver's echo of its ST or AN
+// (spec 5 rule 1): receipt, digest, and every slot the change carries read
+// back equal (tiers 1 to 3, as for a readback).
+function checkEcho(change, rb, { profiles = null } = {}) {
+  const receiver = asReceiver(profiles);
+  const changeMsg = typeof change === "string" ? checkLine(change, receiver).message : change;
+  const [echo, problem] = coerce(rb, receiver, "RB", "echo");
+  if (changeMsg === null) throw new RW1Error("the change does not parse", { kind: "ValueError" });
+  if (echo === null) return { passed: false, findings: problem !== null ? [problem] : [] };
+  const vocab = vocabularyOf(changeMsg, receiver);
+  const findings = [...tierReceipt(changeMsg, echo), ...tierDigest(changeMsg, echo)];
+  for (const [key, value] of Object.entries(changeMsg.slots)) {
+    if (key !== "p") findings.push(...compareSlot(key, value, echo, vocab, 3, true));
+  }
+  return report(findings);
+}
+
 // ---------------------------------------------------------------- check-ho
 
 const TAIL = "tail"; // in relay mode: the received tail, and the name a relay's role gives it among what it adds
@@ -562,6 +581,7 @@ function makeRb(ho, n, { profiles = null, acc = null, do: doValue = null, not = 
 
 export {
   checkRb,
+  checkEcho,
   checkHo,
   checkDn,
   makeRb,

@@ -22,13 +22,20 @@
 // note). An AQ neither answered nor refused by the agent it asked is
 // `unanswered`: a fail once its by= has passed, a note before.
 //
+// Under rb=all (spec 5 rule 1) an ST or AN from a handoff's sender to its
+// receiver about the open handoff is a change, echoed when an RB answering it
+// passes checkEcho; a DN reporting the act (out=OK or PARTIAL) while a change
+// waits for its echo is `act-before-echo`. An HO ask=UNDO whose ctx= names a
+// DN is linked in the ledger to the act it reverses: `undoes` (the HO that DN
+// answers) and `reverses` (the DN), spec 5.4.
+//
 // An HO's readback passed when any RB answering it passes checkRb. The owner
 // of an item is the `to` of the most recent HO whose readback passed, else
 // the sender of its first HO. Every finding about a handoff carries that
 // handoff's live HO id as `key`, and the offending message's id as `token`.
 
 import { RW1Error, checkLine, refusalOf, canonicalJson } from "./rw1.js";
-import { checkRb, asReceiver, get } from "./readback.js";
+import { checkRb, checkEcho, asReceiver, get, levelsOf } from "./readback.js";
 
 const CLOSERS = new Set(["DN", "UN", "FL", "CX"]);
 const HANDOFF_STATES = ["awaiting-readback", "owned", "held", "orphaned", "closed", "reissued"];
@@ -209,11 +216,13 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
 
   const previous = new Map(); // HO id -> [earlier HO id, "resend" | "reissue"]
   const taken = new Set();
+  const takeOrder = [];
   const take = (ho) => {
     let link = links.get(ho.id);
     if (duplicate.has(ho.id) && link !== null && link[1] === "resend") link = null;
     if (link !== null && taken.has(link[0])) previous.set(ho.id, link);
     taken.add(ho.id);
+    takeOrder.push(ho);
   };
   const waiting = new Map(); // HO id -> [[place, HO]] waiting for it
   let ready = [];
@@ -256,12 +265,82 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     groups.get(r).push(ho.id);
   }
 
-  // the closes of each handoff, in stream order
-  const events = new Map([...groups.keys()].map((g) => [g, []]));
+  // each handoff's live issue (the last HO taken into it), and the HOs each
+  // agent sent or received, by item, in the order taken
+  const liveOf = new Map();
+  const itemHos = new Map();
+  for (const ho of takeOrder) {
+    liveOf.set(root(ho.id), ho.id);
+    if (ho.item === null) continue;
+    for (const agent of ho.from === ho.to ? [ho.from] : [ho.from, ho.to]) {
+      const key = `${agent} ${ho.item}`;
+      if (!itemHos.has(key)) itemHos.set(key, []);
+      itemHos.get(key).push(ho.id);
+    }
+  }
+
+  // every handoff's state, walked in stream order: the close region
+  // (CLOSE_TRANSITIONS) and, under rb=all, the echo region: an ST or AN of the
+  // sender's to the receiver about the open handoff is a change, echoed when
+  // an RB answering it passes checkEcho; a DN reporting the act (DN-act) while
+  // a change waits for its echo is act-before-echo (spec 5 rule 1).
+  const state = new Map([...groups.keys()].map((g) => [g, { close: "open", echo: "echoed", pending: [], firstCloser: null, cancels: [], kinds: [] }]));
+  const changes = new Map(); // an ST or AN -> the handoff it changes
+  const changeOf = (m) => {
+    const named = m.re !== null ? byId.get(m.re) : undefined;
+    if (m.type === "AN" && named !== undefined && (named.type === "RB" || named.type === "CX")) return null; // a go-ahead, a cancel's answer
+    let ho = null;
+    const seen = new Set([m.id]);
+    let current = named;
+    while (current !== undefined && ["RB", "AN", "CX", "AQ", "ST"].includes(current.type) && !seen.has(current.id)) {
+      seen.add(current.id);
+      current = current.re !== null ? byId.get(current.re) : undefined;
+    }
+    if (current !== undefined && current.type === "HO") {
+      ho = current;
+    } else if (m.type === "ST" && named === undefined && m.item !== null) {
+      // a status naming no message: the latest open handoff of its item that its sender is party to
+      const list = itemHos.get(`${m.from} ${m.item}`) || [];
+      for (let i = list.length - 1; i >= 0; i--) {
+        const g = root(list[i]);
+        if (state.get(g).close === "open") {
+          ho = byId.get(liveOf.get(g));
+          break;
+        }
+      }
+    }
+    if (ho === null) return null;
+    const g = root(ho.id);
+    if (ho.from !== m.from || ho.to !== m.to || state.get(g).close !== "open") return null;
+    return levelsOf(byId.get(liveOf.get(g))).includes("all") ? g : null;
+  };
   const acknowledged = new Set();
   for (const m of messages) {
+    if (m.type === "HO") continue;
     if (m.type === "AN" && byId.has(m.re) && byId.get(m.re).type === "CX") {
       if (m.from === byId.get(m.re).to) acknowledged.add(m.re);
+      continue;
+    }
+    if (m.type === "ST" || m.type === "AN") {
+      const g = changeOf(m);
+      if (g !== null) {
+        const s = state.get(g);
+        s.pending.push(m.id);
+        s.echo = "unechoed";
+        changes.set(m.id, g);
+      }
+      continue;
+    }
+    if (m.type === "RB") {
+      const named = m.re !== null ? byId.get(m.re) : undefined;
+      const g = named !== undefined ? changes.get(named.id) : undefined;
+      if (g !== undefined) {
+        const s = state.get(g);
+        if (s.pending.includes(named.id) && checkEcho(named, m, { profiles: receiver }).passed) {
+          s.pending.splice(s.pending.indexOf(named.id), 1);
+          if (!s.pending.length) s.echo = "echoed";
+        }
+      }
       continue;
     }
     if (!CLOSERS.has(m.type)) continue;
@@ -275,29 +354,40 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     } else if (m.from !== ho.to) {
       continue;
     }
-    events.get(root(ho.id)).push(m);
+    const s = state.get(root(ho.id));
+    const event = m.type === "DN" ? (get(m, "out") === "NOOP" ? "DN-noop" : "DN-act") : m.type;
+    if (m.type !== "CX") for (const c of s.cancels) acknowledged.add(c.id);
+    const [next, raised] = CLOSE_TRANSITIONS.get(`${s.close} ${event}`);
+    s.close = next;
+    if (s.firstCloser === null) s.firstCloser = m;
+    if (m.type === "CX") s.cancels.push(m);
+    for (const kind of raised) s.kinds.push([kind, m]);
+    if (event === "DN-act" && s.echo === "unechoed") s.kinds.push(["act-before-echo", m]);
   }
+
+  // an ask=UNDO: the act it reverses, followed back from the DN its ctx= names (spec 5.4)
+  const reversal = (ho) => {
+    if (get(ho, "ask") !== "UNDO") return {};
+    const ctx = get(ho, "ctx");
+    for (const ref of Array.isArray(ctx) ? ctx : ctx === null ? [] : [ctx]) {
+      const dn = byId.get(ref);
+      if (dn === undefined || dn.type !== "DN") continue;
+      const reversed = target(dn);
+      if (reversed !== null) return { undoes: reversed.id, reverses: dn.id };
+    }
+    return {};
+  };
 
   const states = new Map();
   for (const [groupRoot, members] of groups) {
     const live = members.filter((h) => !carriedTo.has(h));
-    let closeState = "open";
-    let firstCloser = null;
-    const cancels = [];
-    const kinds = [];
-    for (const closer of events.get(groupRoot)) {
-      const event = closer.type === "DN" ? (get(closer, "out") === "NOOP" ? "DN-noop" : "DN-act") : closer.type;
-      if (closer.type !== "CX") for (const c of cancels) acknowledged.add(c.id);
-      const [next, raised] = CLOSE_TRANSITIONS.get(`${closeState} ${event}`);
-      closeState = next;
-      if (firstCloser === null) firstCloser = closer;
-      if (closer.type === "CX") cancels.push(closer);
-      for (const kind of raised) kinds.push([kind, closer]);
-    }
+    const { firstCloser, cancels, kinds } = state.get(groupRoot);
     const key = live.length ? live[live.length - 1] : members[members.length - 1];
     for (const [kind, closer] of kinds) {
       if (kind === "closed-twice") {
         findings.push(fail(kind, key, `${key} is closed more than once: ${closer.type} ${closer.id} after ${firstCloser.type} ${firstCloser.id}`, closer.id));
+      } else if (kind === "act-before-echo") {
+        findings.push(fail(kind, key, `DN ${closer.id} reports an act on ${key} before the sender's change to it was echoed (rb=all)`, closer.id));
       } else {
         findings.push(fail(kind, key, `DN ${closer.id} reports out=${get(closer, "out")} after a cancel of ${key}; out=NOOP is the answer to a cancel that arrived first`, closer.id));
       }
@@ -311,7 +401,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       const [rbState, rbId] = readback.get(hoId);
       const common = {
         id: ho.id, item: ho.item, from: ho.from, to: ho.to, ask: get(ho, "ask"),
-        readback: rbState, rb: rbId, exp: get(ho, "exp"), due: get(ho, "due"),
+        readback: rbState, rb: rbId, exp: get(ho, "exp"), due: get(ho, "due"), ...reversal(ho),
       };
       if (carriedTo.has(hoId)) {
         states.set(hoId, { ...common, state: "reissued", by: null, closer: null, next: carriedTo.get(hoId) });

@@ -110,3 +110,20 @@ test("an HO continues only an HO taken before it: not itself, a loop in the orde
   const loop = rw.checkThread(["RW1 HO a-2 re=a-1 from=a to=b item=x ask=DRAFT", "RW1 HO a-1 re=a-2 from=a to=b item=x ask=DRAFT"], { now: "20261001T0000Z" });
   assert.deepEqual(loop.ledger.handoffs.map((h) => [h.id, h.state, h.next]), [["a-2", "reissued", "a-1"], ["a-1", "awaiting-readback", null]]);
 });
+
+test("under rb=all an act before the echo of the sender's change is act-before-echo; an UNDO links to the act", () => {
+  const lines = [
+    "RW1 HO a-1 from=a to=b item=x ask=FIX rb=all",
+    "RW1 RB b-1 re=a-1 from=b to=a item=x ask=FIX",
+    "RW1 ST a-2 re=a-1 from=a to=b item=x eta=20261008",
+    "RW1 DN b-3 re=a-1 from=b to=a item=x out=OK",
+  ];
+  const early = rw.checkThread(lines, { now: "20261001T0000Z" });
+  assert.deepEqual(early.findings.map((f) => [f.kind, f.key, f.token]), [["act-before-echo", "a-1", "b-3"]]);
+  const echoed = [...lines.slice(0, 3), "RW1 RB b-2 re=a-2 from=b to=a item=x ask=FIX eta=20261008", lines[3],
+    "RW1 HO a-4 from=a to=b item=x ask=UNDO ctx=b-3"];
+  const later = rw.checkThread(echoed, { now: "20261001T0000Z" });
+  assert.deepEqual(later.findings.map((f) => f.kind), ["open"]);
+  const undo = later.ledger.handoffs.find((h) => h.id === "a-4");
+  assert.deepEqual([undo.undoes, undo.reverses], ["a-1", "b-3"]);
+});
