@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import Message
-from rogerwilco.handoff import RESEND, REISSUE, Envelope, issue_link
+from rogerwilco.lifecycle import RESEND, REISSUE, Envelope, issue_link
 from rogerwilco.thread import check_thread
 from rogerwilco.tool import ToolRefused, ToolStore
 
