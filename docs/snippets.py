@@ -11,7 +11,9 @@ tests) is one of:
 * ```` ```console ````: ``$ command`` lines, each followed by its output as it
   is printed (80 columns, no colour); the tests run each command and compare
   the output exactly; ``python docs/snippets.py --write`` regenerates them;
-* ```` ```python ````: code the tests run as it is, in the same directory;
+* ```` ```python ````: code the tests run as it is, in the same directory; a
+  value shown in a comment (``expr  # 'value'``, or ``# 'value'`` on the next
+  line) that is a Python literal is asserted (``checked_python``);
 * ```` ```text ````, ```` ```json ```` and the like: synopses
   (``rogerwilco check-rb --ho LINE ...``), transcripts, data, and the set-up
   commands that make a virtual environment and install (``.ci/run`` runs
@@ -107,6 +109,48 @@ def console_pairs(body: str) -> list[tuple[str, str]]:
 def console_output(command: str, cwd: Path) -> str:
     proc = run_shell(command + " 2>&1", cwd)
     return "\n".join(line.rstrip() for line in proc.stdout.rstrip("\n").splitlines())
+
+
+def checked_python(body: str) -> str:
+    """A python block with each value it shows in a comment turned into an assertion.
+
+    ``expr  # 'value'`` and ``expr`` followed by a line ``# 'value'`` claim what
+    the expression gives; when the comment is a Python literal (a string, a
+    number, a tuple, a list...), the block the tests run asserts it.
+    """
+    import ast
+
+    lines = body.splitlines()
+    out: list[str] = []
+
+    def literal(text: str) -> object:
+        if "..." in text or "…" in text:  # an elided value claims only part of it
+            return _NOT
+        try:
+            return ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return _NOT
+
+    def expression(code: str) -> bool:
+        try:
+            tree = ast.parse(code.strip())
+        except SyntaxError:
+            return False
+        return len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) and not code.startswith((" ", "\t"))
+
+    for i, line in enumerate(lines):
+        code, _, comment = line.partition("  # ")
+        below = lines[i + 1] if i + 1 < len(lines) else ""
+        if comment and expression(code) and literal(comment) is not _NOT:
+            out.append(f"assert ({code.strip()}) == ({comment.strip()}), {line.strip()!r}")
+        elif not comment and below.startswith("# ") and expression(line) and literal(below[2:]) is not _NOT:
+            out.append(f"assert ({line.strip()}) == ({below[2:].strip()}), {line.strip()!r}")
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+_NOT = object()
 
 
 COMMAND = re.compile(r"^(?:\$ )?rogerwilco\s")

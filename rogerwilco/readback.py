@@ -423,9 +423,10 @@ def check_rb(
     if "exec" in levels:
         execution = tier_execution(ho_msg, rb_msg, vocab, record)
         findings += execution
-        tiers[5] = _status(execution, 5, checked=bool(exec_slots(ho_msg, vocab)))
         resolved = tuple(k for k in exec_slots(ho_msg, vocab) if ho_msg.get(k) is None and rb_msg.get(k) is not None
                          and (record is None or k not in record))
+        # D12: a value the receiver resolved with no record to check it against leaves tier 5 not checked
+        tiers[5] = _status(execution, 5, checked=bool(exec_slots(ho_msg, vocab)) and not resolved)
     return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), tiers=tiers,
                           ho=ho_msg, other=rb_msg, resolved_unchecked=resolved)
 

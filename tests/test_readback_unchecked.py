@@ -28,6 +28,20 @@ def test_a_resolved_value_without_a_record_is_an_unchecked_note_naming_the_slot(
     assert report.unchecked == (5,)
 
 
+def test_tier_5_says_not_checked_while_a_resolved_value_has_no_record():
+    assert check_rb(HO, RB, profiles=["pay"]).tiers[5] == "not checked"
+    assert check_rb(HO, RB, profiles=["pay"], record={"acct": "40-12-88/61102938"}).tiers[5] == "passed"
+    # two resolved, one in the record: the other keeps tier 5 not checked, and is the one the note names
+    ho = HO.replace(" paid=20261002", "")
+    report = check_rb(ho, RB, profiles=["pay"], record={"acct": "40-12-88/61102938"})
+    assert report.passed and report.tiers[5] == "not checked" and report.resolved_unchecked == ("paid",)
+    assert [(f.kind, f.key) for f in report.findings if f.tier == 5] == [("unchecked", "paid")]
+    wrong = check_rb(ho, RB, profiles=["pay"], record={"acct": "11-22-33/00000000"})
+    assert not wrong.passed and wrong.tiers[5] == "failed"
+    assert [(f.severity, f.kind, f.key) for f in wrong.findings if f.tier == 5] == [
+        ("fail", "record", "acct"), ("note", "unchecked", "paid")]
+
+
 def test_with_a_record_the_resolved_value_is_checked_and_the_note_goes():
     report = check_rb(HO, RB, profiles=["pay"], record={"acct": "40-12-88/61102938"})
     assert report.passed and report.unchecked == ()
