@@ -229,9 +229,15 @@ def _rules(vocab: Vocabulary, sel: Selection, lean: bool) -> Iterable[str]:
                "keys from ckey; the brief's own words for must and no; not= out of scope, asm= assumed.")
     yield "Facts in slots, reasoning in the tail."
     if vocab.exec_slots:
-        per_ask = "; ".join(f"{ask} {' '.join(keys)}" for ask, keys in vocab.exec_slots.items())
+        said: dict[tuple[str, ...], str] = {}  # an ask whose slots an earlier ask has is said "as" that one
+        parts = []
+        for ask, keys in vocab.exec_slots.items():
+            keys = tuple(keys)
+            parts.append(f"{ask} as {said[keys]}" if keys in said else f"{ask} {' '.join(keys)}")
+            said.setdefault(keys, ask)
+        per_ask = "; ".join(parts)
         yield (f"Execution slots: {per_ask}. rb=exec: the RB carries them as you will use them (your records "
-               "fill any the HO omits). Report what the tool printed: the DN carries them as it returned them "
+               "fill any the HO omits). Report what the tool printed: the DN carries them as returned "
                "(none if out=NOOP).")
     else:
         yield "Report what the tool printed: a DN says what was done as the tool reported it."

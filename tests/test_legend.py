@@ -107,3 +107,25 @@ def test_legend_command_prints_the_generated_legend(capsys):
     assert main(["legend", "--format", "md"]) == 0
     assert capsys.readouterr().out == legend(core_vocabulary(), fmt="md")
     assert main(["legend", "--profile", "no-such-profile"]) == 2
+
+
+def test_an_ask_with_the_slots_of_an_earlier_one_is_said_as_that_one():
+    text = legend(bundled_vocabulary("pay"), lean=True)
+    assert "PAY sup amt cur kind acct paid ref apref;" in text and "UNDO as PAY" in text
+    assert bundled_vocabulary("pay").exec_slots["UNDO"] == bundled_vocabulary("pay").exec_slots["PAY"]
+
+
+def test_the_pay_legend_keeps_to_its_token_goal():
+    import importlib.util
+    from pathlib import Path
+
+    import bpe_openai
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "legend_tokens.py"
+    spec = importlib.util.spec_from_file_location("legend_tokens", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    o200k = bpe_openai.get_encoding("o200k_base")
+    for (name, mode), goal in bench.GOAL.items():
+        count = len(o200k.encode(legend(bundled_vocabulary(name), lean=mode == "lean")))
+        assert count <= goal, f"the {mode} legend of {name} is {count} tokens; the goal is at most {goal}"
