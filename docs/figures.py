@@ -75,7 +75,7 @@ def _test_default(test: str, variable: str) -> int:
 
 
 def _cases() -> int:
-    from rogerwilco.conformance import load_cases
+    from rogerwilco.front.conformance import load_cases
     return len(load_cases())
 
 
@@ -296,20 +296,20 @@ FIGURES: list[Figure] = [
 
 def _limit(name: str) -> int:
     if name == "tail":
-        from rogerwilco import semantics
+        from rogerwilco.core import semantics
         m = re.search(r"if len\(tail\) > (\d+):", Path(semantics.__file__).read_text(encoding="utf-8"))
         return int(m.group(1)) if m else -1
     if name == "digits":
         from rogerwilco.slottypes import MAX_INT_DIGITS
         return MAX_INT_DIGITS
     if name == "line":
-        from rogerwilco.stream import DEFAULT_MAX_BYTES
+        from rogerwilco.io.stream import DEFAULT_MAX_BYTES
         return DEFAULT_MAX_BYTES
     if name == "request":
-        from rogerwilco.adapter import MAX_REQUEST_BYTES
+        from rogerwilco.front.adapter import MAX_REQUEST_BYTES
         return MAX_REQUEST_BYTES
     if name == "receivers":
-        from rogerwilco._lru import RECEIVER_CACHE_SIZE
+        from rogerwilco.core._lru import RECEIVER_CACHE_SIZE
         return RECEIVER_CACHE_SIZE
     if name in ("pattern", "repeat", "states"):
         from rogerwilco import iregexp
@@ -318,7 +318,7 @@ def _limit(name: str) -> int:
         from rogerwilco.scan.sources import DEFAULT_MAX_LINE_BYTES
         return DEFAULT_MAX_LINE_BYTES
     if name == "progress":
-        from rogerwilco.commands.scan import PROGRESS_THRESHOLD
+        from rogerwilco.front.commands.scan import PROGRESS_THRESHOLD
         return PROGRESS_THRESHOLD
     raise KeyError(name)
 

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rogerwilco.codec import as_json, decode, encode, reread, same, shown
-from rogerwilco.errors import EncodeError, RW1Error
-from rogerwilco.findings import FAIL, NOTE, Finding, fail, note
-from rogerwilco.message import Message
-from rogerwilco.vocab import core_vocabulary
+from rogerwilco.core.codec import as_json, decode, encode, reread, same, shown
+from rogerwilco.core.errors import EncodeError, RW1Error
+from rogerwilco.core.findings import FAIL, NOTE, Finding, fail, note
+from rogerwilco.core.message import Message
+from rogerwilco.core.vocab import core_vocabulary
 
 from .strategies import RECEIVER, messages, value_for
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from rogerwilco._lark import Token, grammar_file_tree, lalr_parser
+from rogerwilco.core._lark import Token, grammar_file_tree, lalr_parser
 
-from rogerwilco.syntax import grammar_text
+from rogerwilco.core.syntax import grammar_text
 
 # What no port's regex engine may be asked to understand.
 FORBIDDEN = [

@@ -1,4 +1,4 @@
-"""Lark is reached through rogerwilco._lark alone, within the major version tested."""
+"""Lark is reached through rogerwilco.core._lark alone, within the major version tested."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import lark
 
-from rogerwilco import _lark
-from rogerwilco.syntax import grammar_text
+from rogerwilco.core import _lark
+from rogerwilco.core.syntax import grammar_text
 
 ROOT = Path(__file__).resolve().parent.parent
-WRAPPER = ROOT / "rogerwilco" / "_lark.py"
+WRAPPER = ROOT / "rogerwilco" / "core" / "_lark.py"
 
 
 def _imports_lark(path: Path) -> list[int]:

@@ -6,14 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rogerwilco.a2a import task_states
-from rogerwilco.lifecycle import (A2A_END_STATES, A2A_TASK_STATES, A2A_TASK_TRANSITIONS, A2A_TERMINAL, CLOSERS,
+from rogerwilco.front.a2a import task_states
+from rogerwilco.checks.lifecycle import (A2A_END_STATES, A2A_TASK_STATES, A2A_TASK_TRANSITIONS, A2A_TERMINAL, CLOSERS,
                                   REISSUE, RESEND, STATEMENT_EVENTS, STATEMENT_LIVE, STATEMENT_STATES,
                                   STATEMENT_TRANSITIONS, Conversation, Envelope, handoff_of, is_carried_forward,
                                   issue_link)
-from rogerwilco.lint import lint_stream
-from rogerwilco.message import Message
-from rogerwilco.thread import check_thread
+from rogerwilco.io.lint import lint_stream
+from rogerwilco.core.message import Message
+from rogerwilco.checks.thread import check_thread
 
 
 def _m(line: str) -> Message:

@@ -1,0 +1,388 @@
+"""Threads: every handoff closes exactly once (spec 5 rule 1, 5.4).
+
+Theory of operation
+-------------------
+:func:`check_thread` takes a conversation in the order it was sent and
+replays it through one :class:`rogerwilco.checks.endpoint.Endpoint` per party
+(:func:`rogerwilco.checks.endpoint.replay`): each message is recorded as sent by its
+``from`` and taken by its ``to``. The endpoints walk the same transition
+table the live endpoint enforces (:data:`rogerwilco.checks.lifecycle.TRANSITIONS`),
+so what a live endpoint refuses to send, this check reports, by construction.
+
+Threads are rebuilt from ``re=`` alone: position only orders events, it never
+decides what a message answers (a reply listed before the message it answers
+waits for it in the replay). Each line is read with the never-guess pass; a
+line that cannot be read is a ``form`` finding and takes no part. A message
+whose id repeats an earlier message's id is one message delivered twice when
+the two are equal, and a ``form`` finding when they differ. A ``re=`` naming
+no message in the stream is ``reply-to-unknown``.
+
+**Handoffs and their issues.** An HO is one issue of a handoff. A re-send
+(``re=`` an earlier issue) and a re-issue (``re=`` the receiver's RB of one)
+carry the handoff forward between the same two agents about the same item;
+the earlier issue is then ``reissued``. A re-send answered ``UN why=DUP`` by
+its receiver is a duplicate: the UN closes that re-send alone and the earlier
+issue stays live. Anything else (a relay's HO, an HO to the ``alt=`` a
+refusal named) is a handoff of its own.
+
+**Closing.** ``DN``, ``UN`` and ``FL`` close when they come from the HO's
+receiver, reaching it directly or through the RB, AN or CX they answer;
+``CX`` when it comes from the HO's sender to its receiver, any other CX being
+``cancel-wrong-party``. The table's close region gives ``closed-twice`` and
+``act-after-cancel``; a CX is acknowledged by an ``AN re=<CX id>`` from the
+receiver or a close from it afterwards, otherwise ``cancel-unacknowledged``
+(a note). The table's echo region gives ``act-before-echo``: under ``rb=all``
+an ST or AN of the handoff's sender to its receiver about the open handoff
+changes what the receiver will do, and a DN reporting the act (``out=OK`` or
+``PARTIAL``) while such a change waits for an echo that passes the sender's
+check (:func:`rogerwilco.checks.endpoint.check_echo`) acted on an un-echoed change
+(spec 5 rule 1). The table's other findings (an act before wilco, a
+confirmation of a void readback) are the live endpoint's, not this check's
+contract.
+
+**Undo.** An HO ``ask=UNDO`` whose ``ctx=`` names a DN is linked in the
+ledger to the act it reverses (spec 5.4): ``undoes`` is the HO that DN
+answers, ``reverses`` the DN. It is a link, not a finding: the reversal is a
+handoff of its own, with its own readback and close.
+
+**Open handoffs.** A live HO still open at the end is compared with ``now``:
+past its ``exp=`` it is ``open-past-exp``, on a day after its ``due=`` date
+``open-past-due`` (both when both hold), and the handoff is ``orphaned``;
+otherwise it is the note ``open``. One whose readback failed and that was
+neither re-issued nor cancelled is also ``held`` (a note: its sender closes
+it, never leaves it, 5.4).
+
+**Questions.** An AQ neither answered (AN) nor refused (UN) by the agent it
+asked is ``unanswered`` (spec 5 rule 2): a fail once its ``by=`` has passed, a
+note before (or with no ``by=``).
+
+**Readback and ownership.** An HO's readback passed when an RB answering it
+passes the sender's check, :func:`rogerwilco.checks.readback.check_rb` (the thread
+holds neither the sender's private criteria nor its record). The owner of an
+item is the ``to`` of the most recent HO (stream order) whose readback
+passed; before any, the sender of the item's first HO. Every HO's state is
+one of :data:`HANDOFF_STATES`.
+
+**Keys.** Every finding about a handoff carries that handoff's live HO id as
+``key`` (for a CX from the wrong party, the HO its ``re=`` names); findings
+about no handoff (``form``, ``reply-to-unknown``) carry ``key`` null.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any, Iterable, Mapping
+
+import attrs
+
+from ..core.findings import Finding, fail, note, passed
+from ..core.message import Message
+from .endpoint import Endpoint, Handoff, finding_text, replay
+from .lifecycle import CLOSE_EVENTS, CLOSE_TRANSITIONS, CLOSERS, HANDOFF_STATES, Conversation  # noqa: F401
+from .readback import check_rb
+from ..core.semantics import LineResult, check_line
+from ..core.slottypes import parse_time
+from ..core.vocab import Receiver, as_receiver
+
+THREAD_KINDS = {
+    "fail": ("open-past-exp", "open-past-due", "closed-twice", "act-after-cancel", "cancel-wrong-party",
+             "reply-to-unknown", "form", "unanswered", "act-before-echo"),
+    "note": ("cancel-unacknowledged", "open", "held", "unanswered"),
+}
+#: the table's finding kinds that are this check's (the others are the live endpoint's alone)
+_TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel", "act-before-echo"})
+_TIME_RE = re.compile(r"[0-9]{8}T[0-9]{4}Z")
+
+@attrs.frozen(kw_only=True)
+class HandoffState:
+    """One HO in the ledger."""
+
+    id: str
+    item: str | None
+    from_: str
+    to: str
+    ask: str | None
+    state: str  # one of HANDOFF_STATES
+    readback: str | None = None  # "passed", "failed", or None (no RB)
+    rb: str | None = None  # the RB that decided ``readback``
+    by: str | None = None  # closed: the closing type, DN UN FL or CX
+    closer: str | None = None  # closed: the closing message's id
+    next: str | None = None  # reissued: the HO that carries it forward
+    exp: str | None = None
+    due: str | None = None
+    undoes: str | None = None  # an ask=UNDO: the HO whose act it reverses (through the DN its ctx= names)
+    reverses: str | None = None  # an ask=UNDO: that DN
+
+    def to_json(self) -> dict[str, Any]:
+        out = {
+            "id": self.id, "item": self.item, "from": self.from_, "to": self.to, "ask": self.ask,
+            "state": self.state, "readback": self.readback, "rb": self.rb, "by": self.by,
+            "closer": self.closer, "next": self.next, "exp": self.exp, "due": self.due,
+        }
+        if self.undoes is not None:
+            out["undoes"], out["reverses"] = self.undoes, self.reverses
+        return out
+
+
+@attrs.frozen(kw_only=True)
+class ItemOwner:
+    """Who owns an item now, and through which HO (None: no readback has passed)."""
+
+    item: str
+    owner: str
+    via: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"item": self.item, "owner": self.owner, "via": self.via}
+
+
+@attrs.frozen(kw_only=True)
+class Ledger:
+    items: tuple[ItemOwner, ...]
+    handoffs: tuple[HandoffState, ...]
+
+    def owner(self, item: str) -> str | None:
+        return next((entry.owner for entry in self.items if entry.item == item), None)
+
+    def handoff(self, ho_id: str) -> HandoffState | None:
+        return next((entry for entry in self.handoffs if entry.id == ho_id), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"items": [e.to_json() for e in self.items], "handoffs": [h.to_json() for h in self.handoffs]}
+
+
+@attrs.frozen(kw_only=True)
+class ThreadReport:
+    passed: bool
+    findings: tuple[Finding, ...]
+    ledger: Ledger
+
+    def to_json(self) -> dict[str, Any]:
+        return {"passed": self.passed, "findings": [f.to_json() for f in self.findings],
+                "ledger": self.ledger.to_json()}
+
+
+def parse_now(now: str | _dt.datetime | None) -> _dt.datetime:
+    """``now`` as an aware UTC datetime: a ``YYYYMMDDTHHMMZ`` string, a datetime, or the clock."""
+    if now is None:
+        return _dt.datetime.now(_dt.timezone.utc)
+    if isinstance(now, _dt.datetime):
+        return now if now.tzinfo is not None else now.replace(tzinfo=_dt.timezone.utc)
+    if not isinstance(now, str) or _TIME_RE.fullmatch(now) is None:
+        raise ValueError(f"now is a UTC time YYYYMMDDTHHMMZ, not {now!r}")
+    try:
+        return parse_time(now)
+    except ValueError:
+        raise ValueError(f"now {now!r} is not a real time") from None
+
+
+def _date(text: str) -> _dt.date:
+    return _dt.date(int(text[:4]), int(text[4:6]), int(text[6:]))
+
+
+def readback_passes(ho: Message, rb: Message, receiver: Receiver) -> bool:
+    """The sender's check of one RB (every tier the HO asked for)."""
+    return bool(check_rb(ho, rb, profiles=receiver).passed)
+
+
+def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list[Finding]]:
+    """The stream's messages in order, each id once; ``form`` findings for the rest."""
+    messages: list[Message] = []
+    findings: list[Finding] = []
+    by_id: dict[str, Message] = {}
+    for number, entry in enumerate(lines, start=1):
+        if isinstance(entry, Message):
+            result = LineResult(text=entry.to_line(), message=entry, findings=(), line_number=number)
+        elif isinstance(entry, LineResult):
+            result = entry
+        elif isinstance(entry, str):
+            text = entry[:-1] if entry.endswith("\n") else entry
+            text = text[:-1] if text.endswith("\r") else text
+            if text == "":
+                continue
+            result = check_line(text, receiver, line_number=number)
+        else:
+            raise TypeError(f"a thread line is a str, a Message or a LineResult, not {type(entry).__name__}")
+        where = f"line {result.line_number or number}"
+        message = result.message
+        if message is None:
+            problem = result.refusal
+            if problem is None:  # a blank line read from a stream
+                continue
+            findings.append(fail(kind="form", key=None, message=f"{where}: not a valid message "
+                                 f"({problem.token or problem.kind}: {problem.message}); left out of the thread"))
+            continue
+        earlier = by_id.get(message.id)
+        if earlier is not None:
+            if earlier != message:
+                findings.append(fail(kind="form", key=None, message=f"{where}: id {message.id} is already used by a "
+                                     "different message; this one is left out of the thread"))
+            continue
+        by_id[message.id] = message
+        messages.append(message)
+    return messages, findings
+
+
+def _reversal(ho: Message, by_id: Mapping[str, Message], ends: Mapping[str, Any]) -> dict[str, str]:
+    """For an ``ask=UNDO``: the act it reverses, followed back from the DN its ``ctx=`` names (spec 5.4)."""
+    if ho.get("ask") != "UNDO":
+        return {}
+    for ref in ho.get("ctx") or ():
+        dn = by_id.get(ref)
+        if dn is None or dn.type != "DN":
+            continue
+        target = ends[dn.from_]._target(dn)
+        if target is not None:
+            return {"undoes": target.id, "reverses": dn.id}
+    return {}
+
+
+def check_thread(
+    lines: Iterable[str | Message | LineResult],
+    *,
+    now: str | _dt.datetime | None = None,
+    profiles: Receiver | Iterable | None = None,
+) -> ThreadReport:
+    """Rebuild the threads of a conversation and report what did not close right.
+
+    ``lines`` are in the order they were sent; ``now`` (default: the clock) is
+    when the conversation is read, for ``exp=`` and ``due=``. The phases, in
+    order: read the lines, index them (replies to nothing), replay them
+    through every party's endpoint, then for each handoff its close findings
+    and each issue's state, then the questions, then the owners.
+    """
+    at = parse_now(now)
+    receiver = as_receiver(profiles)
+    messages, findings = _read(lines, receiver)
+    conversation = Conversation(messages)
+    position = {m.id: i for i, m in enumerate(messages)}
+    findings += _unknown_replies(messages, conversation)
+    ends = replay(messages, receiver)
+    findings += _wrong_party(ends, position)
+    hos = [m for m in messages if m.type == "HO"]
+    states: dict[str, HandoffState] = {}
+    for handoff in _handoffs(hos, ends):
+        members = sorted(handoff.issues, key=lambda i: position[i])
+        live = [i for i in members if i not in handoff.carried]
+        key = live[-1] if live else members[-1]
+        findings += _close_findings(handoff, key, conversation)
+        for ho_id in members:
+            state, found = _issue_state(conversation.get(ho_id), handoff, conversation, ends, at)
+            states[ho_id] = state
+            findings += found
+    findings += _questions(messages, ends, at)
+    ledger = Ledger(items=_owners(hos, ends), handoffs=tuple(states[ho.id] for ho in hos))
+    ordered = tuple(findings)
+    return ThreadReport(passed=passed(ordered), findings=ordered, ledger=ledger)
+
+
+def _unknown_replies(messages: list[Message], conversation: Conversation) -> list[Finding]:
+    """A ``re=`` naming no message in the stream."""
+    return [fail(kind="reply-to-unknown", key=None,
+                 message=f"{m.type} {m.id} answers re={m.re}, which names no message in the stream")
+            for m in messages if m.re is not None and m.re not in conversation]
+
+
+def _wrong_party(ends: Mapping[str, Endpoint], position: Mapping[str, int]) -> list[Finding]:
+    """A cancel from the wrong party, once: whichever end saw it (a third agent's CX is seen by its receiver alone)."""
+    wrong: dict[str | None, Finding] = {}
+    for end in ends.values():
+        for f in end.findings:
+            if f.kind == "cancel-wrong-party" and f.token not in wrong:
+                wrong[f.token] = f
+    return sorted(wrong.values(), key=lambda f: position[f.token or ""])
+
+
+def _handoffs(hos: list[Message], ends: Mapping[str, Endpoint]) -> list[Handoff]:
+    """Every handoff once, as its sender's end saw it (it saw every message between the two parties)."""
+    groups: list[Handoff] = []
+    seen: set[int] = set()
+    for ho in hos:
+        handoff = ends[ho.from_]._handoffs[ho.id]
+        if id(handoff) not in seen:
+            seen.add(id(handoff))
+            groups.append(handoff)
+    return groups
+
+
+def _close_findings(handoff: Handoff, key: str, conversation: Conversation) -> list[Finding]:
+    """The table's findings that are this check's, keyed by the live issue, and the unanswered cancels."""
+    findings = []
+    first = conversation.get(handoff.first_closer)
+    for f in handoff.findings:
+        if f.kind in _TABLE_KINDS:
+            text = finding_text(f.kind, conversation.get(f.token or ""), key, first)
+            findings.append(attrs.evolve(f, key=key, message=text))
+    for cx in handoff.cancels:
+        if cx not in handoff.acknowledged:
+            findings.append(note(kind="cancel-unacknowledged", key=key,
+                                 message=f"CX {cx} of {key} is not yet answered by {handoff.receiver}", token=cx))
+    return findings
+
+
+def _issue_state(ho: Message, handoff: Handoff, conversation: Conversation, ends: Mapping[str, Endpoint],
+                 at: _dt.datetime) -> tuple[HandoffState, list[Finding]]:
+    """One issue's state in the ledger (one of :data:`HANDOFF_STATES`), and, while it is open, its findings."""
+    rb_state, rb_id = handoff.readbacks.get(ho.id, (None, None))
+    common = dict(id=ho.id, item=ho.item, from_=ho.from_, to=ho.to, ask=ho.get("ask"),
+                  readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"),
+                  **_reversal(ho, conversation.by_id, ends))
+    if ho.id in handoff.carried:
+        return HandoffState(state="reissued", next=handoff.carried[ho.id], **common), []
+    closer = conversation.get(handoff.first_closer)
+    if closer is not None:
+        return HandoffState(state="closed", by=closer.type, closer=closer.id, **common), []
+    late = []
+    exp = ho.get("exp")
+    if exp is not None and at > parse_time(exp):
+        late.append(fail(kind="open-past-exp", key=ho.id, message=f"{ho.id} is still open past its exp={exp}"))
+    due = ho.get("due")
+    if due is not None and at.date() > _date(due):
+        late.append(fail(kind="open-past-due", key=ho.id, message=f"{ho.id} is still open after its due={due}"))
+    if rb_state == "failed":  # a held handoff: re-issue it or cancel it, never leave it (5.4)
+        late.append(note(kind="held", key=ho.id, token=rb_id,
+                         message=f"{ho.id}'s readback {rb_id} did not pass and it was neither re-issued nor cancelled"))
+    open_ = note(kind="open", key=ho.id, message=f"{ho.id} is open and in time")
+    if any(f.failed for f in late):
+        return HandoffState(state="orphaned", **common), late
+    if late:
+        return HandoffState(state="held", **common), [*late, open_]
+    state = {"passed": "owned", "failed": "held", None: "awaiting-readback"}[rb_state]
+    return HandoffState(state=state, **common), [open_]
+
+
+def _questions(messages: list[Message], ends: Mapping[str, Endpoint], at: _dt.datetime) -> list[Finding]:
+    """Every question answered or refused by the agent it asked, never left (spec 5 rule 2)."""
+    findings = []
+    for aq in (m for m in messages if m.type == "AQ"):
+        if ends[aq.to]._questions.get(aq.id) is not None:
+            continue
+        by = aq.get("by")
+        if by is not None and at.date() > _date(by):
+            findings.append(fail(kind="unanswered", key=None, token=aq.id,
+                                 message=f"AQ {aq.id} to {aq.to} is not answered, and its by={by} has passed"))
+        else:
+            findings.append(note(kind="unanswered", key=None, token=aq.id,
+                                 message=f"AQ {aq.id} to {aq.to} is not answered yet" + (f" (by={by})" if by else "")))
+    return findings
+
+
+def _owners(hos: list[Message], ends: Mapping[str, Endpoint]) -> tuple[ItemOwner, ...]:
+    """The owner of each item: the ``to`` of its latest HO whose readback passed, else its first sender."""
+    owners: dict[str, ItemOwner] = {}
+    for ho in hos:
+        if ho.item is None:
+            continue
+        if ho.item not in owners:
+            owners[ho.item] = ItemOwner(item=ho.item, owner=ho.from_, via=None)
+        if ends[ho.from_]._handoffs[ho.id].readbacks.get(ho.id, ("", ""))[0] == "passed":
+            owners[ho.item] = ItemOwner(item=ho.item, owner=ho.to, via=ho.id)
+    return tuple(owners.values())
+
+
+__all__ = [
+    "ThreadReport",
+    "check_thread",
+    "parse_now",
+]
