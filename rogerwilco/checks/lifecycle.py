@@ -180,9 +180,12 @@ def is_duplicate_answer(answer: Enveloped, why: Optional[str], ho: Enveloped, li
 
 
 class _Linked(Protocol):
-    type: str
-    id: str
-    re: Optional[str]
+    @property
+    def type(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def re(self) -> Optional[str]: ...
 
 
 def handoff_of(message: _Linked, lookup: Callable[[str], Any], *, through: Iterable[str] | None = THROUGH) -> Any:

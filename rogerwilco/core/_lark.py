@@ -30,6 +30,8 @@ never loads Lark.
 
 from __future__ import annotations
 
+from typing import Any
+
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.load_grammar import GrammarBuilder, _parse_grammar
@@ -47,15 +49,17 @@ def lalr_parser(grammar: str) -> Lark:
     return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=False)
 
 
-def grammar_file_tree(grammar: str, name: str = "rw1.lark") -> Tree:
+def grammar_file_tree(grammar: str, name: str = "rw1.lark") -> Tree[Any]:
     """The grammar file's own syntax tree: ``rule``/``term`` items as written, literals as
     ``REGEXP``/``STRING`` tokens (Lark's ``load_grammar._parse_grammar``)."""
-    return _parse_grammar(grammar, name)
+    tree: Tree[Any] = _parse_grammar(grammar, name)  # type: ignore[no-untyped-call]  # lark's parser is untyped
+    return tree
 
 
-def rule_tree(grammar: str, rule: str, name: str = "rw1.lark") -> Tree:
+def rule_tree(grammar: str, rule: str, name: str = "rw1.lark") -> Tree[Any]:
     """The EBNF tree (``expansions``/``expansion``/``expr``/``value``) of one rule, templates and
     imports resolved (Lark's ``GrammarBuilder._definitions``)."""
     builder = GrammarBuilder()
     builder.load_grammar(grammar, name)
-    return builder._definitions[rule].tree
+    tree: Tree[Any] = builder._definitions[rule].tree
+    return tree

@@ -34,7 +34,7 @@ writes or compares a value.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .errors import EncodeError, RW1Error
 from .slottypes import MAX_INT_DIGITS, int_in_limit
@@ -110,6 +110,10 @@ def _encode_scalar(key: str, value: Any) -> str:
     raise EncodeError(f"{key}: cannot write a {type(value).__name__}", token=key)
 
 
+@overload
+def shown(key: None, value: Any) -> str: ...
+@overload
+def shown(key: str, value: Any) -> str | None: ...
 def shown(key: str | None, value: Any) -> str | None:
     """A value for a person: as a line writes it under ``key`` (``None`` stays ``None``), else, or
     with no key, as JSON, never a Python repr."""
