@@ -1,4 +1,4 @@
-"""docs/architecture.md's four recipes, each followed once.
+"""docs/architecture.md's four recipes, each followed once, and its close table checked against the code.
 
 A recipe changes data and tables that generic code walks: a profile rule is
 a row of a profile's ``translation``; a lint rule is a row of
@@ -81,3 +81,17 @@ def test_recipe_an_op_is_a_function_registered_with_adapter_op(monkeypatch):
     assert adapter.handle({"op": "count-tokens", "line": "RW1 HO a-1 from=a to=b", "seq": 7}) == \
         {"ok": True, "count": 5, "seq": 7}
     assert "count-tokens" in adapter.OPS and adapter.OPS["count-tokens"] is count_tokens
+
+
+def test_the_close_table_of_the_architecture_page_is_the_one_the_code_walks():
+    from rogerwilco.thread import CLOSE_EVENTS, CLOSE_TRANSITIONS
+
+    states = list(dict.fromkeys(state for state, _ in CLOSE_TRANSITIONS))
+    rows = ["| state | " + " | ".join(CLOSE_EVENTS) + " |", "|---|" + "---|" * len(CLOSE_EVENTS)]
+    for state in states:
+        cells = []
+        for event in CLOSE_EVENTS:
+            nxt, kinds = CLOSE_TRANSITIONS[(state, event)]
+            cells.append(nxt + (f" ({', '.join(kinds)})" if kinds else ""))
+        rows.append(f"| {state} | " + " | ".join(cells) + " |")
+    assert "\n".join(rows) in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")

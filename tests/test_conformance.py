@@ -25,7 +25,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from rogerwilco.core.codec import same
 from rogerwilco.front.adapter import handle
+from rogerwilco.front.conformance import finding_set, reply_signature
 from rogerwilco.core.semantics import check_line
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,42 +169,18 @@ def test_expected_reply_is_a_valid_refusal(case_id: str, case: dict[str, Any]):
 # running every case
 
 
-def _same_json(a: Any, b: Any, ordered: bool = False) -> bool:
-    """Strict JSON equality; a JSON form's slots also compare in order (D1)."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        if ordered and list(a) != list(b):
-            return False
-        return a.keys() == b.keys() and all(_same_json(a[k], b[k], k == "slots") for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
-    return a == b
-
-
-def _reply_head(line: Any) -> Any:
-    if not isinstance(line, str):
-        return line
-    head, mark, tail = line.partition(" // ")
-    return head, tail.split(" ", 1)[0] if mark else None
-
-
-def _finding_set(findings: list[dict[str, Any]]) -> set[tuple]:
-    return {(f.get("severity"), f.get("kind"), f.get("tier"), f.get("key")) for f in findings}
-
-
 def _mismatches(expect: dict[str, Any], got: dict[str, Any]) -> list[str]:
     problems = []
     for key, want in expect.items():
         if key not in got:
             problems.append(f"{key}: missing from the response")
         elif key == "findings":
-            if not isinstance(got[key], list) or _finding_set(got[key]) != _finding_set(want):
-                problems.append(f"findings: expected {sorted(map(str, _finding_set(want)))}, got {got[key]}")
+            if not isinstance(got[key], list) or finding_set(got[key]) != finding_set(want):
+                problems.append(f"findings: expected {sorted(map(str, finding_set(want)))}, got {got[key]}")
         elif key == "reply":
-            if _reply_head(got[key]) != _reply_head(want):
+            if reply_signature(got[key]) != reply_signature(want):
                 problems.append(f"reply: expected {want!r}, got {got[key]!r}")
-        elif not _same_json(got[key], want):
+        elif not same(got[key], want):
             problems.append(f"{key}: expected {json.dumps(want, ensure_ascii=False)}, "
                             f"got {json.dumps(got[key], ensure_ascii=False)}")
     return problems

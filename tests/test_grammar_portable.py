@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from lark import Lark, Token
-from lark.load_grammar import _parse_grammar
+from rogerwilco.core._lark import Token, grammar_file_tree, lalr_parser
 
 from rogerwilco.core.syntax import grammar_text
 
@@ -37,7 +36,7 @@ FORBIDDEN = [
 
 
 def literals() -> list[Token]:
-    tree = _parse_grammar(grammar_text(), "rw1.lark")
+    tree = grammar_file_tree(grammar_text())
     return [tok for tok in tree.scan_values(lambda v: isinstance(v, Token) and v.type in ("REGEXP", "STRING"))]
 
 
@@ -103,7 +102,7 @@ def test_string_literals_are_ascii_and_case_sensitive():
 
 
 def test_grammar_uses_no_imports_ignores_or_declarations():
-    tree = _parse_grammar(grammar_text(), "rw1.lark")
+    tree = grammar_file_tree(grammar_text())
     kinds = {item.data for item in tree.children}
     assert kinds <= {"rule", "term"}, kinds
 
@@ -119,7 +118,7 @@ def test_code_point_ranges_skip_the_surrogates():
 
 def test_the_grammar_loads_as_lalr_with_the_contextual_lexer():
     # The configuration every generated port uses.
-    Lark(grammar_text(), parser="lalr", lexer="contextual")
+    lalr_parser(grammar_text())
 
 
 def test_the_checks_catch_what_they_forbid():

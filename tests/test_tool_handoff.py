@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import Message
-from rogerwilco.checks.handoff import RESEND, REISSUE, Envelope, issue_link
+from rogerwilco.checks.lifecycle import RESEND, REISSUE, Envelope, issue_link
 from rogerwilco.checks.thread import check_thread
 from rogerwilco.front.tool import ToolRefused, ToolStore
 

@@ -13,20 +13,10 @@ and refuses with :class:`ProtocolError` what this end may not say.
 an earlier issue, after a silent receiver) and a re-issue (``re=`` the
 receiver's readback of an earlier issue, after a void readback) carry the
 handoff forward when they go between the same two agents about the same
-item; anything else is a handoff of its own. A handoff holds one state in
-each of two regions, and every message about it is one event:
-
-* the **readback** region: ``offered`` (no readback yet), ``void`` (the
-  readback failed the sender's check), ``read-back`` (it passed under
-  ``rb=exec``: ownership moved, the act waits for ``AN val=Y``) and
-  ``wilco`` (cleared to act);
-* the **close** region: ``open``, ``done`` (closed by a DN that ran the
-  act), ``closed`` (by a DN with ``out=NOOP``, a UN or an FL),
-  ``cancelled`` (the sender's CX, not yet answered by a close),
-  ``answered`` (a cancel answered by a DN), ``late-cancel`` (a CX after
-  the act's DN: a cancel cannot unsay an act, and the act's DN answers it)
-  and ``cancel-after-close`` (a CX after a UN, an FL or a NOOP: answered with
-  ``AN val=Y``; no further close).
+item; anything else is a handoff of its own (the rule is
+:func:`rogerwilco.checks.lifecycle.issue_link`). A handoff holds one state in each
+of the readback, close and echo regions of :data:`TRANSITIONS`, the table
+:mod:`rogerwilco.checks.lifecycle` holds, and every message about it is one event.
 
 :data:`TRANSITIONS` is the whole protocol: (state, event) to (next state,
 findings, replies). A finding is what the message breaks; a reply is what its
@@ -70,100 +60,18 @@ from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
+from ..core.codec import reread
 from ..core.errors import RW1Error
-from ..core.findings import FAIL, NOTE, Finding
-from .handoff import is_duplicate_answer, issue_link
+from ..core.findings import NOTE, Finding, fail
+# the table and the rule are the lifecycle's; the names stay importable from here
+from .lifecycle import (CLOSE_STATES, CLOSERS, ECHO_STATES, EVENTS, READBACK_STATES, REPLIES, TRANSITIONS,  # noqa: F401
+                        Step, handoff_of, is_duplicate_answer, issue_link)
 from .ledger import MemoryLedger, SQLiteLedger, Transaction, open_ledger
 from ..core.message import Message
 from .readback import ReadbackInputError, ReadbackReport, check_dn, check_ho, check_rb, levels_of, make_rb
 from ..core.semantics import LineResult, check_line, refusal_for
 from ..core.slottypes import AGENT_RE, MSGID_RE, parse_time
 from ..core.vocab import Receiver, as_receiver
-
-READBACK_STATES = ("offered", "void", "read-back", "wilco")
-CLOSE_STATES = ("open", "done", "closed", "cancelled", "answered", "late-cancel", "cancel-after-close")
-#: under rb=all, every ST or AN of the sender's that the receiver will act on is echoed first (spec 5 rule 1)
-ECHO_STATES = ("echoed", "unechoed")
-EVENTS = ("resend", "reissue", "RB-pass", "RB-pass-exec", "RB-void", "confirm", "refuse",
-          "DN-act", "DN-noop", "UN", "FL", "CX", "change", "echo")
-#: what each automatic or composed reply is
-REPLIES = {
-    "UN-DUP": "UN why=DUP: the handoff was already read back, so a re-send cannot make a second owner",
-    "AN-Y": "AN val=Y to the cancel, once what was prepared for the handoff is abandoned",
-    "DN-again": "the act's DN again: a cancel cannot unsay an act",
-    "RB-echo": "under rb=all, the echo of the sender's ST or AN, composed by code, before acting on it",
-}
-
-
-@attrs.frozen
-class Step:
-    """One row of the table: where an event leads, what it breaks, what its receiver answers."""
-
-    next: str
-    findings: tuple[str, ...] = ()
-    replies: tuple[str, ...] = ()
-
-
-def _table() -> dict[tuple[str, str], Step]:
-    t: dict[tuple[str, str], Step] = {}
-    # -- the readback region ---------------------------------------------------
-    for state in READBACK_STATES:
-        t[(state, "reissue")] = Step("offered")
-        t[(state, "resend")] = Step(state) if state == "offered" else Step(state, replies=("UN-DUP",))
-    t[("offered", "RB-pass")] = t[("void", "RB-pass")] = Step("wilco")
-    t[("read-back", "RB-pass")] = Step("read-back")
-    t[("wilco", "RB-pass")] = Step("wilco")
-    t[("offered", "RB-pass-exec")] = t[("void", "RB-pass-exec")] = Step("read-back")
-    t[("read-back", "RB-pass-exec")] = Step("read-back")
-    t[("wilco", "RB-pass-exec")] = Step("wilco")
-    t[("offered", "RB-void")] = t[("void", "RB-void")] = Step("void")
-    t[("read-back", "RB-void")] = Step("read-back")  # one passing readback is enough
-    t[("wilco", "RB-void")] = Step("wilco")
-    t[("read-back", "confirm")] = t[("wilco", "confirm")] = Step("wilco")
-    t[("offered", "confirm")] = Step("offered", ("confirm-without-readback",))
-    t[("void", "confirm")] = Step("void", ("confirm-void",))
-    t[("read-back", "refuse")] = t[("wilco", "refuse")] = Step("void")
-    t[("offered", "refuse")] = Step("offered")
-    t[("void", "refuse")] = Step("void")
-    for state in ("offered", "void", "read-back"):
-        t[(state, "DN-act")] = Step(state, ("act-before-wilco",))
-    t[("wilco", "DN-act")] = Step("wilco")
-    # -- the echo region (rb=all: a change is echoed before the act) -------------
-    t[("echoed", "change")] = t[("unechoed", "change")] = Step("unechoed", replies=("RB-echo",))
-    t[("unechoed", "echo")] = t[("echoed", "echo")] = Step("echoed")
-    t[("unechoed", "DN-act")] = Step("unechoed", ("act-before-echo",))
-    t[("echoed", "DN-act")] = Step("echoed")
-    # -- the close region (spec 5.4) -------------------------------------------
-    t[("open", "DN-act")] = Step("done")
-    t[("open", "DN-noop")] = Step("closed")
-    t[("open", "UN")] = t[("open", "FL")] = Step("closed")
-    t[("open", "CX")] = Step("cancelled", replies=("AN-Y",))
-    for state in ("done", "closed"):
-        for event in ("DN-act", "DN-noop", "UN", "FL"):
-            t[(state, event)] = Step(state, ("closed-twice",))
-    t[("done", "CX")] = Step("late-cancel", ("closed-twice",), ("DN-again",))
-    t[("closed", "CX")] = Step("cancel-after-close", ("closed-twice",), ("AN-Y",))
-    # the act's DN crossed the cancel: the receiver answers with it
-    t[("late-cancel", "DN-act")] = Step("done")
-    t[("late-cancel", "DN-noop")] = Step("closed")
-    t[("late-cancel", "UN")] = t[("late-cancel", "FL")] = Step("closed", ("closed-twice",))
-    t[("late-cancel", "CX")] = Step("late-cancel", ("closed-twice",))
-    # a cancel that came after a UN, an FL or a NOOP: it is answered with AN val=Y, and no close may follow
-    for event in ("DN-act", "DN-noop", "UN", "FL", "CX"):
-        t[("cancel-after-close", event)] = Step("cancel-after-close", ("closed-twice",))
-    t[("cancelled", "DN-act")] = Step("answered", ("act-after-cancel",))
-    t[("cancelled", "DN-noop")] = Step("answered")
-    t[("cancelled", "UN")] = t[("cancelled", "FL")] = Step("answered", ("closed-twice",))
-    t[("cancelled", "CX")] = Step("cancelled", ("closed-twice",))
-    t[("answered", "DN-act")] = Step("answered", ("closed-twice", "act-after-cancel"))
-    for event in ("DN-noop", "UN", "FL", "CX"):
-        t[("answered", event)] = Step("answered", ("closed-twice",))
-    return t
-
-
-#: (state, event) -> Step, for both regions; state names are unique across them.
-TRANSITIONS: Mapping[tuple[str, str], Step] = _table()
-CLOSERS = ("DN", "UN", "FL", "CX")
 
 
 def mermaid(table: Mapping[tuple[str, str], Step] = TRANSITIONS) -> str:
@@ -487,10 +395,6 @@ def _utcnow() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc)
 
 
-def _fail(kind: str, key: str | None, message: str, token: str | None = None) -> Finding:
-    return Finding(severity=FAIL, kind=kind, key=key, message=message, token=token)
-
-
 _FINDING_TEXT = {
     "act-before-wilco": "{t} {m} reports an act on {k} before its readback passed (and, under rb=exec, before AN val=Y)",
     "act-after-cancel": "DN {m} reports out={out} after a cancel of {k}; out=NOOP is the answer to a cancel that "
@@ -728,9 +632,9 @@ class Endpoint:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
                 return [Unreadable(text=raw.decode("utf-8", "replace"),
-                                   findings=(_fail("form", None, "the line is not UTF-8"),))]
+                                   findings=(fail(kind="form", key=None, message="the line is not UTF-8"),))]
         if not isinstance(line, str):
-            return [Unreadable(text=repr(line), findings=(_fail("form", None, "a line is text"),))]
+            return [Unreadable(text=repr(line), findings=(fail(kind="form", key=None, message="a line is text"),))]
         text = line[:-1] if line.endswith("\n") else line
         text = text[:-1] if text.endswith("\r") else text
         try:
@@ -758,8 +662,8 @@ class Endpoint:
 
     def _redelivered(self, message: Message) -> list[Any]:
         if self._messages[message.id] != message:
-            finding = _fail("form", None, f"id {message.id} is already used by a different message; this one "
-                                          "is left out", token=message.id)
+            finding = fail(kind="form", key=None, token=message.id,
+                           message=f"id {message.id} is already used by a different message; this one is left out")
             return [Unreadable(text=message.to_line(), message=message, findings=(finding,))]
         replies = tuple(self._text[r] for r in self._replies.get(message.id, ()) if r in self._messages)
         events: list[Any] = [Redelivered(message=message, replies=replies)]
@@ -790,8 +694,9 @@ class Endpoint:
                 if reply is not None:
                     head = reply.split(" ", 3)
                     reply = " ".join(head[:2] + [self._format_id(n), head[3]])
-            finding = _fail("form", None, f"not a valid message ({problem.token or problem.kind}: {problem.message})"
-                            if problem else "not a valid message")
+            finding = fail(kind="form", key=None,
+                           message=f"not a valid message ({problem.token or problem.kind}: {problem.message})"
+                           if problem else "not a valid message")
             events: list[Any] = [Unreadable(text=text, findings=(finding,), reply=reply)]
             if reply is not None:
                 self._record(Message.from_line(reply, self.receiver).replace(source=None), "out", {}, at, reply)
@@ -814,17 +719,12 @@ class Endpoint:
     # ---- the one place state changes -------------------------------------------------
 
     def _target(self, message: Message) -> Message | None:
-        """The HO a message answers, through the RB, AN or CX it replies to."""
-        seen = {message.id}
-        current = self._messages.get(message.re) if message.re else None
-        while current is not None and current.type in ("RB", "AN", "CX") and current.id not in seen:
-            seen.add(current.id)
-            current = self._messages.get(current.re) if current.re else None
-        return current if current is not None and current.type == "HO" else None
+        """The HO a message answers, through the RB, AN or CX it replies to (:func:`~rogerwilco.checks.lifecycle.handoff_of`)."""
+        return handoff_of(message, self._messages.get)
 
     def continues(self, ho: Message) -> tuple[str, str] | None:
         """(earlier HO id, "resend" | "reissue") where ``ho`` carries an earlier handoff forward
-        (:func:`rogerwilco.checks.handoff.issue_link`: the one rule for which HOs are one handoff)."""
+        (:func:`rogerwilco.checks.lifecycle.issue_link`: the one rule for which HOs are one handoff)."""
         return issue_link(ho, self._messages.get)
 
     def _step(self, h: Handoff, event: str, message: Message) -> tuple[list[Finding], list[str]]:
@@ -838,7 +738,8 @@ class Endpoint:
                 continue
             setattr(h, region, step.next)
             for kind in step.findings:
-                findings.append(_fail(kind, h.live, finding_text(kind, message, h.live, first), token=message.id))
+                findings.append(fail(kind=kind, key=h.live, message=finding_text(kind, message, h.live, first),
+                                     token=message.id))
             replies.extend(step.replies)
         return findings, replies
 
@@ -906,9 +807,9 @@ class Endpoint:
                 return [] if mine else [HandoffClosed(message=message, handoff=named.id)]
         if kind == "CX":
             if message.from_ != ho.from_ or message.to != ho.to:
-                finding = _fail("cancel-wrong-party", ho.id, f"CX {message.id} comes from {message.from_} to "
-                                f"{message.to}; only {ho.id}'s sender {ho.from_} can cancel it, to its receiver "
-                                f"{ho.to}", token=message.id)
+                finding = fail(kind="cancel-wrong-party", key=ho.id, token=message.id,
+                               message=f"CX {message.id} comes from {message.from_} to {message.to}; only {ho.id}'s "
+                               f"sender {ho.from_} can cancel it, to its receiver {ho.to}")
                 self.findings.append(finding)
                 h.findings.append(finding)
                 return [] if mine else [Noted(message=message, findings=(finding,))]
@@ -1199,7 +1100,7 @@ class Endpoint:
         body.update(slots)
         message = Message(type=type_, id=self._peek_id(), re=re, from_=self.me, to=to, item=item, slots=body,
                           tail=tail)
-        return Message.from_line(message.to_line(), self.receiver).replace(source=None)
+        return reread(message, self.receiver)
 
     def readback(self, ho_id: str, **kwargs: Any) -> Message:
         """Compose my readback of ``ho_id`` by code (:func:`make_rb`'s arguments: ``acc``, ``do``,
@@ -1228,8 +1129,7 @@ class Endpoint:
                 self._catch_up(tx)
                 if number:
                     n = max(self._used | {tx.last_number(self.me)}, default=0) + 1
-                    msg = Message.from_line(msg.replace(id=self._format_id(n)).to_line(),
-                                            self.receiver).replace(source=None)
+                    msg = reread(msg.replace(id=self._format_id(n)), self.receiver)
                 else:
                     found = MSGID_RE.fullmatch(msg.id)
                     n = int(found.group(2)) if found else 0

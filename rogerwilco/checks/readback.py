@@ -48,9 +48,10 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from .comprehension import Comparator, parse_criteria
+from ..core.codec import decode, reread, same, shown
 from ..core.errors import RW1Error
-from ..core.findings import FAIL, NOTE, Finding
-from ..core.message import Message, write_value
+from ..core.findings import FAIL, Finding, fail, note
+from ..core.message import Message
 from ..core.semantics import check_line
 from ..core.slottypes import parse_time
 from ..core.vocab import Receiver, Vocabulary, as_receiver
@@ -121,16 +122,6 @@ class ReadbackReport:
 # inputs
 
 
-def _fail(kind: str, message: str, *, tier: int | None = None, key: str | None = None,
-          sender: Any = None, receiver: Any = None) -> Finding:
-    return Finding(severity=FAIL, kind=kind, message=message, tier=tier, key=key, sender=sender, receiver=receiver)
-
-
-def _note(kind: str, message: str, *, tier: int | None = None, key: str | None = None,
-          sender: Any = None, receiver: Any = None) -> Finding:
-    return Finding(severity=NOTE, kind=kind, message=message, tier=tier, key=key, sender=sender, receiver=receiver)
-
-
 def coerce(value: Message | str, receiver: Receiver, want: str, name: str) -> tuple[Message | None, Finding | None]:
     """A Message of type ``want`` from a Message or a line, or a ``form`` finding."""
     if isinstance(value, Message):
@@ -140,63 +131,17 @@ def coerce(value: Message | str, receiver: Receiver, want: str, name: str) -> tu
         if result.message is None:
             first = result.refusal
             detail = f"{first.token}: {first.message}" if first and first.token else (first.message if first else "unreadable")
-            return None, _fail("form", f"the {name} does not parse: {detail}")
+            return None, fail(kind="form", message=f"the {name} does not parse: {detail}")
         message = result.message
     else:
-        return None, _fail("form", f"the {name} is neither a line nor a message")
+        return None, fail(kind="form", message=f"the {name} is neither a line nor a message")
     if message.type != want:
-        return None, _fail("form", f"the {name} is a {message.type}, not a {want}")
+        return None, fail(kind="form", message=f"the {name} is a {message.type}, not a {want}")
     return message, None
 
 
 def vocabulary_of(message: Message, receiver: Receiver) -> Vocabulary:
     return receiver.vocabulary(message.profile) if message.profile and receiver.holds(message.profile) else receiver.vocabulary(None)
-
-
-def decoded(vocab: Vocabulary, key: str, value: Any) -> Any:
-    """A value as the slot type decodes it: text kept by a line without p=, or a record's JSON."""
-    slot = vocab.slots.get(key)
-    if isinstance(value, list):
-        value = tuple(value)
-    if slot is None:
-        return value
-    if isinstance(value, str):
-        try:
-            return slot.type.decode(value)
-        except ValueError:
-            return value
-    if isinstance(value, tuple) and slot.type.is_list:
-        try:
-            return slot.type.decode(slot.type.encode(value))
-        except ValueError:
-            return value
-    return value
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal decoded values, type included (``True`` is not ``1``), lists in order."""
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
-
-
-def written(key: str, value: Any) -> str | None:
-    if value is None:
-        return None
-    try:
-        return write_value(key, value)
-    except RW1Error:
-        return _shown(value)
-
-
-def _shown(value: Any) -> str:
-    """A value as the person wrote it: JSON, never a Python repr."""
-    import json
-
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return str(value)
 
 
 _TYPE_WORDS = {
@@ -250,17 +195,17 @@ def record_type_problems(record: Mapping[str, Any], vocab: Vocabulary) -> list[F
         elif isinstance(value, bool):
             what = "a boolean"
         elif isinstance(value, (int, float)):
-            what = f"the number {_shown(value)}"
+            what = f"the number {shown(None, value)}"
         elif isinstance(value, (list, tuple)):
             what = "an array"
         elif isinstance(value, Mapping):
             what = "an object"
         else:
-            what = _shown(value)
+            what = shown(None, value)
         want = "a string" if key == "item" else expected_json(type_name)
-        problems.append(_fail("record", f"{key}: the record gives {what}; {key} is {want}"
-                              + (" (leave the key out if the record holds no value)" if value is None else ""),
-                              key=key, sender=_shown(value)))
+        problems.append(fail(kind="record", message=f"{key}: the record gives {what}; {key} is {want}"
+                             + (" (leave the key out if the record holds no value)" if value is None else ""),
+                             key=key, sender=shown(None, value)))
     return problems
 
 
@@ -299,8 +244,8 @@ def tier_receipt(ho: Message, rb: Message, tier: int | None = 1, pairs=RECEIPT) 
         want = ho.id if ho_field == "id" else ho.get(ho_field)
         got = rb.get(rb_field)
         if got != want:
-            findings.append(_fail("receipt", f"{rb_field}={got} where the {ho.type} gives {want}", tier=tier,
-                                  key=rb_field, sender=want, receiver=got))
+            findings.append(fail(kind="receipt", message=f"{rb_field}={got} where the {ho.type} gives {want}", tier=tier,
+                                 key=rb_field, sender=want, receiver=got))
     return findings
 
 
@@ -308,9 +253,9 @@ def tier_digest(ho: Message, rb: Message) -> list[Finding]:
     h = rb.slots.get("h")
     want = ho.digest()
     if h is None:
-        return [_note("digest", "no h=: integrity not checked", tier=2, key="h", sender=want)]
+        return [note(kind="digest", message="no h=: integrity not checked", tier=2, key="h", sender=want)]
     if h != want:
-        return [_fail("digest", f"h={h} is not the digest of the HO ({want})", tier=2, key="h", sender=want, receiver=h)]
+        return [fail(kind="digest", message=f"h={h} is not the digest of the HO ({want})", tier=2, key="h", sender=want, receiver=h)]
     return []
 
 
@@ -318,13 +263,13 @@ def compare_slot(key: str, ho_value: Any, rb: Message, vocab: Vocabulary, tier: 
     got = rb.get(key)
     if got is None:
         if require:
-            return [_fail("missing", f"{key} not read back", tier=tier, key=key, sender=written(key, ho_value))]
+            return [fail(kind="missing", message=f"{key} not read back", tier=tier, key=key, sender=shown(key, ho_value))]
         return []
-    want = decoded(vocab, key, ho_value)
-    got = decoded(vocab, key, got)
+    want = decode(vocab, key, ho_value)
+    got = decode(vocab, key, got)
     if not same(want, got):
-        return [_fail("mismatch", f"{key}: read back {written(key, got)}, sent {written(key, want)}", tier=tier, key=key,
-                      sender=written(key, want), receiver=written(key, got))]
+        return [fail(kind="mismatch", message=f"{key}: read back {shown(key, got)}, sent {shown(key, want)}", tier=tier, key=key,
+                     sender=shown(key, want), receiver=shown(key, got))]
     return []
 
 
@@ -350,8 +295,8 @@ def tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
         if (key in ho.slots or key in RB_OWN_SLOTS or key in resolved or key == "p" or key.startswith("x_")
                 or key not in handoff_slots):
             continue
-        findings.append(_fail("mismatch", f"{key}: read back {written(key, value)}, which the handoff does not carry",
-                              tier=3, key=key, sender=None, receiver=written(key, value)))
+        findings.append(fail(kind="mismatch", message=f"{key}: read back {shown(key, value)}, which the handoff does not carry",
+                             tier=3, key=key, sender=None, receiver=shown(key, value)))
     ho_exp, rb_exp = ho.slots.get("exp"), rb.slots.get("exp")
     if ho_exp is not None and rb_exp is not None:
         try:
@@ -359,8 +304,8 @@ def tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
         except (TypeError, ValueError):
             late = True
         if late:
-            findings.append(_fail("expiry", f"the readback's exp={rb_exp} outlives the handoff's exp={ho_exp}", tier=3,
-                                  key="exp", sender=ho_exp, receiver=rb_exp))
+            findings.append(fail(kind="expiry", message=f"the readback's exp={rb_exp} outlives the handoff's exp={ho_exp}", tier=3,
+                                 key="exp", sender=ho_exp, receiver=rb_exp))
     return findings
 
 
@@ -382,7 +327,7 @@ def tier_comprehension(ho: Message, rb: Message, vocab: Vocabulary, expect_acc: 
     theirs = sender_criteria(ho, expect_acc)
     raw_mine = rb.slots.get("acc")
     if raw_mine is None:
-        findings.append(_fail("missing", "the HO asks for acceptance criteria; the readback carries no acc=", tier=4, key="acc"))
+        findings.append(fail(kind="missing", message="the HO asks for acceptance criteria; the readback carries no acc=", tier=4, key="acc"))
     try:
         mine = parse_criteria(raw_mine or ())
     except ValueError:
@@ -391,15 +336,15 @@ def tier_comprehension(ho: Message, rb: Message, vocab: Vocabulary, expect_acc: 
     comparator = Comparator.for_vocabulary(vocab)
     findings.extend(comparator.compare(theirs, mine, not_tokens=not_tokens, required_keys=ho.slots.get("keys") or ()))
     if "plan" in levels_of(ho) and rb.slots.get("do") is None:
-        findings.append(_fail("plan", "rb=plan: the readback does not say what it will produce (do=)", tier=4, key="do"))
+        findings.append(fail(kind="plan", message="rb=plan: the readback does not say what it will produce (do=)", tier=4, key="do"))
     return findings, theirs is not None
 
 
 def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[str, Any] | None) -> list[Finding]:
     slots = exec_slots(ho, vocab)
     if not slots:
-        return [_note("no-exec", f"the profile names no execution slots for ask={ho.slots.get('ask')}: tier 5 not checked",
-                      tier=5, key="ask")]
+        return [note(kind="no-exec", message=f"the profile names no execution slots for ask={ho.slots.get('ask')}: tier 5 not checked",
+                     tier=5, key="ask")]
     findings: list[Finding] = []
     for key in slots:
         ho_value = ho.get(key)
@@ -408,19 +353,19 @@ def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[
             continue
         got = rb.get(key)
         if got is None:
-            findings.append(_fail("missing", f"{key}: the value the receiver will use is not read back", tier=5, key=key))
+            findings.append(fail(kind="missing", message=f"{key}: the value the receiver will use is not read back", tier=5, key=key))
             continue
         if record is None or key not in record:
             # D12: a note of kind unchecked, tier 5, naming the slot
-            findings.append(_note("unchecked", f"{key}: the receiver resolved {written(key, got)}; no record of the "
-                                  "sender's to check it against", tier=5, key=key, receiver=written(key, got)))
+            findings.append(note(kind="unchecked", message=f"{key}: the receiver resolved {shown(key, got)}; no record of the "
+                                 "sender's to check it against", tier=5, key=key, receiver=shown(key, got)))
             continue
-        want = decoded(vocab, key, record[key])
-        got = decoded(vocab, key, got)
+        want = decode(vocab, key, record[key])
+        got = decode(vocab, key, got)
         if not same(want, got):
-            findings.append(_fail("record", f"{key}: the receiver resolved {written(key, got)}; the record holds "
-                                  f"{written(key, want)}", tier=5, key=key,
-                                  sender=written(key, want), receiver=written(key, got)))
+            findings.append(fail(kind="record", message=f"{key}: the receiver resolved {shown(key, got)}; the record holds "
+                                 f"{shown(key, want)}", tier=5, key=key,
+                                 sender=shown(key, want), receiver=shown(key, got)))
     return findings
 
 
@@ -539,32 +484,32 @@ def check_ho(
     for key, value in held.items():
         if key in ("re", "from", "to") and relay_adds is not None:
             continue  # a relay's hop has its own envelope
-        want = decoded(vocab, key, value)
+        want = decode(vocab, key, value)
         got = ho.get(key)
         if got is None:
-            findings.append(_fail("missing", f"{key}: the record holds {written(key, want)}; the line omits it", key=key,
-                                  sender=written(key, want)))
-        elif not same(want, decoded(vocab, key, got)):
-            findings.append(_fail("mismatch", f"{key}: the line says {written(key, got)}; the record holds {written(key, want)}",
-                                  key=key, sender=written(key, want), receiver=written(key, got)))
+            findings.append(fail(kind="missing", message=f"{key}: the record holds {shown(key, want)}; the line omits it", key=key,
+                                 sender=shown(key, want)))
+        elif not same(want, decode(vocab, key, got)):
+            findings.append(fail(kind="mismatch", message=f"{key}: the line says {shown(key, got)}; the record holds {shown(key, want)}",
+                                 key=key, sender=shown(key, want), receiver=shown(key, got)))
     if relay_adds is not None:
         adds = set(relay_adds)
         extra = ([("item", ho.item)] if ho.item is not None else []) + list(ho.slots.items())
         for key, value in extra:
             if key not in held and key not in adds:
-                findings.append(_fail("mismatch", f"{key}={written(key, value)} is neither in the received handoff nor "
-                                      "added by the relay's role", key=key, sender=None, receiver=written(key, value)))
+                findings.append(fail(kind="mismatch", message=f"{key}={shown(key, value)} is neither in the received handoff nor "
+                                     "added by the relay's role", key=key, sender=None, receiver=shown(key, value)))
         if TAIL not in adds:
             findings.extend(_relay_tail(received_tail, ho.tail))
     else:
         for key in exec_slots(ho, vocab):
             if key not in held and ho.get(key) is not None:
-                findings.append(_fail("mismatch", f"{key}={written(key, ho.get(key))} is an execution value the record "
-                                      "does not hold", key=key, sender=None, receiver=written(key, ho.get(key))))
+                findings.append(fail(kind="mismatch", message=f"{key}={shown(key, ho.get(key))} is an execution value the record "
+                                     "does not hold", key=key, sender=None, receiver=shown(key, ho.get(key))))
     if exec_slots(ho, vocab) and "exec" not in levels_of(ho):
-        findings.append(_fail("level", f"the profile names execution slots for ask={ho.slots.get('ask')}; "
-                              "the line does not ask rb=exec", key="rb", sender="exec",
-                              receiver=written("rb", ho.slots.get("rb"))))
+        findings.append(fail(kind="level", message=f"the profile names execution slots for ask={ho.slots.get('ask')}; "
+                             "the line does not ask rb=exec", key="rb", sender="exec",
+                             receiver=shown("rb", ho.slots.get("rb"))))
     return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-ho", ho=ho)
 
 
@@ -573,13 +518,13 @@ def _relay_tail(received: Any, forwarded: str | None) -> list[Finding]:
     if received == forwarded:
         return []
     if forwarded is None:
-        return [_fail("missing", "the relay dropped the received tail; it carries the brief", key=TAIL,
-                      sender=str(received), receiver=None)]
+        return [fail(kind="missing", message="the relay dropped the received tail; it carries the brief", key=TAIL,
+                     sender=str(received), receiver=None)]
     if received is None:
-        return [_fail("mismatch", "the relay added a tail the received handoff did not have, and its role does not "
-                      "add one", key=TAIL, sender=None, receiver=forwarded)]
-    return [_fail("mismatch", "the relay changed the tail it received; the brief lives there", key=TAIL,
-                  sender=str(received), receiver=forwarded)]
+        return [fail(kind="mismatch", message="the relay added a tail the received handoff did not have, and its role does not "
+                     "add one", key=TAIL, sender=None, receiver=forwarded)]
+    return [fail(kind="mismatch", message="the relay changed the tail it received; the brief lives there", key=TAIL,
+                 sender=str(received), receiver=forwarded)]
 
 
 # --------------------------------------------------------------------------
@@ -618,24 +563,24 @@ def check_dn(
         got = dn_msg.get(key)
         if out == "NOOP":
             if got is not None:
-                findings.append(_fail("noop-values", f"out=NOOP: nothing ran, yet the report carries {key}={written(key, got)}",
-                                      key=key, receiver=written(key, got)))
+                findings.append(fail(kind="noop-values", message=f"out=NOOP: nothing ran, yet the report carries {key}={shown(key, got)}",
+                                     key=key, receiver=shown(key, got)))
             continue
         if got is None:
             if out == "OK" and asked_exec:
-                findings.append(_fail("missing", f"out=OK: {key} as executed is not reported", key=key,
-                                      sender=written(key, _plan_value(ho_msg, rb_msg if rb_passed else None, key))))
+                findings.append(fail(kind="missing", message=f"out=OK: {key} as executed is not reported", key=key,
+                                     sender=shown(key, _plan_value(ho_msg, rb_msg if rb_passed else None, key))))
             continue
         plan = _plan_value(ho_msg, rb_msg if rb_passed else None, key)
         if plan is None:
             why = "the readback did not pass" if rb_msg is not None else "no readback was given"
-            findings.append(_fail("mismatch", f"{key}={written(key, got)} was executed with no approved value ({why})",
-                                  key=key, sender=None, receiver=written(key, got)))
+            findings.append(fail(kind="mismatch", message=f"{key}={shown(key, got)} was executed with no approved value ({why})",
+                                 key=key, sender=None, receiver=shown(key, got)))
             continue
-        want, have = decoded(vocab, key, plan), decoded(vocab, key, got)
+        want, have = decode(vocab, key, plan), decode(vocab, key, got)
         if not same(want, have):
-            findings.append(_fail("mismatch", f"{key}: executed {written(key, have)}, planned {written(key, want)}", key=key,
-                                  sender=written(key, want), receiver=written(key, have)))
+            findings.append(fail(kind="mismatch", message=f"{key}: executed {shown(key, have)}, planned {shown(key, want)}", key=key,
+                                 sender=shown(key, want), receiver=shown(key, have)))
     return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-dn",
                           ho=ho_msg, other=dn_msg)
 
@@ -700,12 +645,12 @@ def make_rb(
     if "exec" in levels:
         for key in exec_slots(message, vocab):
             value = values.pop(key, None)
-            value = message.get(key) if value is None else decoded(vocab, key, value)
+            value = message.get(key) if value is None else decode(vocab, key, value)
             if value is None:
                 raise ReadbackInputError(f"execution slot {key}: the HO leaves it to the receiver; give its value")
             slots[key] = value
     for key, value in values.items():
-        slots[key] = decoded(vocab, key, value)
+        slots[key] = decode(vocab, key, value)
     criteria = _token_list(acc, "acc")
     if COMPREHENSION_LEVELS & set(levels):
         if criteria is None:
@@ -730,7 +675,7 @@ def make_rb(
     rb = Message(type="RB", id=f"{message.to}-{n}", re=message.id, from_=message.to, to=message.from_,
                  item=message.item, slots=slots)
     try:
-        return Message.from_line(rb.to_line(), receiver).replace(source=None)
+        return reread(rb, receiver)
     except RW1Error as exc:
         raise ReadbackInputError(f"the readback cannot be written: {exc.token} {exc.message}".strip()) from None
 

@@ -6,7 +6,7 @@ Theory of operation
 replays it through one :class:`rogerwilco.checks.endpoint.Endpoint` per party
 (:func:`rogerwilco.checks.endpoint.replay`): each message is recorded as sent by its
 ``from`` and taken by its ``to``. The endpoints walk the same transition
-table the live endpoint enforces (:data:`rogerwilco.checks.endpoint.TRANSITIONS`),
+table the live endpoint enforces (:data:`rogerwilco.checks.lifecycle.TRANSITIONS`),
 so what a live endpoint refuses to send, this check reports, by construction.
 
 Threads are rebuilt from ``re=`` alone: position only orders events, it never
@@ -76,17 +76,15 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
-from ..core.findings import FAIL, NOTE, Finding, passed
+from ..core.findings import Finding, fail, note, passed
 from ..core.message import Message
-from .endpoint import CLOSE_STATES, TRANSITIONS, Handoff, finding_text, replay
+from .endpoint import Endpoint, Handoff, finding_text, replay
+from .lifecycle import CLOSE_EVENTS, CLOSE_TRANSITIONS, CLOSERS, HANDOFF_STATES, Conversation  # noqa: F401
 from .readback import check_rb
 from ..core.semantics import LineResult, check_line
 from ..core.slottypes import parse_time
 from ..core.vocab import Receiver, as_receiver
 
-CLOSERS = ("DN", "UN", "FL", "CX")
-CLOSE_EVENTS = ("DN-act", "DN-noop", "UN", "FL", "CX")
-HANDOFF_STATES = ("awaiting-readback", "owned", "held", "orphaned", "closed", "reissued")
 THREAD_KINDS = {
     "fail": ("open-past-exp", "open-past-due", "closed-twice", "act-after-cancel", "cancel-wrong-party",
              "reply-to-unknown", "form", "unanswered", "act-before-echo"),
@@ -95,14 +93,6 @@ THREAD_KINDS = {
 #: the table's finding kinds that are this check's (the others are the live endpoint's alone)
 _TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel", "act-before-echo"})
 _TIME_RE = re.compile(r"[0-9]{8}T[0-9]{4}Z")
-
-#: The close region of the endpoint's table, (state, event) -> (next state, finding kinds): the one the
-#: live endpoint enforces. Events: "DN-act" (a DN with out=OK or PARTIAL), "DN-noop", "UN", "FL", "CX".
-CLOSE_TRANSITIONS: Mapping[tuple[str, str], tuple[str, tuple[str, ...]]] = {
-    (state, event): (step.next, step.findings)
-    for (state, event), step in TRANSITIONS.items() if state in CLOSE_STATES and event in CLOSE_EVENTS
-}
-
 
 @attrs.frozen(kw_only=True)
 class HandoffState:
@@ -196,15 +186,6 @@ def readback_passes(ho: Message, rb: Message, receiver: Receiver) -> bool:
     return bool(check_rb(ho, rb, profiles=receiver).passed)
 
 
-def _fail(kind: str, key: str | None, message: str, token: str | None = None) -> Finding:
-    """``key`` is the handoff; ``token`` the id of the message that breaks the rule, where one does."""
-    return Finding(severity=FAIL, kind=kind, key=key, message=message, token=token)
-
-
-def _note(kind: str, key: str | None, message: str, token: str | None = None) -> Finding:
-    return Finding(severity=NOTE, kind=kind, key=key, message=message, token=token)
-
-
 def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list[Finding]]:
     """The stream's messages in order, each id once; ``form`` findings for the rest."""
     messages: list[Message] = []
@@ -229,14 +210,14 @@ def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list
             problem = result.refusal
             if problem is None:  # a blank line read from a stream
                 continue
-            findings.append(_fail("form", None, f"{where}: not a valid message ({problem.token or problem.kind}: "
-                                                f"{problem.message}); left out of the thread"))
+            findings.append(fail(kind="form", key=None, message=f"{where}: not a valid message "
+                                 f"({problem.token or problem.kind}: {problem.message}); left out of the thread"))
             continue
         earlier = by_id.get(message.id)
         if earlier is not None:
             if earlier != message:
-                findings.append(_fail("form", None, f"{where}: id {message.id} is already used by a different "
-                                                    "message; this one is left out of the thread"))
+                findings.append(fail(kind="form", key=None, message=f"{where}: id {message.id} is already used by a "
+                                     "different message; this one is left out of the thread"))
             continue
         by_id[message.id] = message
         messages.append(message)
@@ -266,31 +247,55 @@ def check_thread(
     """Rebuild the threads of a conversation and report what did not close right.
 
     ``lines`` are in the order they were sent; ``now`` (default: the clock) is
-    when the conversation is read, for ``exp=`` and ``due=``.
+    when the conversation is read, for ``exp=`` and ``due=``. The phases, in
+    order: read the lines, index them (replies to nothing), replay them
+    through every party's endpoint, then for each handoff its close findings
+    and each issue's state, then the questions, then the owners.
     """
     at = parse_now(now)
     receiver = as_receiver(profiles)
     messages, findings = _read(lines, receiver)
+    conversation = Conversation(messages)
     position = {m.id: i for i, m in enumerate(messages)}
-    by_id = {m.id: m for m in messages}
-
-    for m in messages:
-        if m.re is not None and m.re not in by_id:
-            findings.append(_fail("reply-to-unknown", None, f"{m.type} {m.id} answers re={m.re}, "
-                                                            "which names no message in the stream"))
-
+    findings += _unknown_replies(messages, conversation)
     ends = replay(messages, receiver)
+    findings += _wrong_party(ends, position)
+    hos = [m for m in messages if m.type == "HO"]
+    states: dict[str, HandoffState] = {}
+    for handoff in _handoffs(hos, ends):
+        members = sorted(handoff.issues, key=lambda i: position[i])
+        live = [i for i in members if i not in handoff.carried]
+        key = live[-1] if live else members[-1]
+        findings += _close_findings(handoff, key, conversation)
+        for ho_id in members:
+            state, found = _issue_state(conversation.get(ho_id), handoff, conversation, ends, at)
+            states[ho_id] = state
+            findings += found
+    findings += _questions(messages, ends, at)
+    ledger = Ledger(items=_owners(hos, ends), handoffs=tuple(states[ho.id] for ho in hos))
+    ordered = tuple(findings)
+    return ThreadReport(passed=passed(ordered), findings=ordered, ledger=ledger)
 
-    # a cancel from the wrong party: whichever end saw it (a third agent's CX is seen by its receiver alone)
+
+def _unknown_replies(messages: list[Message], conversation: Conversation) -> list[Finding]:
+    """A ``re=`` naming no message in the stream."""
+    return [fail(kind="reply-to-unknown", key=None,
+                 message=f"{m.type} {m.id} answers re={m.re}, which names no message in the stream")
+            for m in messages if m.re is not None and m.re not in conversation]
+
+
+def _wrong_party(ends: Mapping[str, Endpoint], position: Mapping[str, int]) -> list[Finding]:
+    """A cancel from the wrong party, once: whichever end saw it (a third agent's CX is seen by its receiver alone)."""
     wrong: dict[str | None, Finding] = {}
     for end in ends.values():
         for f in end.findings:
             if f.kind == "cancel-wrong-party" and f.token not in wrong:
                 wrong[f.token] = f
-    findings.extend(sorted(wrong.values(), key=lambda f: position[f.token or ""]))
+    return sorted(wrong.values(), key=lambda f: position[f.token or ""])
 
-    hos = [m for m in messages if m.type == "HO"]
-    # every handoff as its sender's end saw it: it saw every message between the two parties
+
+def _handoffs(hos: list[Message], ends: Mapping[str, Endpoint]) -> list[Handoff]:
+    """Every handoff once, as its sender's end saw it (it saw every message between the two parties)."""
     groups: list[Handoff] = []
     seen: set[int] = set()
     for ho in hos:
@@ -298,70 +303,73 @@ def check_thread(
         if id(handoff) not in seen:
             seen.add(id(handoff))
             groups.append(handoff)
+    return groups
 
-    states: dict[str, HandoffState] = {}
-    for handoff in groups:
-        members = sorted(handoff.issues, key=lambda i: position[i])
-        live = [i for i in members if i not in handoff.carried]
-        key = live[-1] if live else members[-1]
-        first = by_id.get(handoff.first_closer) if handoff.first_closer else None
-        for f in handoff.findings:
-            if f.kind in _TABLE_KINDS:
-                m = by_id[f.token or ""]
-                text = finding_text(f.kind, m, key, first)
-                findings.append(attrs.evolve(f, key=key, message=text))
-        for cx in handoff.cancels:
-            if cx not in handoff.acknowledged:
-                findings.append(_note("cancel-unacknowledged", key, f"CX {cx} of {key} is not yet answered by "
-                                                                     f"{handoff.receiver}", token=cx))
-        first_closer = by_id.get(handoff.first_closer) if handoff.first_closer else None
-        for ho_id in members:
-            ho = by_id[ho_id]
-            rb_state, rb_id = handoff.readbacks.get(ho_id, (None, None))
-            common = dict(id=ho.id, item=ho.item, from_=ho.from_, to=ho.to, ask=ho.get("ask"),
-                          readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"),
-                          **_reversal(ho, by_id, ends))
-            if ho_id in handoff.carried:
-                states[ho_id] = HandoffState(state="reissued", next=handoff.carried[ho_id], **common)
-                continue
-            if first_closer is not None:
-                states[ho_id] = HandoffState(state="closed", by=first_closer.type, closer=first_closer.id, **common)
-                continue
-            late = []
-            exp = ho.get("exp")
-            if exp is not None and at > parse_time(exp):
-                late.append(_fail("open-past-exp", ho.id, f"{ho.id} is still open past its exp={exp}"))
-            due = ho.get("due")
-            if due is not None and at.date() > _date(due):
-                late.append(_fail("open-past-due", ho.id, f"{ho.id} is still open after its due={due}"))
-            if rb_state == "failed":  # a held handoff: re-issue it or cancel it, never leave it (5.4)
-                late.append(_note("held", ho.id, f"{ho.id}'s readback {rb_id} did not pass and it was neither "
-                                                 "re-issued nor cancelled", token=rb_id))
-            if any(f.failed for f in late):
-                findings.extend(late)
-                state = "orphaned"
-            elif late:
-                findings.extend(late)
-                findings.append(_note("open", ho.id, f"{ho.id} is open and in time"))
-                state = "held"
-            else:
-                findings.append(_note("open", ho.id, f"{ho.id} is open and in time"))
-                state = {"passed": "owned", "failed": "held", None: "awaiting-readback"}[rb_state]
-            states[ho_id] = HandoffState(state=state, **common)
 
-    # every question answered or refused by the agent it asked, never left (spec 5 rule 2)
+def _close_findings(handoff: Handoff, key: str, conversation: Conversation) -> list[Finding]:
+    """The table's findings that are this check's, keyed by the live issue, and the unanswered cancels."""
+    findings = []
+    first = conversation.get(handoff.first_closer)
+    for f in handoff.findings:
+        if f.kind in _TABLE_KINDS:
+            text = finding_text(f.kind, conversation.get(f.token or ""), key, first)
+            findings.append(attrs.evolve(f, key=key, message=text))
+    for cx in handoff.cancels:
+        if cx not in handoff.acknowledged:
+            findings.append(note(kind="cancel-unacknowledged", key=key,
+                                 message=f"CX {cx} of {key} is not yet answered by {handoff.receiver}", token=cx))
+    return findings
+
+
+def _issue_state(ho: Message, handoff: Handoff, conversation: Conversation, ends: Mapping[str, Endpoint],
+                 at: _dt.datetime) -> tuple[HandoffState, list[Finding]]:
+    """One issue's state in the ledger (one of :data:`HANDOFF_STATES`), and, while it is open, its findings."""
+    rb_state, rb_id = handoff.readbacks.get(ho.id, (None, None))
+    common = dict(id=ho.id, item=ho.item, from_=ho.from_, to=ho.to, ask=ho.get("ask"),
+                  readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"),
+                  **_reversal(ho, conversation.by_id, ends))
+    if ho.id in handoff.carried:
+        return HandoffState(state="reissued", next=handoff.carried[ho.id], **common), []
+    closer = conversation.get(handoff.first_closer)
+    if closer is not None:
+        return HandoffState(state="closed", by=closer.type, closer=closer.id, **common), []
+    late = []
+    exp = ho.get("exp")
+    if exp is not None and at > parse_time(exp):
+        late.append(fail(kind="open-past-exp", key=ho.id, message=f"{ho.id} is still open past its exp={exp}"))
+    due = ho.get("due")
+    if due is not None and at.date() > _date(due):
+        late.append(fail(kind="open-past-due", key=ho.id, message=f"{ho.id} is still open after its due={due}"))
+    if rb_state == "failed":  # a held handoff: re-issue it or cancel it, never leave it (5.4)
+        late.append(note(kind="held", key=ho.id, token=rb_id,
+                         message=f"{ho.id}'s readback {rb_id} did not pass and it was neither re-issued nor cancelled"))
+    open_ = note(kind="open", key=ho.id, message=f"{ho.id} is open and in time")
+    if any(f.failed for f in late):
+        return HandoffState(state="orphaned", **common), late
+    if late:
+        return HandoffState(state="held", **common), [*late, open_]
+    state = {"passed": "owned", "failed": "held", None: "awaiting-readback"}[rb_state]
+    return HandoffState(state=state, **common), [open_]
+
+
+def _questions(messages: list[Message], ends: Mapping[str, Endpoint], at: _dt.datetime) -> list[Finding]:
+    """Every question answered or refused by the agent it asked, never left (spec 5 rule 2)."""
+    findings = []
     for aq in (m for m in messages if m.type == "AQ"):
         if ends[aq.to]._questions.get(aq.id) is not None:
             continue
         by = aq.get("by")
         if by is not None and at.date() > _date(by):
-            findings.append(_fail("unanswered", None, f"AQ {aq.id} to {aq.to} is not answered, and its by={by} "
-                                                      "has passed", token=aq.id))
+            findings.append(fail(kind="unanswered", key=None, token=aq.id,
+                                 message=f"AQ {aq.id} to {aq.to} is not answered, and its by={by} has passed"))
         else:
-            findings.append(_note("unanswered", None, f"AQ {aq.id} to {aq.to} is not answered yet"
-                                                      + (f" (by={by})" if by else ""), token=aq.id))
+            findings.append(note(kind="unanswered", key=None, token=aq.id,
+                                 message=f"AQ {aq.id} to {aq.to} is not answered yet" + (f" (by={by})" if by else "")))
+    return findings
 
-    # the owner of each item
+
+def _owners(hos: list[Message], ends: Mapping[str, Endpoint]) -> tuple[ItemOwner, ...]:
+    """The owner of each item: the ``to`` of its latest HO whose readback passed, else its first sender."""
     owners: dict[str, ItemOwner] = {}
     for ho in hos:
         if ho.item is None:
@@ -370,10 +378,7 @@ def check_thread(
             owners[ho.item] = ItemOwner(item=ho.item, owner=ho.from_, via=None)
         if ends[ho.from_]._handoffs[ho.id].readbacks.get(ho.id, ("", ""))[0] == "passed":
             owners[ho.item] = ItemOwner(item=ho.item, owner=ho.to, via=ho.id)
-
-    ledger = Ledger(items=tuple(owners.values()), handoffs=tuple(states[ho.id] for ho in hos))
-    ordered = tuple(findings)
-    return ThreadReport(passed=passed(ordered), findings=ordered, ledger=ledger)
+    return tuple(owners.values())
 
 
 __all__ = [

@@ -37,8 +37,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from lark import Token, Tree
-from lark.load_grammar import _parse_grammar
+from ._lark import Token, Tree, grammar_file_tree
 
 # A node of Lark's parse of a .lark file: a Tree, a Token, or a Terminal/NonTerminal symbol.
 _GrammarNode = Any
@@ -327,8 +326,7 @@ def _wrap(name: str, body: str) -> list[str]:
 
 def definitions(text: str | None = None) -> list[tuple[str, str]]:
     """(rulename, ABNF element) for every definition of the grammar, in order."""
-    # lark's grammar parser carries no annotations
-    tree = _parse_grammar(text if text is not None else grammar_text(), "rw1.lark")  # type: ignore[no-untyped-call]
+    tree = grammar_file_tree(text if text is not None else grammar_text())
     out = []
     for item in tree.children:
         if item.data == "rule":

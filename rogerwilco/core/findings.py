@@ -59,3 +59,13 @@ class Finding:
 
 def passed(findings: Iterable[Finding]) -> bool:
     return not any(f.failed for f in findings)
+
+
+def fail(*, kind: str, message: str, **fields: Any) -> Finding:
+    """A ``fail`` finding; every other field (``tier key token column why sender receiver hint fix``) by name."""
+    return Finding(severity=FAIL, kind=kind, message=message, **fields)
+
+
+def note(*, kind: str, message: str, **fields: Any) -> Finding:
+    """A ``note`` finding; every other field by name, as for :func:`fail`."""
+    return Finding(severity=NOTE, kind=kind, message=message, **fields)

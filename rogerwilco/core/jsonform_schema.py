@@ -48,8 +48,7 @@ import re
 from functools import lru_cache
 from typing import Any, Mapping
 
-from lark.load_grammar import _parse_grammar
-
+from ._lark import grammar_file_tree
 from .abnf import RegexReader
 from .schemacheck import strict_form
 from .syntax import grammar_text
@@ -63,8 +62,7 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 @lru_cache(maxsize=None)
 def _invisible_class(terminals: tuple[str, ...] = ("VCHAR",)) -> str:
     """A regex class body of the BMP code points the named class terminals exclude (space included)."""
-    # lark's grammar parser carries no annotations
-    tree = _parse_grammar(grammar_text(), "rw1.lark")  # type: ignore[no-untyped-call]
+    tree = grammar_file_tree(grammar_text())
     visible: list[tuple[int, int]] = []
     for name in terminals:
         body = None

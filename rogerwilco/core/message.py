@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
 
 import attrs
 
+from .codec import encode
 from .errors import EncodeError, RW1SyntaxError
-from .slottypes import MAX_INT_DIGITS, int_in_limit
 
 if TYPE_CHECKING:
     from .vocab import Profiles
@@ -135,7 +135,7 @@ class Message:
         if self.item is not None:
             parts.append(f"item={self.item}")
         for key, value in self.slots.items():
-            parts.append(f"{key}={write_value(key, value)}")
+            parts.append(f"{key}={encode(key, value)}")
         line = " ".join(parts)
         if self.tail is not None:
             line += " // " + self.tail
@@ -160,40 +160,6 @@ def canonical_json(obj: Any) -> str:
         return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     except (ValueError, TypeError, RecursionError) as exc:  # a message built by hand around the checks
         raise EncodeError(f"no canonical form: {type(exc).__name__}", token="json") from None
-
-
-def write_value(key: str, value: Any) -> str:
-    """A decoded value as written in a line (type-agnostic, see module doc)."""
-    if isinstance(value, (tuple, list)):
-        if not value:
-            raise EncodeError(f"empty list for {key}", token=key)
-        items = []
-        for item in value:
-            if isinstance(item, (tuple, list, dict)):  # lists are flat (D2): refused without recursing
-                raise EncodeError(f"{key}: a list holds strings, integers or booleans, not a "
-                                  f"{type(item).__name__}", token=key)
-            items.append(_write_scalar(key, item))
-        if any("+" in item for item in items):
-            raise EncodeError(f"a list element of {key} contains '+'", token=key)
-        return "+".join(items)
-    return _write_scalar(key, value)
-
-
-def _write_scalar(key: str, value: Any) -> str:
-    if isinstance(value, bool):
-        return "Y" if value else "N"
-    if isinstance(value, int):
-        if not int_in_limit(value):
-            raise EncodeError(f"{key}: an integer has at most {MAX_INT_DIGITS} digits", token=key)
-        return str(value)
-    if isinstance(value, str):
-        if value == "":
-            raise EncodeError(f"empty value for {key}", token=key)
-        return value
-    if isinstance(value, float):
-        raise EncodeError(f"{key}: {value!r} is not an integer; a number in a JSON form is an integer (D9)",
-                          token=key)
-    raise EncodeError(f"{key}: cannot write a {type(value).__name__}", token=key)
 
 
 def check_written(line: str, tail: str | None) -> None:

@@ -38,9 +38,10 @@ from typing import Any, Iterable, Mapping, NamedTuple
 import attrs
 
 from . import suggest
+from .codec import encode, same
 from .errors import EncodeError, RefusedError, RW1SyntaxError, printable
-from .findings import FAIL, NOTE, Finding
-from .message import JSON_KEYS, Message, Source, write_value
+from .findings import FAIL, NOTE, Finding, fail, note
+from .message import JSON_KEYS, Message, Source
 from .slottypes import AGENT_RE, KEY_RE, MSGID_RE
 from .syntax import RawLine, parse_raw
 from .vocab import Profiles, Receiver, ProfileRule, Vocabulary, as_receiver, core_vocabulary
@@ -68,14 +69,6 @@ class LineResult(NamedTuple):
         return next((f for f in self.findings if f.failed), None)
 
 
-def _fail(kind: str, token: str, message: str, *, why: str = "UNK", column: int | None = None, key: str | None = None) -> Finding:
-    return Finding(severity=FAIL, kind=kind, message=message, token=token, why=why, column=column, key=key)
-
-
-def _note(kind: str, message: str, *, key: str | None = None, token: str | None = None, column: int | None = None) -> Finding:
-    return Finding(severity=NOTE, kind=kind, message=message, key=key, token=token, column=column)
-
-
 def check_line(
     text: str,
     profiles: Profiles = None,
@@ -90,9 +83,9 @@ def check_line(
     except RW1SyntaxError as exc:
         version = text.split(" ", 1)[0]
         if re.fullmatch(r"RW[0-9]+", version) and version != VERSION:
-            finding = _fail("version", version, "unsupported protocol version", why="VER", column=1)
+            finding = fail(kind="version", token=version, message="unsupported protocol version", why="VER", column=1)
         else:
-            finding = _fail("syntax", exc.token, exc.message, column=exc.column)
+            finding = fail(kind="syntax", token=exc.token, message=exc.message, column=exc.column, why="UNK")
         return LineResult(text=text, message=None, findings=(finding,), line_number=line_number)
     return check_raw(raw, receiver, line_number=line_number, file=file)
 
@@ -106,7 +99,7 @@ def check_raw(
 ) -> LineResult:
     findings: list[Finding] = []
     if raw.version != VERSION:
-        findings.append(_fail("version", raw.version, "unsupported protocol version", why="VER", column=1))
+        findings.append(fail(kind="version", token=raw.version, message="unsupported protocol version", why="VER", column=1))
         return LineResult(text=raw.text, message=None, findings=tuple(findings), raw=raw, line_number=line_number)
 
     tokens = raw.tokens
@@ -118,13 +111,13 @@ def check_raw(
         if receiver.holds(profile_name):
             vocab = receiver.vocabulary(profile_name)
         else:
-            findings.append(_fail("profile", f"p={profile_name}", "names a profile the receiver does not hold",
-                                  column=raw.slot_column(next(i for i, t in enumerate(tokens) if t.startswith("p="))), key="p"))
+            findings.append(fail(kind="profile", token=f"p={profile_name}", message="names a profile the receiver does not hold",
+                                 column=raw.slot_column(next(i for i, t in enumerate(tokens) if t.startswith("p="))), key="p", why="UNK"))
 
     table = vocab.types.get(raw.type)
     if table is None:
         hint, fix = suggest.for_type(vocab, raw.type)
-        findings.append(attrs.evolve(_fail("type", raw.type, "unknown message type", column=len(raw.version) + 2),
+        findings.append(attrs.evolve(fail(kind="type", token=raw.type, message="unknown message type", column=len(raw.version) + 2, why="UNK"),
                                      hint=hint, fix=fix))
         decoders: Mapping[str, Any] = {key: slot.type.decode for key, slot in vocab.slots.items()}
     else:
@@ -142,8 +135,8 @@ def check_raw(
             column += len(tokens[i - 1]) + 1
         key, _, rawval = token.partition("=")
         if key in values:
-            repeated.append(_fail("repeated", f"{key}={rawval}", "repeats a key already given",
-                                  column=column, key=key))
+            repeated.append(fail(kind="repeated", token=f"{key}={rawval}", message="repeats a key already given",
+                                 column=column, key=key, why="UNK"))
             continue
         decode = decoders.get(key, _ABSENT)
         if decode is None or (decode.__class__ is frozenset and rawval in decode):
@@ -159,7 +152,7 @@ def check_raw(
             values[key] = rawval
             slot = vocab.slots[key]
             kind = "enum" if slot.type.enum else "value"
-            finding = _fail(kind, f"{key}={rawval}", str(exc), column=column, key=key)
+            finding = fail(kind=kind, token=f"{key}={rawval}", message=str(exc), column=column, key=key, why="UNK")
             if slot.type.enum and not slot.type.is_list:
                 hint, fix = suggest.for_code(vocab, key, slot.type.enum, rawval)
                 finding = attrs.evolve(finding, hint=hint, fix=fix)
@@ -169,24 +162,24 @@ def check_raw(
         findings[:0] = repeated
     sender = values.get("from")
     if isinstance(sender, str) and raw.id.rpartition("-")[0] != sender:
-        findings.append(_fail("id", raw.id, f"is not <from>-<n> for from={sender}",
-                              column=len(raw.version) + len(raw.type) + 3))
+        findings.append(fail(kind="id", token=raw.id, message=f"is not <from>-<n> for from={sender}",
+                             column=len(raw.version) + len(raw.type) + 3, why="UNK"))
     if table is not None:
         if not values.keys() >= table.required_set:
             for key in table.required:
                 if key not in values:
-                    findings.append(_fail("missing", key, f"required on {raw.type}, missing", key=key))
+                    findings.append(fail(kind="missing", token=key, message=f"required on {raw.type}, missing", key=key, why="UNK"))
         if table.rules or (raw.type in _ANSWER_TYPES and "ans" in vocab.enums):
             findings.extend(_check_rules(raw, vocab, values, table.rules))
     if raw.tail is not None and len(raw.tail) > vocab.tail_max:
-        findings.append(_fail("tail", "//", f"tail is {len(raw.tail)} characters, over {vocab.tail_max}",
-                              column=raw.tail_column() - 3))
+        findings.append(fail(kind="tail", token="//", message=f"tail is {len(raw.tail)} characters, over {vocab.tail_max}",
+                             column=raw.tail_column() - 3, why="UNK"))
     if vocab.agents is not None:
         for key in ("from", "to"):
             agent = values.get(key)
             if isinstance(agent, str) and agent not in vocab.agents and agent not in vocab.reserved_agents:
-                findings.append(_note("agent", f"{key}={agent} is not an agent of profile {vocab.profile}", key=key,
-                                      token=f"{key}={agent}", column=_slot_column(raw, key)))
+                findings.append(note(kind="agent", message=f"{key}={agent} is not an agent of profile {vocab.profile}", key=key,
+                                     token=f"{key}={agent}", column=_slot_column(raw, key)))
 
     message = None
     if not findings or not any(f.failed for f in findings):
@@ -215,13 +208,13 @@ def _other_key(raw: RawLine, column: int, key: str, rawval: str, vocab: Vocabula
     """A key the type does not list: another type's slot, an extension, or unknown."""
     slot = vocab.slots.get(key)
     if slot is not None:
-        found = [_note("off-type", f"{key} is not a slot of {raw.type}; ignored by receivers", key=key,
-                       token=f"{key}={rawval}", column=column)]
+        found = [note(kind="off-type", message=f"{key} is not a slot of {raw.type}; ignored by receivers", key=key,
+                      token=f"{key}={rawval}", column=column)]
         try:
             values[key] = slot.type.decode(rawval)
         except ValueError as exc:
             kind = "enum" if slot.type.enum else "value"
-            found.append(_fail(kind, f"{key}={rawval}", str(exc), column=column, key=key))
+            found.append(fail(kind=kind, token=f"{key}={rawval}", message=str(exc), column=column, key=key, why="UNK"))
         return found
     if key.startswith("x_"):
         return []
@@ -280,15 +273,15 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
         why = rule.desc or rule.id
         for key in rule.require:
             if key not in values:
-                findings.append(_fail("rule", key, f"required: {why}", key=key))
+                findings.append(fail(kind="rule", token=key, message=f"required: {why}", key=key, why="UNK"))
         if rule.require_tail and raw.tail is None:
             # D12: the token is the slot whose value asks for the tail (val=tail), else the mark
             asked = next((f"{k}={written_as(k)}" for k in rule.when if written_as(k) is not None), "//")
-            findings.append(_fail("rule", asked, f"tail required: {why}"))
+            findings.append(fail(kind="rule", token=asked, message=f"tail required: {why}", why="UNK"))
         for key, pattern in rule.match.items():
             written = written_as(key)
             if written is not None and not pattern.fullmatch(written):
-                findings.append(_fail("rule", f"{key}={written}", f"does not have the required shape: {why}", key=key))
+                findings.append(fail(kind="rule", token=f"{key}={written}", message=f"does not have the required shape: {why}", key=key, why="UNK"))
         if rule.sum is not None:
             parts, total = rule.sum["parts"], rule.sum["total"]
             if all(k in values for k in (*parts, total)):
@@ -298,22 +291,22 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
                 except InvalidOperation:
                     continue  # a value that is not a number is already refused by its type
                 if got != want:
-                    findings.append(_fail("rule", f"{total}={written_as(total)}",
-                                          f"is not {' + '.join(parts)} = {got}: {why}", key=total))
+                    findings.append(fail(kind="rule", token=f"{total}={written_as(total)}",
+                                         message=f"is not {' + '.join(parts)} = {got}: {why}", key=total, why="UNK"))
     ans = vocab.enums.get("ans")
     if ans:
         if raw.type == "AQ" and values.get("need") == "ENUM":
             for opt in values.get("opts", ()):
                 if opt not in ans:
-                    findings.append(_fail("answer", f"opts={written_as('opts')}",
-                                          f"option {opt} is not in the profile's answer vocabulary (ans)", key="opts"))
+                    findings.append(fail(kind="answer", token=f"opts={written_as('opts')}",
+                                         message=f"option {opt} is not in the profile's answer vocabulary (ans)", key="opts", why="UNK"))
                     break
         if raw.type == "AN":
             val = values.get("val")
             if isinstance(val, str) and not (
                 val in ("tail", "Y", "N") or _NUMBER_RE.fullmatch(val) or val in ans
             ):
-                findings.append(_fail("answer", f"val={val}", "is not in the profile's answer vocabulary (ans)", key="val"))
+                findings.append(fail(kind="answer", token=f"val={val}", message="is not in the profile's answer vocabulary (ans)", key="val", why="UNK"))
     return findings
 
 
@@ -386,7 +379,7 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles: Profiles = None) -
             raise EncodeError(f"slot key {key!r} is not [a-z][a-z0-9_]*", token=str(key))
         if key in ("re", "from", "to", "item"):
             raise EncodeError(f"{key} belongs at the top level, not in slots", token=key)
-        parts.append(f"{key}={write_value(key, value)}")
+        parts.append(f"{key}={encode(key, value)}")
     line = " ".join(parts)
     if obj["tail"] is not None:
         line += " // " + obj["tail"]
@@ -406,7 +399,7 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles: Profiles = None) -
             raise EncodeError(f"{key}: {json.dumps(obj[key])} does not read back as written", token=key)
     decoded = read["slots"]
     for key, value in slots.items():
-        if not _same_json(decoded.get(key), value):
+        if not same(decoded.get(key), value):
             raise EncodeError(f"{key}: the JSON value {json.dumps(value)} is not of the slot's type", token=key)
     return message.replace(source=None)
 
@@ -443,14 +436,6 @@ def _refuse_unwritable(obj: Mapping[str, Any]) -> None:
             raise RefusedError(f"{key}: {why}", why="UNK", token=str(key))
 
 
-def _same_json(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, list) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
-
-
 # --------------------------------------------------------------------------
 # refusal replies
 
@@ -467,8 +452,6 @@ def address_of(text: str, raw: RawLine | None = None) -> tuple[str, str] | None:
     if len(senders) != 1 or AGENT_RE.fullmatch(senders[0]) is None:
         return None
     return tokens[0], senders[0]
-
-
 
 
 def refusal_for(result: LineResult, me: str, n: int) -> str | None:

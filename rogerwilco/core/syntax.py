@@ -41,8 +41,7 @@ from ._resources import grammar_path
 from .errors import RW1SyntaxError, printable
 
 if TYPE_CHECKING:
-    from lark import Lark
-    from lark.exceptions import UnexpectedInput
+    from ._lark import Lark, UnexpectedInput
 
 TAIL_MARK = " // "
 # The bidirectional controls the grammar refuses anywhere in a line (D14): a
@@ -112,9 +111,9 @@ def grammar_text() -> str:
 @lru_cache(maxsize=1)
 def lark_parser() -> "Lark":
     """The grammar, loaded once (Lark is imported here, on first use)."""
-    from lark import Lark
+    from ._lark import lalr_parser
 
-    return Lark(grammar_text(), parser="lalr", lexer="contextual", propagate_positions=False)
+    return lalr_parser(grammar_text())
 
 
 def _tree_to_regex(tree: Any, terminals: dict[str, str]) -> str:  # a node of Lark's parse of a .lark file
@@ -301,14 +300,11 @@ def compact_classes(regex: str) -> str:
 
 def derive_line_regex() -> str:
     """The whole-line regex derived from the grammar's ``start`` rule (what ``_fastpath`` ships)."""
-    from lark.load_grammar import GrammarBuilder
+    from ._lark import rule_tree
 
     parser = lark_parser()
     terminals = {t.name: compact_classes(t.pattern.to_regexp()) for t in parser.terminals}
-    builder = GrammarBuilder()
-    builder.load_grammar(grammar_text(), "rw1.lark")
-    start = builder._definitions["start"].tree
-    return _tree_to_regex(start, terminals)
+    return _tree_to_regex(rule_tree(grammar_text(), "start"), terminals)
 
 
 @lru_cache(maxsize=1)
@@ -399,7 +395,7 @@ def diagnose(text: str) -> tuple[int, list[str]] | None:
 
 def parse_raw_lark(text: str, *, line_number: int | None = None) -> RawLine:
     """The Lark path alone (used on rejects, and by the differential test)."""
-    from lark.exceptions import UnexpectedInput
+    from ._lark import UnexpectedInput
 
     try:
         tree = lark_parser().parse(text)
@@ -435,7 +431,7 @@ def chunk_at(text: str, column: int) -> tuple[str, int]:
 
 def lark_error_position(text: str, exc: "UnexpectedInput") -> tuple[int, list[str]]:
     """(1-based column, expected terminals) of a Lark error, as the error message uses them."""
-    from lark.exceptions import UnexpectedToken
+    from ._lark import UnexpectedToken
 
     column = getattr(exc, "column", None)
     if not isinstance(column, int) or column < 1:

@@ -42,7 +42,9 @@ its readback, when it passes the sender's check, makes it ``working``; an
 ``AN`` to it; ``DN`` ends it ``completed``, ``UN`` ``rejected``, ``FL``
 ``failed`` and ``CX`` ``canceled``. A message is tied to its HO by following
 ``re=``, never by position (spec 5 rule 3). An end state is final, as in
-A2A; anything after it is noted and changes nothing.
+A2A; anything after it is noted and changes nothing. The states and their
+table are :data:`rogerwilco.checks.lifecycle.A2A_TASK_TRANSITIONS`; the walk from a
+reply to its HO is :func:`rogerwilco.checks.lifecycle.handoff_of`.
 """
 
 from __future__ import annotations
@@ -52,8 +54,10 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from ..checks.lifecycle import (A2A_END_STATES, A2A_TASK_STATES, A2A_TASK_TRANSITIONS, A2A_TERMINAL, RESUME,
+                                handoff_of)
 from ..core.errors import RefusedError, printable
-from ..core.findings import FAIL, NOTE, Finding
+from ..core.findings import NOTE, Finding, fail
 from ..core.message import Message
 from ..core.semantics import check_line
 
@@ -65,15 +69,9 @@ JSON_MEDIA_TYPE = "application/json"
 # ("user"), the side doing the work is the A2A server ("agent").
 _USER_TYPES = frozenset({"HO", "CX", "AN"})
 
-SUBMITTED = "submitted"
-WORKING = "working"
-INPUT_REQUIRED = "input-required"
-COMPLETED = "completed"
-REJECTED = "rejected"
-FAILED = "failed"
-CANCELED = "canceled"
-END_STATES = {"DN": COMPLETED, "UN": REJECTED, "FL": FAILED, "CX": CANCELED}
-TERMINAL = frozenset(END_STATES.values())
+SUBMITTED, WORKING, INPUT_REQUIRED, COMPLETED, REJECTED, FAILED, CANCELED = A2A_TASK_STATES
+END_STATES = A2A_END_STATES
+TERMINAL = A2A_TERMINAL
 
 
 class CarriageError(RefusedError):
@@ -196,11 +194,6 @@ class Unwrapped:
         return next((f for f in self.findings if f.failed), None)
 
 
-def _fail(kind: str, message: str, *, key: str | None = None, token: str | None = None,
-          why: str | None = "UNK", column: int | None = None) -> Finding:
-    return Finding(severity=FAIL, kind=kind, message=message, key=key, token=token, why=why, column=column)
-
-
 def _ints(value: Any) -> Any:
     """Integral floats back to ints (protobuf numbers are doubles), recursively."""
     if isinstance(value, float) and value.is_integer():
@@ -249,8 +242,8 @@ def _line_only(obj: Mapping[str, Any], profiles: Any) -> Unwrapped | None:
         first = result.refusal
         assert first is not None
         return Unwrapped(line=text, message=None, findings=(
-            _fail("form", f"the line is refused: {first.message}", key=first.key or "line", token=first.token,
-                  why=first.why or "UNK", column=first.column),))
+            fail(kind="form", message=f"the line is refused: {first.message}", key=first.key or "line", token=first.token,
+                 why=first.why or "UNK", column=first.column),))
     note = Finding(severity=NOTE, kind=NOT_CROSS_CHECKED, key="json",
                    message="line-only: the JSON form is derived from the line; no JSON part was there to cross-check it")
     return Unwrapped(line=text, message=result.message,
@@ -271,7 +264,7 @@ def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bo
     """
     if not isinstance(obj, Mapping) or not isinstance(obj.get("parts"), list):
         return Unwrapped(line=None, message=None,
-                         findings=(_fail("missing-part", "not an A2A message: no parts", key="parts", token="parts"),))
+                         findings=(fail(kind="missing-part", message="not an A2A message: no parts", key="parts", token="parts", why="UNK"),))
     lines: list[Mapping[str, Any]] = []
     forms: list[Mapping[str, Any]] = []
     for part in obj["parts"]:
@@ -293,10 +286,10 @@ def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bo
     for name, found, what in (("line", lines, "line part (a text part holding the line)"),
                               ("json", forms, "JSON part (a data part holding the JSON form)")):
         if not found:
-            findings.append(_fail("missing-part", f"no {what}, marked with {EXTENSION_URI}", key=name, token=name))
+            findings.append(fail(kind="missing-part", message=f"no {what}, marked with {EXTENSION_URI}", key=name, token=name, why="UNK"))
         elif len(found) > 1:
-            findings.append(_fail("extra-part", f"{len(found)} parts claim to be the {name} part; exactly one may",
-                                  key=name, token=name))
+            findings.append(fail(kind="extra-part", message=f"{len(found)} parts claim to be the {name} part; exactly one may",
+                                 key=name, token=name, why="UNK"))
     if findings:
         text = lines[0].get("text") if len(lines) == 1 and isinstance(lines[0].get("text"), str) else None
         return Unwrapped(line=text, message=None, findings=tuple(findings))
@@ -304,13 +297,13 @@ def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bo
     text = lines[0].get("text")
     if not isinstance(text, str):
         return Unwrapped(line=None, message=None,
-                         findings=(_fail("form", "the line part's text is not a string", key="line", token="line"),))
+                         findings=(fail(kind="form", message="the line part's text is not a string", key="line", token="line", why="UNK"),))
     result = check_line(text, profiles)
     if result.message is None:
         first = result.refusal
         assert first is not None
-        findings.append(_fail("form", f"the line is refused: {first.message}", key=first.key or "line",
-                              token=first.token, why=first.why or "UNK", column=first.column))
+        findings.append(fail(kind="form", message=f"the line is refused: {first.message}", key=first.key or "line",
+                             token=first.token, why=first.why or "UNK", column=first.column))
         return Unwrapped(line=text, message=None, findings=tuple(findings))
     message = result.message
 
@@ -320,22 +313,22 @@ def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bo
     except Exception as exc:  # noqa: BLE001 - any refusal of the JSON part is a finding
         token = getattr(exc, "token", None) or "json"
         why = getattr(exc, "why", "UNK")
-        findings.append(_fail("json", f"the JSON part is refused: {getattr(exc, 'message', exc)}", key="json",
-                              token=str(token), why=why))
+        findings.append(fail(kind="json", message=f"the JSON part is refused: {getattr(exc, 'message', exc)}", key="json",
+                             token=str(token), why=why))
         return Unwrapped(line=text, message=None, findings=tuple(findings))
 
     if carried != message:
         key = _first_difference(message.to_json(), carried.to_json())
-        findings.append(_fail("disagree", f"the line and the JSON part carry different messages (at {key})",
-                              key=key, token=_written(message, key)))
+        findings.append(fail(kind="disagree", message=f"the line and the JSON part carry different messages (at {key})",
+                             key=key, token=_written(message, key), why="UNK"))
         return Unwrapped(line=text, message=None, findings=tuple(findings))
 
     digest = _marker(forms[0]).get("h")  # type: ignore[union-attr]
     if digest is None:
-        findings.append(_fail("digest", "the JSON part carries no digest h", key="h", token="h"))
+        findings.append(fail(kind="digest", message="the JSON part carries no digest h", key="h", token="h", why="UNK"))
     elif digest != message.digest():
-        findings.append(_fail("digest", f"digest {printable(str(digest))} does not match the message ({message.digest()})",
-                              key="h", token=f"h={printable(str(digest))}"))
+        findings.append(fail(kind="digest", message=f"digest {printable(str(digest))} does not match the message ({message.digest()})",
+                             key="h", token=f"h={printable(str(digest))}", why="UNK"))
     if findings:
         return Unwrapped(line=text, message=None, findings=tuple(findings))
     notes = tuple(f for f in result.findings if not f.failed)
@@ -461,15 +454,15 @@ def task_states(
             result = check_line(entry, profiles)
             if result.message is None:
                 first = result.refusal
-                findings.append(_fail("form", f"line refused: {first.message if first else 'unreadable'}",
-                                      token=first.token if first else None, why=first.why if first else "UNK"))
+                findings.append(fail(kind="form", message=f"line refused: {first.message if first else 'unreadable'}",
+                                     token=first.token if first else None, why=first.why if first else "UNK"))
                 continue
             msg = result.message
         by_id[msg.id] = msg
         if msg.type == "HO":
             tasks[msg.id] = {"ho": msg, "state": SUBMITTED, "before_aq": None, "history": [(msg.id, SUBMITTED)]}
             continue
-        ho = _thread_root(msg, by_id)
+        ho = handoff_of(msg, by_id.get, through=None)
         if ho is None or ho.id not in tasks:
             if msg.type in ("RB", "DN", "UN", "FL", "CX"):
                 findings.append(Finding(severity=NOTE, kind="no-task", key="re", token=f"re={msg.re}" if msg.re else msg.id,
@@ -481,7 +474,12 @@ def task_states(
             findings.append(Finding(severity=NOTE, kind="after-end", key=None, token=msg.id,
                                     message=f"{msg.type} {msg.id} after the task ended {state}; no change"))
             continue
-        new = _next_state(msg, ho, task, by_id, passes)
+        event = _task_event(msg, ho, by_id, passes)
+        if event == "AQ":
+            task["before_aq"] = state
+        new = A2A_TASK_TRANSITIONS.get((state, event)) if event is not None else None
+        if new == RESUME:
+            new = task["before_aq"] or SUBMITTED
         if new is not None and new != state:
             task["state"] = new
             task["history"].append((msg.id, new))
@@ -493,38 +491,22 @@ def task_states(
     return TaskMap(tasks=views, findings=tuple(findings))
 
 
-def _thread_root(msg: Message, by_id: Mapping[str, Message]) -> Message | None:
-    """The HO a message belongs to, by following ``re=`` (bounded, cycle-safe)."""
-    seen: set[str] = set()
-    current = msg
-    while current.re is not None and current.re not in seen:
-        seen.add(current.re)
-        parent = by_id.get(current.re)
-        if parent is None:
-            return None
-        if parent.type == "HO":
-            return parent
-        current = parent
-    return None
-
-
-def _next_state(msg: Message, ho: Message, task: dict[str, Any], by_id: Mapping[str, Message], passes: Any) -> str | None:
-    state = task["state"]
+def _task_event(msg: Message, ho: Message, by_id: Mapping[str, Message], passes: Any) -> str | None:
+    """What ``msg`` is to the task of ``ho``: an event of :data:`rogerwilco.checks.lifecycle.A2A_TASK_TRANSITIONS`."""
     from_receiver = msg.from_ == ho.to and msg.to == ho.from_
     from_sender = msg.from_ == ho.from_ and msg.to == ho.to
     if msg.type in ("DN", "UN", "FL") and from_receiver and msg.re == ho.id:
-        return END_STATES[msg.type]
+        return msg.type
     if msg.type == "CX" and from_sender and msg.re == ho.id:
-        return CANCELED
+        return msg.type
     if msg.type == "RB" and from_receiver and msg.re == ho.id:
-        return WORKING if passes(ho, msg) else state
+        return "RB-pass" if passes(ho, msg) else "RB-void"
     if msg.type == "AQ" and from_receiver:
-        task["before_aq"] = state
-        return INPUT_REQUIRED
-    if msg.type == "AN" and from_sender and state == INPUT_REQUIRED:
+        return "AQ"
+    if msg.type == "AN" and from_sender:
         asked = by_id.get(msg.re or "")
         if asked is not None and asked.type == "AQ":
-            return task["before_aq"] or SUBMITTED
+            return "AN"
     return None
 
 

@@ -59,6 +59,7 @@ from typing import Any, Iterable, Iterator
 import attrs
 
 from ..core._resources import data_dir
+from ..core.codec import same
 from ..core.schemacheck import Checker
 
 CONTRACT = 2
@@ -250,25 +251,6 @@ def reply_signature(line: Any) -> Any:
     return (head, tail.split(" ", 1)[0] if mark else None)
 
 
-def same_json(a: Any, b: Any, *, ordered: bool = False) -> bool:
-    """Equality of JSON values, where Python's ``==`` is too loose: ``true`` is not ``1``, ``2.0`` is not ``2``.
-
-    Object members compare in any order, except a JSON form's ``slots``,
-    which hold the line's slots in written order (D1).
-    """
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return type(a) is type(b) and a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        if ordered and list(a) != list(b):
-            return False
-        return a.keys() == b.keys() and all(same_json(a[k], b[k], ordered=k == "slots") for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
-    return a == b
-
-
 def compare(expect: dict[str, Any], got: dict[str, Any]) -> str:
     """'' when ``got`` satisfies ``expect``, else what differs."""
     for key, want in expect.items():
@@ -284,7 +266,7 @@ def compare(expect: dict[str, Any], got: dict[str, Any]) -> str:
             w, h = finding_set(want), finding_set(have)
             if w != h:
                 return f"findings differ: expected {sorted(map(str, w))}, got {sorted(map(str, h))}"
-        elif not same_json(have, want):
+        elif not same(have, want):
             return f"{key}: expected {json_text(want)}, got {json_text(have)}"
     return ""
 

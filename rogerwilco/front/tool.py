@@ -29,11 +29,14 @@ phases, kept in a SQLite file (the *store*):
     the result (``committed`` with the DN, or ``failed`` with an FL). A crash,
     a kill or a timeout between the two transactions leaves ``in-doubt``:
     nothing runs it again by itself, and :meth:`ToolStore.status` says so.
+    Every change of a statement's state is one row of
+    :data:`rogerwilco.checks.lifecycle.STATEMENT_TRANSITIONS`, applied only to a
+    statement in that row's state.
     The DN carries the values the executor reported, never the plan, so the
     sender's ``check-dn`` sees what actually ran.
 
 **One handoff, one act.** The issues of a handoff (an HO, its re-sends, its
-re-issues after a void readback: :func:`rogerwilco.checks.handoff.issue_link`, the
+re-issues after a void readback: :func:`rogerwilco.checks.lifecycle.issue_link`, the
 rule :func:`rogerwilco.checks.thread.check_thread` uses) share a handoff key in the
 table ``issues``; keys are joined in the same ``BEGIN IMMEDIATE`` transaction
 that prepares, commits or cancels, and a partial unique index allows one
@@ -80,16 +83,18 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
-from ..core.errors import RW1Error
-from ..checks.handoff import RESEND, REISSUE, Envelope, issue_link
-from ..core.message import Message
+from ..checks.lifecycle import (REISSUE, RESEND, STATEMENT_EVENTS, STATEMENT_LIVE, STATEMENT_START, STATEMENT_STATES,
+                                Envelope, issue_link)
 from ..checks.readback import exec_slots, make_rb, vocabulary_of
+from ..core.codec import as_json, decode, reread
+from ..core.errors import RW1Error
+from ..core.message import Message
 from ..core.slottypes import parse_time
 from ..core.vocab import Profiles, Receiver, Vocabulary, as_receiver
 
 DEFAULT_WINDOW = _dt.timedelta(minutes=15)
-STATES = ("prepared", "in-doubt", "committed", "failed", "abandoned", "cancelled")
-_LIVE = ("prepared", "in-doubt", "committed", "failed")  # a statement that can commit, or whose act ran
+STATES = STATEMENT_STATES
+_LIVE = STATEMENT_LIVE  # a statement that can commit, or whose act ran
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS statements (
     token TEXT PRIMARY KEY,
@@ -140,8 +145,16 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS statements_rb ON statements (rb_id);
 CREATE INDEX IF NOT EXISTS statements_handoff ON statements (handoff);
 CREATE UNIQUE INDEX IF NOT EXISTS one_act_per_handoff ON statements (handoff)
-    WHERE state IN ('prepared', 'in-doubt', 'committed', 'failed');
-"""
+    WHERE state IN (%s);
+""" % ", ".join(f"'{state}'" for state in STATEMENT_LIVE)
+
+
+def _move(db: sqlite3.Connection, event: str, where: str, params: Sequence[Any], *, also: str = "",
+          values: Sequence[Any] = ()) -> None:
+    """Move the statements ``where`` selects along :data:`rogerwilco.checks.lifecycle.STATEMENT_TRANSITIONS`:
+    those in the event's from-state take its next state (and the columns ``also`` sets, from ``values``)."""
+    before, after = STATEMENT_EVENTS[event]
+    db.execute(f"UPDATE statements SET state = ?{also} WHERE {where} AND state = ?", (after, *values, *params, before))
 
 
 def _slot_of(line: str, key: str) -> str | None:
@@ -211,24 +224,6 @@ def _stamp(at: _dt.datetime) -> str:
     return at.strftime("%Y%m%dT%H%MZ")
 
 
-def _json_value(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
-
-
-def decode_value(vocab: Vocabulary, key: str, value: Any) -> Any:
-    """A JSON value (a record's, an executor's) as the slot type decodes it; ValueError if it is not one."""
-    slot = vocab.slots.get(key)
-    if slot is None:
-        raise ValueError(f"{key} is not a slot")
-    if isinstance(value, str):
-        return slot.type.decode(value)
-    if isinstance(value, list):
-        value = tuple(value)
-    if isinstance(value, (bool, int, tuple)):
-        return slot.type.decode(slot.type.encode(value))
-    raise ValueError(f"{key}: a {type(value).__name__} is not a slot value")
-
-
 class ToolStore:
     """Prepared statements in a SQLite file; every method is one short transaction or two."""
 
@@ -296,8 +291,8 @@ class ToolStore:
             if row["state"] in _LIVE and self._live(db, key) is not None:
                 if row["state"] != "prepared":
                     continue  # two acts ran before the store knew they were one handoff: left as they are
-                db.execute("UPDATE statements SET state = 'abandoned', detail = 'superseded: another statement of "
-                           "the same handoff' WHERE token = ?", (row["token"],))
+                _move(db, "abandon", "token = ?", (row["token"],), also=", detail = ?",
+                      values=("superseded: another statement of the same handoff",))
             db.execute("UPDATE statements SET handoff = ? WHERE token = ?", (key, row["token"]))
 
     # ---- storage -------------------------------------------------------------
@@ -391,14 +386,14 @@ class ToolStore:
         survivor = ran[0] if ran else (live[-1] if live else None)
         for row in live:
             if row is not survivor:
-                db.execute("UPDATE statements SET state = 'abandoned', detail = ? WHERE token = ? AND state = "
-                           "'prepared'", (f"superseded: another statement of the same handoff", row["token"]))
+                _move(db, "abandon", "token = ?", (row["token"],), also=", detail = ?",
+                      values=("superseded: another statement of the same handoff",))
         db.execute("UPDATE issues SET handoff = ? WHERE handoff = ?", (keep, other))
         db.execute("UPDATE statements SET handoff = ? WHERE handoff = ?", (keep, other))
         cancel = self._cancelled(db, keep)
         if cancel is not None:  # a cancel of any issue cancels the handoff
-            db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE handoff = ? AND "
-                       "state = 'prepared'", (cancel["cx_id"], f"cancelled by {cancel['cx_id']}", keep))
+            _move(db, "cancel", "handoff = ?", (keep,), also=", cx_id = ?, detail = ?",
+                  values=(cancel["cx_id"], f"cancelled by {cancel['cx_id']}"))
         return keep
 
     def _register(self, db: sqlite3.Connection, ho: Envelope) -> tuple[str, tuple[str, str] | None]:
@@ -489,7 +484,7 @@ class ToolStore:
         un = Message(type="UN", id=f"{message.to}-{number}", re=message.id, from_=message.to, to=message.from_,
                      item=message.item, slots=slots,
                      tail=f"duplicate of {live['ho_id']}, read back as {live['rb_id']}; statement {live['state']}")
-        line = Message.from_line(un.to_line(), self.receiver).to_line()
+        line = reread(un, self.receiver).to_line()
         db.execute("UPDATE issues SET reply_line = ? WHERE ho_id = ?", (line, message.id))
         return line
 
@@ -516,7 +511,7 @@ class ToolStore:
             on_file = None
             if key in record:
                 try:
-                    on_file = decode_value(vocab, key, record[key])
+                    on_file = decode(vocab, key, record[key], strict=True)
                 except ValueError as exc:
                     raise ToolError(f"record value for {key}: {exc}") from None
             if given is not None and on_file is not None and given != on_file:
@@ -566,7 +561,7 @@ class ToolStore:
         statement = {
             "token": token, "ho": message.id, "item": message.item, "ask": message.get("ask"),
             "profile": message.profile, "agent": agent, "to": message.from_, "exp": exp,
-            "values": {k: _json_value(v) for k, v in values.items()},
+            "values": {k: as_json(v) for k, v in values.items()},
         }
         with self._transaction() as db:
             refused = None
@@ -601,21 +596,20 @@ class ToolStore:
             if refused is None:
                 number = self._number(db, agent, n)
                 rb = make_rb(message, number, profiles=self.receiver, values=values, digest=True)
-                rb = Message.from_line(rb.replace(slots={**rb.slots, "exp": exp, "x_tok": token}).to_line(),
-                                       self.receiver)
-                db.execute("UPDATE statements SET state = 'abandoned', detail = 'superseded by a new statement' "
-                           "WHERE handoff = ? AND state = 'prepared'", (key,))
+                rb = reread(rb.replace(slots={**rb.slots, "exp": exp, "x_tok": token}), self.receiver)
+                _move(db, "abandon", "handoff = ?", (key,), also=", detail = ?",
+                      values=("superseded by a new statement",))
                 db.execute(
                     "INSERT INTO statements (token, ho_id, ho_from, ho_to, item, ask, profile, ho_line, agent, statement,"
                     " rb_line, exp, state, prepared_at, handoff, rb_id)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?, ?)",
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (token, message.id, message.from_, message.to, message.item, message.get("ask"), message.profile,
                      message.to_line(), agent, json.dumps(statement, ensure_ascii=False), rb.to_line(), exp,
-                     at.isoformat(), key, rb.id),
+                     STATEMENT_START, at.isoformat(), key, rb.id),
                 )
         if refused is not None:
             raise refused
-        return Prepared(token=token, rb=rb.replace(source=None), exp=exp)
+        return Prepared(token=token, rb=rb, exp=exp)
 
     # ---- commit ----------------------------------------------------------------
 
@@ -659,17 +653,17 @@ class ToolStore:
                 raise refused
             cancel = self._cancelled(db, row["handoff"]) if row["handoff"] is not None else None
             if cancel is not None:
-                db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE token = ?",
-                           (cancel["cx_id"], f"cancelled by {cancel['cx_id']}", token))
+                _move(db, "cancel", "token = ?", (token,), also=", cx_id = ?, detail = ?",
+                      values=(cancel["cx_id"], f"cancelled by {cancel['cx_id']}"))
                 refused = ToolRefused(f"the statement was cancelled by {cancel['cx_id']}", reason="cancelled")
             elif row["handoff"] is None or (live := self._live(db, row["handoff"])) is None or live["token"] != token:
-                db.execute("UPDATE statements SET state = 'abandoned', detail = ? WHERE token = ?",
-                           ("superseded: another statement of the same handoff", token))
+                _move(db, "abandon", "token = ?", (token,), also=", detail = ?",
+                      values=("superseded: another statement of the same handoff",))
                 refused = ToolRefused("another statement of the same handoff stands", reason="abandoned")
             else:
                 number = self._number(db, row["agent"], n)
-                db.execute("UPDATE statements SET state = 'in-doubt', started_at = ?, pid = ?, reply_n = ? "
-                           "WHERE token = ? AND state = 'prepared'", (at.isoformat(), os.getpid(), number, token))
+                _move(db, "commit", "token = ?", (token,), also=", started_at = ?, pid = ?, reply_n = ?",
+                      values=(at.isoformat(), os.getpid(), number))
         if refused is not None:
             raise refused
         statement = row["statement"]
@@ -677,38 +671,40 @@ class ToolStore:
             proc = subprocess.run(argv, input=statement.encode("utf-8"), capture_output=True, timeout=timeout,
                                   shell=False, check=False)
         except subprocess.TimeoutExpired:
-            self._set(token, "in-doubt", detail=f"the executor did not finish within {timeout}s and was killed")
+            self._set(token, "doubt", detail=f"the executor did not finish within {timeout}s and was killed")
             raise ToolRefused("the executor timed out: the statement is in doubt", reason="in-doubt") from None
         except OSError as exc:  # it never started: nothing ran, the statement is still good
-            self._set(token, "prepared", detail=None, expect="in-doubt", clear=True)
+            self._set(token, "not-started", detail=None, clear=True)
             raise ToolError(f"cannot start the executor {argv[0]}: {exc.strerror or exc}") from None
         ho = Message.from_line(row["ho_line"], self.receiver)
         if proc.returncode < 0:
-            self._set(token, "in-doubt", detail=f"the executor was killed by signal {-proc.returncode}")
+            self._set(token, "doubt", detail=f"the executor was killed by signal {-proc.returncode}")
             raise ToolRefused("the executor was killed: the statement is in doubt", reason="in-doubt")
         if proc.returncode > 0:
             fl = self._fl(ho, row["agent"], number, proc)
-            self._set(token, "failed", reply=fl.to_line(), detail=f"executor exit status {proc.returncode}")
+            self._set(token, "fail", reply=fl.to_line(), detail=f"executor exit status {proc.returncode}")
             return fl
         try:
             dn, executed = self._dn(ho, row["agent"], number, proc.stdout)
         except ValueError as exc:
-            self._set(token, "in-doubt", detail=f"the executor ran but its report cannot be read: {exc}")
+            self._set(token, "doubt", detail=f"the executor ran but its report cannot be read: {exc}")
             raise ToolRefused(f"the executor ran but its report cannot be read ({exc}): the statement is in doubt",
                               reason="in-doubt") from None
-        self._set(token, "committed", reply=dn.to_line(), executed=json.dumps(executed, ensure_ascii=False))
+        self._set(token, "ran", reply=dn.to_line(), executed=json.dumps(executed, ensure_ascii=False))
         return dn
 
-    def _set(self, token: str, state: str, *, reply: str | None = None, executed: str | None = None,
-             detail: str | None = None, expect: str = "in-doubt", clear: bool = False) -> None:
+    def _set(self, token: str, event: str, *, reply: str | None = None, executed: str | None = None,
+             detail: str | None = None, clear: bool = False) -> None:
+        """An in-doubt statement's ``event`` (the executor's outcome), with what it reported."""
         stamp = _dt.datetime.now(_dt.timezone.utc).isoformat()
         with self._transaction() as db:
             if clear:
-                db.execute("UPDATE statements SET state = ?, started_at = NULL, pid = NULL, detail = ? "
-                           "WHERE token = ? AND state = ?", (state, detail, token, expect))
+                _move(db, event, "token = ?", (token,), also=", started_at = NULL, pid = NULL, detail = ?",
+                      values=(detail,))
             else:
-                db.execute("UPDATE statements SET state = ?, reply_line = ?, executed = ?, detail = ?, finished_at = ? "
-                           "WHERE token = ? AND state = ?", (state, reply, executed, detail, stamp, token, expect))
+                _move(db, event, "token = ?", (token,),
+                      also=", reply_line = ?, executed = ?, detail = ?, finished_at = ?",
+                      values=(reply, executed, detail, stamp))
 
     def _base(self, ho: Message, agent: str, number: int) -> dict[str, Any]:
         return {"type": "DN", "id": f"{agent}-{number}", "re": ho.id, "from_": agent, "to": ho.from_, "item": ho.item}
@@ -718,7 +714,7 @@ class ToolStore:
         slots["why"] = "ERR"
         base = {**self._base(ho, agent, number), "type": "FL"}
         fl = Message(**base, slots=slots, tail=f"executor exit status {proc.returncode}; nothing executed")
-        return Message.from_line(fl.to_line(), self.receiver).replace(source=None)
+        return reread(fl, self.receiver)
 
     def _dn(self, ho: Message, agent: str, number: int, stdout: bytes) -> tuple[Message, dict[str, Any]]:
         try:
@@ -741,13 +737,13 @@ class ToolStore:
         slots["out"] = out
         for key in exec_slots(ho, vocab):
             if key in reported:
-                slots[key] = decode_value(vocab, key, reported[key])
+                slots[key] = decode(vocab, key, reported[key], strict=True)
         dn = Message(**self._base(ho, agent, number), slots=slots, tail=tail)
         try:
-            dn = Message.from_line(dn.to_line(), self.receiver).replace(source=None)
+            dn = reread(dn, self.receiver)
         except RW1Error as exc:
             raise ValueError(f"the DN cannot be written: {exc.token} {exc.message}".strip()) from None
-        return dn, {"out": out, "values": {k: _json_value(v) for k, v in slots.items() if k not in ("p", "out")}}
+        return dn, {"out": out, "values": {k: as_json(v) for k, v in slots.items() if k not in ("p", "out")}}
 
     # ---- abandon, cancel, status ------------------------------------------------
 
@@ -758,7 +754,7 @@ class ToolStore:
                 refused = self._refusal(row, _dt.datetime.min.replace(tzinfo=_dt.timezone.utc))
                 assert refused is not None
                 raise refused
-            db.execute("UPDATE statements SET state = 'abandoned', detail = 'abandoned' WHERE token = ?", (token,))
+            _move(db, "abandon", "token = ?", (token,), also=", detail = ?", values=("abandoned",))
             row = self._row(db, token)
         return self._statement(row, _utc(None))
 
@@ -800,8 +796,8 @@ class ToolStore:
                                       f"can cancel {message.re}, to {row['ho_to']}", reason="wrong-party")
             db.execute("INSERT OR IGNORE INTO cancels (ho_id, cx_id, cx_line) VALUES (?, ?, ?)",
                        (named, message.id, message.to_line()))
-            db.execute("UPDATE statements SET state = 'cancelled', cx_id = ?, detail = ? WHERE handoff = ? "
-                       "AND state = 'prepared'", (message.id, f"cancelled by {message.id}", key))
+            _move(db, "cancel", "handoff = ?", (key,), also=", cx_id = ?, detail = ?",
+                  values=(message.id, f"cancelled by {message.id}"))
             rows = db.execute("SELECT * FROM statements WHERE handoff = ? ORDER BY prepared_at", (key,)).fetchall()
             ran = [r for r in rows if r["state"] == "committed"]
             doubt = [r for r in rows if r["state"] == "in-doubt"]
@@ -811,7 +807,7 @@ class ToolStore:
                 slots["val"] = "Y"
                 an = Message(type="AN", id=f"{message.to}-{number}", re=message.id, from_=message.to,
                              to=message.from_, slots=slots, tail="statement abandoned; nothing executed")
-                answer = Message.from_line(an.to_line(), self.receiver).replace(source=None)
+                answer = reread(an, self.receiver)
         if ran:
             return Message.from_line(ran[-1]["reply_line"], self.receiver).replace(source=None)
         if doubt:
@@ -859,9 +855,8 @@ class ToolStore:
                 raise ToolRefused(f"the statement is {row['state']}, not in doubt: nothing to settle", reason=row["state"])
             detail = (f"settled by hand by {who} at {_stamp(at)}: the act {'ran' if ran else 'did not run'}; "
                       f"note: {' '.join(note.split())}")
-            db.execute("UPDATE statements SET state = ?, pid = NULL, detail = ?, finished_at = ? "
-                       "WHERE token = ? AND state = 'in-doubt'",
-                       ("committed" if ran else "abandoned", detail, at.isoformat(), token))
+            _move(db, "settle-ran" if ran else "settle-not-ran", "token = ?", (token,),
+                  also=", pid = NULL, detail = ?, finished_at = ?", values=(detail, at.isoformat()))
             row = self._row(db, token)
         return self._statement(row, at)
 

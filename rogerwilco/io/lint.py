@@ -13,7 +13,9 @@ small function over the messages in order:
   going forward: the number after the hyphen is not above the sender's last);
 * replies (``RW102`` a ``re=`` naming no message in the stream);
 * readback and answers (``RW103`` an HO never read back: no RB, not refused
-  with UN, not cancelled, not carried forward by a re-send or re-issue;
+  with UN, not cancelled, not carried forward by a re-send or re-issue:
+  which HOs are one handoff is :func:`rogerwilco.checks.lifecycle.issue_link`'s
+  rule, so an HO answered by an HO to another agent is still unread;
   ``RW104`` an AQ never answered with an AN or refused with a UN);
 * the handoff lifecycle, which is :func:`rogerwilco.checks.thread.check_thread`'s:
   its finding kinds map to rules through :data:`THREAD_KINDS` (closed twice,
@@ -55,6 +57,7 @@ from typing import IO, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, c
 
 import attrs
 
+from ..checks.lifecycle import is_carried_forward
 from ..core import _deprecated
 from ..core.errors import RW1Error
 from ..core.message import Message
@@ -277,6 +280,7 @@ class _Seen(NamedTuple):
     re: str | None
     from_: str
     to: str
+    item: str | None
     text: str
     line: int
 
@@ -284,7 +288,8 @@ class _Seen(NamedTuple):
 def _seen(m: Message) -> _Seen:
     text = m.source.text if m.source is not None else m.to_line()
     line = m.source.line if m.source is not None and m.source.line is not None else 1
-    return _Seen(sys.intern(m.type), m.id, m.re, sys.intern(m.from_), sys.intern(m.to), text, line)
+    item = sys.intern(m.item) if m.item is not None else None
+    return _Seen(sys.intern(m.type), m.id, m.re, sys.intern(m.from_), sys.intern(m.to), item, text, line)
 
 
 def _digest(message: Message) -> int:
@@ -359,14 +364,16 @@ def stream_findings(messages: Iterable[Message], file: str, *, receiver: Receive
             out.append(_at(seen, file, "RW102", f"{seen.type} {seen.id} answers re={seen.re}, which names no message in the stream",
                            token=f"re={seen.re}"))
 
-    answered: set[str] = set()  # HOs read back, refused, cancelled or carried forward; AQs answered or refused
+    # HOs read back, refused, cancelled or carried forward (the lifecycle's one rule); AQs answered or refused
+    answered: set[str] = set()
+    lookup = by_id.get
     for r in by_id.values():
         m = by_id.get(r.re) if r.re is not None else None
         if m is None:
             continue
         if m.type == "HO":
             if ((r.type == "RB" and r.from_ == m.to) or (r.type == "UN" and r.from_ == m.to)
-                    or (r.type == "CX" and r.from_ == m.from_) or (r.type == "HO" and r.from_ == m.from_)):
+                    or (r.type == "CX" and r.from_ == m.from_) or (r.type == "HO" and is_carried_forward(m, r, lookup))):
                 answered.add(m.id)
         elif m.type == "AQ" and r.type in ("AN", "UN") and r.from_ == m.to:
             answered.add(m.id)
