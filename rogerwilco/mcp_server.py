@@ -23,6 +23,8 @@ is_error)``; the server is a thin layer over it.
 from __future__ import annotations
 
 import json
+import os
+import sys
 from typing import Any, Callable, Mapping
 
 from . import __version__
@@ -40,10 +42,13 @@ from .tools import (  # noqa: F401
     Tool,
     ToolError,
     _input,
+    _finding as _finding_json,
     _output,
     _receiver,
     _receivers,
     call,
+    from_strict,
+    schemas,
 )
 
 SERVER_NAME = "rogerwilco"
@@ -53,7 +58,12 @@ SERVER_NAME = "rogerwilco"
 
 
 class MissingSDK(ImportError):
-    """The MCP SDK (2 or later) is not installed."""
+    """The MCP SDK is not installed (or is older than the oldest major this server speaks)."""
+
+
+#: the SDK versions the server is tested with: 1.x from 1.24 (the range of clients such as
+#: langchain-mcp-adapters, which pin mcp<2) and 2.x
+SDK_RANGE = ">=1.24,<3"
 
 
 def _sdk() -> tuple[Any, Any, Any]:
@@ -63,11 +73,20 @@ def _sdk() -> tuple[Any, Any, Any]:
         from mcp.server.stdio import stdio_server
     except ImportError as exc:
         raise MissingSDK("rogerwilco mcp needs the MCP SDK: pip install 'rogerwilco[mcp]'") from exc
-    try:
-        import mcp.server.mcpserver  # noqa: F401 - present from mcp 2 on, whose server API this uses
-    except ImportError as exc:
-        raise MissingSDK("rogerwilco mcp needs the MCP SDK version 2 or later: pip install -U 'rogerwilco[mcp]'") from exc
+    if not hasattr(types, "ToolAnnotations") or "outputSchema" not in getattr(types.Tool, "model_fields", {}) \
+            and "output_schema" not in getattr(types.Tool, "model_fields", {}):
+        raise MissingSDK(f"rogerwilco mcp needs the MCP SDK {SDK_RANGE}: pip install -U 'rogerwilco[mcp]'")
     return types, Server, stdio_server
+
+
+def sdk_major() -> int:
+    """The installed SDK's major version: 2 has the server's handlers as constructor arguments, 1 has decorators."""
+    _sdk()
+    try:
+        import mcp.server.mcpserver  # noqa: F401 - present from mcp 2 on
+    except ImportError:
+        return 1
+    return 2
 
 
 # What clients show and how they may treat each tool (MCP tool annotations): a
@@ -105,56 +124,93 @@ def listed_schema(tool: Tool) -> dict[str, Any]:
     return schema
 
 
-def listed_tools(tools: Mapping[str, Tool]) -> list[Any]:
-    """The SDK's Tool objects for ``tools``, with titles and annotations."""
+def listed_tools(tools: Mapping[str, Tool], *, strict: bool = False) -> list[Any]:
+    """The SDK's Tool objects for ``tools``, with titles and annotations; with ``strict``, the input schemas
+    in the strict-compatible form (:func:`rogerwilco.tools.schemas`).
+
+    Built with the wire (camelCase) field names, which both majors of the SDK take.
+    """
     types, _, _ = _sdk()
+    shapes = schemas(strict=True, tools=tools) if strict else {t.name: listed_schema(t) for t in tools.values()}
     out = []
     for t in tools.values():
         title, read_only, idempotent = TOOL_META.get(t.name, (t.name.replace("_", " "), False, False))
-        annotations = types.ToolAnnotations(title=title, read_only_hint=read_only, destructive_hint=False,
-                                            idempotent_hint=idempotent, open_world_hint=False)
-        out.append(types.Tool(name=t.name, title=title, description=t.description, input_schema=listed_schema(t),
-                              output_schema=dict(t.output_schema), annotations=annotations))
+        annotations = types.ToolAnnotations(title=title, readOnlyHint=read_only, destructiveHint=False,
+                                            idempotentHint=idempotent, openWorldHint=False)
+        out.append(types.Tool(name=t.name, title=title, description=t.description, inputSchema=shapes[t.name],
+                              outputSchema=dict(t.output_schema), annotations=annotations))
     return out
 
 
-def build_server(endpoint: Any = None) -> Any:
-    """The low-level SDK server with every tool of :data:`TOOLS`; with an endpoint, its session tools too."""
+def build_server(endpoint: Any = None, *, strict: bool = False) -> Any:
+    """The low-level SDK server with every tool of :data:`TOOLS`; with an endpoint, its session tools too.
+
+    ``strict`` lists the strict-compatible input schemas, which clients with a strict tool mode take as
+    they are (the OpenAI Agents SDK's ``convert_schemas_to_strict``, which falls back to non-strict for the
+    plain ones), and passes what they send through :func:`rogerwilco.tools.from_strict`; plain arguments
+    are taken as well.
+
+    On SDK 2 the handlers are the server's constructor arguments; on SDK 1 they are registered with its
+    decorators (the call handler without the SDK's own input check, so a bad argument gets this package's
+    structured ``ok: false`` on both). Either way the answer is the same ``CallToolResult``.
+    """
     types, Server, _ = _sdk()
     tools = dict(TOOLS)
     if endpoint is not None:
         tools.update(session_tools(endpoint))
-    listed = listed_tools(tools)
+    listed = listed_tools(tools, strict=strict)
 
-    async def list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(tools=listed)
-
-    async def call_tool(ctx: Any, params: Any) -> Any:
-        result, is_error = call(params.name, params.arguments, tools)
+    def result_of(name: str, arguments: Any) -> Any:
+        if strict and isinstance(arguments, dict):
+            arguments = from_strict(name, arguments, tools)
+        result, is_error = call(name, arguments, tools)
         text = json.dumps(result, ensure_ascii=True)
-        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result,
-                                    is_error=is_error)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=result,
+                                    isError=is_error)
 
     instructions = INSTRUCTIONS if endpoint is None else INSTRUCTIONS + " " + SESSION_INSTRUCTIONS
-    return Server(SERVER_NAME, version=__version__, instructions=instructions,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    if sdk_major() >= 2:
+        async def list_tools(ctx: Any, params: Any) -> Any:
+            return types.ListToolsResult(tools=listed)
+
+        async def call_tool(ctx: Any, params: Any) -> Any:
+            return result_of(params.name, params.arguments)
+
+        return Server(SERVER_NAME, version=__version__, instructions=instructions,
+                      on_list_tools=list_tools, on_call_tool=call_tool)
+
+    server = Server(SERVER_NAME, version=__version__, instructions=instructions)
+
+    @server.list_tools()
+    async def list_tools_v1() -> list[Any]:
+        return listed
+
+    @server.call_tool(validate_input=False)
+    async def call_tool_v1(name: str, arguments: Any) -> Any:
+        return result_of(name, arguments)
+
+    return server
 
 
-async def serve_stdio(endpoint: Any = None) -> None:
+async def serve_stdio(endpoint: Any = None, strict: bool = False) -> None:
     _, _, stdio_server = _sdk()
-    server = build_server(endpoint)
+    server = build_server(endpoint, strict=strict)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve(endpoint: Any = None) -> int:
+def serve(endpoint: Any = None, *, strict: bool = False) -> int:
     """Serve over stdin/stdout until the client closes the connection (session mode with an endpoint)."""
     _sdk()
     try:
         import anyio
     except ImportError as exc:
         raise MissingSDK("rogerwilco mcp needs the MCP SDK and its anyio: pip install 'rogerwilco[mcp]'") from exc
-    anyio.run(serve_stdio, endpoint)
+    anyio.run(serve_stdio, endpoint, strict)
+    if sys.stdout is not None and sys.stdout.closed:
+        # SDK 1's stdio transport closes the stdout it wrapped when the client goes; the server has said
+        # everything, and the command's final flush must not fail on it
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
     return 0
 
 
@@ -180,8 +236,8 @@ def session_tools(endpoint: Any) -> dict[str, Tool]:
     events_schema = {"type": "array", "items": {"type": "object"}}
 
     def add(name: str, description: str, inputs: dict[str, Any], required: list[str], outputs: dict[str, Any],
-            run: Callable[[Mapping[str, Any]], dict[str, Any]]) -> None:
-        tools[name] = Tool(name, description, _input(inputs, required), _output(outputs), run)
+            run: Callable[[Mapping[str, Any]], dict[str, Any]], strict_omit: tuple[str, ...] = ()) -> None:
+        tools[name] = Tool(name, description, _input(inputs, required), _output(outputs), run, strict_omit)
 
     def receive(args: Mapping[str, Any]) -> dict[str, Any]:
         events = endpoint.receive(args["line"])
@@ -194,8 +250,16 @@ def session_tools(endpoint: Any) -> dict[str, Tool]:
             line = endpoint.send(args.get("line", args.get("json")), number=bool(args.get("number", False)),
                                  expect_acc=args.get("expect_acc"), record=args.get("record"))
         except ProtocolError as exc:
-            raise ToolError(exc.kind, exc.message, token=exc.token or None, why=exc.why if exc.kind == "form" else None,
-                            column=exc.column) from None
+            failures = [f for f in exc.findings if f.severity == "fail"]
+            token = exc.token or None
+            if token is None and failures and failures[0].key:  # a check's refusal: the first slot at fault
+                first = failures[0]
+                token = first.key if first.receiver is None else f"{first.key}={first.receiver}"
+            error = ToolError(exc.kind, exc.message, token=token, why=exc.why if exc.kind == "form" else None,
+                              column=exc.column)
+            if failures and exc.kind != "form":
+                error.error["findings"] = [_finding_json(f) for f in failures]
+            raise error from None
         return {"line": line}
 
     def owner(args: Mapping[str, Any]) -> dict[str, Any]:
@@ -235,7 +299,7 @@ def session_tools(endpoint: Any) -> dict[str, Tool]:
                                                                   "with number: true)"},
          "number": {"type": "boolean"}, "expect_acc": _TOKENS,
          "record": {"type": "object", "description": "slot: value, as written in a line"}},
-        [], {"line": _STR}, send)
+        [], {"line": _STR}, send, strict_omit=("json",))
     add("owner", "Who owns an item now: the receiver of the latest handoff whose readback passed.",
         {"item": _STR}, ["item"], {"item": _STR, "owner": _NULLABLE_STR}, owner)
     add("open_handoffs", "Your handoffs, sent or received, that no DN, UN, FL or CX has closed.",

@@ -323,6 +323,9 @@ class Tool:
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any]
     run: Callable[[Mapping[str, Any]], dict[str, Any]]
+    #: arguments left out of the strict form: they have no strict shape (a message's JSON form, whose
+    #: ``slots`` is an object of any keys) and the tool takes the same thing another way (``line``)
+    strict_omit: tuple[str, ...] = ()
 
 
 TOOLS: dict[str, Tool] = {}
@@ -441,6 +444,18 @@ _tool(
 
 # --------------------------------------------------------------------------
 # calling
+
+
+def retry_message(error: Mapping[str, Any]) -> str:
+    """The text a model gets back for a tool that could not run: rule, message, token and why, and what to do."""
+    parts = [f"{error.get('rule')}: {error.get('message')}"]
+    if error.get("token"):
+        parts.append(f"token at fault: {error['token']}")
+    if error.get("why"):
+        parts.append(f"why={error['why']}")
+    if error.get("argument"):
+        parts.append(f"argument: {error['argument']}")
+    return "; ".join(parts) + ". Correct it and call the tool again; never write an RB yourself."
 
 
 _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
@@ -580,17 +595,25 @@ def _strict(schema: Mapping[str, Any]) -> dict[str, Any]:
     return dict(schema)
 
 
+def _strict_input(tool: Tool) -> dict[str, Any]:
+    schema = dict(tool.input_schema)
+    if tool.strict_omit:
+        schema["properties"] = {k: v for k, v in schema["properties"].items() if k not in tool.strict_omit}
+    return _strict(schema)
+
+
 def schemas(strict: bool = False, tools: Mapping[str, Tool] | None = None) -> dict[str, dict[str, Any]]:
     """Every tool's input schema by name.
 
     ``strict=True`` gives the form providers' strict tool modes accept: every object closed
     (``additionalProperties: false``) with every property required, an optional one nullable (``anyOf`` with
     ``null``); no union ``type`` arrays; ``profiles`` as a list of bundled names (an enum); tokens as a list;
-    ``values`` and ``record`` (slot: value objects) as lists of ``{slot, value}``. Pass what a model sends
-    in that form through :func:`from_strict` before :func:`call`.
+    ``values`` and ``record`` (slot: value objects) as lists of ``{slot, value}``; an argument with no strict
+    shape left out (``send``'s ``json``: the strict form sends a ``line``). Pass what a model sends in that
+    form through :func:`from_strict` before :func:`call`.
     """
     tools = TOOLS if tools is None else tools
-    return {name: (_strict(t.input_schema) if strict else dict(t.input_schema)) for name, t in tools.items()}
+    return {name: (_strict_input(t) if strict else dict(t.input_schema)) for name, t in tools.items()}
 
 
 def from_strict(name: str, arguments: Mapping[str, Any] | None,

@@ -19,6 +19,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--as", dest="as_", metavar="NAME", help="session mode: the agent this server speaks for")
     p.add_argument("--profile", action="append", default=None, metavar="NAME",
                    help="session mode: a profile the agent holds (repeatable; default: every bundled profile)")
+    p.add_argument("--strict", action="store_true",
+                   help="list the strict-compatible input schemas (closed objects, every property required or "
+                        "null, profiles by name, slot values as {slot, value} lists) for clients with a strict "
+                        "tool mode; plain arguments are taken too")
     p.set_defaults(func=cmd_mcp)
 
 
@@ -41,7 +45,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             sys.stderr.write(f"rogerwilco: {exc}\n")
             return 2
     try:
-        return serve(endpoint)
+        return serve(endpoint, strict=args.strict)
     except MissingSDK as exc:
         sys.stderr.write(f"rogerwilco: {exc}\n")
         return 2

@@ -33,7 +33,7 @@ from pydantic_ai import ModelRetry, RunContext, Tool
 from pydantic_ai.toolsets import FunctionToolset
 
 from ..mcp_server import session_tools
-from ..tools import INSTRUCTIONS, TOOLS, call, from_strict, schemas
+from ..tools import INSTRUCTIONS, TOOLS, call, from_strict, retry_message, schemas
 from ..tools import Tool as RW1Tool
 
 __all__ = ["INSTRUCTIONS", "RW1Deps", "endpoint_of", "retry_message", "rw1_toolset"]
@@ -56,18 +56,6 @@ def endpoint_of(deps: Any) -> Any:
     if isinstance(endpoint, Endpoint):
         return endpoint
     raise ModelRetry("this agent's run has no RW1 endpoint in its deps; use the stateless tools (make_rb, check_rb)")
-
-
-def retry_message(error: Mapping[str, Any]) -> str:
-    """The text a model gets back for a tool that could not run: rule, message, token and why."""
-    parts = [f"{error.get('rule')}: {error.get('message')}"]
-    if error.get("token"):
-        parts.append(f"token at fault: {error['token']}")
-    if error.get("why"):
-        parts.append(f"why={error['why']}")
-    if error.get("argument"):
-        parts.append(f"argument: {error['argument']}")
-    return "; ".join(parts) + ". Correct it and call the tool again; never write an RB yourself."
 
 
 def _result(result: dict[str, Any], is_error: bool) -> dict[str, Any]:
