@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 
 from rogerwilco import Endpoint, check_line
-from rogerwilco.endpoint import HandoffOffered
-from rogerwilco.ledger import SQLiteLedger
-from rogerwilco.thread import check_thread
+from rogerwilco.checks.endpoint import HandoffOffered
+from rogerwilco.checks.ledger import SQLiteLedger
+from rogerwilco.checks.thread import check_thread
 
 
 def conversation(handoffs: int) -> list[str]:

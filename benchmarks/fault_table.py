@@ -62,11 +62,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from rogerwilco.readback import check_dn, check_ho, check_rb, make_rb
-from rogerwilco.vocab import Receiver
+from rogerwilco.checks.readback import check_dn, check_ho, check_rb, make_rb
+from rogerwilco.core.vocab import Receiver
 
-PAY = Receiver(["pay"])
-CORE = Receiver([])
+PAY = Receiver.load(["pay"])
+CORE = Receiver()
 
 CHECK_HO, CHECK_RELAY, CHECK_RB, CHECK_ACC, CHECK_DN = "check-ho", "check-ho relay", "check-rb", "check-rb acc", "check-dn"
 CHECKS = (CHECK_HO, CHECK_RELAY, CHECK_RB, CHECK_ACC, CHECK_DN)

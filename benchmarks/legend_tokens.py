@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rogerwilco.legend import legend
-from rogerwilco.vocab import bundled_profile_names, bundled_vocabulary, compile_vocabulary, core_vocabulary, load_profile
+from rogerwilco.core.legend import legend
+from rogerwilco.core.vocab import bundled_profile_names, bundled_vocabulary, compile_vocabulary, core_vocabulary, load_profile
 
 ENCODINGS = ("o200k_base", "cl100k_base")
 GOAL = {("pay", "full"): 1400, ("pay", "lean"): 1000}

@@ -21,8 +21,8 @@ import io
 import time
 
 from rogerwilco import check_line
-from rogerwilco.render import make_console
-from rogerwilco.render.lines import finding_text
+from rogerwilco.front.render import make_console
+from rogerwilco.front.render.lines import finding_text
 
 HEAD = "RW1 HO a-1 from=a to=b item=x ask=FIX "
 

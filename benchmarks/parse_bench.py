@@ -21,7 +21,7 @@ import random
 import time
 
 from rogerwilco import Receiver, check_line
-from rogerwilco.syntax import lark_parser
+from rogerwilco.core.syntax import lark_parser
 
 TEMPLATES = [
     "RW1 HO {a}-{n} from={a} to={b} item=gh:crox/site#{n} ask=DRAFT due=20261002 pri=2 conf=M keep={a} // hero copy, 120 words, no em dashes",
@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    receiver = Receiver(["pay"])
+    receiver = Receiver.load(["pay"])
     lines = corpus(args.lines)
     results = [check_line(line, receiver) for line in lines]
     assert all(r.message is not None for r in results), "corpus must be valid"

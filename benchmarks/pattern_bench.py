@@ -5,7 +5,7 @@ For each probe pattern the script times, in one run:
 * ``re``: Python's backtracking engine (``re.fullmatch``), on short values only,
   because its time grows exponentially (``(.|a)*Z``) or as a high power
   (``[0-9]*`` six times) with the value's length;
-* ``iregexp``: ``rogerwilco.iregexp`` (the matcher profiles use), on the same
+* ``iregexp``: ``rogerwilco.core.iregexp`` (the matcher profiles use), on the same
   short values and then on values up to 100,000 characters, warm (the lazily
   built DFA cached) and cold (plain NFA simulation, ``count_steps``, which
   also prints the states visited: the linear bound made visible).
@@ -21,7 +21,7 @@ import argparse
 import re
 import time
 
-from rogerwilco import iregexp
+from rogerwilco.core import iregexp
 
 PROBES = [("(.|a)*Z", "a"), ("[0-9]*[0-9]*[0-9]*[0-9]*[0-9]*[0-9]*x", "1"), ("[a-z][a-z0-9_-]*:[^ ]+", "b")]
 

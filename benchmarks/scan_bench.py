@@ -161,7 +161,7 @@ def parse_cost(path: Path, limit: int = 100_000) -> tuple[float, float, float, i
     lines, and the scanner on the log lines they came from (prefixes, JSON, quotes)."""
     sys.path.insert(0, str(HERE.parent))
     from rogerwilco import Receiver, check_line
-    from rogerwilco.scan import CANDIDATE_RE, records_of_line
+    from rogerwilco.io.scan import CANDIDATE_RE, records_of_line
 
     receiver = Receiver.all_bundled()
     log_lines, texts = [], []

@@ -96,12 +96,12 @@ import json, resource, sys, time
 what, path = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 if what == "thread":
-    from rogerwilco.thread import check_thread
+    from rogerwilco.checks.thread import check_thread
     with open(path, encoding="utf-8") as fh:
         report = check_thread(fh, now="20261003T0900Z")
     count = len(report.findings)
 else:
-    from rogerwilco.lint import lint_stream
+    from rogerwilco.io.lint import lint_stream
     with open(path, "rb") as fh:
         count = len(lint_stream(fh, file=path, now="20261003T0900Z"))
 seconds = time.perf_counter() - start

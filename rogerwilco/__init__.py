@@ -18,15 +18,19 @@ import sys
 import types
 from typing import IO, Any, Iterable, Iterator
 
-from .errors import EncodeError, ProfileError, RefusedError, RW1Error, RW1SyntaxError
-from .findings import Finding
-from .message import Message, Source
-from .semantics import LineResult, check_line, refusal
-from .stream import read_lines, validate_stream
-from .vocab import Receiver, load_profile
-from .accept import loads_line as _loads_line
+from . import _public
 
-__version__ = "0.1.0"
+_public.install()  # rogerwilco.endpoint, rogerwilco.scan ...: the documented paths into the layer folders
+
+from .core.errors import EncodeError, ProfileError, RefusedError, RW1Error, RW1SyntaxError  # noqa: E402
+from .core.findings import Finding  # noqa: E402
+from .core.message import Message, Source  # noqa: E402
+from .core.semantics import LineResult, check_line, refusal  # noqa: E402
+from .io.stream import read_lines, validate_stream  # noqa: E402
+from .core.vocab import Receiver, load_profile  # noqa: E402
+from .core.accept import loads_line as _loads_line  # noqa: E402
+
+from .core._version import __version__
 
 __all__ = [
     "EncodeError", "Endpoint", "Finding", "LineResult", "Message", "ProfileError", "ProtocolError", "Receiver", "RefusedError",
@@ -36,7 +40,7 @@ __all__ = [
 
 
 # Imported on first use, so that a process reading lines pays only for what it uses.
-_LAZY = {"Endpoint": "endpoint", "ProtocolError": "endpoint", "scan": "scan", "to_arrow": "scan"}
+_LAZY = {"Endpoint": "checks.endpoint", "ProtocolError": "checks.endpoint", "scan": "scan", "to_arrow": "scan"}
 
 
 class _Package(types.ModuleType):
@@ -54,15 +58,17 @@ sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rogerwilco' has no attribute {name!r}")
     import importlib
 
-    imported = importlib.import_module(f".{module}", __name__)
-    if name not in globals():
-        globals()[name] = getattr(imported, name)
-    return globals()[name]
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+    elif name in _public.PUBLIC or name in _public.MOVED:  # rogerwilco.readback.check_rb, without an import first
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module 'rogerwilco' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:

@@ -1,3 +1,3 @@
-from .cli import run
+from .front.cli import run
 
 run()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rogerwilco import Receiver
-from rogerwilco.a2a import from_a2a
+from rogerwilco.front.a2a import from_a2a
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "examples" / "spec-section8.rw1").read_text(encoding="utf-8").splitlines()

@@ -11,8 +11,8 @@ import string
 
 from hypothesis import strategies as st
 
-from rogerwilco.message import Message
-from rogerwilco.vocab import Receiver, Vocabulary
+from rogerwilco.core.message import Message
+from rogerwilco.core.vocab import Receiver, Vocabulary
 
 AGENT_CHARS = string.ascii_letters + string.digits + "._-"
 # Visible characters: ASCII and a sample of non-ASCII, astral included.

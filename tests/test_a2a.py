@@ -9,7 +9,7 @@ import pytest
 
 from rogerwilco import Message
 from tests.a2a_common import ALL, HO, SPEC, refusal
-from rogerwilco.a2a import (
+from rogerwilco.front.a2a import (
     CANCELED, COMPLETED, EXTENSION_URI, FAILED, INPUT_REQUIRED, REJECTED, SUBMITTED, WORKING, CarriageError,
     from_a2a, from_a2a_dict, message_from_a2a, task_states, to_a2a_dict,
 )

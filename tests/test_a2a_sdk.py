@@ -9,7 +9,7 @@ a2a_types = pytest.importorskip("a2a.types", reason="the a2a extra (the A2A SDK)
 
 from rogerwilco import Message  # noqa: E402
 from tests.a2a_common import ALL, HO, SPEC, refusal  # noqa: E402
-from rogerwilco.a2a import (  # noqa: E402
+from rogerwilco.front.a2a import (  # noqa: E402
     CANCELED, COMPLETED, EXTENSION_URI, FAILED, INPUT_REQUIRED, REJECTED, SUBMITTED, WORKING, from_a2a,
     sdk_task_state, task_states, to_a2a_message,
 )

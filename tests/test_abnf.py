@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import RW1SyntaxError
-from rogerwilco.abnf import AbnfError, definitions, regex_to_abnf, render
-from rogerwilco.cli import main
-from rogerwilco.conformance import load_cases
-from rogerwilco.syntax import grammar_text, parse_raw_lark
+from rogerwilco.core.abnf import AbnfError, definitions, regex_to_abnf, render
+from rogerwilco.front.cli import main
+from rogerwilco.front.conformance import load_cases
+from rogerwilco.core.syntax import grammar_text, parse_raw_lark
 from tests.strategies import fragments, messages, mutated_lines
 
 # ---------------------------------------------------------------- an ABNF reader

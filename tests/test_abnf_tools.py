@@ -23,8 +23,8 @@ from pathlib import Path
 
 from abnf.parser import ParseError, Rule
 
-from rogerwilco.abnf import render
-from rogerwilco.testing import RequestGenerator
+from rogerwilco.core.abnf import render
+from rogerwilco.front.testing import RequestGenerator
 from tests.jstools import run_node
 from tests.test_abnf import conformance_lines, lark_accepts
 

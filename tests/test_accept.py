@@ -1,4 +1,4 @@
-"""The accept path never changes a verdict (rogerwilco.accept).
+"""The accept path never changes a verdict (rogerwilco.core.accept).
 
 It answers a Message only for a line the full pass accepts, and then the
 same Message; for anything else it answers None and the full pass decides.
@@ -20,17 +20,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rogerwilco
-from rogerwilco.accept import accept, accept_values
-from rogerwilco.conformance import load_cases
-from rogerwilco.semantics import check_line
-from rogerwilco.vocab import Receiver
+from rogerwilco.core.accept import accept, accept_values
+from rogerwilco.front.conformance import load_cases
+from rogerwilco.core.semantics import check_line
+from rogerwilco.core.vocab import Receiver
 
 from .strategies import PIECES, messages, mutated_lines
 
 EXAMPLES = int(os.environ.get("ROGERWILCO_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES * 2, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
-RECEIVERS = (Receiver.all_bundled(), Receiver(()), Receiver(["pay"]))
+RECEIVERS = (Receiver.all_bundled(), Receiver(), Receiver.load(["pay"]))
 
 _BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "parse_bench.py"
 _spec = importlib.util.spec_from_file_location("rw1_parse_bench", _BENCH)
@@ -78,7 +78,7 @@ def test_every_conformance_line_agrees() -> None:
 
 
 def test_the_benchmark_corpus_is_accepted_by_the_fast_path() -> None:
-    receiver = Receiver(["pay"])
+    receiver = Receiver.load(["pay"])
     assert all(agrees(line, receiver) for line in corpus(300))
 
 
@@ -132,14 +132,14 @@ def test_long_lines_agree() -> None:
 
 
 def test_rules_compiled_once_decide_as_the_full_pass() -> None:
-    pay = Receiver(["pay"])
+    pay = Receiver.load(["pay"])
     ok = "RW1 ST b-1 p=pay from=b to=a item=inv:MD-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS src=email:7"
     assert agrees(ok, pay)
     for line in (ok.replace("amt=120.00", "amt=121.00"), ok.replace(" src=email:7", ""),
                  "RW1 AQ b-1 from=b to=a need=ENUM", "RW1 AN a-1 re=b-1 from=a to=b val=tail"):
         assert accept_values(line, pay) is None
         assert not check_line(line, pay).valid
-    assert agrees("RW1 AN a-1 re=b-1 from=a to=b val=tail // the answer", Receiver(()))
+    assert agrees("RW1 AN a-1 re=b-1 from=a to=b val=tail // the answer", Receiver())
 
 
 def test_loads_is_the_accept_path_or_the_full_pass() -> None:

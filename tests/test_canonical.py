@@ -15,9 +15,9 @@ import hashlib
 from hypothesis import given, settings
 
 from rogerwilco import Message
-from rogerwilco.conformance import load_cases
-from rogerwilco.semantics import check_line
-from rogerwilco.vocab import Receiver
+from rogerwilco.front.conformance import load_cases
+from rogerwilco.core.semantics import check_line
+from rogerwilco.core.vocab import Receiver
 from tests.strategies import messages
 
 _SHORT = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"', 0x5C: "\\\\"}
@@ -68,7 +68,7 @@ def test_every_digest_case_hashes_the_jcs_text():
     assert len(canonical_cases) >= 10
     for case in cases:
         profiles = case.request.get("profiles")
-        receiver = Receiver(profiles) if profiles else Receiver.all_bundled()
+        receiver = Receiver.load(profiles) if profiles else Receiver.all_bundled()
         message = check_line(case.request["line"], receiver).message
         assert message is not None, case.id
         text = jcs(message.to_json())

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rogerwilco.cli import main
+from rogerwilco.front.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "examples" / "spec-section8.rw1"

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rogerwilco import comprehension
-from rogerwilco.comprehension import (Comparator, CriteriaError, fold_plural, normalise, pair_one_to_one, parse_criteria,
+from rogerwilco.checks import comprehension
+from rogerwilco.checks.comprehension import (Comparator, CriteriaError, fold_plural, normalise, pair_one_to_one, parse_criteria,
                                        read_len, same_fact)
-from rogerwilco.vocab import core_vocabulary
+from rogerwilco.core.vocab import core_vocabulary
 
 CMP = Comparator.for_vocabulary(core_vocabulary())
 
@@ -167,7 +167,7 @@ def test_the_comparison_data_lives_only_in_the_data_file():
 
 
 def test_the_data_file_is_not_listed_as_a_profile():
-    from rogerwilco.vocab import bundled_profile_names
+    from rogerwilco.core.vocab import bundled_profile_names
 
     assert "compare" not in bundled_profile_names()
 

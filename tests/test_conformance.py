@@ -3,7 +3,7 @@
 Every file under ``conformance/`` (all areas, whoever wrote them) is validated
 against ``conformance/schema.json``; its case ids are unique and every case
 names a spec section. Every case is then run in-process through
-``rogerwilco.adapter.handle`` as its own test: a case passes when each field of
+``rogerwilco.front.adapter.handle`` as its own test: a case passes when each field of
 ``expect`` matches the response (``ok: true`` implied unless stated), JSON
 values strictly (``true`` is not ``1``), ``findings`` as the set of
 ``(severity, kind, tier, key)``, and ``reply`` by its head and the tail's first
@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from rogerwilco.adapter import handle
-from rogerwilco.semantics import check_line
+from rogerwilco.front.adapter import handle
+from rogerwilco.core.semantics import check_line
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "conformance"
@@ -123,7 +123,7 @@ def test_schema_rejects_broken_cases(breakage, validator: Draft202012Validator):
     breakage[1](broken["cases"][0])
     assert not validator.is_valid(broken)
     # the harness's own checker (no JSON Schema library needed) refuses it too, with a path
-    from rogerwilco.conformance import case_file_checker
+    from rogerwilco.front.conformance import case_file_checker
 
     assert not list(case_file_checker().errors(doc))
     path, _ = next(iter(case_file_checker().errors(broken)))
@@ -139,7 +139,7 @@ def test_a_suite_version_that_is_not_semver_is_refused(validator: Draft202012Val
 
 @pytest.mark.parametrize("path", CASE_FILES, ids=_file_id)
 def test_the_harness_checker_agrees_with_jsonschema_on_every_case_file(path: Path, validator):
-    from rogerwilco.conformance import case_file_checker
+    from rogerwilco.front.conformance import case_file_checker
 
     doc = _load(path)
     assert validator.is_valid(doc) == (not list(case_file_checker().errors(doc)))

@@ -13,8 +13,8 @@ import re
 import shlex
 from pathlib import Path
 
-from rogerwilco.cli import main
-from rogerwilco.conformance import load_cases
+from rogerwilco.front.cli import main
+from rogerwilco.front.conformance import load_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "conformance" / "README.md").read_text(encoding="utf-8")

@@ -13,16 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rogerwilco.adapter import handle
-from rogerwilco.cli import main
-from rogerwilco.comprehension import CriteriaError, parse_criteria
-from rogerwilco.errors import RW1Error
-from rogerwilco.lint import lint_paths
-from rogerwilco.mcp_server import call
-from rogerwilco.readback import check_dn, check_rb
-from rogerwilco.semantics import check_line
-from rogerwilco.slottypes import compile_type
-from rogerwilco.thread import check_thread
+from rogerwilco.front.adapter import handle
+from rogerwilco.front.cli import main
+from rogerwilco.checks.comprehension import CriteriaError, parse_criteria
+from rogerwilco.core.errors import RW1Error
+from rogerwilco.io.lint import lint_paths
+from rogerwilco.front.mcp_server import call
+from rogerwilco.checks.readback import check_dn, check_rb
+from rogerwilco.core.semantics import check_line
+from rogerwilco.core.slottypes import compile_type
+from rogerwilco.checks.thread import check_thread
 
 HO = "RW1 HO s-1 from=s to=r item=d ask=DRAFT rb=acc acc=1x:plain"
 RB = "RW1 RB r-1 re=s-1 from=r to=s item=d ask=DRAFT acc=1x:plain"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from rogerwilco import Message
-from rogerwilco.cli import main
-from rogerwilco.crosswalk import CrosswalkError, check_rb, crosswalk_problems, load_crosswalk, translate
+from rogerwilco.front.cli import main
+from rogerwilco.checks.crosswalk import CrosswalkError, check_rb_across as check_rb, crosswalk_problems, load_crosswalk, translate
 
 ROOT = Path(__file__).resolve().parent.parent
 HELD = ["pform", "kanban"]

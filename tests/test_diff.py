@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from rogerwilco.cli import main
-from rogerwilco.conformance import RawNumber, dumps_request
-from rogerwilco.difftest import judge, run_diff, shrink
-from rogerwilco.testing import OPS, RequestGenerator
+from rogerwilco.front.cli import main
+from rogerwilco.front.conformance import RawNumber, dumps_request
+from rogerwilco.front.difftest import judge, run_diff, shrink
+from rogerwilco.front.testing import OPS, RequestGenerator
 
 FAULTY = textwrap.dedent(
     """
     import json, sys
-    from rogerwilco.adapter import handle
+    from rogerwilco.front.adapter import handle
     for line in sys.stdin:
         request = json.loads(line)
         text = request.get("line", "") if isinstance(request.get("line"), str) else ""
@@ -75,8 +75,8 @@ def test_the_generators_draw_faults_odd_numbers_and_unicode():
     assert any(".0" in e or "e0" in e or "E0" in e for e in encoded)
     assert any("\\ud800" in e or "\\udc00" in e for e in encoded)
     # lines with several faults at once (D10), judged by the reference: more than one fail
-    from rogerwilco.semantics import check_line
-    from rogerwilco.vocab import Receiver
+    from rogerwilco.core.semantics import check_line
+    from rogerwilco.core.vocab import Receiver
 
     multi = [line for line in lines if sum(f.failed for f in check_line(line, Receiver.all_bundled()).findings) > 1]
     assert len(multi) > 50

@@ -3,7 +3,7 @@
 The refusal holds on every path that reads a line: the grammar (Lark), the
 fast path derived from it, the JSON Schema of the JSON form and the
 JavaScript port. What a person is shown goes through one function,
-:func:`rogerwilco.display.printable`, which makes every invisible character
+:func:`rogerwilco.core.display.printable`, which makes every invisible character
 visible and never shows two different values alike.
 """
 
@@ -21,16 +21,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import Message
-from rogerwilco.conformance import _Impl
-from rogerwilco.display import INVISIBLE_RANGES, printable
-from rogerwilco.errors import EncodeError
-from rogerwilco.jsonform_schema import schema
-from rogerwilco.readback import check_dn
-from rogerwilco.render import make_console
-from rogerwilco.render.readback import report_renderable
-from rogerwilco.semantics import check_line
-from rogerwilco.syntax import BIDI_CONTROLS, line_regex, parse_raw_lark
-from rogerwilco.errors import RW1SyntaxError
+from rogerwilco.front.conformance import ImplProcess
+from rogerwilco.core.display import INVISIBLE_RANGES, printable
+from rogerwilco.core.errors import EncodeError
+from rogerwilco.core.jsonform_schema import schema
+from rogerwilco.checks.readback import check_dn
+from rogerwilco.front.render import make_console
+from rogerwilco.front.render.readback import report_renderable
+from rogerwilco.core.semantics import check_line
+from rogerwilco.core.syntax import BIDI_CONTROLS, line_regex, parse_raw_lark
+from rogerwilco.core.errors import RW1SyntaxError
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 LINE = "RW1 HO a-1 from=a to=b item=x:1 ask=FIX acct=1234 // pay the 12 invoices"
@@ -82,7 +82,7 @@ def test_a_json_form_holding_a_bidi_control_is_refused_by_encode_and_the_schema(
 def test_the_javascript_port_refuses_bidi_controls_as_python_does():
     node = shutil.which("node")
     assert node is not None, "node is needed to run the JavaScript port"
-    impl = _Impl([node, str(PORT)])
+    impl = ImplProcess([node, str(PORT)])
     try:
         for ch in BIDI:
             line = LINE.replace("acct=1234", f"acct=12{ch}34")
@@ -142,7 +142,7 @@ def test_a_mismatch_row_shows_the_invisible_character():
 
 
 def test_profile_check_shows_a_profile_version_escaped(tmp_path, capsys):
-    from rogerwilco.cli import main
+    from rogerwilco.front.cli import main
 
     path = tmp_path / "p.json"
     path.write_text('{"profile": "p", "version": "1\\u202e\\u001b[2J", "extends": "RW1"}', encoding="utf-8")

@@ -111,7 +111,7 @@ def _words(command: str) -> list[str]:
 def problems_of(command: str) -> list[str]:
     import argparse
 
-    from rogerwilco.cli import build_parser
+    from rogerwilco.front.cli import build_parser
 
     parser = build_parser()
     words = _words(command)

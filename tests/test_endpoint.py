@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from rogerwilco import Endpoint, ProtocolError
-from rogerwilco.endpoint import (
+from rogerwilco.checks.endpoint import (
     CLOSE_STATES, READBACK_STATES, TRANSITIONS, Cancelled, Confirmed, DoneReport, Duplicate, HandoffClosed,
     HandoffOffered, Orphaned, ReadbackOverdue, ReadbackPassed, ReadbackVoid, Redelivered, Reply, Unreadable,
     mermaid, replies, table_rows,
@@ -398,7 +398,7 @@ def test_under_rb_all_a_change_is_echoed_before_the_act():
 
 
 def test_a_wrong_echo_fails_the_senders_check():
-    from rogerwilco.endpoint import check_echo
+    from rogerwilco.checks.endpoint import check_echo
 
     report = check_echo(CHANGE, "RW1 RB dev-5 re=lead-2 from=dev to=lead item=gh:o/r#1 ask=FIX eta=20261009")
     assert not report.passed and ("mismatch", "eta") in [(f.kind, f.key) for f in report.failures()]
@@ -431,7 +431,7 @@ def test_a_done_report_that_contradicts_the_plan_comes_with_its_undo():
     assert report.undo.to_line() == (
         f"RW1 HO scheduler-3 from=scheduler to=payer item=inv:MD-2026-057 p=pay ask=UNDO ctx=payer-2 rb=exec "
         f"{executed} // reverse payer-2: the act differs from the plan")
-    from rogerwilco.readback import check_ho
+    from rogerwilco.checks.readback import check_ho
 
     assert check_ho(report.undo, dict(report.undo.slots, item=report.undo.item), profiles=["pay"]).passed
     undo = scheduler.send(report.undo, number=True)  # its own readback and checks follow

@@ -6,8 +6,8 @@ import importlib.util
 from pathlib import Path
 
 from rogerwilco import Endpoint
-from rogerwilco.a2a import EndpointHandler, to_a2a_dict
-from rogerwilco.endpoint import HandoffOffered, Unreadable
+from rogerwilco.front.a2a import EndpointHandler, to_a2a_dict
+from rogerwilco.checks.endpoint import HandoffOffered, Unreadable
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "examples" / "spec-section8.rw1").read_text().splitlines()
@@ -32,7 +32,7 @@ def test_parts_that_disagree_never_reach_the_endpoint():
 
 
 def test_the_sdk_message_form_is_taken_too():
-    from rogerwilco.a2a import to_a2a_message
+    from rogerwilco.front.a2a import to_a2a_message
 
     writer = EndpointHandler(Endpoint("writer"))
     handled = writer.handle(to_a2a_message(SPEC[0], task_id="t-1"))

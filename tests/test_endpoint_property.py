@@ -23,7 +23,7 @@ from collections import deque
 from hypothesis import given, settings, strategies as st
 
 from rogerwilco import Endpoint, ProtocolError
-from rogerwilco.endpoint import DoneReport, HandoffOffered, ReadbackPassed, ReadbackVoid, Reply
+from rogerwilco.checks.endpoint import DoneReport, HandoffOffered, ReadbackPassed, ReadbackVoid, Reply
 
 EXAMPLES = int(os.environ.get("RW_PROPERTY_EXAMPLES", "150"))
 ITEMS = ("gh:o/r#1", "gh:o/r#2")
@@ -227,7 +227,7 @@ class Immediate(World):
             self.deliver("lead" if self.wire["lead"] else "dev")
 
     def send(self, who: str, message, **kw) -> str | None:
-        from rogerwilco.thread import check_thread
+        from rogerwilco.checks.thread import check_thread
 
         end = self.ends[who]
         try:
@@ -248,7 +248,7 @@ class Immediate(World):
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(st.lists(ACTIONS.filter(lambda a: a[0] != "fault"), max_size=30))
 def test_what_the_endpoints_let_out_the_thread_check_passes(actions):
-    from rogerwilco.thread import check_thread
+    from rogerwilco.checks.thread import check_thread
 
     world = Immediate()
     for action in actions:
@@ -259,7 +259,7 @@ def test_what_the_endpoints_let_out_the_thread_check_passes(actions):
 
 
 def test_what_an_endpoint_refuses_the_thread_check_reports():
-    from rogerwilco.thread import check_thread
+    from rogerwilco.checks.thread import check_thread
 
     lead, dev = Endpoint("lead"), Endpoint("dev")
     log = []

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from rogerwilco import check_line
-from rogerwilco.cli import main
-from rogerwilco.evidence import check_quote, check_quotes
-from rogerwilco.vocab import Receiver
+from rogerwilco.front.cli import main
+from rogerwilco.checks.evidence import check_quote, check_quotes
+from rogerwilco.core.vocab import Receiver
 
 ROOT = Path(__file__).resolve().parent.parent
-RECEIVER = Receiver(["pay", "clin", "pform"])
+RECEIVER = Receiver.load(["pay", "clin", "pform"])
 DOC = "Discharge summary\n\nHistory:   known hypertension,\n  on amlodipine 5 mg daily.\nDiagnosis: NSTEMI.\n"
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rogerwilco.findings import Finding
-from rogerwilco.readback import ReadbackReport
+from rogerwilco.core.findings import Finding
+from rogerwilco.checks.readback import ReadbackReport
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "fault_table.py"
 

@@ -37,14 +37,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rogerwilco
-from rogerwilco import adapter
-from rogerwilco.errors import RW1Error
-from rogerwilco.message import Message
-from rogerwilco.readback import check_dn, check_ho, check_rb, make_rb
-from rogerwilco.semantics import check_line, refusal
-from rogerwilco.stream import read_lines, validate_stream
-from rogerwilco.thread import check_thread
-from rogerwilco.vocab import BUNDLED_PROFILES, Receiver, load_profile
+from rogerwilco.front import adapter
+from rogerwilco.core.errors import RW1Error
+from rogerwilco.core.message import Message
+from rogerwilco.checks.readback import check_dn, check_ho, check_rb, make_rb
+from rogerwilco.core.semantics import check_line, refusal
+from rogerwilco.io.stream import read_lines, validate_stream
+from rogerwilco.checks.thread import check_thread
+from rogerwilco.core.vocab import BUNDLED_PROFILES, Receiver, load_profile
 
 from .strategies import PIECES, fragments, messages, mutated_lines
 
@@ -205,7 +205,7 @@ PROBE = [
 def test_profiles_from_data_load_and_work_or_are_refused(doc, probes):
     with no_hang():
         try:
-            receiver = Receiver([doc])
+            receiver = Receiver.load([doc])
         except RW1Error:
             return
         for text in PROBE + probes:
@@ -292,7 +292,7 @@ def test_the_adapter_answers_every_request_without_an_internal_error(request):
 @FUZZ
 @given(data=st.lists(st.one_of(lines, st.sampled_from(["", "\r", "\x1b[2J"])), max_size=8))
 def test_commands_on_hostile_streams_give_one_result_per_line_and_no_raw_control(command, data, tmp_path_factory):
-    from rogerwilco.cli import main
+    from rogerwilco.front.cli import main
 
     path = tmp_path_factory.mktemp("fuzz") / "in.rw1"
     path.write_text("\n".join(data), encoding="utf-8", errors="surrogatepass")

@@ -14,7 +14,7 @@ import pytest
 from lark import Lark, Token
 from lark.load_grammar import _parse_grammar
 
-from rogerwilco.syntax import grammar_text
+from rogerwilco.core.syntax import grammar_text
 
 # What no port's regex engine may be asked to understand.
 FORBIDDEN = [

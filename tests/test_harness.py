@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from rogerwilco.cli import main
-from rogerwilco.conformance import compare, load_cases, reply_signature
+from rogerwilco.front.cli import main
+from rogerwilco.front.conformance import compare, load_cases, reply_signature
 
 FAKE = textwrap.dedent(
     """
@@ -262,7 +262,7 @@ def test_the_bundled_suite_loads_with_unique_full_ids():
 
 
 def test_a_json_form_with_its_slots_out_of_written_order_fails():
-    from rogerwilco.conformance import compare
+    from rogerwilco.front.conformance import compare
 
     want = {"json": {"v": "RW1", "slots": {"ask": "DRAFT", "pri": 2}}}
     assert compare(want, {"ok": True, "json": {"v": "RW1", "slots": {"pri": 2, "ask": "DRAFT"}}})
@@ -375,7 +375,7 @@ def test_op_filter_keeps_only_the_named_ops(tmp_path, adapter, capsys):
 
 
 def test_the_python_adapter_passes_the_bundled_suite_as_contract_2_with_a_valid_report(tmp_path, capsys):
-    from rogerwilco.conformance import check_report, load_suite
+    from rogerwilco.front.conformance import check_report, load_suite
 
     report = tmp_path / "report.json"
     code, out, _ = run(capsys, "--json", str(report), "--op", "digest", "--op", "parse")
@@ -424,7 +424,7 @@ def test_a_report_off_its_schema_is_refused_naming_the_file_and_json_path(tmp_pa
 
 
 def test_the_python_adapter_answers_start_and_echoes_seq():
-    from rogerwilco.adapter import handle
+    from rogerwilco.front.adapter import handle
 
     hello = handle({"op": "start", "contract": 2, "seq": 0})
     assert hello["ok"] is True and hello["contract"] == 2 and hello["seq"] == 0

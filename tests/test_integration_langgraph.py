@@ -1,4 +1,4 @@
-"""rogerwilco.integrations.langgraph: the spec's section 8 pay handoff through the two-node graph on two
+"""rogerwilco.front.integrations.langgraph: the spec's section 8 pay handoff through the two-node graph on two
 endpoints, and the RW1 tools in a LangGraph tool loop driven by a scripted model, offline."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from rogerwilco import Endpoint
-from rogerwilco.integrations.langgraph import HandoffState, handoff_graph, rw1_tools
-from rogerwilco.tools import TOOLS, call, schemas
+from rogerwilco.front.integrations.langgraph import HandoffState, handoff_graph, rw1_tools
+from rogerwilco.front.tools import TOOLS, call, schemas
 
 LINES = (Path(__file__).resolve().parents[1] / "examples" / "spec-section8.rw1").read_text().splitlines()
 HO = LINES[7]

@@ -1,4 +1,4 @@
-"""rogerwilco.integrations.openai_agents: the spec's section 8 pay handoff through the OpenAI Agents SDK with
+"""rogerwilco.front.integrations.openai_agents: the spec's section 8 pay handoff through the OpenAI Agents SDK with
 its own scripted model (agents.testing.ScriptedModel), offline: strict tools with no fallback, the readback
 composed by code and checked by the sender, a misread amount caught, a bad line retried, ownership moved
 only on a passing readback."""
@@ -18,10 +18,10 @@ from agents.strict_schema import ensure_strict_json_schema
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 
 from rogerwilco import Endpoint
-from rogerwilco.integrations.openai_agents import INSTRUCTIONS, rw1_handoff, rw1_readback_tool, rw1_tools
-from rogerwilco.mcp_server import session_tools
-from rogerwilco.thread import check_thread
-from rogerwilco.tools import TOOLS, call, schemas
+from rogerwilco.front.integrations.openai_agents import INSTRUCTIONS, rw1_handoff, rw1_readback_tool, rw1_tools
+from rogerwilco.front.mcp_server import session_tools
+from rogerwilco.checks.thread import check_thread
+from rogerwilco.front.tools import TOOLS, call, schemas
 
 ROOT = Path(__file__).resolve().parents[1]
 LINES = (ROOT / "examples" / "spec-section8.rw1").read_text().splitlines()

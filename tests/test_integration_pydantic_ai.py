@@ -1,4 +1,4 @@
-"""rogerwilco.integrations.pydantic_ai: the spec's section 8 pay handoff between two PydanticAI agents
+"""rogerwilco.front.integrations.pydantic_ai: the spec's section 8 pay handoff between two PydanticAI agents
 with scripted models (FunctionModel), offline: the readback composed by code, checked by the sender, a
 misread amount refused, a bad line retried."""
 
@@ -14,8 +14,8 @@ from pydantic_ai.messages import ModelResponse, RetryPromptPart, TextPart, ToolC
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from rogerwilco import Endpoint
-from rogerwilco.integrations.pydantic_ai import INSTRUCTIONS, RW1Deps, rw1_toolset
-from rogerwilco.tools import call, schemas
+from rogerwilco.front.integrations.pydantic_ai import INSTRUCTIONS, RW1Deps, rw1_toolset
+from rogerwilco.front.tools import call, schemas
 
 LINES = (Path(__file__).resolve().parents[1] / "examples" / "spec-section8.rw1").read_text().splitlines()
 HO = LINES[7]          # RW1 HO scheduler-1 p=pay ... ask=PAY rb=exec ... amt=5400.00 ...

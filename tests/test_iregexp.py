@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rogerwilco import iregexp
-from rogerwilco.adapter import handle
-from rogerwilco.errors import ProfileError, RW1Error
-from rogerwilco.iregexp import MAX_STATES, IRegexp, PatternError
-from rogerwilco.mcp_server import call
-from rogerwilco.semantics import check_line
-from rogerwilco.vocab import BUNDLED_PROFILES, bundled_vocabulary, load_profile, profile_problems
+from rogerwilco.core import iregexp
+from rogerwilco.front.adapter import handle
+from rogerwilco.core.errors import ProfileError, RW1Error
+from rogerwilco.core.iregexp import MAX_STATES, IRegexp, PatternError
+from rogerwilco.front.mcp_server import call
+from rogerwilco.core.semantics import check_line
+from rogerwilco.core.vocab import BUNDLED_PROFILES, bundled_vocabulary, load_profile, profile_problems
 
 EXPONENTIAL = "(.|a)*Z"
 POLYNOMIAL = "[0-9]*[0-9]*[0-9]*[0-9]*[0-9]*[0-9]*x"

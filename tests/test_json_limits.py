@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import Message, check_line
-from rogerwilco.adapter import handle
-from rogerwilco.errors import RW1Error
-from rogerwilco.mcp_server import call
-from rogerwilco.slottypes import MAX_INT_DIGITS
+from rogerwilco.front.adapter import handle
+from rogerwilco.core.errors import RW1Error
+from rogerwilco.front.mcp_server import call
+from rogerwilco.core.slottypes import MAX_INT_DIGITS
 
 BASE = Message.from_line("RW1 HO a-1 from=a to=b item=x ask=FIX pri=2").to_json()
 

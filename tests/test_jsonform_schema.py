@@ -19,10 +19,10 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 
-from rogerwilco.cli import main
-from rogerwilco.conformance import load_cases
-from rogerwilco.jsonform_schema import schema, schema_for, tail_pattern
-from rogerwilco.vocab import BUNDLED_PROFILES, compile_vocabulary, load_profile
+from rogerwilco.front.cli import main
+from rogerwilco.front.conformance import load_cases
+from rogerwilco.core.jsonform_schema import schema, schema_for, tail_pattern
+from rogerwilco.core.vocab import BUNDLED_PROFILES, compile_vocabulary, load_profile
 from tests.strategies import messages
 
 Validator = jsonschema.Draft202012Validator

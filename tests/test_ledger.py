@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from rogerwilco import Endpoint
-from rogerwilco.endpoint import Redelivered, replies
-from rogerwilco.ledger import LedgerError, MemoryLedger, SQLiteLedger
+from rogerwilco.checks.endpoint import Redelivered, replies
+from rogerwilco.checks.ledger import LedgerError, MemoryLedger, SQLiteLedger
 
 HO = "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
 BAD = "RW1 HO lead-{n} from=lead to=dev item=x ask=FIXX"
@@ -24,7 +24,7 @@ BAD = "RW1 HO lead-{n} from=lead to=dev item=x ask=FIXX"
 WORKER = r"""
 import sys
 from rogerwilco import Endpoint
-from rogerwilco.endpoint import HandoffOffered
+from rogerwilco.checks.endpoint import HandoffOffered
 dev = Endpoint("dev", ledger=sys.argv[1])
 start = int(sys.argv[2])
 for n in range(start, start + 100000):
@@ -188,11 +188,11 @@ EXECUTOR = ("import json, sys\nstatement = json.load(sys.stdin)\n"
 
 
 def test_commit_waits_for_wilco_in_the_ledger_and_never_runs_after_a_cancel(tmp_path):
-    from rogerwilco.tool import ToolRefused, ToolStore
+    from rogerwilco.front.tool import ToolRefused, ToolStore
 
     payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
     scheduler = Endpoint("scheduler", profiles=["pay"])
-    store = ToolStore(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
+    store = ToolStore.open(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
     with pytest.raises(ToolRefused) as unknown:
         store.prepare(PAY_HO)
     assert unknown.value.reason == "not-offered"  # the endpoint never received it
@@ -212,10 +212,10 @@ def test_commit_waits_for_wilco_in_the_ledger_and_never_runs_after_a_cancel(tmp_
 
 
 def test_a_cancel_in_the_ledger_stops_the_commit(tmp_path):
-    from rogerwilco.tool import ToolRefused, ToolStore
+    from rogerwilco.front.tool import ToolRefused, ToolStore
 
     payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
-    store = ToolStore(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
+    store = ToolStore.open(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
     payer.receive(PAY_HO)
     prepared = store.prepare(PAY_HO)
     payer.send(prepared.rb.replace(id="payer-1"))

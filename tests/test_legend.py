@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from rogerwilco.cli import main
-from rogerwilco.legend import COMPREHENSION_SLOTS, legend, legend_names, select
-from rogerwilco.vocab import bundled_vocabulary, compile_vocabulary, core_vocabulary
+from rogerwilco.front.cli import main
+from rogerwilco.core.legend import COMPREHENSION_SLOTS, legend, legend_names, select
+from rogerwilco.core.vocab import bundled_vocabulary, compile_vocabulary, core_vocabulary
 
 PROFILES = [None, "pay", "clin", "pform", "kanban"]
 

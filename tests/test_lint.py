@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rogerwilco.cli import main
-from rogerwilco.errors import RW1Error
-from rogerwilco.lint import RULES, lint_stream, selected_rules
-from rogerwilco.lint_config import load_config
-from rogerwilco.render import make_console
-from rogerwilco.render.lint import finding_text
-from rogerwilco.sarif import escape_data, escape_property, github_annotation
+from rogerwilco.front.cli import main
+from rogerwilco.core.errors import RW1Error
+from rogerwilco.io.lint import RULES, lint_stream, selected_rules
+from rogerwilco.io.lint_config import load_config
+from rogerwilco.front.render import make_console
+from rogerwilco.front.render.lint import finding_text
+from rogerwilco.io.sarif import escape_data, escape_property, github_annotation
 
 NOW = "20261010T0000Z"
 

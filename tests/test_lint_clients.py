@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rogerwilco.lint import RULES
+from rogerwilco.io.lint import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / "tests" / "tools" / "sarif"

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from rogerwilco.cli import main
-from rogerwilco.errors import RW1Error
-from rogerwilco.lint import RULES, lint_stream
-from rogerwilco.lint_config import discover, find_config, glob_match, load_config
+from rogerwilco.front.cli import main
+from rogerwilco.core.errors import RW1Error
+from rogerwilco.io.lint import RULES, lint_stream
+from rogerwilco.io.lint_config import discover, find_config, glob_match, load_config
 
 BAD = RULES["RW003"].bad + "\n"  # one error: ask=FIXX
 WARN = RULES["RW010"].bad + "\nRW1 RB builder-1 re=ops-1 from=builder to=ops item=jira:OPS-7 ask=FIX\n"  # one warning

@@ -13,12 +13,12 @@ from __future__ import annotations
 import io
 
 from rogerwilco import check_line
-from rogerwilco.display import CARET_WIDTH, caret_lines
-from rogerwilco.render import make_console
-from rogerwilco.render.lines import finding_text
-from rogerwilco.semantics import check_raw
-from rogerwilco.syntax import parse_raw
-from rogerwilco.vocab import Receiver
+from rogerwilco.core.display import CARET_WIDTH, caret_lines
+from rogerwilco.front.render import make_console
+from rogerwilco.front.render.lines import finding_text
+from rogerwilco.core.semantics import check_raw
+from rogerwilco.core.syntax import parse_raw
+from rogerwilco.core.vocab import Receiver
 
 HEAD = "RW1 HO a-1 from=a to=b item=x ask=FIX "
 

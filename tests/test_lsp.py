@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from rogerwilco import editor
+from rogerwilco.front import editor
 
 STREAM = "\n".join([
     "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIXX",

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra (the MCP SDK) is not installed")
-pytest.importorskip("mcp.server.mcpserver", reason="the server needs the MCP SDK version 2 or later")
+pytest.importorskip("mcp.server.mcpserver", reason="these tests drive the server with the SDK 2 client; tests/test_mcp_sdk1.py covers SDK 1")
 
 import anyio  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 from rogerwilco import Message, Receiver  # noqa: E402
-from rogerwilco.legend import legend  # noqa: E402
+from rogerwilco.core.legend import legend  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "examples" / "spec-section8.rw1").read_text(encoding="utf-8").splitlines()
@@ -191,7 +191,7 @@ def test_make_rb_composes_the_spec_readback(results):
 
 def test_make_rb_under_exec_carries_every_execution_slot(results):
     data = ok(results, "make_rb-pay")
-    pay = Receiver(["pay"])
+    pay = Receiver.load(["pay"])
     assert Message.from_line(data["line"], pay) == Message.from_line(RB_PAY, pay).replace(id="payer-1")
 
 
@@ -269,13 +269,13 @@ def test_check_thread_reports_closes_and_the_ledger(results):
 
 
 def test_legend_is_the_generated_one_full_or_lean(results):
-    pay = Receiver(["pay"]).vocabulary("pay")
+    pay = Receiver.load(["pay"]).vocabulary("pay")
     assert ok(results, "legend-pay")["text"] == legend(pay)
     lean = ok(results, "legend-pay-lean")
     assert lean["lean"] is True and lean["text"] == legend(pay, lean=True)
     assert len(lean["text"]) < len(ok(results, "legend-pay")["text"])
     core = ok(results, "legend-core")
-    assert core["profile"] is None and core["text"] == legend(Receiver(()).vocabulary(None))
+    assert core["profile"] is None and core["text"] == legend(Receiver().vocabulary(None))
 
 
 def test_bad_arguments_are_structured_errors_naming_the_argument(results):
@@ -289,7 +289,7 @@ def test_bad_arguments_are_structured_errors_naming_the_argument(results):
 
 def test_without_the_sdk_the_command_says_what_to_install():
     code = ("import sys; sys.modules['mcp'] = None; "
-            "from rogerwilco.cli import main; sys.exit(main(['mcp']))")
+            "from rogerwilco.front.cli import main; sys.exit(main(['mcp']))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2
     assert "rogerwilco[mcp]" in proc.stderr and "Traceback" not in proc.stderr
@@ -297,6 +297,6 @@ def test_without_the_sdk_the_command_says_what_to_install():
 
 
 def test_the_core_does_not_import_the_sdk():
-    code = "import sys, rogerwilco, rogerwilco.mcp_server, rogerwilco.cli; print('mcp' in sys.modules)"
+    code = "import sys, rogerwilco, rogerwilco.front.mcp_server, rogerwilco.front.cli; print('mcp' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.stdout.strip() == "False"

@@ -13,8 +13,8 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 from rogerwilco import Endpoint  # noqa: E402
-from rogerwilco.cli import main  # noqa: E402
-from rogerwilco.mcp_server import TOOLS, call, session_tools  # noqa: E402
+from rogerwilco.front.cli import main  # noqa: E402
+from rogerwilco.front.mcp_server import TOOLS, call, session_tools  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "examples" / "spec-section8.rw1").read_text().splitlines()

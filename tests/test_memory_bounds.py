@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from rogerwilco import _lru, adapter, mcp_server
+from rogerwilco.core import _lru
+from rogerwilco.front import adapter, tools
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = int(os.environ.get("ROGERWILCO_MEMORY_MB", "24"))
@@ -25,7 +26,7 @@ HO = "RW1 HO a-1 from=a to=b item=x ask=FIX"
 
 CHILD = r"""
 import resource, sys
-from rogerwilco.cli import main
+from rogerwilco.front.cli import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
 sys.__stderr__.write(f"\nPEAK-KIB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} EXIT {code}\n")
@@ -113,10 +114,10 @@ def test_the_adapter_keeps_a_bounded_number_of_receivers():
 
 
 def test_the_mcp_server_keeps_a_bounded_number_of_receivers():
-    mcp_server._receivers.clear()
+    tools._receivers.clear()  # the server's tools read their receivers through rogerwilco.front.tools
     for i in range(3 * _lru.RECEIVER_CACHE_SIZE):
-        mcp_server._receiver({"profiles": [_inline(i)]})
-    assert len(mcp_server._receivers) == _lru.RECEIVER_CACHE_SIZE
+        tools._receiver({"profiles": [_inline(i)]})
+    assert len(tools._receivers) == _lru.RECEIVER_CACHE_SIZE
 
 
 def test_the_cache_drops_the_least_recently_used():

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import rogerwilco
-import rogerwilco.readback
-from rogerwilco.cli import main
+import rogerwilco.checks.readback
+from rogerwilco.front.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "examples" / "spec-section8.rw1"
@@ -90,10 +90,10 @@ def test_tool_commit_usage_says_exec_comes_last(capsys):
 def test_an_in_doubt_statement_is_settled_by_hand_with_who_and_when(tmp_path, capsys):
     from tests.test_tool import HO, NOON
 
-    from rogerwilco.tool import ToolRefused, ToolStore
+    from rogerwilco.front.tool import ToolRefused, ToolStore
 
     path = tmp_path / "store.db"
-    store = ToolStore(path)
+    store = ToolStore.open(path)
     prepared = store.prepare(HO, now=NOON)
     die = tmp_path / "die.py"
     die.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
@@ -132,7 +132,7 @@ def test_records_as_json_say_the_expected_type_in_words_never_a_repr(tmp_path, c
 
 
 def test_legend_takes_a_profile_name():
-    from rogerwilco.legend import legend
+    from rogerwilco.core.legend import legend
 
     assert legend("pay", lean=True).startswith("RW1 legend, profile pay")
     assert legend().startswith("RW1 legend, core")
@@ -185,7 +185,7 @@ def test_validate_on_a_terminal_says_it_is_reading_stdin(monkeypatch, capsys):
 # 4. Output that fits ----------------------------------------------------------------
 
 def _render(renderable, width: int) -> str:
-    from rogerwilco.render import make_console
+    from rogerwilco.front.render import make_console
 
     out = io.StringIO()
     make_console(out, width=width, color=False).print(renderable)
@@ -193,11 +193,11 @@ def _render(renderable, width: int) -> str:
 
 
 def _reports():
-    from rogerwilco.render.lint import rules_table
-    from rogerwilco.render.readback import report_renderable
-    from rogerwilco.render.thread import statements_table, thread_report
-    from rogerwilco.thread import check_thread
-    from rogerwilco.tool import Statement
+    from rogerwilco.front.render.lint import rules_table
+    from rogerwilco.front.render.readback import report_renderable
+    from rogerwilco.front.render.thread import statements_table, thread_report
+    from rogerwilco.checks.thread import check_thread
+    from rogerwilco.front.tool import Statement
 
     long_item = "gh:crox/a-rather-long-repository-name#4242"
     ho = f"RW1 HO research-team-0001 from=research-team to=writer-team item={long_item} ask=DRAFT rb=acc"
@@ -238,7 +238,7 @@ def test_every_table_has_one_style():
 # 6. Help that teaches -----------------------------------------------------------------
 
 def _subparsers():
-    from rogerwilco.cli import build_parser
+    from rogerwilco.front.cli import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
@@ -284,8 +284,8 @@ def test_the_bash_completion_script_is_valid_bash_and_completes(tmp_path):
 
     bash = shutil.which("bash")
     assert bash is not None
-    from rogerwilco.commands.completion import _tree, bash_script
-    from rogerwilco.cli import build_parser
+    from rogerwilco.front.commands.completion import _tree, bash_script
+    from rogerwilco.front.cli import build_parser
 
     script = tmp_path / "c.bash"
     script.write_text(bash_script(_tree(build_parser())) + '\nCOMP_WORDS=(rogerwilco tool pr); COMP_CWORD=2; _rogerwilco; '
@@ -313,8 +313,8 @@ def test_color_always_never_and_no_color(tmp_path, capsys, monkeypatch):
 # 9. Agents ---------------------------------------------------------------------------------
 
 def test_session_tools_have_titles_and_annotations_too():
-    from rogerwilco.endpoint import Endpoint
-    from rogerwilco.mcp_server import TOOL_META, TOOLS, listed_tools, session_tools
+    from rogerwilco.checks.endpoint import Endpoint
+    from rogerwilco.front.mcp_server import TOOL_META, TOOLS, listed_tools, session_tools
 
     tools = {**TOOLS, **session_tools(Endpoint("x"))}
     assert set(tools) <= set(TOOL_META)
@@ -327,7 +327,7 @@ def test_session_tools_have_titles_and_annotations_too():
 def test_a2a_agent_card_declares_the_extension_once():
     import a2a.types
 
-    from rogerwilco.a2a import EXTENSION_URI, declare_extension
+    from rogerwilco.front.a2a import EXTENSION_URI, declare_extension
 
     card = {"name": "payer", "capabilities": {"streaming": False}}
     declare_extension(card, profiles=["pay"], line_only=True)
@@ -340,7 +340,7 @@ def test_a2a_agent_card_declares_the_extension_once():
 
 
 def test_a2a_line_only_mode_reads_a_plain_text_part_and_says_it_was_not_cross_checked():
-    from rogerwilco.a2a import from_a2a_dict, to_a2a_dict
+    from rogerwilco.front.a2a import from_a2a_dict, to_a2a_dict
 
     plain = {"role": "ROLE_USER", "parts": [{"text": PAY + "\n"}]}
     assert from_a2a_dict(plain).refusal.kind == "missing-part"  # the strict default is unchanged
@@ -356,7 +356,7 @@ def test_a2a_line_only_mode_reads_a_plain_text_part_and_says_it_was_not_cross_ch
 
 
 def _help_examples():
-    from rogerwilco.commands._help import HELP, NOT_RUN
+    from rogerwilco.front.commands._help import HELP, NOT_RUN
 
     return [(name, example) for name, (_, examples, _) in sorted(HELP.items()) if name not in NOT_RUN
             for example in examples]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rogerwilco.cli import build_parser, main
+from rogerwilco.front.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 NOWHERE = "/nonexistent/nothing.rw1"
@@ -91,7 +91,7 @@ def test_a_missing_extra_names_its_install_line(argv, absent, hint, monkeypatch,
 
 
 def test_any_other_missing_package_is_named_not_an_internal_error(monkeypatch, capsys):
-    from rogerwilco.commands import lines
+    from rogerwilco.front.commands import lines
 
     def needs_a_package(args):
         import rogerwilco_no_such_package  # noqa: F401

@@ -26,8 +26,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rogerwilco.adapter import handle
-from rogerwilco.conformance import _Impl, load_cases, reply_signature
+from rogerwilco.front.adapter import handle
+from rogerwilco.front.conformance import ImplProcess, load_cases, reply_signature
 from tests.strategies import messages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,7 +179,7 @@ def test_the_declarations_type_check_a_program_that_uses_the_api():
 
 @pytest.fixture(scope="module")
 def port():
-    impl = _Impl([NODE, str(ADAPTER)], handshake=False)  # raw requests: the test speaks the contract itself
+    impl = ImplProcess([NODE, str(ADAPTER)], handshake=False)  # raw requests: the test speaks the contract itself
     yield lambda request: impl.ask(request, 30)
     impl.stop()
 

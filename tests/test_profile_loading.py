@@ -1,7 +1,7 @@
 """A profile either loads and works on every line, or is refused with its JSON path (issue 11 item 8).
 
 ``load_profile`` and ``rogerwilco profile check`` are one check
-(:func:`rogerwilco.vocab.profile_problems`). The property test mutates a
+(:func:`rogerwilco.core.vocab.profile_problems`). The property test mutates a
 profile that uses every feature at a random place with a random JSON value:
 either the loader refuses it with a ProfileError naming a JSON path, or the
 compiled vocabulary checks every line, writes its legend and its JSON Schema,
@@ -20,14 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rogerwilco.adapter import handle
-from rogerwilco.cli import main
-from rogerwilco.commands.profiles import profile_report
-from rogerwilco.errors import ProfileError
-from rogerwilco.jsonform_schema import schema_for
-from rogerwilco.legend import legend
-from rogerwilco.semantics import check_line
-from rogerwilco.vocab import Receiver, compile_vocabulary, load_profile, profile_problems
+from rogerwilco.front.adapter import handle
+from rogerwilco.front.cli import main
+from rogerwilco.front.commands.profiles import profile_report
+from rogerwilco.core.errors import ProfileError
+from rogerwilco.core.jsonform_schema import schema_for
+from rogerwilco.core.legend import legend
+from rogerwilco.core.semantics import check_line
+from rogerwilco.core.vocab import Receiver, compile_vocabulary, load_profile, profile_problems
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "profiles" / "profile.schema.json").read_text("utf-8"))
 
@@ -79,7 +79,7 @@ LINES = [
 def test_the_rich_profile_loads_and_works():
     vocab = compile_vocabulary(load_profile(RICH))
     assert jsonschema.Draft202012Validator(SCHEMA).is_valid(RICH)
-    receiver = Receiver([RICH])
+    receiver = Receiver.load([RICH])
     results = [check_line(line, receiver) for line in LINES]
     assert [r.valid for r in results] == [True, False, True, False, True, False, True, True, True, False]
     assert legend(vocab) and schema_for(vocab)
@@ -219,7 +219,7 @@ def test_a_mutated_profile_loads_and_works_on_every_line_or_is_refused_with_a_pa
     assert problems == []
     assert jsonschema.Draft202012Validator(SCHEMA).is_valid(loaded), "the loader accepted what the schema refuses"
     vocab = compile_vocabulary(loaded)
-    receiver = Receiver([loaded])
+    receiver = Receiver.load([loaded])
     for line in LINES:
         result = check_line(line, receiver)
         assert result.valid or result.refusal is not None

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import jsonschema
 
-from rogerwilco.conformance import load_cases
-from rogerwilco.vocab import core_document, profile_problems
+from rogerwilco.front.conformance import load_cases
+from rogerwilco.core.vocab import core_document, profile_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "profiles" / "profile.schema.json").read_text(encoding="utf-8"))

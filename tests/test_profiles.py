@@ -9,10 +9,10 @@ import jsonschema
 import pytest
 
 from rogerwilco import check_line
-from rogerwilco.cli import main
-from rogerwilco.commands.profiles import profile_report
-from rogerwilco.errors import ProfileError
-from rogerwilco.vocab import bundled_vocabulary, compile_vocabulary, load_profile, profile_problems
+from rogerwilco.front.cli import main
+from rogerwilco.front.commands.profiles import profile_report
+from rogerwilco.core.errors import ProfileError
+from rogerwilco.core.vocab import bundled_vocabulary, compile_vocabulary, load_profile, profile_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ROOT / "profiles"

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import Message
-from rogerwilco.readback import (
+from rogerwilco.checks.readback import (
     FAILED, NOT_ASKED, NOT_CHECKED, PASSED, ReadbackInputError, check_dn, check_ho, check_rb, echo_set, make_rb,
 )
-from rogerwilco.vocab import Receiver
+from rogerwilco.core.vocab import Receiver
 
 from .strategies import RECEIVER, messages, value_for
 
@@ -24,7 +24,7 @@ KEPT = "len:120w+tone:plain+no:em-dash+must:monday-problem"
 HOP = "RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
 RBP = "RW1 RB payer-1 re=scheduler-1 from=payer to=scheduler item=inv:MD-2026-057 ask=PAY p=pay h=a7a82de76607 sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
 DNP = "RW1 DN payer-2 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-2026-057 out=OK sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
-PAY = Receiver(["pay"])
+PAY = Receiver.load(["pay"])
 
 
 def sigs(report):

@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from rogerwilco.adapter import handle
-from rogerwilco.cli import main
-from rogerwilco.readback import check_dn, check_rb
-from rogerwilco.render import make_console
-from rogerwilco.render.readback import report_renderable
+from rogerwilco.front.adapter import handle
+from rogerwilco.front.cli import main
+from rogerwilco.checks.readback import check_dn, check_rb
+from rogerwilco.front.render import make_console
+from rogerwilco.front.render.readback import report_renderable
 
 from .test_readback import DNP, HOA, HOP, KEPT, RBA, RBP
 

@@ -8,8 +8,8 @@ unless ``--strict``, where it exits 1.
 
 from __future__ import annotations
 
-from rogerwilco.cli import main
-from rogerwilco.readback import check_rb
+from rogerwilco.front.cli import main
+from rogerwilco.checks.readback import check_rb
 
 HO = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
       "amt=5400.00 cur=GBP kind=GROSS paid=20261002 ref=MD-2026-057 apref=FD-0929")

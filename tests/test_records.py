@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rogerwilco import records as R
-from rogerwilco.cli import main
-from rogerwilco.scan import COLUMNS, Tally, recover_envelope, scan, to_arrow
-from rogerwilco.scan.timestamps import Clock, epoch, json_time, parse_time_text, prefix_time
+from rogerwilco.io import records as R
+from rogerwilco.front.cli import main
+from rogerwilco.io.scan import COLUMNS, Tally, recover_envelope, scan, to_arrow
+from rogerwilco.io.scan.timestamps import Clock, epoch, json_time, parse_time_text, prefix_time
 
 MSG = "RW1 ST a-1 from=a to=b item=x:1"
 UTC = timezone.utc

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from rogerwilco import refusal
-from rogerwilco.adapter import handle, serve
+from rogerwilco.front.adapter import handle, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 HO = "RW1 HO a-1 from=a to=b item=x ask=DRAFT"

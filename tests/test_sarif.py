@@ -11,9 +11,9 @@ from urllib.parse import unquote
 import jsonschema
 import pytest
 
-from rogerwilco.cli import main
-from rogerwilco.lint import RULES, lint_stream
-from rogerwilco.sarif import FINGERPRINT_KEY, artifact_uri, to_sarif
+from rogerwilco.front.cli import main
+from rogerwilco.io.lint import RULES, lint_stream
+from rogerwilco.io.sarif import FINGERPRINT_KEY, artifact_uri, to_sarif
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft4Validator(SCHEMA, format_checker=jsonschema.FormatChecker())

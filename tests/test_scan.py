@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import Receiver, check_line
-from rogerwilco.cli import main
-from rogerwilco.scan import (
+from rogerwilco.front.cli import main
+from rogerwilco.io.scan import (
     CANDIDATE_RE, COLUMNS, Chunk, Record, Tally, _csv_cell, decode_json_string, format_csv, format_jsonl,
     iter_chunks, iter_file_chunks, records_of_chunk, records_of_line, run_scan, scan, to_arrow,
 )
@@ -408,7 +408,7 @@ def test_prose_with_a_version_token_stays_out():
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(alphabet=st.sampled_from(list("RW1 2\t\u00a0\u2003\u3000hoHOsx-=:`\"'*_([<>])a-")), max_size=40))
 def test_the_bytes_prefilter_never_misses_a_candidate(text):
-    from rogerwilco.scan import _may_hold
+    from rogerwilco.io.scan import _may_hold
 
     if CANDIDATE_RE.search(text):
         assert _may_hold(text.encode("utf-8"))
@@ -449,7 +449,7 @@ def test_slack_blocks_are_read_once_minified_at_any_chunk_size_and_in_parallel(t
 
 
 def test_a_slack_message_too_large_for_memory_is_cut_and_still_read():
-    from rogerwilco.scan import _element_chunks
+    from rogerwilco.io.scan import _element_chunks
 
     lines = (DATA / "slack-blocks.json").read_bytes().splitlines(keepends=True)
     small = [Chunk("f", 1 + i, b"".join(lines[i:i + 3]), slack=True) for i in range(0, len(lines), 3)]

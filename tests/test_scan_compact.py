@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 from rogerwilco import Receiver
-from rogerwilco.scan import Tally, iter_chunks, records_of_chunk, scan
+from rogerwilco.io.scan import Tally, iter_chunks, records_of_chunk, scan
 
 DATA = Path(__file__).parent / "data" / "scan"
 RECEIVER = Receiver.all_bundled()

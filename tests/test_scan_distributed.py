@@ -11,11 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 from dask.distributed import Client, LocalCluster, get_task_stream
 
-from rogerwilco.cli import main
-from rogerwilco.errors import RW1Error
-from rogerwilco.records import COLUMNS, arrow_schema
-from rogerwilco.scan.partitioned import expand_inputs
-from rogerwilco.scan.with_dask import records_dataframe, write_parquet
+from rogerwilco.front.cli import main
+from rogerwilco.core.errors import RW1Error
+from rogerwilco.io.records import COLUMNS, arrow_schema
+from rogerwilco.io.scan.partitioned import expand_inputs
+from rogerwilco.io.scan.with_dask import records_dataframe, write_parquet
 
 ROOT = Path(__file__).parent.parent
 INPUTS = [str(ROOT / "examples" / "logs"), str(ROOT / "tests" / "data" / "scan")]
@@ -115,7 +115,7 @@ def test_the_example_runs_without_setting_a_scheduler(tmp_path, capsys):
     assert module.main([str(ROOT / "examples" / "logs"), "--out", str(out)]) == 0
     captured = capsys.readouterr().out
     assert "message HO" in captured and "wrote" in captured
-    from rogerwilco.scan import scan
+    from rogerwilco.io.scan import scan
 
     assert pq.read_table(out, partitioning="hive").num_rows == sum(1 for _ in scan(ROOT / "examples" / "logs"))
 

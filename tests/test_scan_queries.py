@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from rogerwilco.cli import main
+from rogerwilco.front.cli import main
 
 ROOT = Path(__file__).parent.parent
 DOC = ROOT / "docs" / "scan.md"

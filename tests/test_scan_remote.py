@@ -10,8 +10,8 @@ import fsspec
 import pytest
 from fsspec.implementations.memory import MemoryFileSystem
 
-from rogerwilco.cli import main
-from rogerwilco.scan import Inputs, Tally, scan
+from rogerwilco.front.cli import main
+from rogerwilco.io.scan import Inputs, Tally, scan
 
 DATA = Path(__file__).parent / "data" / "scan"
 

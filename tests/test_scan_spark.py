@@ -12,11 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
-from rogerwilco.cli import main
-from rogerwilco.errors import RW1Error
-from rogerwilco.records import COLUMNS, spark_schema
-from rogerwilco.scan.partitioned import expand_inputs
-from rogerwilco.scan.with_spark import records_dataframe, write_parquet
+from rogerwilco.front.cli import main
+from rogerwilco.core.errors import RW1Error
+from rogerwilco.io.records import COLUMNS, spark_schema
+from rogerwilco.io.scan.partitioned import expand_inputs
+from rogerwilco.io.scan.with_spark import records_dataframe, write_parquet
 
 ROOT = Path(__file__).parent.parent
 INPUTS = [str(ROOT / "examples" / "logs"), str(ROOT / "tests" / "data" / "scan")]

@@ -20,9 +20,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from rogerwilco.conformance import load_cases
-from rogerwilco.jsonform_schema import schema
-from rogerwilco.vocab import BUNDLED_PROFILES
+from rogerwilco.front.conformance import load_cases
+from rogerwilco.core.jsonform_schema import schema
+from rogerwilco.core.vocab import BUNDLED_PROFILES
 from tests.jstools import run_node
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,10 +13,10 @@ import sys
 
 import pytest
 
-from rogerwilco import cli
-from rogerwilco.render import make_console
-from rogerwilco.render.lines import finding_parts, finding_text, plain, summary_parts, summary_text
-from rogerwilco.semantics import check_line
+from rogerwilco.front import cli
+from rogerwilco.front.render import make_console
+from rogerwilco.front.render.lines import finding_parts, finding_text, plain, summary_parts, summary_text
+from rogerwilco.core.semantics import check_line
 
 VALID = "RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT due=20261002 pri=2"
 
@@ -25,7 +25,7 @@ def test_the_command_table_names_every_subcommand_and_its_module() -> None:
     registered: dict[str, str] = {}
     for name in cli.command_module_names():
         sub = argparse.ArgumentParser().add_subparsers()
-        importlib.import_module(f"rogerwilco.commands.{name}").register(sub)
+        importlib.import_module(f"rogerwilco.front.commands.{name}").register(sub)
         for command in sub.choices:
             registered[command] = name
     assert registered == cli.COMMAND_MODULES
@@ -53,17 +53,17 @@ def test_validating_a_valid_line_loads_neither_rich_nor_lark_nor_other_commands(
     path.write_text(VALID + "\n", encoding="utf-8")
     out = _run(
         "import sys\n"
-        "from rogerwilco.cli import main\n"
+        "from rogerwilco.front.cli import main\n"
         f"code = main(['validate', {str(path)!r}])\n"
-        "mods = sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'lark') or m.startswith('rogerwilco.commands.'))\n"
+        "mods = sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'lark') or m.startswith('rogerwilco.front.commands.'))\n"
         "print(code, ' '.join(mods))\n"
     )
-    assert out.splitlines()[-1] == "0 rogerwilco.commands._common rogerwilco.commands._help rogerwilco.commands.lines"
+    assert out.splitlines()[-1] == "0 rogerwilco.front.commands._common rogerwilco.front.commands._help rogerwilco.front.commands.lines"
 
 
 def test_importing_the_package_loads_no_scan_no_rich_no_lark() -> None:
     out = _run("import sys, rogerwilco\n"
-               "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'lark') or m.startswith('rogerwilco.scan')))")
+               "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'lark') or m.startswith('rogerwilco.io.scan')))")
     assert out.strip() == "[]"
 
 
@@ -93,7 +93,7 @@ def test_a_plain_report_is_what_a_console_without_colour_writes(line: str) -> No
 def test_a_compacted_character_class_holds_the_same_characters(pattern: str) -> None:
     import re
 
-    from rogerwilco.syntax import compact_classes
+    from rogerwilco.core.syntax import compact_classes
 
     before, after = re.compile(pattern), re.compile(compact_classes(pattern))
     probes = set(range(0x3100)) | {c + d for c in (0xD7FF, 0xE000, 0xFFFF, 0x10FFFF, 0x1F600) for d in (-1, 0, 1)}

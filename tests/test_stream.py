@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import load, validate_stream
-from rogerwilco.stream import read_lines
+from rogerwilco.io.stream import read_lines
 
 GOOD = b"RW1 HO a-1 from=a to=b item=x ask=DRAFT"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rogerwilco import check_line
-from rogerwilco.suggest import closest, distance, nearest
+from rogerwilco.core.suggest import closest, distance, nearest
 
 ROOT = Path(__file__).resolve().parent.parent
 

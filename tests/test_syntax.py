@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import RW1SyntaxError
-from rogerwilco.syntax import chunk_at, line_regex, parse_raw, parse_raw_lark
+from rogerwilco.core.syntax import chunk_at, line_regex, parse_raw, parse_raw_lark
 from tests.strategies import fragments, messages, mutated_lines
 
 
@@ -95,10 +95,10 @@ def test_chunk_at_points_at_the_token_a_reader_would():
 
 
 def test_the_shipped_fast_path_regex_is_the_one_derived_from_the_grammar():
-    from rogerwilco import _fastpath
-    from rogerwilco.syntax import derive_line_regex
+    from rogerwilco.core import _fastpath
+    from rogerwilco.core.syntax import derive_line_regex
 
-    assert _fastpath.LINE_REGEX == derive_line_regex(), "grammar changed: run python -m rogerwilco.syntax"
+    assert _fastpath.LINE_REGEX == derive_line_regex(), "grammar changed: run python -m rogerwilco.core.syntax"
 
 
 def test_reading_valid_lines_never_imports_lark():

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rogerwilco.cli import main
-from rogerwilco.errors import printable
+from rogerwilco.front.cli import main
+from rogerwilco.core.errors import printable
 
 CSI = "\x1b[2J\x1b[32mPASSED"
 OSC8 = "\x1b]8;;http://x.example\x1b\\link\x1b]8;;\x1b\\"

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from rogerwilco import Message
-from rogerwilco.adapter import handle
-from rogerwilco.cli import main
-from rogerwilco.render import make_console
-from rogerwilco.render.thread import thread_report
-from rogerwilco.thread import CLOSE_TRANSITIONS, HANDOFF_STATES, check_thread, parse_now
+from rogerwilco.front.adapter import handle
+from rogerwilco.front.cli import main
+from rogerwilco.front.render import make_console
+from rogerwilco.front.render.thread import thread_report
+from rogerwilco.checks.thread import CLOSE_TRANSITIONS, HANDOFF_STATES, check_thread, parse_now
 
 HO = "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
 RB = "RW1 RB dev-1 re=lead-1 from=dev to=lead item=gh:org/app#7 ask=FIX due=20261010"

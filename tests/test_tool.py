@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rogerwilco.readback import check_dn, check_rb
-from rogerwilco.thread import check_thread
-from rogerwilco.tool import ToolError, ToolRefused, ToolStore
+from rogerwilco.checks.readback import check_dn, check_rb
+from rogerwilco.checks.thread import check_thread
+from rogerwilco.front.tool import ToolError, ToolRefused, ToolStore
 
 ROOT = Path(__file__).resolve().parent.parent
 VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
@@ -65,7 +65,7 @@ def executor(tmp_path):
 
 @pytest.fixture
 def store(tmp_path):
-    return ToolStore(tmp_path / "store.db", profiles=["pay"])
+    return ToolStore.open(tmp_path / "store.db", profiles=["pay"])
 
 
 def cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
@@ -74,7 +74,7 @@ def cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
 
 def test_prepare_states_the_execution_values_under_an_unguessable_token(store):
     first = store.prepare(HO, now=NOON)
-    second = ToolStore(store.path.parent / "other.db", profiles=["pay"]).prepare(HO, now=NOON)
+    second = ToolStore.open(store.path.parent / "other.db", profiles=["pay"]).prepare(HO, now=NOON)
     assert re.fullmatch(r"[0-9a-f]{32}", first.token) and first.token != second.token
     rb = first.rb
     assert (rb.type, rb.re, rb.from_, rb.to) == ("RB", "scheduler-1", "payer", "scheduler")
@@ -330,7 +330,7 @@ def test_a_re_issue_after_our_own_readback_is_the_same_handoff(store, executor):
 
 
 def test_a_new_handoff_to_another_receiver_is_not_a_re_send(tmp_path, executor):
-    first = ToolStore(tmp_path / "a.db", profiles=["pay"])
+    first = ToolStore.open(tmp_path / "a.db", profiles=["pay"])
     first.commit(first.prepare(HO, now=NOON).token, executor(), now=NOON)
     other = HO.replace("HO scheduler-1 ", "HO scheduler-3 re=scheduler-1 ").replace("to=payer", "to=payer2")
     assert first.prepare(other, as_="payer2", now=NOON).token

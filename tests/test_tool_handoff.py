@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import Message
-from rogerwilco.handoff import RESEND, REISSUE, Envelope, issue_link
-from rogerwilco.thread import check_thread
-from rogerwilco.tool import ToolRefused, ToolStore
+from rogerwilco.checks.handoff import RESEND, REISSUE, Envelope, issue_link
+from rogerwilco.checks.thread import check_thread
+from rogerwilco.front.tool import ToolRefused, ToolStore
 
 ROOT = Path(__file__).resolve().parent.parent
 VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
@@ -38,7 +38,7 @@ ACT = "import json, sys; s = json.load(sys.stdin); open(sys.argv[1], 'a').write(
 
 @pytest.fixture
 def store(tmp_path):
-    return ToolStore(tmp_path / "store.db", profiles=["pay"])
+    return ToolStore.open(tmp_path / "store.db", profiles=["pay"])
 
 
 @pytest.fixture
@@ -89,7 +89,7 @@ def test_a_re_send_that_arrives_first_carries_the_handoff_and_the_late_original_
 
 def test_both_issues_prepared_in_any_order_commit_once(tmp_path, act):
     for order in ((HO1, HO2, HO3), (HO3, HO2, HO1), (HO2, HO3, HO1), (HO1, HO3, HO2)):
-        store = ToolStore(tmp_path / f"{order[0][8:20]}-{len(list(tmp_path.iterdir()))}.db", profiles=["pay"])
+        store = ToolStore.open(tmp_path / f"{order[0][8:20]}-{len(list(tmp_path.iterdir()))}.db", profiles=["pay"])
         tokens = []
         for line in order:
             try:
@@ -198,7 +198,7 @@ OPS = st.lists(st.tuples(st.sampled_from(["prepare", "commit", "cancel"]), st.sa
 @given(ops=OPS)
 def test_any_order_of_operations_gives_at_most_one_act_and_none_after_a_cancel_is_granted(tmp_path_factory, ops):
     base = tmp_path_factory.mktemp("order")
-    store = ToolStore(base / "store.db", profiles=["pay"])
+    store = ToolStore.open(base / "store.db", profiles=["pay"])
     world = base / "world.log"
     argv = [sys.executable, "-c", ACT, str(world)]
     issues = [HO1, HO2, HO3]
@@ -241,12 +241,12 @@ def test_any_order_of_operations_gives_at_most_one_act_and_none_after_a_cancel_i
 
 def test_a_window_under_a_minute_rounds_exp_up_and_the_statement_can_commit(store, act):
     at = NOON + dt.timedelta(seconds=30)
-    short = ToolStore(store.path, profiles=["pay"], window=dt.timedelta(minutes=0.02))
+    short = ToolStore.open(store.path, profiles=["pay"], window=dt.timedelta(minutes=0.02))
     prepared = short.prepare(HO1, now=at)
     assert prepared.exp == "20261002T1201Z"
     store.commit(prepared.token, act, now=at + dt.timedelta(seconds=1))
     assert act.runs() == ["scheduler-1"]
-    assert ToolStore(store.path.parent / "b.db", profiles=["pay"]).prepare(HO1, now=NOON).exp == "20261002T1215Z"
+    assert ToolStore.open(store.path.parent / "b.db", profiles=["pay"]).prepare(HO1, now=NOON).exp == "20261002T1215Z"
 
 
 def test_cli_prepare_with_a_short_window_then_commit(tmp_path, act):
@@ -275,7 +275,7 @@ CREATE TABLE numbers (agent TEXT PRIMARY KEY, n INTEGER NOT NULL);
 
 
 def test_a_store_from_before_handoff_keys_keeps_one_statement_per_handoff(tmp_path, act):
-    fresh = ToolStore(tmp_path / "fresh.db", profiles=["pay"])
+    fresh = ToolStore.open(tmp_path / "fresh.db", profiles=["pay"])
     rows = []
     for line in (HO1, HO2):  # two statements of one handoff, as the older store allowed
         prepared = fresh.prepare(line.replace("re=scheduler-1 ", ""), now=NOON)
@@ -291,7 +291,7 @@ def test_a_store_from_before_handoff_keys_keeps_one_statement_per_handoff(tmp_pa
                    [record[c] for c in columns])
     db.commit()
     db.close()
-    upgraded = ToolStore(tmp_path / "old.db", profiles=["pay"])
+    upgraded = ToolStore.open(tmp_path / "old.db", profiles=["pay"])
     states = {s.ho: s.state for s in upgraded.status(now=NOON)}
     assert states == {"scheduler-1": "prepared", "scheduler-2": "abandoned"}  # as a re-send is answered UN why=DUP
     assert refused(upgraded.commit, rows[1][0], act, now=NOON).reason == "abandoned"

@@ -22,7 +22,7 @@ import sys
 
 import pytest
 
-from rogerwilco.tool import ToolError, ToolRefused, ToolStore
+from rogerwilco.front.tool import ToolError, ToolRefused, ToolStore
 
 VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
 HEAD = "p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec"
@@ -39,7 +39,7 @@ PROCS = int(os.environ.get("RW1_RACE_PROCS", "16"))
 
 
 def _worker(store_path: str, world: str, role: tuple[str, int], barrier, results) -> None:
-    store = ToolStore(store_path, profiles=["pay"])
+    store = ToolStore.open(store_path, profiles=["pay"])
     kind, which = role
     barrier.wait()
     try:
@@ -69,7 +69,7 @@ def _round(tmp_path, number: int, cancels: int) -> tuple[list[str], list[tuple[s
     context = multiprocessing.get_context("fork")
     store_path = str(tmp_path / f"store-{number}.db")
     world = str(tmp_path / f"world-{number}.log")
-    ToolStore(store_path, profiles=["pay"])
+    ToolStore.open(store_path, profiles=["pay"])
     roles = [("cancel", i) if i < cancels else ("reissue", i) if i % 4 == 3 else ("act", i) for i in range(PROCS)]
     barrier = context.Barrier(PROCS)
     results = context.Queue()

@@ -1,4 +1,4 @@
-"""rogerwilco.tools: the public tool table, the core-only argument checker, the strict schema mode."""
+"""rogerwilco.front.tools: the public tool table, the core-only argument checker, the strict schema mode."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rogerwilco import mcp_server, tools
-from rogerwilco.tools import TOOLS, call, check_arguments, from_strict, schemas
+from rogerwilco.front import mcp_server, tools
+from rogerwilco.front.tools import TOOLS, call, check_arguments, from_strict, schemas
 
 HO = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
       "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
@@ -24,7 +24,7 @@ def test_the_server_serves_the_same_table_and_call():
 
 
 def test_call_needs_nothing_outside_the_core():
-    code = ("import sys; sys.modules['jsonschema'] = None; from rogerwilco.tools import call; "
+    code = ("import sys; sys.modules['jsonschema'] = None; from rogerwilco.front.tools import call; "
             "r, e = call('digest', {'line': 1}); assert e and r['error']['rule'] == 'arguments', r; "
             "r, e = call('make_rb', {'ho': %r, 'n': 1}); assert not e, r; print(r['line'])" % HO)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rogerwilco import ProfileError, Receiver, load_profile
-from rogerwilco.vocab import compile_vocabulary, core_vocabulary, profile_problems
+from rogerwilco.core.vocab import compile_vocabulary, core_vocabulary, profile_problems
 
 BASE = {"profile": "mine", "version": "1", "extends": "RW1"}
 
@@ -23,7 +23,7 @@ def test_core_tables_follow_the_spec_table():
 
 
 def test_profile_extends_the_tables():
-    vocab = Receiver(["pay"]).vocabulary("pay")
+    vocab = Receiver.load(["pay"]).vocabulary("pay")
     assert "PAY" in vocab.enums["ask"]
     assert "sup" in vocab.types["HO"].slots and "prev" in vocab.types["DN"].slots
     assert vocab.exec_slots["PAY"] == ("sup", "amt", "cur", "kind", "acct", "paid", "ref", "apref")
@@ -67,7 +67,7 @@ def test_malformed_profile_files(tmp_path):
 def test_a_profile_from_a_file_is_held(tmp_path):
     path = tmp_path / "lanes.json"
     path.write_text(json.dumps(BASE | {"profile": "lanes", "asks": {"SHIP": "ship it"}}))
-    receiver = Receiver([str(path)])
+    receiver = Receiver.load([str(path)])
     assert receiver.holds("lanes") and "SHIP" in receiver.vocabulary("lanes").enums["ask"]
 
 

@@ -20,13 +20,13 @@ import jsonschema
 import pytest
 
 from rogerwilco import RW1SyntaxError
-from rogerwilco import iregexp
-from rogerwilco.abnf import regex_to_abnf
-from rogerwilco.syntax import parse_raw
-from rogerwilco.conformance import load_cases
-from rogerwilco.slottypes import compile_type
-from rogerwilco.testing import RequestGenerator
-from rogerwilco.vocab import BUNDLED_PROFILES, bundled_vocabulary, core_vocabulary
+from rogerwilco.core import iregexp
+from rogerwilco.core.abnf import regex_to_abnf
+from rogerwilco.core.syntax import parse_raw
+from rogerwilco.front.conformance import load_cases
+from rogerwilco.core.slottypes import compile_type
+from rogerwilco.front.testing import RequestGenerator
+from rogerwilco.core.vocab import BUNDLED_PROFILES, bundled_vocabulary, core_vocabulary
 from tests.jstools import run_node
 
 ROOT = Path(__file__).resolve().parents[1]

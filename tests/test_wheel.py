@@ -33,7 +33,7 @@ def test_wheel_installs_into_a_fresh_venv_and_parses(tmp_path):
     line = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
             "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
     python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
-    proc = subprocess.run([str(python), "-c", "import rogerwilco._resources;" + code, line], env=env, cwd=tmp_path,
+    proc = subprocess.run([str(python), "-c", "import rogerwilco.core._resources;" + code, line], env=env, cwd=tmp_path,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "a7a82de76607"

@@ -88,7 +88,7 @@ function hex(code, width) {
 }
 
 // Text shown to a person with every invisible character escaped (D14): the
-// same fixed table as rogerwilco/display.py (INVISIBLE_RANGES).
+// same fixed table as rogerwilco/core/display.py (INVISIBLE_RANGES).
 const INVISIBLE_RANGES = [
   [0x0000, 0x001f], [0x007f, 0x009f], [0x00a0, 0x00a0], [0x00ad, 0x00ad], [0x034f, 0x034f],
   [0x0600, 0x0605], [0x061c, 0x061c], [0x06dd, 0x06dd], [0x070f, 0x070f], [0x0890, 0x0891],

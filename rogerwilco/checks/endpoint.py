@@ -1,0 +1,1559 @@
+"""The endpoint: RW1 run live for one agent, with no I/O (spec 5, 5.1, 5.3, 5.4).
+
+Theory of operation
+-------------------
+An :class:`Endpoint` is one agent's end of every conversation it takes part
+in. It reads lines (:meth:`Endpoint.receive`) and writes them
+(:meth:`Endpoint.send`), and that is all it does with the world: the caller
+owns the transport, the clock and the act. Like h11's ``Connection`` it turns
+what arrives into typed events, answers what the protocol answers by itself,
+and refuses with :class:`ProtocolError` what this end may not say.
+
+**Handoffs.** Every HO starts a handoff or continues one: a re-send (``re=``
+an earlier issue, after a silent receiver) and a re-issue (``re=`` the
+receiver's readback of an earlier issue, after a void readback) carry the
+handoff forward when they go between the same two agents about the same
+item; anything else is a handoff of its own. A handoff holds one state in
+each of two regions, and every message about it is one event:
+
+* the **readback** region: ``offered`` (no readback yet), ``void`` (the
+  readback failed the sender's check), ``read-back`` (it passed under
+  ``rb=exec``: ownership moved, the act waits for ``AN val=Y``) and
+  ``wilco`` (cleared to act);
+* the **close** region: ``open``, ``done`` (closed by a DN that ran the
+  act), ``closed`` (by a DN with ``out=NOOP``, a UN or an FL),
+  ``cancelled`` (the sender's CX, not yet answered by a close),
+  ``answered`` (a cancel answered by a DN), ``late-cancel`` (a CX after
+  the act's DN: a cancel cannot unsay an act, and the act's DN answers it)
+  and ``cancel-after-close`` (a CX after a UN, an FL or a NOOP: answered with
+  ``AN val=Y``; no further close).
+
+:data:`TRANSITIONS` is the whole protocol: (state, event) to (next state,
+findings, replies). A finding is what the message breaks; a reply is what its
+receiver answers. An event a region does not list leaves that region as it
+is. The live endpoint and :func:`rogerwilco.checks.thread.check_thread` walk the
+same table, so what one refuses the other reports.
+
+**Receiving** never raises on what a peer sent. A line that cannot be taken
+yields :class:`Unreadable` and, where it names who sent it, the
+``UN why=UNK|VER`` reply. A re-send of a handoff this end already read back
+yields :class:`Duplicate` and the ``UN why=DUP`` reply. Those replies are the
+protocol's alone, so the endpoint records them as sent in the same step and
+returns them as :class:`Reply` events for the caller to deliver. Replies that
+wait on the caller are carried by their event and sent with :meth:`send`:
+the readback composed by code for an offered handoff, the ``AN val=Y`` that
+clears an execution readback, the re-issue after a void readback, the answer
+to a cancel once what it names is abandoned.
+
+**Sending** validates the line, numbers it ``<me>-<n>`` when asked, and runs
+the same table: a transition that would raise a finding against this end is a
+:class:`ProtocolError`, and nothing is recorded. Besides the table, an RB
+must answer the live issue of a handoff offered to this end (and, with
+``composed_only``, equal the readback :func:`~rogerwilco.readback.make_rb`
+composed), an answer may not repeat, a cancel is answered with the act's DN
+when the act ran, and a handoff sent with a record is checked against it
+first (``check_ho``).
+
+**Durability.** Every step is one ledger transaction (:mod:`rogerwilco.checks.ledger`):
+the endpoint first reads what other processes sharing the ledger recorded,
+then handles the line and appends it with its automatic replies. A line
+received twice (a redelivery after a restart) is recognised by its id and
+answered with the replies recorded the first time, so a restart neither loses
+nor doubles a message.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from typing import Any, Callable, Iterable, Mapping
+
+import attrs
+
+from ..core.errors import RW1Error
+from ..core.findings import FAIL, NOTE, Finding
+from .handoff import is_duplicate_answer, issue_link
+from .ledger import MemoryLedger, SQLiteLedger, Transaction, open_ledger
+from ..core.message import Message
+from .readback import ReadbackInputError, ReadbackReport, check_dn, check_ho, check_rb, levels_of, make_rb
+from ..core.semantics import LineResult, check_line, refusal_for
+from ..core.slottypes import AGENT_RE, MSGID_RE, parse_time
+from ..core.vocab import Receiver, as_receiver
+
+READBACK_STATES = ("offered", "void", "read-back", "wilco")
+CLOSE_STATES = ("open", "done", "closed", "cancelled", "answered", "late-cancel", "cancel-after-close")
+#: under rb=all, every ST or AN of the sender's that the receiver will act on is echoed first (spec 5 rule 1)
+ECHO_STATES = ("echoed", "unechoed")
+EVENTS = ("resend", "reissue", "RB-pass", "RB-pass-exec", "RB-void", "confirm", "refuse",
+          "DN-act", "DN-noop", "UN", "FL", "CX", "change", "echo")
+#: what each automatic or composed reply is
+REPLIES = {
+    "UN-DUP": "UN why=DUP: the handoff was already read back, so a re-send cannot make a second owner",
+    "AN-Y": "AN val=Y to the cancel, once what was prepared for the handoff is abandoned",
+    "DN-again": "the act's DN again: a cancel cannot unsay an act",
+    "RB-echo": "under rb=all, the echo of the sender's ST or AN, composed by code, before acting on it",
+}
+
+
+@attrs.frozen
+class Step:
+    """One row of the table: where an event leads, what it breaks, what its receiver answers."""
+
+    next: str
+    findings: tuple[str, ...] = ()
+    replies: tuple[str, ...] = ()
+
+
+def _table() -> dict[tuple[str, str], Step]:
+    t: dict[tuple[str, str], Step] = {}
+    # -- the readback region ---------------------------------------------------
+    for state in READBACK_STATES:
+        t[(state, "reissue")] = Step("offered")
+        t[(state, "resend")] = Step(state) if state == "offered" else Step(state, replies=("UN-DUP",))
+    t[("offered", "RB-pass")] = t[("void", "RB-pass")] = Step("wilco")
+    t[("read-back", "RB-pass")] = Step("read-back")
+    t[("wilco", "RB-pass")] = Step("wilco")
+    t[("offered", "RB-pass-exec")] = t[("void", "RB-pass-exec")] = Step("read-back")
+    t[("read-back", "RB-pass-exec")] = Step("read-back")
+    t[("wilco", "RB-pass-exec")] = Step("wilco")
+    t[("offered", "RB-void")] = t[("void", "RB-void")] = Step("void")
+    t[("read-back", "RB-void")] = Step("read-back")  # one passing readback is enough
+    t[("wilco", "RB-void")] = Step("wilco")
+    t[("read-back", "confirm")] = t[("wilco", "confirm")] = Step("wilco")
+    t[("offered", "confirm")] = Step("offered", ("confirm-without-readback",))
+    t[("void", "confirm")] = Step("void", ("confirm-void",))
+    t[("read-back", "refuse")] = t[("wilco", "refuse")] = Step("void")
+    t[("offered", "refuse")] = Step("offered")
+    t[("void", "refuse")] = Step("void")
+    for state in ("offered", "void", "read-back"):
+        t[(state, "DN-act")] = Step(state, ("act-before-wilco",))
+    t[("wilco", "DN-act")] = Step("wilco")
+    # -- the echo region (rb=all: a change is echoed before the act) -------------
+    t[("echoed", "change")] = t[("unechoed", "change")] = Step("unechoed", replies=("RB-echo",))
+    t[("unechoed", "echo")] = t[("echoed", "echo")] = Step("echoed")
+    t[("unechoed", "DN-act")] = Step("unechoed", ("act-before-echo",))
+    t[("echoed", "DN-act")] = Step("echoed")
+    # -- the close region (spec 5.4) -------------------------------------------
+    t[("open", "DN-act")] = Step("done")
+    t[("open", "DN-noop")] = Step("closed")
+    t[("open", "UN")] = t[("open", "FL")] = Step("closed")
+    t[("open", "CX")] = Step("cancelled", replies=("AN-Y",))
+    for state in ("done", "closed"):
+        for event in ("DN-act", "DN-noop", "UN", "FL"):
+            t[(state, event)] = Step(state, ("closed-twice",))
+    t[("done", "CX")] = Step("late-cancel", ("closed-twice",), ("DN-again",))
+    t[("closed", "CX")] = Step("cancel-after-close", ("closed-twice",), ("AN-Y",))
+    # the act's DN crossed the cancel: the receiver answers with it
+    t[("late-cancel", "DN-act")] = Step("done")
+    t[("late-cancel", "DN-noop")] = Step("closed")
+    t[("late-cancel", "UN")] = t[("late-cancel", "FL")] = Step("closed", ("closed-twice",))
+    t[("late-cancel", "CX")] = Step("late-cancel", ("closed-twice",))
+    # a cancel that came after a UN, an FL or a NOOP: it is answered with AN val=Y, and no close may follow
+    for event in ("DN-act", "DN-noop", "UN", "FL", "CX"):
+        t[("cancel-after-close", event)] = Step("cancel-after-close", ("closed-twice",))
+    t[("cancelled", "DN-act")] = Step("answered", ("act-after-cancel",))
+    t[("cancelled", "DN-noop")] = Step("answered")
+    t[("cancelled", "UN")] = t[("cancelled", "FL")] = Step("answered", ("closed-twice",))
+    t[("cancelled", "CX")] = Step("cancelled", ("closed-twice",))
+    t[("answered", "DN-act")] = Step("answered", ("closed-twice", "act-after-cancel"))
+    for event in ("DN-noop", "UN", "FL", "CX"):
+        t[("answered", event)] = Step("answered", ("closed-twice",))
+    return t
+
+
+#: (state, event) -> Step, for both regions; state names are unique across them.
+TRANSITIONS: Mapping[tuple[str, str], Step] = _table()
+CLOSERS = ("DN", "UN", "FL", "CX")
+
+
+def mermaid(table: Mapping[tuple[str, str], Step] = TRANSITIONS) -> str:
+    """The table as a mermaid state diagram: one handoff, its two regions side by side.
+
+    One arrow per (state, event) that moves, labelled ``event / findings``;
+    an event that leaves a state as it is has no arrow (:func:`table_rows`
+    lists every row).
+    """
+    lines = ["stateDiagram-v2", "    state handoff {"]
+    for i, (states, first) in enumerate(((READBACK_STATES, "offered"), (CLOSE_STATES, "open"),
+                                         (ECHO_STATES, "echoed"))):
+        if i:
+            lines.append("        --")
+        for state in states:
+            if _node(state) != state:
+                lines.append(f'        state "{state}" as {_node(state)}')
+        lines.append(f"        [*] --> {_node(first)}")
+        for (state, event), step in table.items():
+            if state in states and step.next != state:
+                label = event + (" / " + ", ".join(step.findings) if step.findings else "")
+                lines.append(f"        {_node(state)} --> {_node(step.next)} : {label}")
+    lines.append("    }")
+    return "\n".join(lines) + "\n"
+
+
+def _node(state: str) -> str:
+    return state.replace("-", "_")
+
+
+def table_rows(table: Mapping[tuple[str, str], Step] = TRANSITIONS) -> str:
+    """The table as Markdown rows: state, event, next state, findings, replies."""
+    out = ["| state | event | next | findings | replies |", "|---|---|---|---|---|"]
+    for (state, event), step in table.items():
+        out.append(f"| {state} | {event} | {step.next} | {', '.join(step.findings)} | {', '.join(step.replies)} |")
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------
+# errors and events
+
+
+class ProtocolError(RW1Error):
+    """What this end may not send (h11's LocalProtocolError). ``kind`` names the rule."""
+
+    def __init__(self, message: str, *, kind: str, findings: tuple = (), **kw: Any) -> None:
+        super().__init__(message, findings=findings, **kw)
+        self.kind = kind
+
+
+@attrs.frozen(kw_only=True)
+class Event:
+    """Something a received line (or the clock) means for this end."""
+
+    message: Message | None = None
+    findings: tuple[Finding, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class Reply(Event):
+    """An automatic reply, recorded as sent: deliver ``line`` to its ``to``."""
+
+    line: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class Unreadable(Event):
+    """A line that cannot be taken (never guessed at); ``reply`` is its UN, or None when it cannot be addressed."""
+
+    text: str = ""
+    reply: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Redelivered(Event):
+    """A line this end already handled; ``replies`` are the ones it caused, to deliver again."""
+
+    replies: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class NotForMe(Event):
+    """A valid line addressed to another agent: recorded, changes nothing here."""
+
+
+@attrs.frozen(kw_only=True)
+class HandoffOffered(Event):
+    """An HO to me. ``readback`` is composed by code from the line as delivered (send it with
+    ``number=True``), or None with ``needs`` saying what the level asks that only I can give."""
+
+    handoff: str = ""
+    readback: Message | None = None
+    needs: str | None = None
+    reissue_of: str | None = None
+    resend_of: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Duplicate(Event):
+    """A re-send of a handoff I already read back: answered ``UN why=DUP`` (the Reply event follows)."""
+
+    handoff: str = ""
+    readback: str | None = None  # my readback, to deliver again if it was lost
+
+
+@attrs.frozen(kw_only=True)
+class ReadbackPassed(Event):
+    """My handoff's readback passed every tier asked. ``confirm`` is the ``AN val=Y`` that clears an
+    execution readback (None where the level needs none)."""
+
+    handoff: str = ""
+    report: ReadbackReport | None = None
+    confirm: Message | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ReadbackVoid(Event):
+    """My handoff's readback failed: nothing moved. ``reissue`` is the HO to send again (``re=`` the RB)."""
+
+    handoff: str = ""
+    report: ReadbackReport | None = None
+    reissue: Message | None = None
+
+
+@attrs.frozen(kw_only=True)
+class OwnershipTransferred(Event):
+    item: str | None = None
+    from_: str = ""
+    to: str = ""
+    via: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class Confirmed(Event):
+    """The sender answered my execution readback ``val=Y``: I may act."""
+
+    handoff: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class ConfirmRefused(Event):
+    """The sender answered my readback ``val=N``: the readback is void."""
+
+    handoff: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class QuestionAsked(Event):
+    """An AQ to me: answer it with an AN or refuse it with a UN, never leave it."""
+
+
+@attrs.frozen(kw_only=True)
+class Answered(Event):
+    """An answer (AN or UN) to a question of mine."""
+
+    question: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class DoneReport(Event):
+    """A DN for my handoff, checked against the plan (``check_dn``); ``after_cancel`` when my CX went first;
+    ``undo`` the reversal to send when the act differs from the plan."""
+
+    handoff: str = ""
+    report: ReadbackReport | None = None
+    after_cancel: bool = False
+    undo: Message | None = None  # where the act differs from the plan: the HO ask=UNDO that reverses it
+
+
+@attrs.frozen(kw_only=True)
+class HandoffClosed(Event):
+    """A UN or FL closing my handoff (or a DN out=NOOP with nothing to check)."""
+
+    handoff: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class Cancelled(Event):
+    """The sender withdrew a handoff to me. Abandon what ``abandon`` names, then send ``reply``:
+    ``AN val=Y``, or the act's DN where the act already ran."""
+
+    handoff: str = ""
+    abandon: tuple[str, ...] = ()
+    reply: Message | None = None
+
+
+@attrs.frozen(kw_only=True)
+class CancelAnswered(Event):
+    handoff: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class Refused(Event):
+    """A UN answering a message of mine that is not a handoff (a question, a reply I sent)."""
+
+
+@attrs.frozen(kw_only=True)
+class StatusReport(Event):
+    """An ST: state changed on an item, nothing handed over."""
+
+
+@attrs.frozen(kw_only=True)
+class Noted(Event):
+    """A valid message that changes no handoff here (an answer to someone else's message, say)."""
+
+
+@attrs.frozen(kw_only=True)
+class Orphaned(Event):
+    """(tick) My handoff is open past its ``exp=`` or ``due=``: ``cancel`` is the CX to send."""
+
+    handoff: str = ""
+    reason: str = ""
+    cancel: Message | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ReadbackOverdue(Event):
+    """(tick) No readback came within the deadline: ``resend`` is the same HO, ``re=`` the original."""
+
+    handoff: str = ""
+    resend: Message | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ChangeToEcho(Event):
+    """Under ``rb=all``, the sender's ST or AN changes what I will do: send ``echo`` (composed by code,
+    ``number=True``) before acting on it."""
+
+    handoff: str = ""
+    echo: Message | None = None
+
+
+@attrs.frozen(kw_only=True)
+class EchoChecked(Event):
+    """The receiver's echo of my change, checked like a readback: ``report.passed`` or not."""
+
+    handoff: str = ""
+    report: ReadbackReport | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Held(Event):
+    """(tick) My handoff's readback failed and was not re-issued: send ``reissue`` or ``cancel``, never leave it."""
+
+    handoff: str = ""
+    reissue: Message | None = None
+    cancel: Message | None = None
+
+
+@attrs.frozen(kw_only=True)
+class QuestionUnanswered(Event):
+    """(tick) An AQ to me still unanswered past its ``by=`` (or the wait): answer it, or send ``refuse``."""
+
+    by: str | None = None
+    refuse: Message | None = None
+
+
+# --------------------------------------------------------------------------
+# handoffs
+
+
+@attrs.define
+class Handoff:
+    """One handoff as this end knows it (a mutable record; read it through :class:`HandoffView`)."""
+
+    key: str  # the first issue's id
+    sender: str
+    receiver: str
+    item: str | None
+    issues: list[str] = attrs.Factory(list)
+    rb: str = "offered"
+    close: str = "open"
+    readbacks: dict[str, tuple[str, str]] = attrs.Factory(dict)  # HO id -> ("passed"|"failed", RB id)
+    passing_rb: str | None = None  # the RB that passed for the live issue (for the done check)
+    first_closer: str | None = None
+    act_dn: str | None = None
+    cancels: list[str] = attrs.Factory(list)
+    acknowledged: set[str] = attrs.Factory(set)
+    findings: list[Finding] = attrs.Factory(list)
+    offered_at: str = ""  # when the live issue was sent or received
+    void_at: str = ""
+    resent_dup: set[str] = attrs.Factory(set)  # re-sends answered UN why=DUP
+    carried: dict[str, str] = attrs.Factory(dict)  # an issue -> the later HO that carried it forward
+    echo: str = "echoed"
+    pending: list[str] = attrs.Factory(list)  # under rb=all: the sender's changes not yet echoed
+
+    @property
+    def live(self) -> str:
+        return self.issues[-1]
+
+
+@attrs.frozen(kw_only=True)
+class HandoffView:
+    id: str  # the live issue
+    key: str
+    issues: tuple[str, ...]
+    item: str | None
+    sender: str
+    receiver: str
+    readback: str
+    close: str
+
+    @property
+    def open(self) -> bool:
+        return self.close == "open"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "key": self.key, "issues": list(self.issues), "item": self.item,
+                "from": self.sender, "to": self.receiver, "readback": self.readback, "close": self.close}
+
+
+def _stamp(at: _dt.datetime) -> str:
+    return at.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _unstamp(text: str) -> _dt.datetime:
+    return _dt.datetime.strptime(text, "%Y%m%dT%H%M%SZ").replace(tzinfo=_dt.timezone.utc)
+
+
+def _utcnow() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def _fail(kind: str, key: str | None, message: str, token: str | None = None) -> Finding:
+    return Finding(severity=FAIL, kind=kind, key=key, message=message, token=token)
+
+
+_FINDING_TEXT = {
+    "act-before-wilco": "{t} {m} reports an act on {k} before its readback passed (and, under rb=exec, before AN val=Y)",
+    "act-after-cancel": "DN {m} reports out={out} after a cancel of {k}; out=NOOP is the answer to a cancel that "
+                        "arrived first",
+    "closed-twice": "{k} is closed more than once: {t} {m} after {first}",
+    "confirm-void": "AN {m} confirms a readback of {k} that did not pass",
+    "act-before-echo": "{t} {m} reports an act on {k} before the sender's change to it was echoed (rb=all)",
+    "confirm-without-readback": "AN {m} confirms {k} before any readback",
+}
+
+
+def check_echo(change: Message | str, rb: Message | str, *, profiles: Receiver | Iterable | None = None
+               ) -> ReadbackReport:
+    """The sender's check of an echo (rb=all) of its ST or AN: receipt, digest, and every slot the change
+    carries read back equal (tiers 1 to 3, as for a readback)."""
+    from .readback import compare_slot, coerce, tier_digest, tier_receipt, vocabulary_of
+
+    receiver = as_receiver(profiles)
+    if isinstance(change, str):
+        change = Message.from_line(change, receiver)
+    echo, problem = coerce(rb, receiver, "RB", "echo")
+    if echo is None:
+        return ReadbackReport(passed=False, findings=(problem,) if problem else (), check="check-echo", ho=change)
+    vocab = vocabulary_of(change, receiver)
+    findings: list[Finding] = tier_receipt(change, echo) + tier_digest(change, echo)
+    for key, value in change.slots.items():
+        if key != "p":
+            findings += compare_slot(key, value, echo, vocab, 3, require=True)
+    return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-echo",
+                          ho=change, other=echo)
+
+
+def finding_text(kind: str, message: Message, key: str, first: Message | None) -> str:
+    """The words of a table finding: ``message`` breaks ``kind`` on handoff ``key``, ``first`` closed it."""
+    return _FINDING_TEXT[kind].format(t=message.type, m=message.id, k=key, out=message.get("out"),
+                                      first=f"{first.type} {first.id}" if first else "")
+
+
+# --------------------------------------------------------------------------
+# the endpoint
+
+
+class Endpoint:
+    """One agent's end of RW1 conversations: ``receive`` lines, ``send`` lines, ask what is true now.
+
+    ``profiles`` are the profiles this agent holds; ``ledger`` a ledger (or a
+    path to a SQLite one; default in memory); ``clock`` returns the time now
+    (an aware datetime); ``id_width`` pads the numbers this end gives
+    (``writer-01``); ``composed_only`` refuses readbacks not composed by code;
+    ``readback_within`` is how long ``tick`` waits for a readback before
+    offering the re-send.
+    """
+
+    def __init__(self, me: str, *, profiles: Receiver | Iterable | None = None,
+                 ledger: MemoryLedger | SQLiteLedger | Any = None, clock: Callable[[], _dt.datetime] | None = None,
+                 id_width: int = 0, composed_only: bool = False,
+                 readback_within: _dt.timedelta = _dt.timedelta(minutes=15),
+                 answer_within: _dt.timedelta = _dt.timedelta(hours=1)) -> None:
+        if not isinstance(me, str) or AGENT_RE.fullmatch(me) is None:
+            raise ValueError(f"an agent name matches [A-Za-z0-9._-]+, not {me!r}")
+        self.me = me
+        self.receiver = as_receiver(profiles)
+        if ledger is None or isinstance(ledger, (str, bytes)) or hasattr(ledger, "__fspath__"):
+            ledger = open_ledger(os.fsdecode(ledger) if ledger is not None else None)
+        self.ledger = ledger
+        self.clock = clock or _utcnow
+        self.id_width = id_width
+        self.composed_only = composed_only
+        self.readback_within = readback_within
+        self.answer_within = answer_within
+        #: judge a peer's fault of order as a possible crossing (live); False: the order seen is the order sent
+        self.crossings = True
+        self._observer = False  # a replay's endpoint also takes the messages about its handoffs sent to others
+        self._duplicates: set = set()  # a replay's re-sends answered UN why=DUP somewhere in the log
+        #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
+        self.compose = True
+        self._rb_cache: dict[tuple[str, str], tuple[str, ReadbackReport]] = {}
+        self._reset()
+        with self.ledger.transaction() as tx:
+            self._catch_up(tx)
+
+    def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict, duplicates: set) -> None:
+        """An endpoint for :func:`replay`: no ledger, nothing composed, the order given is the order sent."""
+        self.me = me
+        self.receiver = receiver
+        self.ledger = None
+        self.clock = _utcnow
+        self.id_width = 0
+        self.composed_only = False
+        self.readback_within = _dt.timedelta(minutes=15)
+        self.answer_within = _dt.timedelta(hours=1)
+        self.crossings = False
+        self.compose = False
+        self._rb_cache = cache
+        self._reset()
+        self._messages = shared
+        self._observer = True
+        self._duplicates = duplicates
+
+    # ---- state --------------------------------------------------------------
+
+    def _reset(self) -> None:
+        self._seen = 0
+        self._messages = {}
+        self._dir: dict[str, str] = {}  # id -> "in" | "out"
+        self._text: dict[str, str] = {}  # id -> the line as it went over the wire
+        self._extra: dict[str, Mapping[str, Any]] = {}
+        self._at: dict[str, str] = {}
+        self._replies: dict[str, tuple[str, ...]] = {}  # received id -> ids of the replies it caused
+        self._unreadable: dict[str, tuple[str, ...]] = {}  # a line that could not be taken -> its replies
+        self._handoffs: dict[str, Handoff] = {}  # every issue id -> its handoff
+        self._item_hos: dict[str, list[str]] = {}  # item -> HO ids in order
+        self._ho_index: dict[str, int] = {}  # HO id -> its place in its item's list
+        self._rb_of: dict[str, list[str]] = {}  # HO id -> the RBs that answer it
+        self._changes: dict[str, Handoff] = {}  # under rb=all: a sender's ST or AN -> the handoff it changes
+        self._item_passed: dict[str, int] = {}  # item -> the place of its latest HO whose readback passed
+        self._questions: dict[str, str | None] = {}  # AQ id -> the AN/UN that answered it
+        self._composed: dict[str, list[Message]] = {}  # HO id -> readbacks composed for it
+        self._used: set[int] = set()
+        self.findings: list[Finding] = []
+
+    def _catch_up(self, tx: Transaction) -> None:
+        for entry in tx.entries(self.me, self._seen):
+            self._seen = max(self._seen, entry.seq)
+            try:
+                message = Message.from_line(entry.line, self.receiver).replace(source=None)
+            except RW1Error:
+                message = None
+            if entry.dir == "out":
+                if message is not None:
+                    self._record(message, "out", entry.extra, entry.at, entry.line)
+                    self._apply(message, outgoing=True, at=entry.at, live=False)
+            else:
+                self._take(entry.line, message, entry.at, live=False, extra=entry.extra)
+
+    def _record(self, message: Message, direction: str, extra: Mapping[str, Any], at: str,
+                text: str | None = None) -> None:
+        self._messages[message.id] = message
+        self._text[message.id] = text if text is not None else message.to_line()
+        self._dir[message.id] = direction
+        self._extra[message.id] = dict(extra)
+        self._at[message.id] = at
+        if direction == "out":
+            number = MSGID_RE.fullmatch(message.id)
+            if number is not None:
+                self._used.add(int(number.group(2)))
+
+    def _format_id(self, n: int) -> str:
+        return f"{self.me}-{n:0{self.id_width}d}" if self.id_width else f"{self.me}-{n}"
+
+    def _peek_id(self) -> str:
+        return self._format_id(max(self._used, default=0) + 1)
+
+    # ---- queries ------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read what other processes sharing the ledger recorded since this end's last step."""
+        if self.ledger is None:  # a replay's endpoint
+            return
+        try:
+            with self.ledger.transaction() as tx:
+                self._catch_up(tx)
+        except BaseException:
+            self._reset()
+            raise
+
+    def handoff(self, ho_id: str) -> HandoffView | None:
+        self.refresh()
+        h = self._handoffs.get(ho_id)
+        return None if h is None else self._view(h)
+
+    def _view(self, h: Handoff) -> HandoffView:
+        return HandoffView(id=h.live, key=h.key, issues=tuple(h.issues), item=h.item, sender=h.sender,
+                           receiver=h.receiver, readback=h.rb, close=h.close)
+
+    def _unique(self) -> list[Handoff]:
+        seen, out = set(), []
+        for h in self._handoffs.values():
+            if id(h) not in seen:
+                seen.add(id(h))
+                out.append(h)
+        return out
+
+    def open_handoffs(self) -> list[HandoffView]:
+        """Handoffs this end sent or received that no close has ended yet."""
+        self.refresh()
+        return [self._view(h) for h in self._unique() if h.close == "open"]
+
+    def owner(self, item: str) -> str | None:
+        """The ``to`` of the most recent HO (as this end saw them) whose readback passed; before any,
+        the sender of the item's first HO; None for an item this end never saw handed off."""
+        self.refresh()
+        return self._owner(item)
+
+    def _owner(self, item: str) -> str | None:
+        hos = self._item_hos.get(item)
+        if not hos:
+            return None
+        latest = self._item_passed.get(item)
+        if latest is not None:
+            return self._messages[hos[latest]].to
+        return self._messages[hos[0]].from_
+
+    def may_act(self, ho_id: str) -> bool:
+        """True when this end received the handoff, its readback passed (and, under ``rb=exec``,
+        ``AN val=Y`` came), nobody closed or cancelled it, and the item is still mine."""
+        self.refresh()
+        h = self._handoffs.get(ho_id)
+        if h is None or h.receiver != self.me or h.rb != "wilco" or h.close != "open" or h.echo != "echoed":
+            return False
+        return h.item is None or self._owner(h.item) == self.me
+
+    def pending_questions(self) -> list[Message]:
+        """AQs to me that no AN or UN of mine has answered."""
+        self.refresh()
+        return [self._messages[q] for q, answer in self._questions.items()
+                if answer is None and self._messages[q].to == self.me]
+
+    def journal(self) -> list[tuple[str, str]]:
+        """(direction, line) of every message this end handled, in order."""
+        self.refresh()
+        return [(self._dir[i], self._text[i]) for i in self._messages]
+
+    def line_of(self, msg_id: str) -> str | None:
+        """A message this end handled, as it went over the wire."""
+        return self._text.get(msg_id)
+
+    # ---- receive ----------------------------------------------------------------
+
+    def receive(self, line: str | bytes) -> list[Any]:
+        """Every event one incoming line means; never raises for what the line says."""
+        if isinstance(line, bytes):
+            raw = line
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                return [Unreadable(text=raw.decode("utf-8", "replace"),
+                                   findings=(_fail("form", None, "the line is not UTF-8"),))]
+        if not isinstance(line, str):
+            return [Unreadable(text=repr(line), findings=(_fail("form", None, "a line is text"),))]
+        text = line[:-1] if line.endswith("\n") else line
+        text = text[:-1] if text.endswith("\r") else text
+        try:
+            with self.ledger.transaction() as tx:
+                self._catch_up(tx)
+                at = _stamp(self.clock())
+                result = check_line(text, self.receiver)
+                message = result.message.replace(source=None) if result.message is not None and result.valid else None
+                if message is not None and message.id in self._messages:
+                    return self._redelivered(message)
+                if message is None and text in self._unreadable:
+                    again = tuple(self._text[r] for r in self._unreadable[text] if r in self._messages)
+                    return [Redelivered(replies=again)] + [Reply(line=r) for r in again]
+                events = self._take(text, message, at, live=True, result=result)
+                replies = [e.line for e in events if isinstance(e, Reply)]
+                self._seen = tx.append(self.me, "in", text, msg_id=message.id if message else None,
+                                       extra={"replies": [r.split(" ", 3)[2] for r in replies]}, at=at)
+                for reply in replies:
+                    self._seen = tx.append(self.me, "out", reply, msg_id=reply.split(" ", 3)[2], extra={}, at=at)
+                    tx.use_number(self.me, int(MSGID_RE.fullmatch(reply.split(" ", 3)[2]).group(2)))  # type: ignore[union-attr]
+                return events
+        except BaseException:
+            self._reset()  # memory may be ahead of the ledger: rebuild from it on the next step
+            raise
+
+    def _redelivered(self, message: Message) -> list[Any]:
+        if self._messages[message.id] != message:
+            finding = _fail("form", None, f"id {message.id} is already used by a different message; this one "
+                                          "is left out", token=message.id)
+            return [Unreadable(text=message.to_line(), message=message, findings=(finding,))]
+        replies = tuple(self._text[r] for r in self._replies.get(message.id, ()) if r in self._messages)
+        events: list[Any] = [Redelivered(message=message, replies=replies)]
+        if message.type == "HO" and message.to == self.me:
+            h = self._handoffs.get(message.id)
+            if h is not None and h.live == message.id and h.close == "open" and h.rb == "offered" \
+                    and not any(self._messages[rb].from_ == self.me for rb in self._rb_of.get(message.id, ())):
+                events.append(self._offered(message, h))  # still owed: a restart lost the readback
+        ho = self._target(message) if message.type == "DN" else None
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        if h is not None and h.sender == self.me and h.cancels and h.act_dn == message.id:
+            # the act's DN again, after my cancel: the receiver's answer to it (spec 5.4)
+            h.acknowledged.update(h.cancels)
+            events.append(CancelAnswered(message=message, handoff=h.live))
+        return events + [Reply(line=r) for r in replies]
+
+    def _take(self, text: str, message: Message | None, at: str, *, live: bool,
+              result: LineResult | None = None, extra: Mapping[str, Any] | None = None) -> list[Any]:
+        """Handle an incoming line (live: make replies; replay: the journal holds them)."""
+        if message is None:
+            if result is None:
+                result = check_line(text, self.receiver)
+            problem = result.refusal
+            reply = None
+            if live and problem is not None:
+                n = max(self._used, default=0) + 1
+                reply = refusal_for(result, self.me, n)
+                if reply is not None:
+                    head = reply.split(" ", 3)
+                    reply = " ".join(head[:2] + [self._format_id(n), head[3]])
+            finding = _fail("form", None, f"not a valid message ({problem.token or problem.kind}: {problem.message})"
+                            if problem else "not a valid message")
+            events: list[Any] = [Unreadable(text=text, findings=(finding,), reply=reply)]
+            if reply is not None:
+                self._record(Message.from_line(reply, self.receiver).replace(source=None), "out", {}, at, reply)
+                events.append(Reply(line=reply))
+            if live:
+                self._unreadable[text] = tuple(r.split(" ", 3)[2] for r in (reply,) if r is not None)
+            else:
+                self._unreadable[text] = tuple((extra or {}).get("replies", ()))
+            return events
+        if message.id in self._messages:
+            return []
+        self._record(message, "in", {}, at, text)
+        if extra is not None:
+            self._replies[message.id] = tuple(extra.get("replies", ()))
+        events = self._apply(message, outgoing=False, at=at, live=live)
+        replies = [e.line for e in events if isinstance(e, Reply)]
+        self._replies[message.id] = tuple(r.split(" ", 3)[2] for r in replies) if live else self._replies.get(message.id, ())
+        return events
+
+    # ---- the one place state changes -------------------------------------------------
+
+    def _target(self, message: Message) -> Message | None:
+        """The HO a message answers, through the RB, AN or CX it replies to."""
+        seen = {message.id}
+        current = self._messages.get(message.re) if message.re else None
+        while current is not None and current.type in ("RB", "AN", "CX") and current.id not in seen:
+            seen.add(current.id)
+            current = self._messages.get(current.re) if current.re else None
+        return current if current is not None and current.type == "HO" else None
+
+    def continues(self, ho: Message) -> tuple[str, str] | None:
+        """(earlier HO id, "resend" | "reissue") where ``ho`` carries an earlier handoff forward
+        (:func:`rogerwilco.checks.handoff.issue_link`: the one rule for which HOs are one handoff)."""
+        return issue_link(ho, self._messages.get)
+
+    def _step(self, h: Handoff, event: str, message: Message) -> tuple[list[Finding], list[str]]:
+        findings: list[Finding] = []
+        replies: list[str] = []
+        first = self._messages.get(h.first_closer) if h.first_closer else None
+        for region in ("rb", "close", "echo"):
+            state = getattr(h, region)
+            step = TRANSITIONS.get((state, event))
+            if step is None:
+                continue
+            setattr(h, region, step.next)
+            for kind in step.findings:
+                findings.append(_fail(kind, h.live, finding_text(kind, message, h.live, first), token=message.id))
+            replies.extend(step.replies)
+        return findings, replies
+
+    def _evaluate(self, h: Handoff, event: str, message: Message) -> list[Finding]:
+        """The findings an event would raise, without changing anything."""
+        saved = (h.rb, h.close, h.echo)
+        try:
+            findings, _ = self._step(h, event, message)
+        finally:
+            h.rb, h.close, h.echo = saved
+        return findings
+
+    def _rb_event(self, ho: Message, rb: Message) -> tuple[str, ReadbackReport]:
+        extra = self._extra.get(ho.id, {})
+        private = bool(extra.get("expect_acc") or extra.get("record"))
+        cached = None if private else self._rb_cache.get((ho.id, rb.id))
+        if cached is not None:
+            return cached
+        report = check_rb(ho, rb, profiles=self.receiver, expect_acc=extra.get("expect_acc"),
+                          record=extra.get("record"))
+        if not report.passed:
+            out = ("RB-void", report)
+        else:
+            out = ("RB-pass-exec" if "exec" in levels_of(ho) else "RB-pass"), report
+        if not private:
+            self._rb_cache[(ho.id, rb.id)] = out
+        return out
+
+    def _apply(self, message: Message, *, outgoing: bool, at: str, live: bool) -> list[Any]:
+        """Run one message through the table and update every record; the events it means here."""
+        mine = outgoing
+        events: list[Any] = []
+        if not outgoing and message.to != self.me and not self._observer:
+            return [NotForMe(message=message)]
+        kind = message.type
+        if kind == "HO":
+            return self._apply_ho(message, at, live=live, mine=mine)
+        if kind == "AQ":
+            self._questions.setdefault(message.id, None)
+            return [] if mine else [QuestionAsked(message=message)]
+        named = self._messages.get(message.re) if message.re else None
+        if kind in ("ST", "AN"):
+            changed = self._change_of(message, named)
+            if changed is not None:
+                return self._apply_change(message, changed, mine=mine)
+        if kind in ("AN", "UN") and named is not None and named.type == "AQ":
+            if self._questions.get(named.id) is None and message.from_ == named.to:
+                self._questions[named.id] = message.id
+            return [] if mine else [Answered(message=message, question=named.id)]
+        if kind == "ST":
+            return [] if mine else [StatusReport(message=message)]
+        if kind == "RB":
+            return self._apply_rb(message, named, mine=mine)
+        if kind == "AN":
+            return self._apply_an(message, named, mine=mine)
+        ho = self._target(message)
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        if ho is None or h is None:  # no handoff this end took part in
+            if kind == "UN" and named is not None and not mine:
+                return [Refused(message=message)]
+            return [] if mine else [Noted(message=message)]
+        if kind == "UN" and message.get("why") == "DUP" and named is not None and named.type == "HO":
+            split = self._split_dup(h, named, message)
+            if split is not None:
+                return [] if mine else [HandoffClosed(message=message, handoff=named.id)]
+        if kind == "CX":
+            if message.from_ != ho.from_ or message.to != ho.to:
+                finding = _fail("cancel-wrong-party", ho.id, f"CX {message.id} comes from {message.from_} to "
+                                f"{message.to}; only {ho.id}'s sender {ho.from_} can cancel it, to its receiver "
+                                f"{ho.to}", token=message.id)
+                self.findings.append(finding)
+                h.findings.append(finding)
+                return [] if mine else [Noted(message=message, findings=(finding,))]
+        elif message.from_ != ho.to:
+            return [] if mine else [Noted(message=message)]
+        event = kind if kind != "DN" else ("DN-noop" if message.get("out") == "NOOP" else "DN-act")
+        close_before = h.close
+        if kind != "CX":
+            h.acknowledged.update(h.cancels)
+        earlier = h.first_closer
+        findings, replies = self._step(h, event, message)
+        if not mine and self.crossings:
+            findings = [self._crossed(f, earlier) for f in findings]
+        if h.first_closer is None:
+            h.first_closer = message.id
+        if event == "DN-act" and h.act_dn is None:
+            h.act_dn = message.id
+        if kind == "CX":
+            h.cancels.append(message.id)
+        self.findings.extend(findings)
+        h.findings.extend(findings)
+        if mine:
+            return []
+        if kind == "DN" and self.compose:
+            rb = self._messages.get(h.passing_rb) if h.passing_rb else None
+            live_ho = self._messages[h.live]
+            extra = self._extra.get(live_ho.id, {})
+            report = check_dn(live_ho, message, rb, profiles=self.receiver, record=extra.get("record"))
+            undo = self._undo(live_ho, message, report) if not report.passed else None
+            return [DoneReport(message=message, handoff=h.live, report=report, findings=tuple(findings),
+                               after_cancel=close_before in ("cancelled",), undo=undo)]
+        if kind == "CX":
+            reply: Message | None = None
+            if "DN-again" in replies and h.act_dn is not None:
+                reply = self._messages[h.act_dn]
+            elif "AN-Y" in replies or "DN-again" in replies:
+                reply = self._compose("AN", re=message.id, to=message.from_, slots={"val": "Y"},
+                                      profile=ho.profile, tail="abandoned; nothing executed")
+            return [Cancelled(message=message, handoff=h.live, abandon=tuple(h.issues), reply=reply,
+                              findings=tuple(findings))]
+        if kind == "DN":
+            return [DoneReport(message=message, handoff=h.live, findings=tuple(findings),
+                               after_cancel=close_before in ("cancelled",))]
+        return [HandoffClosed(message=message, handoff=h.live, findings=tuple(findings))]
+
+    def _crossed(self, finding: Finding, earlier: str | None) -> Finding:
+        """A fault of order against a message of mine that its author may not have had yet: a note.
+
+        An act's DN after my cancel, or a close after my close, may have crossed it on the way; a
+        cancel cannot unsay an act, so the caller decides whether to reverse it (``ask=UNDO``).
+        """
+        if finding.kind == "act-after-cancel" or (finding.kind == "closed-twice" and earlier is not None
+                                                  and self._dir.get(earlier) == "out"):
+            return attrs.evolve(finding, severity=NOTE, message=finding.message + " (it may have crossed this end's "
+                                "message on the way: a cancel cannot unsay an act)")
+        return finding
+
+    def _undo(self, ho: Message, dn: Message, report: ReadbackReport) -> Message | None:
+        """The reversal of an act whose done report contradicts the plan (spec 5.4): a new HO
+        ``ask=UNDO ctx=<the DN's id>`` on the same item, built from the values as executed, asking
+        ``rb=exec`` where the profile names execution slots for UNDO (``rb=all`` where it does not)."""
+        from .readback import exec_slots, vocabulary_of
+
+        if dn.get("out") == "NOOP" or not any(f.kind in ("mismatch", "missing") for f in report.failures()):
+            return None
+        vocab = vocabulary_of(ho, self.receiver)
+        undo_slots = tuple(vocab.exec_slots.get("UNDO", ()))
+        executed = exec_slots(ho, vocab)
+        slots: dict[str, Any] = {"ask": "UNDO", "ctx": (dn.id,), "rb": ("exec",) if undo_slots else ("all",)}
+        for key in undo_slots or executed:
+            if dn.get(key) is not None:
+                slots[key] = dn.get(key)
+        try:
+            return self._compose("HO", re=None, to=dn.from_, item=ho.item, slots=slots, profile=ho.profile,
+                                 tail=f"reverse {dn.id}: the act differs from the plan")
+        except RW1Error:
+            return None
+
+    def _apply_ho(self, ho: Message, at: str, *, live: bool, mine: bool) -> list[Any]:
+        link = self.continues(ho)
+        if ho.id in self._duplicates and link is not None and link[1] == "resend":
+            link = None  # answered UN why=DUP: the re-send is a handoff of its own, which that UN closes
+        if link is not None and link[0] not in self._handoffs:
+            link = None  # it continues a handoff this end took no part in: to this end it is a new one
+        events: list[Any] = []
+        if ho.item is not None:
+            hos = self._item_hos.setdefault(ho.item, [])
+            self._ho_index[ho.id] = len(hos)
+            hos.append(ho.id)
+        if link is None:
+            h = Handoff(key=ho.id, sender=ho.from_, receiver=ho.to, item=ho.item, issues=[ho.id], offered_at=at)
+            self._handoffs[ho.id] = h
+            if not mine:
+                events.append(self._offered(ho, h))
+            return events
+        earlier, how = link
+        h = self._handoffs[earlier]
+        h.issues.append(ho.id)
+        h.carried[earlier] = ho.id
+        h.offered_at = at
+        self._handoffs[ho.id] = h
+        if how == "reissue":
+            h.passing_rb = None
+        findings, replies = self._step(h, how, ho)
+        self.findings.extend(findings)
+        if mine:
+            return events
+        if "UN-DUP" in replies and live:
+            mine_rb = next((self._messages[rb] for issue in reversed(h.issues) for rb in self._rb_of.get(issue, ())
+                            if self._messages[rb].from_ == self.me), None)
+            reply = self._compose("UN", re=ho.id, to=ho.from_, item=ho.item, slots={"why": "DUP"},
+                                  profile=ho.profile, tail=f"already read back {earlier}")
+            self._record(reply, "out", {}, at)
+            self._apply(reply, outgoing=True, at=at, live=live)
+            return [Duplicate(message=ho, handoff=earlier, readback=self._text[mine_rb.id] if mine_rb else None),
+                    Reply(line=reply.to_line())]
+        offered = self._offered(ho, h)
+        return [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
+                             resend_of=earlier if how == "resend" else None)]
+
+    def _offered(self, ho: Message, h: Handoff) -> HandoffOffered:
+        if not self.compose:
+            return HandoffOffered(message=ho, handoff=h.key)
+        try:
+            rb = make_rb(ho, 0, profiles=self.receiver).replace(id=self._peek_id())
+            self._composed.setdefault(ho.id, []).append(rb)
+            needs = None
+        except ReadbackInputError as exc:
+            rb, needs = None, exc.message
+        return HandoffOffered(message=ho, handoff=h.key, readback=rb, needs=needs)
+
+    def _split_dup(self, h: Handoff, resend: Message, un: Message) -> Handoff | None:
+        """A re-send answered ``UN why=DUP`` by its receiver: the UN closes that re-send alone."""
+        if resend.id not in h.issues or resend.id == h.key:
+            return None
+        if not is_duplicate_answer(un, un.get("why"), resend, self.continues(resend)):
+            return None
+        h.issues.remove(resend.id)
+        h.resent_dup.add(resend.id)
+        for earlier, later in list(h.carried.items()):
+            if later == resend.id:
+                del h.carried[earlier]
+        alone = Handoff(key=resend.id, sender=resend.from_, receiver=resend.to, item=resend.item,
+                        issues=[resend.id], close="closed", first_closer=un.id, offered_at=self._at.get(resend.id, ""))
+        if resend.id in h.readbacks:
+            alone.readbacks[resend.id] = h.readbacks.pop(resend.id)
+        self._handoffs[resend.id] = alone
+        return alone
+
+    def _change_of(self, message: Message, named: Message | None) -> Handoff | None:
+        """The rb=all handoff an ST or AN of its sender changes, where it is one (spec 5 rule 1)."""
+        if message.type == "AN" and named is not None and named.type in ("RB", "CX"):
+            return None  # a go-ahead or a cancel's answer changes nothing
+        ho = None
+        seen = {message.id}
+        current = named
+        while current is not None and current.type in ("RB", "AN", "CX", "AQ", "ST") and current.id not in seen:
+            seen.add(current.id)
+            current = self._messages.get(current.re) if current.re else None
+        if current is not None and current.type == "HO":
+            ho = current
+        elif message.type == "ST" and named is None and message.item is not None:
+            for ho_id in reversed(self._item_hos.get(message.item, ())):
+                candidate = self._handoffs.get(ho_id)
+                if candidate is not None and candidate.close == "open":
+                    ho = self._messages[candidate.live]
+                    break
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        if h is None or (message.from_, message.to) != (h.sender, h.receiver) or h.close != "open":
+            return None
+        if "all" not in levels_of(self._messages[h.live]):
+            return None
+        return h
+
+    def _apply_change(self, message: Message, h: Handoff, *, mine: bool) -> list[Any]:
+        h.pending.append(message.id)
+        self._changes[message.id] = h
+        self._step(h, "change", message)
+        named = self._messages.get(message.re) if message.re else None
+        if message.type == "AN" and named is not None and named.type == "AQ" and message.from_ == named.to \
+                and self._questions.get(named.id) is None:
+            self._questions[named.id] = message.id
+        if mine:
+            return []
+        echo = self._echo(message, h) if self.compose else None
+        return [ChangeToEcho(message=message, handoff=h.live, echo=echo)]
+
+    def _echo(self, change: Message, h: Handoff) -> Message:
+        """The receiver's echo of a change, composed by code: an RB of every slot it carries, and its digest."""
+        ho = self._messages[h.live]
+        slots: dict[str, Any] = {"p": ho.profile} if ho.profile else {}
+        slots["ask"] = ho.get("ask")
+        for key, value in change.slots.items():
+            if key != "p":
+                slots[key] = value
+        slots["h"] = change.digest()
+        return self._compose("RB", re=change.id, to=change.from_, item=h.item, slots=slots)
+
+    def _apply_echo(self, rb: Message, change: Message, *, mine: bool) -> list[Any]:
+        h = self._changes.get(change.id)
+        if h is None or change.id not in h.pending:
+            return [] if mine else [Noted(message=rb)]
+        report = check_echo(change, rb, profiles=self.receiver)
+        if report.passed:
+            h.pending.remove(change.id)
+            if not h.pending:
+                self._step(h, "echo", rb)
+        if mine:
+            return []
+        return [EchoChecked(message=rb, handoff=h.live, report=report)]
+
+    def _apply_rb(self, rb: Message, ho: Message | None, *, mine: bool) -> list[Any]:
+        if ho is not None and ho.type in ("ST", "AN"):
+            return self._apply_echo(rb, ho, mine=mine)
+        if ho is None or ho.type != "HO":
+            return [] if mine else [Noted(message=rb)]
+        h = self._handoffs.get(ho.id)
+        if h is None:
+            return [] if mine else [Noted(message=rb)]
+        self._rb_of.setdefault(ho.id, []).append(rb.id)
+        event, report = self._rb_event(ho, rb)  # an RB from anyone but the receiver fails tier 1
+        before_owner = self._owner(ho.item) if ho.item is not None else None
+        if event != "RB-void":
+            if h.readbacks.get(ho.id, ("", ""))[0] != "passed":
+                h.readbacks[ho.id] = ("passed", rb.id)
+                if ho.item is not None:
+                    place = self._ho_index[ho.id]
+                    self._item_passed[ho.item] = max(self._item_passed.get(ho.item, place), place)
+            if ho.id == h.live and h.passing_rb is None:
+                h.passing_rb = rb.id
+        elif h.readbacks.get(ho.id, ("", ""))[0] != "passed":
+            h.readbacks[ho.id] = ("failed", rb.id)
+        if ho.id == h.live:
+            if event == "RB-void":
+                h.void_at = self._at.get(rb.id, "")
+            self._step(h, event, rb)
+        if mine:
+            return []
+        if event == "RB-void":
+            keys = []
+            for f in report.failures():
+                label = f"{f.kind} on {f.key}" if f.key else f.kind
+                if label not in keys:
+                    keys.append(label)
+            tail = ho.tail if ho.tail is not None else ("readback " + ", ".join(keys))[:300]
+            reissue = self._compose("HO", re=rb.id, to=ho.to, item=ho.item, slots=dict(ho.slots), tail=tail,
+                                    profile=None)
+            return [ReadbackVoid(message=rb, handoff=h.live, report=report, reissue=reissue)]
+        confirm = None
+        if event == "RB-pass-exec":
+            confirm = self._compose("AN", re=rb.id, to=rb.from_, slots={"val": "Y"}, profile=ho.profile)
+        events: list[Any] = [ReadbackPassed(message=rb, handoff=h.live, report=report, confirm=confirm)]
+        after = self._owner(ho.item) if ho.item is not None else None
+        if after != before_owner:
+            events.append(OwnershipTransferred(message=rb, item=ho.item, from_=ho.from_, to=ho.to, via=ho.id))
+        return events
+
+    def _apply_an(self, an: Message, named: Message | None, *, mine: bool) -> list[Any]:
+        if named is None:
+            return [] if mine else [Noted(message=an)]
+        if named.type == "RB":
+            ho = self._messages.get(named.re) if named.re else None
+            h = self._handoffs.get(ho.id) if ho is not None else None
+            if ho is None or h is None or ho.type != "HO" or an.from_ != ho.from_ or an.to != ho.to:
+                return [] if mine else [Noted(message=an)]
+            val = an.get("val")
+            if ho.id != h.live or val not in ("Y", "N"):
+                return [] if mine else [Noted(message=an)]
+            findings, _ = self._step(h, "confirm" if val == "Y" else "refuse", an)
+            self.findings.extend(findings)
+            if mine:
+                return []
+            cls = Confirmed if val == "Y" else ConfirmRefused
+            return [cls(message=an, handoff=h.live, findings=tuple(findings))]
+        if named.type == "CX":
+            ho = self._target(named)
+            h = self._handoffs.get(ho.id) if ho is not None else None
+            if h is not None and an.from_ == named.to:
+                h.acknowledged.add(named.id)
+                return [] if mine else [CancelAnswered(message=an, handoff=h.live)]
+        return [] if mine else [Noted(message=an)]
+
+    # ---- composing -------------------------------------------------------------------
+
+    def _compose(self, type_: str, *, re: str | None, to: str, slots: Mapping[str, Any], item: str | None = None,
+                 profile: str | None = None, tail: str | None = None) -> Message:
+        body: dict[str, Any] = {"p": profile} if profile else {}
+        body.update(slots)
+        message = Message(type=type_, id=self._peek_id(), re=re, from_=self.me, to=to, item=item, slots=body,
+                          tail=tail)
+        return Message.from_line(message.to_line(), self.receiver).replace(source=None)
+
+    def readback(self, ho_id: str, **kwargs: Any) -> Message:
+        """Compose my readback of ``ho_id`` by code (:func:`make_rb`'s arguments: ``acc``, ``do``,
+        ``values``...); send it with ``number=True``."""
+        ho = self._messages.get(ho_id)
+        if ho is None or ho.type != "HO" or ho.to != self.me:
+            raise ProtocolError(f"{ho_id} is not a handoff to {self.me}", kind="not-offered")
+        rb = make_rb(ho, 0, profiles=self.receiver, **kwargs).replace(id=self._peek_id())
+        self._composed.setdefault(ho.id, []).append(rb)
+        return rb
+
+    # ---- send -------------------------------------------------------------------------
+
+    def send(self, message: Message | str | Mapping[str, Any], *, number: bool = False,
+             expect_acc: str | Iterable[str] | None = None, record: Mapping[str, Any] | None = None) -> str:
+        """Validate, number (``number=True``: this end gives the id), check against the protocol,
+        record, and return the line to send. Raises :class:`ProtocolError` for what this end may not send.
+
+        For an HO, ``expect_acc`` (the criteria kept back) and ``record`` (the approval record) are
+        kept to check its readback and done report; with ``record`` the HO is checked against it
+        before it goes (``check_ho``).
+        """
+        msg = self._coerce(message, number)
+        try:
+            with self.ledger.transaction() as tx:
+                self._catch_up(tx)
+                if number:
+                    n = max(self._used | {tx.last_number(self.me)}, default=0) + 1
+                    msg = Message.from_line(msg.replace(id=self._format_id(n)).to_line(),
+                                            self.receiver).replace(source=None)
+                else:
+                    found = MSGID_RE.fullmatch(msg.id)
+                    n = int(found.group(2)) if found else 0
+                    if n in self._used and self._dir.get(msg.id) != "out":
+                        raise ProtocolError(f"{msg.id}: number {n} is already used by this end", kind="id-reused",
+                                            token=msg.id)
+                if not number and self._dir.get(msg.id) == "out" and self._messages[msg.id] == msg:
+                    return self._text[msg.id]  # the same message again (a cancel answered by the act's DN, a retry)
+                if msg.from_ != self.me:
+                    raise ProtocolError(f"{msg.id} is from {msg.from_}; this end is {self.me}", kind="not-mine",
+                                        token=f"from={msg.from_}")
+                extra: dict[str, Any] = {}
+                if msg.type == "HO":
+                    if expect_acc is not None:
+                        extra["expect_acc"] = expect_acc if isinstance(expect_acc, str) else "+".join(expect_acc)
+                    if record is not None:
+                        extra["record"] = {k: v for k, v in dict(record).items()}
+                        checked = check_ho(msg, record, profiles=self.receiver)
+                        if not checked.passed:
+                            raise ProtocolError(f"{msg.id} differs from the record: "
+                                                + "; ".join(f.message for f in checked.failures()),
+                                                kind="check-ho", findings=checked.findings)
+                self._guard(msg)
+                at = _stamp(self.clock())
+                # a line given as text goes out as written (it parsed to this message); anything else is written
+                line = message if isinstance(message, str) and not number else msg.to_line()
+                self._record(msg, "out", extra, at, line)
+                self._apply(msg, outgoing=True, at=at, live=True)
+                self._seen = tx.append(self.me, "out", line, msg_id=msg.id, extra=extra, at=at)
+                tx.use_number(self.me, n)
+                return line
+        except ProtocolError:
+            raise
+        except BaseException:
+            self._reset()
+            raise
+
+    def _coerce(self, message: Message | str | Mapping[str, Any], number: bool) -> Message:
+        try:
+            if isinstance(message, Message):
+                text = message.to_line()
+            elif isinstance(message, str):
+                text = message
+            elif isinstance(message, Mapping):
+                obj = dict(message)
+                if number and not obj.get("id"):
+                    obj["id"] = f"{self.me}-0"
+                return Message.from_json(obj, self.receiver).replace(source=None)
+            else:
+                raise ProtocolError(f"send takes a Message, a line or a JSON form, not {type(message).__name__}",
+                                    kind="form")
+            return Message.from_line(text, self.receiver).replace(source=None)
+        except ProtocolError:
+            raise
+        except RW1Error as exc:
+            raise ProtocolError(f"not a valid message: {exc.token} {exc.message}".strip(), kind="form",
+                                why=exc.why, token=exc.token, column=exc.column, findings=exc.findings) from None
+
+    def _guard(self, msg: Message) -> None:
+        """Raise ProtocolError for what the protocol forbids this end to send; change nothing."""
+        kind = msg.type
+        if msg.id in self._messages:
+            raise ProtocolError(f"{msg.id} was already sent or received", kind="id-reused", token=msg.id)
+        named = self._messages.get(msg.re) if msg.re else None
+        if kind == "HO":
+            link = self.continues(msg)
+            h = self._handoffs.get(link[0]) if link is not None else None
+            if link is not None and h is not None:
+                if h.close not in ("open",):
+                    raise ProtocolError(f"{h.live} is {h.close}: it cannot be sent again", kind="closed")
+                if link[0] != h.live:
+                    raise ProtocolError(f"{link[0]} was carried forward by {h.live}; continue from that",
+                                        kind="stale")
+            return
+        if kind == "RB" and named is not None and named.type in ("ST", "AN"):
+            h = self._changes.get(named.id)
+            if h is None or named.to != self.me or named.id not in h.pending:
+                raise ProtocolError(f"{msg.id} echoes {named.id}, which is no change waiting for an echo",
+                                    kind="not-offered", token=f"re={msg.re}")
+            return
+        if kind == "RB":
+            if named is None or named.type != "HO" or named.to != self.me:
+                raise ProtocolError(f"{msg.id} answers re={msg.re}, which is no handoff to {self.me}",
+                                    kind="not-offered", token=f"re={msg.re}")
+            h = self._handoffs.get(named.id)
+            if h is None:
+                raise ProtocolError(f"{named.id} is no handoff to {self.me}", kind="not-offered")
+            if named.id != h.live:
+                raise ProtocolError(f"{named.id} was carried forward by {h.live}: read that back", kind="stale")
+            if h.close != "open":
+                raise ProtocolError(f"{h.live} is {h.close}: there is nothing to read back", kind="closed")
+            if self.composed_only and not any(_same_but_id(msg, c) for c in self._composed.get(named.id, ())):
+                raise ProtocolError(f"{msg.id} is not the readback composed by code from {named.id}; this end "
+                                    "sends composed readbacks only (Endpoint.readback)", kind="hand-written")
+            return
+        if kind == "AN" and named is not None:
+            if named.type == "AQ":
+                if named.to != self.me:
+                    raise ProtocolError(f"{named.id} was not asked of {self.me}", kind="not-asked")
+                if self._questions.get(named.id) is not None:
+                    raise ProtocolError(f"{named.id} is already answered by {self._questions[named.id]}",
+                                        kind="answered-twice")
+                return
+            if named.type == "RB":
+                ho = self._messages.get(named.re) if named.re else None
+                h = self._handoffs.get(ho.id) if ho is not None else None
+                if ho is not None and h is not None and ho.type == "HO" and ho.from_ == self.me:
+                    if msg.get("val") == "Y":
+                        if ho.id != h.live or ho.id not in h.readbacks or h.readbacks[ho.id][0] != "passed":
+                            raise ProtocolError(f"{named.id} did not pass the check of {ho.id}: it cannot be "
+                                                "confirmed", kind="confirm-void")
+                return
+            if named.type == "CX":
+                ho = self._target(named)
+                h = self._handoffs.get(ho.id) if ho is not None else None
+                if ho is not None and h is not None:
+                    if named.to != self.me:
+                        raise ProtocolError(f"{named.id} was not sent to {self.me}", kind="not-asked")
+                    if h.act_dn is not None:
+                        raise ProtocolError(f"the act on {h.live} ran: answer {named.id} with its DN "
+                                            f"{h.act_dn}, not AN", kind="act-ran")
+                return
+        if kind == "AQ" and named is not None and named.type == "AQ":
+            return
+        if kind in CLOSERS:
+            ho = self._target(msg)
+            h = self._handoffs.get(ho.id) if ho is not None else None
+            if ho is None or h is None:
+                if kind == "CX":
+                    raise ProtocolError(f"{msg.id} cancels re={msg.re}, which is no handoff this end sent",
+                                        kind="cancel-wrong-party", token=f"re={msg.re}")
+                return
+            if kind == "CX":
+                if ho.from_ != self.me or msg.to != ho.to:
+                    raise ProtocolError(f"only {ho.id}'s sender {ho.from_} can cancel it, to {ho.to}",
+                                        kind="cancel-wrong-party", token=msg.id)
+                event = "CX"
+            else:
+                if ho.to != self.me:
+                    if kind == "UN" and named is not None and named.type in ("AQ", "AN", "RB", "DN", "FL", "ST"):
+                        return
+                    raise ProtocolError(f"only {ho.id}'s receiver {ho.to} can close it with {kind}",
+                                        kind="not-yours", token=msg.id)
+                if kind == "UN" and msg.get("why") == "DUP" and named is not None and named.type == "HO" \
+                        and named.id != h.key and named.id in h.issues:
+                    return
+                event = kind if kind != "DN" else ("DN-noop" if msg.get("out") == "NOOP" else "DN-act")
+                if kind == "DN" and h.rb != "wilco" and h.close == "open":
+                    raise ProtocolError(f"{h.live} is not wilco ({h.rb}): no DN before the readback passes"
+                                        + (" and AN val=Y comes" if "exec" in levels_of(self._messages[h.live])
+                                           else ""), kind="act-before-wilco", token=msg.id)
+            findings = self._evaluate(h, event, msg)
+            if findings:
+                first = findings[0]
+                hint = ""
+                if first.kind == "act-after-cancel":
+                    hint = "; the answer to a cancel that arrived first is out=NOOP or AN val=Y"
+                raise ProtocolError(first.message + hint, kind=first.kind, findings=tuple(findings), token=msg.id)
+
+    # ---- time ------------------------------------------------------------------------
+
+    def tick(self, now: _dt.datetime | str | None = None) -> list[Any]:
+        """What time makes due: my handoffs orphaned (past ``exp=`` or ``due=``, with the CX to send),
+        readbacks overdue (with the re-send), held handoffs (a void readback not re-issued within
+        ``readback_within``: the re-issue or the CX to send), and questions to me left unanswered (past
+        ``by=``, or ``answer_within`` after they came: the UN to send if I cannot answer). Composed
+        only; nothing is recorded."""
+        from .thread import parse_now
+
+        self.refresh()
+
+        at = parse_now(now) if now is not None else self.clock()
+        events: list[Any] = []
+        for h in self._unique():
+            if h.sender != self.me or h.close != "open":
+                continue
+            ho = self._messages[h.live]
+            reasons = []
+            exp = ho.get("exp")
+            if exp is not None and at > parse_time(exp):
+                reasons.append(f"open past its exp={exp}")
+            due = ho.get("due")
+            if due is not None and at.date() > _dt.date(int(due[:4]), int(due[4:6]), int(due[6:])):
+                reasons.append(f"open after its due={due}")
+            if reasons:
+                why = "TIMEOUT" if h.rb == "offered" else "EXPIRED"
+                cancel = self._compose("CX", re=h.live, to=h.receiver, item=h.item, slots={"why": why},
+                                       profile=ho.profile)
+                events.append(Orphaned(message=ho, handoff=h.live, reason="; ".join(reasons), cancel=cancel))
+                continue
+            if h.rb == "offered" and h.offered_at and at - _unstamp(h.offered_at) > self.readback_within:
+                resend = self._compose("HO", re=h.live, to=h.receiver, item=h.item, slots=dict(ho.slots),
+                                       tail=ho.tail)
+                events.append(ReadbackOverdue(message=ho, handoff=h.live, resend=resend))
+            elif h.rb == "void" and h.void_at and at - _unstamp(h.void_at) > self.readback_within:
+                void_rb = self._messages[h.readbacks[h.live][1]]
+                reissue = self._compose("HO", re=void_rb.id, to=h.receiver, item=h.item, slots=dict(ho.slots),
+                                        tail=ho.tail if ho.tail is not None else "readback did not pass")
+                cancel = self._compose("CX", re=h.live, to=h.receiver, item=h.item, slots={"why": "TIMEOUT"},
+                                       profile=ho.profile, tail="readback did not pass and was not re-issued")
+                events.append(Held(message=ho, handoff=h.live, reissue=reissue, cancel=cancel))
+        for q, answer in self._questions.items():
+            aq = self._messages[q]
+            if answer is not None or aq.to != self.me:
+                continue
+            by = aq.get("by")
+            if by is not None:
+                late = at.date() > _dt.date(int(by[:4]), int(by[4:6]), int(by[6:]))
+            else:
+                received = self._at.get(q, "")
+                late = bool(received) and at - _unstamp(received) > self.answer_within
+            if late:
+                refuse = self._compose("UN", re=aq.id, to=aq.from_, item=aq.item, slots={"why": "TIMEOUT"},
+                                       profile=aq.profile, tail="cannot answer in time")
+                events.append(QuestionUnanswered(message=aq, by=by, refuse=refuse))
+        return events
+
+
+def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = None) -> dict[str, Endpoint]:
+    """Run a conversation through one endpoint per party; the endpoints, by agent.
+
+    The conversation is a shared record: every endpoint of a replay reads the
+    same index of its messages, so a ``re=`` chain resolves wherever its
+    links sit in the log (threads are rebuilt from ``re=``, never from
+    position). Each message is given to its ``from``, its ``to`` and both
+    parties of the handoff it answers, so the two ends of a handoff each see
+    every message about it. Every HO goes first, in the order given (a
+    handoff exists before anything answers it, wherever the log lists it),
+    and a re-send its receiver answered ``UN why=DUP`` is a handoff of its own
+    from the start; then every other message goes in the order given, which
+    is the order its events happened. Nothing is refused: a replay records
+    what happened, and the table's findings say what broke a rule.
+    Crossings are not assumed: the order given is the order sent.
+    """
+    receiver = as_receiver(profiles)
+    ordered = list(messages)
+    ends: dict[str, Endpoint] = {}
+    cache: dict[tuple[str, str], tuple[str, ReadbackReport]] = {}
+    shared: dict[str, Message] = {m.id: m for m in ordered}
+    duplicates = {m.re for m in ordered
+                  if m.type == "UN" and m.re in shared
+                  and is_duplicate_answer(m, m.get("why"), shared[m.re], issue_link(shared[m.re], shared.get))}
+
+    def end(name: str) -> Endpoint:
+        found = ends.get(name)
+        if found is None:
+            found = ends[name] = Endpoint.__new__(Endpoint)
+            found._init_replay(name, receiver, cache, shared, duplicates)
+        return found
+
+    def deliver(m: Message) -> None:
+        author = end(m.from_)
+        parties = {m.to}
+        ho = author._target(m) if m.type != "HO" else None
+        if ho is not None:
+            parties.update((ho.from_, ho.to))
+        author._apply(m, outgoing=True, at="", live=False)
+        for name in sorted(parties - {m.from_}):
+            end(name)._apply(m, outgoing=False, at="", live=False)
+
+    import heapq
+
+    applied: set[str] = set()
+    waiting: dict[str, list[tuple[int, Message]]] = {}
+    ready: list[tuple[int, Message]] = []
+    for place, message in enumerate(ordered):
+        if message.type != "HO":
+            continue
+        link = end(message.from_).continues(message)
+        if link is not None and link[0] not in applied and link[0] != message.id:
+            waiting.setdefault(link[0], []).append((place, message))  # it carries forward an HO listed later
+            continue
+        heapq.heappush(ready, (place, message))
+        while ready:
+            _, ho = heapq.heappop(ready)
+            deliver(ho)
+            applied.add(ho.id)
+            for entry in waiting.pop(ho.id, ()):
+                heapq.heappush(ready, entry)
+    for _, message in sorted(entry for entries in waiting.values() for entry in entries):
+        deliver(message)  # a loop of re= among HOs: in the order given
+    for message in ordered:
+        if message.type != "HO":
+            deliver(message)
+    return ends
+
+
+def _same_but_id(a: Message, b: Message) -> bool:
+    return a.replace(id=b.id) == b
+
+
+def replies(events: Iterable[Any]) -> list[str]:
+    """The automatic reply lines among ``events``, to deliver in order."""
+    return [e.line for e in events if isinstance(e, Reply)]
+
+
+__all__ = [
+    "CLOSE_STATES", "EVENTS", "READBACK_STATES", "TRANSITIONS", "Answered", "CancelAnswered", "Cancelled",
+    "ChangeToEcho", "Confirmed", "ConfirmRefused", "EchoChecked", "DoneReport", "Duplicate", "Endpoint", "Event", "HandoffClosed", "Held",
+    "HandoffOffered", "HandoffView", "NotForMe", "Noted", "Orphaned", "OwnershipTransferred", "ProtocolError", "QuestionUnanswered",
+    "ReadbackOverdue", "ReadbackPassed", "ReadbackVoid", "Redelivered", "Refused", "Reply", "StatusReport", "Step",
+    "Unreadable", "check_echo", "event_to_json", "mermaid", "replay", "replies", "table_rows",
+]
+
+
+def event_to_json(event: Any, endpoint: Endpoint | None = None) -> dict[str, Any]:
+    """An event as plain JSON: its kind, its message as a line, and each field (messages as lines,
+    reports as ``passed`` and findings, findings in the contract's shape)."""
+
+    def value(v: Any) -> Any:
+        if isinstance(v, Message):
+            text = endpoint.line_of(v.id) if endpoint is not None else None
+            return text if text is not None and endpoint is not None and endpoint._messages.get(v.id) == v \
+                else v.to_line()
+        if isinstance(v, ReadbackReport):
+            return {"passed": v.passed, "findings": [f.to_json() for f in v.findings]}
+        if isinstance(v, Finding):
+            return v.to_json()
+        if isinstance(v, (tuple, list)):
+            return [value(x) for x in v]
+        return v
+
+    out: dict[str, Any] = {"event": type(event).__name__}
+    for field in attrs.fields(type(event)):
+        name = field.name.rstrip("_")
+        out[name] = value(getattr(event, field.name))
+    return out

@@ -1,0 +1,752 @@
+"""Readback: the five tiers of check-rb, check-ho, check-dn and make-rb (spec 5.1-5.3, D6, D7).
+
+Theory of operation
+-------------------
+A handoff (HO) transfers ownership only when its readback (RB) passes every
+tier the sender asked for with ``rb=`` (default ``echo``). Each tier is a
+function from the two decoded messages to findings; the tiers walk data:
+
+=====  ==============  ======================================================
+tier   asked           checked
+=====  ==============  ======================================================
+1      always          ``re`` is the HO's id, ``from`` the HO's ``to``, ``to``
+                       the HO's ``from`` (kind ``receipt``)
+2      always          ``h=`` against the HO's digest; absent is a note
+                       (``digest``, tier not checked), wrong is a fail
+3      always          the echo set (:func:`echo_set`, D7) by decoded value:
+                       ``missing`` or ``mismatch``; any other HO slot the RB
+                       chose to repeat must also be equal; an RB ``exp``
+                       later than the HO's is ``expiry``
+4      ``acc``/``plan``  :mod:`rogerwilco.checks.comprehension`, with ``keys=`` as
+       or criteria     required keys; ``plan`` also needs ``do=`` (``plan``)
+5      ``exec``        every execution slot of the ask (the profile's
+                       ``exec`` map): equal to the HO's value, or, where the
+                       HO leaves it to the receiver, present and not
+                       contradicted by the sender's record (``record``); an
+                       ask with none gets a ``no-exec`` note
+=====  ==============  ======================================================
+
+Values are compared decoded, type and all (``pri=02`` is ``pri=2``; a list
+keeps its order), never as strings; a value an RB without ``p=`` kept as text
+is decoded with the HO's slot type first. A tier with a ``fail`` finding is
+failed; tier 2 without ``h=`` and tier 4 without sender criteria are "not
+checked"; a tier the HO did not ask for is "not asked". The verdict passes
+only when no finding fails. Nothing in a value or a tail is interpreted, so
+a receiver can only make a check pass by reading back what was sent.
+
+:func:`check_ho` compares an HO with the approval record before it is sent
+(or, for a relay, with the HO it received, tail included, plus only what its role
+adds); :func:`check_dn` compares a done report with the plan;
+:func:`make_rb` composes the readback by code from the HO as delivered.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+import attrs
+
+from .comprehension import Comparator, parse_criteria
+from ..core.errors import RW1Error
+from ..core.findings import FAIL, NOTE, Finding
+from ..core.message import Message, write_value
+from ..core.semantics import check_line
+from ..core.slottypes import parse_time
+from ..core.vocab import Receiver, Vocabulary, as_receiver
+
+PASSED = "passed"
+FAILED = "failed"
+NOT_CHECKED = "not checked"
+NOT_ASKED = "not asked"
+
+TIERS = {1: "receipt", 2: "integrity", 3: "echo", 4: "comprehension", 5: "execution"}
+DEFAULT_LEVEL = "echo"
+# D7: the echo set of each level, as data. "*" is every slot the HO carries.
+LEVEL_ECHO = {
+    "echo": ("item", "ask", "due"),
+    "all": ("item", "*"),
+    "acc": ("item", "ask", "due"),
+    "plan": ("item", "ask", "due"),
+    "exec": ("item", "ask", "due"),
+}
+NEVER_ECHOED = frozenset({"rb", "keys", "exp", "acc"})
+HOP_ENVELOPE = frozenset({"re", "from", "to"})  # each message's own: an RB reverses them, never echoes them
+RB_OWN_SLOTS = frozenset({"h", "eta", "not", "asm", "exp", "acc", "do"})
+TAIL = "tail"  # in relay mode: the received tail, and the name a relay's role gives it among what it adds
+COMPREHENSION_LEVELS = frozenset({"acc", "plan"})
+RECEIPT = (("re", "id"), ("from", "to"), ("to", "from"))  # (RB field, HO field it must equal)
+DN_RECEIPT = RECEIPT + (("item", "item"),)
+
+
+class ReadbackInputError(RW1Error, ValueError):
+    """An argument to make_rb or a check that cannot be used at all."""
+
+
+@attrs.frozen(kw_only=True)
+class ReadbackReport:
+    """The outcome of a check: the verdict, every finding, and per-tier status."""
+
+    passed: bool
+    findings: tuple[Finding, ...]
+    tiers: Mapping[int, str] = attrs.field(factory=dict, converter=lambda d: MappingProxyType(dict(d)))
+    check: str = "check-rb"
+    ho: Message | None = None
+    other: Message | None = None  # the RB or DN checked
+
+    resolved_unchecked: tuple[str, ...] = ()  # tier 5: slots the receiver resolved with no record to check
+
+    @property
+    def unchecked(self) -> tuple[int, ...]:
+        """The tiers the HO asked for that could not be checked (D12): tier 4
+        with no criteria to compare, tier 5 with a value the receiver resolved
+        and no record to check it against. The verdict can pass; it says so."""
+        out = [t for t in (4, 5) if self.tiers.get(t) == NOT_CHECKED and self.ho is not None and self.other is not None]
+        if 5 not in out and self.resolved_unchecked:
+            out.append(5)
+        return tuple(sorted(out))
+
+    def to_json(self) -> dict[str, Any]:
+        """The verdict, the findings and, for a readback, each tier's status by name."""
+        out: dict[str, Any] = {"passed": self.passed, "findings": [f.to_json() for f in self.findings]}
+        if self.tiers:
+            out["tiers"] = [{"tier": t, "name": TIERS[t], "status": self.tiers.get(t, NOT_CHECKED)} for t in sorted(TIERS)]
+        return out
+
+    def failures(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == FAIL)
+
+
+# --------------------------------------------------------------------------
+# inputs
+
+
+def _fail(kind: str, message: str, *, tier: int | None = None, key: str | None = None,
+          sender: Any = None, receiver: Any = None) -> Finding:
+    return Finding(severity=FAIL, kind=kind, message=message, tier=tier, key=key, sender=sender, receiver=receiver)
+
+
+def _note(kind: str, message: str, *, tier: int | None = None, key: str | None = None,
+          sender: Any = None, receiver: Any = None) -> Finding:
+    return Finding(severity=NOTE, kind=kind, message=message, tier=tier, key=key, sender=sender, receiver=receiver)
+
+
+def coerce(value: Message | str, receiver: Receiver, want: str, name: str) -> tuple[Message | None, Finding | None]:
+    """A Message of type ``want`` from a Message or a line, or a ``form`` finding."""
+    if isinstance(value, Message):
+        message = value
+    elif isinstance(value, str):
+        result = check_line(value, receiver)
+        if result.message is None:
+            first = result.refusal
+            detail = f"{first.token}: {first.message}" if first and first.token else (first.message if first else "unreadable")
+            return None, _fail("form", f"the {name} does not parse: {detail}")
+        message = result.message
+    else:
+        return None, _fail("form", f"the {name} is neither a line nor a message")
+    if message.type != want:
+        return None, _fail("form", f"the {name} is a {message.type}, not a {want}")
+    return message, None
+
+
+def vocabulary_of(message: Message, receiver: Receiver) -> Vocabulary:
+    return receiver.vocabulary(message.profile) if message.profile and receiver.holds(message.profile) else receiver.vocabulary(None)
+
+
+def decoded(vocab: Vocabulary, key: str, value: Any) -> Any:
+    """A value as the slot type decodes it: text kept by a line without p=, or a record's JSON."""
+    slot = vocab.slots.get(key)
+    if isinstance(value, list):
+        value = tuple(value)
+    if slot is None:
+        return value
+    if isinstance(value, str):
+        try:
+            return slot.type.decode(value)
+        except ValueError:
+            return value
+    if isinstance(value, tuple) and slot.type.is_list:
+        try:
+            return slot.type.decode(slot.type.encode(value))
+        except ValueError:
+            return value
+    return value
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal decoded values, type included (``True`` is not ``1``), lists in order."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def written(key: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    try:
+        return write_value(key, value)
+    except RW1Error:
+        return _shown(value)
+
+
+def _shown(value: Any) -> str:
+    """A value as the person wrote it: JSON, never a Python repr."""
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+_TYPE_WORDS = {
+    "money": 'an amount as a string, like "5400.00"',
+    "date": 'a date as a string, like "20261002"',
+    "time": 'a UTC time as a string, like "20261002T0900Z"',
+    "days": "a number of days, as an integer",
+    "bool": "true or false",
+    "digest": "12 lowercase hex digits, as a string",
+}
+
+
+def expected_json(type_name: str) -> str:
+    """In words, the JSON a record gives for a slot of this type (D1)."""
+    if type_name.startswith("list:"):
+        return "an array of strings (a one-element list is still an array)"
+    if type_name.startswith("int:"):
+        return f"an integer ({type_name[4:]})"
+    if type_name.startswith("enum:"):
+        return f"one of the {type_name[5:]} codes, as a string"
+    return _TYPE_WORDS.get(type_name, "a string")
+
+
+def _json_type_ok(type_name: str, value: Any) -> bool:
+    """Whether a record's JSON value has the type D1 gives the slot (or is the text a line would write)."""
+    if isinstance(value, str):
+        return True
+    if type_name.startswith("list:"):
+        return isinstance(value, (list, tuple)) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value)
+    if type_name.startswith("int:") or type_name == "days":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_name == "bool":
+        return isinstance(value, bool)
+    return False
+
+
+def record_type_problems(record: Mapping[str, Any], vocab: Vocabulary) -> list[Finding]:
+    """A record's values that are not the JSON D1 gives their slot, each said in words.
+
+    The CLI checks a record file with it before any check runs (a record is
+    the sender's own input: one it cannot use is exit 2, said in words)."""
+    problems = []
+    for key, value in record.items():
+        slot = vocab.slots.get(key)
+        type_name = slot.type.name if slot is not None else "text"
+        if key == "item" or _json_type_ok(type_name, value):
+            if key != "item" or isinstance(value, str):
+                continue
+        if value is None:
+            what = "null"
+        elif isinstance(value, bool):
+            what = "a boolean"
+        elif isinstance(value, (int, float)):
+            what = f"the number {_shown(value)}"
+        elif isinstance(value, (list, tuple)):
+            what = "an array"
+        elif isinstance(value, Mapping):
+            what = "an object"
+        else:
+            what = _shown(value)
+        want = "a string" if key == "item" else expected_json(type_name)
+        problems.append(_fail("record", f"{key}: the record gives {what}; {key} is {want}"
+                              + (" (leave the key out if the record holds no value)" if value is None else ""),
+                              key=key, sender=_shown(value)))
+    return problems
+
+
+def levels_of(ho: Message) -> tuple[str, ...]:
+    """The readback levels the HO asks for (``echo`` when it names none)."""
+    rb = ho.slots.get("rb") or ()
+    levels = tuple(t for t in rb if t in LEVEL_ECHO)
+    return levels or (DEFAULT_LEVEL,)
+
+
+def echo_set(ho: Message) -> tuple[str, ...]:
+    """D7: the slots the RB must echo, in the HO's order of interest."""
+    keys: list[str] = []
+    for level in levels_of(ho):
+        for key in LEVEL_ECHO[level]:
+            if key == "*":
+                keys.extend(k for k in ho.slots if k not in NEVER_ECHOED)
+            elif ho.get(key) is not None:
+                keys.append(key)
+    keys.extend(t for t in (ho.slots.get("rb") or ()) 
+                if t not in LEVEL_ECHO and t not in NEVER_ECHOED and t not in HOP_ENVELOPE and ho.get(t) is not None)
+    return tuple(dict.fromkeys(keys))
+
+
+def exec_slots(ho: Message, vocab: Vocabulary) -> tuple[str, ...]:
+    return vocab.exec_slots.get(ho.slots.get("ask", ""), ())
+
+
+# --------------------------------------------------------------------------
+# the tiers
+
+
+def tier_receipt(ho: Message, rb: Message, tier: int | None = 1, pairs=RECEIPT) -> list[Finding]:
+    findings = []
+    for rb_field, ho_field in pairs:
+        want = ho.id if ho_field == "id" else ho.get(ho_field)
+        got = rb.get(rb_field)
+        if got != want:
+            findings.append(_fail("receipt", f"{rb_field}={got} where the {ho.type} gives {want}", tier=tier,
+                                  key=rb_field, sender=want, receiver=got))
+    return findings
+
+
+def tier_digest(ho: Message, rb: Message) -> list[Finding]:
+    h = rb.slots.get("h")
+    want = ho.digest()
+    if h is None:
+        return [_note("digest", "no h=: integrity not checked", tier=2, key="h", sender=want)]
+    if h != want:
+        return [_fail("digest", f"h={h} is not the digest of the HO ({want})", tier=2, key="h", sender=want, receiver=h)]
+    return []
+
+
+def compare_slot(key: str, ho_value: Any, rb: Message, vocab: Vocabulary, tier: int, *, require: bool) -> list[Finding]:
+    got = rb.get(key)
+    if got is None:
+        if require:
+            return [_fail("missing", f"{key} not read back", tier=tier, key=key, sender=written(key, ho_value))]
+        return []
+    want = decoded(vocab, key, ho_value)
+    got = decoded(vocab, key, got)
+    if not same(want, got):
+        return [_fail("mismatch", f"{key}: read back {written(key, got)}, sent {written(key, want)}", tier=tier, key=key,
+                      sender=written(key, want), receiver=written(key, got))]
+    return []
+
+
+def tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
+    findings: list[Finding] = []
+    required = echo_set(ho)
+    tier5 = set(exec_slots(ho, vocab)) if "exec" in levels_of(ho) else set()
+    for key in required:
+        if key in tier5:
+            continue
+        findings.extend(compare_slot(key, ho.get(key), rb, vocab, 3, require=True))
+    for key, value in ho.slots.items():
+        if key in required or key in tier5 or key in NEVER_ECHOED or key in RB_OWN_SLOTS:
+            continue
+        findings.extend(compare_slot(key, value, rb, vocab, 3, require=False))
+    # A slot of the handoff's vocabulary that the HO never carried, read back
+    # with a value, is a misread too (an invented due=, a keep= the sender
+    # never wrote). The receiver's own slots and the execution values it
+    # resolves for itself (tier 5) are its to add.
+    handoff_slots = vocab.types["HO"].slots
+    resolved = set(exec_slots(ho, vocab))
+    for key, value in rb.slots.items():
+        if (key in ho.slots or key in RB_OWN_SLOTS or key in resolved or key == "p" or key.startswith("x_")
+                or key not in handoff_slots):
+            continue
+        findings.append(_fail("mismatch", f"{key}: read back {written(key, value)}, which the handoff does not carry",
+                              tier=3, key=key, sender=None, receiver=written(key, value)))
+    ho_exp, rb_exp = ho.slots.get("exp"), rb.slots.get("exp")
+    if ho_exp is not None and rb_exp is not None:
+        try:
+            late = parse_time(rb_exp) > parse_time(ho_exp)
+        except (TypeError, ValueError):
+            late = True
+        if late:
+            findings.append(_fail("expiry", f"the readback's exp={rb_exp} outlives the handoff's exp={ho_exp}", tier=3,
+                                  key="exp", sender=ho_exp, receiver=rb_exp))
+    return findings
+
+
+def sender_criteria(ho: Message, expect_acc: Any) -> tuple | None:
+    """The sender's criteria: those passed to the check, else the HO's ``acc=``."""
+    if expect_acc is not None:
+        try:
+            return parse_criteria(expect_acc)
+        except ValueError as exc:
+            raise ReadbackInputError(f"expected criteria: {exc}") from None
+    if ho.slots.get("acc"):
+        return parse_criteria(ho.slots["acc"])
+    return None
+
+
+def tier_comprehension(ho: Message, rb: Message, vocab: Vocabulary, expect_acc: Any) -> tuple[list[Finding], bool]:
+    """Tier-4 findings, and whether anything was compared against sender criteria."""
+    findings: list[Finding] = []
+    theirs = sender_criteria(ho, expect_acc)
+    raw_mine = rb.slots.get("acc")
+    if raw_mine is None:
+        findings.append(_fail("missing", "the HO asks for acceptance criteria; the readback carries no acc=", tier=4, key="acc"))
+    try:
+        mine = parse_criteria(raw_mine or ())
+    except ValueError:
+        mine = ()
+    not_tokens = [t for t in (rb.slots.get("not") or ()) if isinstance(t, str)]
+    comparator = Comparator.for_vocabulary(vocab)
+    findings.extend(comparator.compare(theirs, mine, not_tokens=not_tokens, required_keys=ho.slots.get("keys") or ()))
+    if "plan" in levels_of(ho) and rb.slots.get("do") is None:
+        findings.append(_fail("plan", "rb=plan: the readback does not say what it will produce (do=)", tier=4, key="do"))
+    return findings, theirs is not None
+
+
+def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[str, Any] | None) -> list[Finding]:
+    slots = exec_slots(ho, vocab)
+    if not slots:
+        return [_note("no-exec", f"the profile names no execution slots for ask={ho.slots.get('ask')}: tier 5 not checked",
+                      tier=5, key="ask")]
+    findings: list[Finding] = []
+    for key in slots:
+        ho_value = ho.get(key)
+        if ho_value is not None:
+            findings.extend(compare_slot(key, ho_value, rb, vocab, 5, require=True))
+            continue
+        got = rb.get(key)
+        if got is None:
+            findings.append(_fail("missing", f"{key}: the value the receiver will use is not read back", tier=5, key=key))
+            continue
+        if record is None or key not in record:
+            # D12: a note of kind unchecked, tier 5, naming the slot
+            findings.append(_note("unchecked", f"{key}: the receiver resolved {written(key, got)}; no record of the "
+                                  "sender's to check it against", tier=5, key=key, receiver=written(key, got)))
+            continue
+        want = decoded(vocab, key, record[key])
+        got = decoded(vocab, key, got)
+        if not same(want, got):
+            findings.append(_fail("record", f"{key}: the receiver resolved {written(key, got)}; the record holds "
+                                  f"{written(key, want)}", tier=5, key=key,
+                                  sender=written(key, want), receiver=written(key, got)))
+    return findings
+
+
+def _status(findings: Iterable[Finding], tier: int, *, checked: bool = True) -> str:
+    mine = [f for f in findings if f.tier == tier]
+    if any(f.severity == FAIL for f in mine):
+        return FAILED
+    return PASSED if checked else NOT_CHECKED
+
+
+# --------------------------------------------------------------------------
+# check-rb
+
+
+def check_rb(
+    ho: Message | str,
+    rb: Message | str,
+    *,
+    profiles: Receiver | Iterable | None = None,
+    expect_acc: str | Iterable[str] | None = None,
+    record: Mapping[str, Any] | None = None,
+) -> ReadbackReport:
+    """Check a readback against its handoff, tier by tier (spec 5.1).
+
+    ``expect_acc`` holds the sender's own criteria (``"len:120w+tone:plain"``
+    or a list); without it, the HO's ``acc=`` is the sender's. ``record``
+    maps execution slots to the values the sender's record holds, for the
+    slots the HO leaves the receiver to resolve.
+    """
+    receiver = as_receiver(profiles)
+    ho_msg, ho_problem = coerce(ho, receiver, "HO", "handoff")
+    rb_msg, rb_problem = coerce(rb, receiver, "RB", "readback")
+    problems = [p for p in (ho_problem, rb_problem) if p is not None]
+    if ho_msg is None or rb_msg is None:
+        return ReadbackReport(passed=False, findings=tuple(problems), tiers={t: NOT_CHECKED for t in TIERS},
+                              ho=ho_msg, other=rb_msg)
+    vocab = vocabulary_of(ho_msg, receiver)
+    levels = levels_of(ho_msg)
+    findings: list[Finding] = []
+    findings += tier_receipt(ho_msg, rb_msg)
+    findings += tier_digest(ho_msg, rb_msg)
+    findings += tier_echo(ho_msg, rb_msg, vocab)
+    tiers = {
+        1: _status(findings, 1),
+        2: _status(findings, 2, checked="h" in rb_msg.slots),
+        3: _status(findings, 3),
+        4: NOT_ASKED,
+        5: NOT_ASKED,
+    }
+    if COMPREHENSION_LEVELS & set(levels) or expect_acc is not None:
+        comp, compared = tier_comprehension(ho_msg, rb_msg, vocab, expect_acc)
+        findings += comp
+        tiers[4] = _status(comp, 4, checked=compared)
+    resolved: tuple[str, ...] = ()
+    if "exec" in levels:
+        execution = tier_execution(ho_msg, rb_msg, vocab, record)
+        findings += execution
+        resolved = tuple(k for k in exec_slots(ho_msg, vocab) if ho_msg.get(k) is None and rb_msg.get(k) is not None
+                         and (record is None or k not in record))
+        # D12: a value the receiver resolved with no record to check it against leaves tier 5 not checked
+        tiers[5] = _status(execution, 5, checked=bool(exec_slots(ho_msg, vocab)) and not resolved)
+    return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), tiers=tiers,
+                          ho=ho_msg, other=rb_msg, resolved_unchecked=resolved)
+
+
+# --------------------------------------------------------------------------
+# check-ho
+
+
+def record_of(record: Mapping[str, Any] | Message | str, receiver: Receiver) -> tuple[dict[str, Any] | None, Finding | None]:
+    """A record as slot values: a mapping, or an HO (its ``item`` and slots)."""
+    if isinstance(record, Mapping):
+        return dict(record), None
+    message, problem = coerce(record, receiver, "HO", "record")
+    if message is None:
+        return None, problem
+    out: dict[str, Any] = {"item": message.item} if message.item is not None else {}
+    out.update(message.slots)
+    return out, None
+
+
+def check_ho(
+    line: Message | str,
+    record: Mapping[str, Any] | Message | str,
+    *,
+    profiles: Receiver | Iterable | None = None,
+    relay_adds: Iterable[str] | None = None,
+) -> ReadbackReport:
+    """Check an HO against the record before it is sent (spec 5.3).
+
+    Every value the record holds must be in the line, equal; the line must
+    ask ``rb=exec`` where the profile names execution slots for the ask; and
+    it may carry no execution value the record does not hold. In relay mode
+    (``relay_adds`` given) the record is the HO the relay received, and the
+    forwarded line may carry nothing beyond it but the slots in ``relay_adds``;
+    its tail must equal the received tail unless ``relay_adds`` names
+    ``tail`` (D15: the brief lives in the tail). The received tail is the
+    received line's, or, for a record given as slot values, the value of its
+    ``tail`` key (absent: the received HO had none).
+    """
+    receiver = as_receiver(profiles)
+    ho, problem = coerce(line, receiver, "HO", "handoff")
+    received_tail: Any = None
+    if relay_adds is not None and isinstance(record, Mapping):
+        record = dict(record)
+        received_tail = record.pop(TAIL, None)
+    held, record_problem = record_of(record, receiver)
+    problems = [p for p in (problem, record_problem) if p is not None]
+    if ho is None or held is None:
+        return ReadbackReport(passed=False, findings=tuple(problems), check="check-ho", ho=ho)
+    if relay_adds is not None and not isinstance(record, Mapping):
+        restated = coerce(record, receiver, "HO", "record")[0]
+        received_tail = restated.tail if restated is not None else None
+    vocab = vocabulary_of(ho, receiver)
+    findings: list[Finding] = []
+    for key, value in held.items():
+        if key in ("re", "from", "to") and relay_adds is not None:
+            continue  # a relay's hop has its own envelope
+        want = decoded(vocab, key, value)
+        got = ho.get(key)
+        if got is None:
+            findings.append(_fail("missing", f"{key}: the record holds {written(key, want)}; the line omits it", key=key,
+                                  sender=written(key, want)))
+        elif not same(want, decoded(vocab, key, got)):
+            findings.append(_fail("mismatch", f"{key}: the line says {written(key, got)}; the record holds {written(key, want)}",
+                                  key=key, sender=written(key, want), receiver=written(key, got)))
+    if relay_adds is not None:
+        adds = set(relay_adds)
+        extra = ([("item", ho.item)] if ho.item is not None else []) + list(ho.slots.items())
+        for key, value in extra:
+            if key not in held and key not in adds:
+                findings.append(_fail("mismatch", f"{key}={written(key, value)} is neither in the received handoff nor "
+                                      "added by the relay's role", key=key, sender=None, receiver=written(key, value)))
+        if TAIL not in adds:
+            findings.extend(_relay_tail(received_tail, ho.tail))
+    else:
+        for key in exec_slots(ho, vocab):
+            if key not in held and ho.get(key) is not None:
+                findings.append(_fail("mismatch", f"{key}={written(key, ho.get(key))} is an execution value the record "
+                                      "does not hold", key=key, sender=None, receiver=written(key, ho.get(key))))
+    if exec_slots(ho, vocab) and "exec" not in levels_of(ho):
+        findings.append(_fail("level", f"the profile names execution slots for ask={ho.slots.get('ask')}; "
+                              "the line does not ask rb=exec", key="rb", sender="exec",
+                              receiver=written("rb", ho.slots.get("rb"))))
+    return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-ho", ho=ho)
+
+
+def _relay_tail(received: Any, forwarded: str | None) -> list[Finding]:
+    """The forwarded tail against the received one, character for character (D15)."""
+    if received == forwarded:
+        return []
+    if forwarded is None:
+        return [_fail("missing", "the relay dropped the received tail; it carries the brief", key=TAIL,
+                      sender=str(received), receiver=None)]
+    if received is None:
+        return [_fail("mismatch", "the relay added a tail the received handoff did not have, and its role does not "
+                      "add one", key=TAIL, sender=None, receiver=forwarded)]
+    return [_fail("mismatch", "the relay changed the tail it received; the brief lives there", key=TAIL,
+                  sender=str(received), receiver=forwarded)]
+
+
+# --------------------------------------------------------------------------
+# check-dn
+
+
+def check_dn(
+    ho: Message | str,
+    dn: Message | str,
+    rb: Message | str | None = None,
+    *,
+    profiles: Receiver | Iterable | None = None,
+    record: Mapping[str, Any] | None = None,
+) -> ReadbackReport:
+    """Check a done report against the plan (spec 5.3).
+
+    The plan of an execution slot is the HO's value, or, where the HO left it
+    to the receiver, the value of a readback that passes ``check_rb``,
+    judged against the sender's ``record`` as the readback was: a readback
+    the record voids approves nothing. A value executed without an approved
+    plan value is a mismatch.
+    """
+    receiver = as_receiver(profiles)
+    ho_msg, ho_problem = coerce(ho, receiver, "HO", "handoff")
+    dn_msg, dn_problem = coerce(dn, receiver, "DN", "done report")
+    rb_msg, rb_problem = (None, None) if rb is None else coerce(rb, receiver, "RB", "readback")
+    problems = [p for p in (ho_problem, dn_problem, rb_problem) if p is not None]
+    if ho_msg is None or dn_msg is None or rb_problem is not None:
+        return ReadbackReport(passed=False, findings=tuple(problems), check="check-dn", ho=ho_msg, other=dn_msg)
+    vocab = vocabulary_of(ho_msg, receiver)
+    findings: list[Finding] = tier_receipt(ho_msg, dn_msg, tier=None, pairs=DN_RECEIPT)
+    rb_passed = rb_msg is not None and check_rb(ho_msg, rb_msg, profiles=receiver, record=record).passed
+    out = dn_msg.slots.get("out")
+    asked_exec = "exec" in levels_of(ho_msg)
+    for key in exec_slots(ho_msg, vocab):
+        got = dn_msg.get(key)
+        if out == "NOOP":
+            if got is not None:
+                findings.append(_fail("noop-values", f"out=NOOP: nothing ran, yet the report carries {key}={written(key, got)}",
+                                      key=key, receiver=written(key, got)))
+            continue
+        if got is None:
+            if out == "OK" and asked_exec:
+                findings.append(_fail("missing", f"out=OK: {key} as executed is not reported", key=key,
+                                      sender=written(key, _plan_value(ho_msg, rb_msg if rb_passed else None, key))))
+            continue
+        plan = _plan_value(ho_msg, rb_msg if rb_passed else None, key)
+        if plan is None:
+            why = "the readback did not pass" if rb_msg is not None else "no readback was given"
+            findings.append(_fail("mismatch", f"{key}={written(key, got)} was executed with no approved value ({why})",
+                                  key=key, sender=None, receiver=written(key, got)))
+            continue
+        want, have = decoded(vocab, key, plan), decoded(vocab, key, got)
+        if not same(want, have):
+            findings.append(_fail("mismatch", f"{key}: executed {written(key, have)}, planned {written(key, want)}", key=key,
+                                  sender=written(key, want), receiver=written(key, have)))
+    return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-dn",
+                          ho=ho_msg, other=dn_msg)
+
+
+def _plan_value(ho: Message, rb: Message | None, key: str) -> Any:
+    value = ho.get(key)
+    if value is None and rb is not None:
+        value = rb.get(key)
+    return value
+
+
+# --------------------------------------------------------------------------
+# make-rb
+
+
+def _token_list(value: Any, name: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    items = value.split("+") if isinstance(value, str) else list(value)
+    if not items or not all(isinstance(i, str) and i for i in items):
+        raise ReadbackInputError(f"{name}: a list of tokens")
+    return tuple(items)
+
+
+def make_rb(
+    ho: Message | str,
+    n: int,
+    *,
+    profiles: Receiver | Iterable | None = None,
+    acc: str | Iterable[str] | None = None,
+    do: str | None = None,
+    not_: str | Iterable[str] | None = None,
+    asm: str | Iterable[str] | None = None,
+    eta: str | None = None,
+    values: Mapping[str, Any] | None = None,
+    digest: bool = True,
+) -> Message:
+    """Compose the readback by code from the HO as delivered (spec 5.3).
+
+    The echo set and the HO's values are copied, never retyped; ``values``
+    gives the receiver's resolved execution values (a value given for a slot
+    the HO carries is the receiver's dispute, and is read back as given).
+    Raises :class:`ReadbackInputError` when the level asks for something the
+    receiver did not give (``acc`` with no criteria, ``plan`` with no ``do``,
+    an execution slot with no value).
+    """
+    receiver = as_receiver(profiles)
+    message, problem = coerce(ho, receiver, "HO", "handoff")
+    if message is None:
+        raise ReadbackInputError(problem.message if problem else "not a handoff")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ReadbackInputError("n is a message number (an integer, 0 or more)")
+    vocab = vocabulary_of(message, receiver)
+    levels = levels_of(message)
+    values = dict(values or {})
+    slots: dict[str, Any] = {}
+    if message.profile is not None:
+        slots["p"] = message.profile
+    for key in echo_set(message):
+        if key != "item":
+            slots[key] = message.get(key)
+    if "exec" in levels:
+        for key in exec_slots(message, vocab):
+            value = values.pop(key, None)
+            value = message.get(key) if value is None else decoded(vocab, key, value)
+            if value is None:
+                raise ReadbackInputError(f"execution slot {key}: the HO leaves it to the receiver; give its value")
+            slots[key] = value
+    for key, value in values.items():
+        slots[key] = decoded(vocab, key, value)
+    criteria = _token_list(acc, "acc")
+    if COMPREHENSION_LEVELS & set(levels):
+        if criteria is None:
+            criteria = message.slots.get("acc")
+        if criteria is None:
+            raise ReadbackInputError("the HO asks rb=acc: give the receiver's acceptance criteria (acc)")
+    if criteria is not None:
+        try:
+            parse_criteria(criteria)
+        except ValueError as exc:
+            raise ReadbackInputError(f"acc: {exc}") from None
+        slots["acc"] = tuple(criteria)
+    if "plan" in levels and do is None:
+        raise ReadbackInputError("the HO asks rb=plan: say what will be produced (do)")
+    if do is not None:
+        slots["do"] = do
+    for key, value in (("not", _token_list(not_, "not")), ("asm", _token_list(asm, "asm")), ("eta", eta)):
+        if value is not None:
+            slots[key] = value
+    if digest:
+        slots["h"] = message.digest()
+    rb = Message(type="RB", id=f"{message.to}-{n}", re=message.id, from_=message.to, to=message.from_,
+                 item=message.item, slots=slots)
+    try:
+        return Message.from_line(rb.to_line(), receiver).replace(source=None)
+    except RW1Error as exc:
+        raise ReadbackInputError(f"the readback cannot be written: {exc.token} {exc.message}".strip()) from None
+
+
+__all__ = [
+    "FAILED",
+    "NOT_ASKED",
+    "NOT_CHECKED",
+    "PASSED",
+    "ReadbackInputError",
+    "ReadbackReport",
+    "TIERS",
+    "check_dn",
+    "check_ho",
+    "check_rb",
+    "echo_set",
+    "exec_slots",
+    "make_rb",
+]

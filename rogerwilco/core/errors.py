@@ -1,0 +1,91 @@
+"""The package's one exception hierarchy.
+
+Exceptions are for input that cannot be read at all, or for a strict
+constructor refusing a line. Checks return findings instead. Every error
+carries the ``why`` code the spec assigns (``UNK`` or ``VER``), the offending
+token as written, and where it sits: line number (when the text came from a
+stream), column (1-based, in code points) and the source line for a caret.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .display import caret_lines, printable as printable  # re-exported: the one escaping function for text shown to a person
+
+
+class RW1Error(ValueError):
+    """Base class of every error this package raises.
+
+    A ``ValueError``: a refused line or an unusable argument is a value the
+    caller gave, so validators that catch ``ValueError`` (pydantic's among
+    them) report it as a validation failure rather than a crash.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        why: str = "UNK",
+        token: str = "",
+        column: int | None = None,
+        line: int | None = None,
+        text: str | None = None,
+        findings: tuple[Any, ...] = (),
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.why = why
+        self.token = token
+        self.column = column
+        self.line = line
+        self.text = text
+        self.findings = tuple(findings)
+
+    def __str__(self) -> str:
+        where = []
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.column is not None:
+            where.append(f"column {self.column}")
+        prefix = ", ".join(where)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+    def caret(self) -> str:
+        """The source line with a caret under the offending token."""
+        if self.text is None or self.column is None:
+            return str(self)
+        shown, caret = caret_lines(self.text, self.column, self.token)
+        return f"{shown}\n{caret}"
+
+
+class RW1SyntaxError(RW1Error):
+    """The line does not match the RW1 grammar."""
+
+
+class RefusedError(RW1Error):
+    """The line is well formed but must be refused (spec 5 rule 2, decisions D4)."""
+
+
+class EncodeError(RW1Error):
+    """A JSON form or message cannot be written as a valid line (D3)."""
+
+
+class ProfileError(RW1Error):
+    """A profile file is malformed or redefines the core (D5)."""
+
+    def __init__(self, message: str, *, path: str = "$", **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.path = path
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+__all__ = [
+    "EncodeError",
+    "ProfileError",
+    "RW1Error",
+    "RW1SyntaxError",
+    "RefusedError",
+]

@@ -1,0 +1,237 @@
+"""The message: a frozen value with two forms, the line and the JSON form.
+
+Theory of operation
+-------------------
+A :class:`Message` holds decoded values (decisions D1, D2): the envelope
+(``v type id re from to item``) as attributes, every other keyed slot in
+``slots`` in written order, and the tail. Equality is by decoded value, so
+``pri=02`` and ``pri=2`` give equal messages; the source position (the raw
+line, file and line number) is kept for logs and never compared.
+
+Writing is type-agnostic because decoded values map back uniquely: ``bool``
+is ``Y``/``N``, ``int`` its decimal, a tuple joins with ``+``, a string is
+itself. Writing refuses (never strips or escapes) anything the grammar would
+refuse: every written line is parsed back before it is returned, so no value
+or tail can forge a second line (D3).
+
+Reading and validation live in :mod:`rogerwilco.core.semantics`; the named
+constructors here call it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
+
+import attrs
+
+from .errors import EncodeError, RW1SyntaxError
+from .slottypes import MAX_INT_DIGITS, int_in_limit
+
+if TYPE_CHECKING:
+    from .vocab import Profiles
+
+JSON_KEYS = ("v", "type", "id", "re", "from", "to", "item", "slots", "tail")
+
+
+class Source(NamedTuple):
+    """Where a message came from: the raw line, and its place in a stream.
+
+    Never part of a message's equality. A named tuple: one is built per line.
+    """
+
+    text: str
+    line: int | None = None
+    file: str | None = None
+    column: int | None = None
+
+
+def _freeze(slots: Mapping[str, Any]) -> Mapping[str, Any]:
+    if isinstance(slots, MappingProxyType):
+        return slots
+    return MappingProxyType({k: tuple(v) if isinstance(v, list) else v for k, v in slots.items()})
+
+
+@attrs.frozen(kw_only=True, hash=False)
+class Message:
+    """One RW1 message, decoded. Build it with the named constructors."""
+
+    type: str
+    id: str
+    from_: str
+    to: str
+    re: str | None = None
+    item: str | None = None
+    slots: Mapping[str, Any] = attrs.field(factory=dict, converter=_freeze)
+    tail: str | None = None
+    v: str = "RW1"
+    source: Source | None = attrs.field(default=None, eq=False, repr=False)
+
+    # ---- named constructors -------------------------------------------------
+
+    @classmethod
+    def from_line(cls, line: str, profiles: Profiles = None, *, line_number: int | None = None) -> "Message":
+        """Parse and validate a line; raise RW1SyntaxError or RefusedError."""
+        from .accept import loads_line
+
+        return loads_line(line, profiles, line_number)
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any] | str, profiles: Profiles = None) -> "Message":
+        """Validate a JSON form (object or text); raise EncodeError or RefusedError."""
+        from .semantics import message_from_json
+
+        return message_from_json(obj, profiles)
+
+    # ---- the two forms ------------------------------------------------------
+
+    @property
+    def profile(self) -> str | None:
+        return self.slots.get("p")
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Any slot by key, envelope included (``from``, ``re``, ``item``...)."""
+        if key == "from":
+            return self.from_
+        if key in ("re", "to", "item"):
+            value = getattr(self, key)
+            return default if value is None else value
+        return self.slots.get(key, default)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "v": self.v,
+            "type": self.type,
+            "id": self.id,
+            "re": self.re,
+            "from": self.from_,
+            "to": self.to,
+            "item": self.item,
+            "slots": {k: list(v) if isinstance(v, tuple) else v for k, v in self.slots.items()},
+            "tail": self.tail,
+        }
+
+    def canonical(self) -> str:
+        """The canonical JSON text (D1): sorted keys, no whitespace, UTF-8 kept."""
+        return canonical_json(self.to_json())
+
+    def digest(self) -> str:
+        """``h=``: the first 12 hex digits of SHA-256 of the canonical form."""
+        return hashlib.sha256(self.canonical().encode("utf-8")).hexdigest()[:12]
+
+    def to_line(self) -> str:
+        """The line, in the recommended order: envelope, then slots as held.
+
+        Raises EncodeError for anything the grammar would refuse.
+        """
+        parts = [self.v, self.type, self.id]
+        if self.re is not None:
+            parts.append(f"re={self.re}")
+        parts.append(f"from={self.from_}")
+        parts.append(f"to={self.to}")
+        if self.item is not None:
+            parts.append(f"item={self.item}")
+        for key, value in self.slots.items():
+            parts.append(f"{key}={write_value(key, value)}")
+        line = " ".join(parts)
+        if self.tail is not None:
+            line += " // " + self.tail
+        check_written(line, self.tail)
+        return line
+
+    def replace(self, **changes: Any) -> "Message":
+        changes.setdefault("source", None)
+        return attrs.evolve(self, **changes)
+
+    def __str__(self) -> str:
+        return self.to_line()
+
+    def __hash__(self) -> int:
+        # Equal messages have equal canonical forms (slot order aside, which
+        # the sorted canonical form ignores too), so they hash alike.
+        return hash(self.canonical())
+
+
+def canonical_json(obj: Any) -> str:
+    try:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError) as exc:  # a message built by hand around the checks
+        raise EncodeError(f"no canonical form: {type(exc).__name__}", token="json") from None
+
+
+def write_value(key: str, value: Any) -> str:
+    """A decoded value as written in a line (type-agnostic, see module doc)."""
+    if isinstance(value, (tuple, list)):
+        if not value:
+            raise EncodeError(f"empty list for {key}", token=key)
+        items = []
+        for item in value:
+            if isinstance(item, (tuple, list, dict)):  # lists are flat (D2): refused without recursing
+                raise EncodeError(f"{key}: a list holds strings, integers or booleans, not a "
+                                  f"{type(item).__name__}", token=key)
+            items.append(_write_scalar(key, item))
+        if any("+" in item for item in items):
+            raise EncodeError(f"a list element of {key} contains '+'", token=key)
+        return "+".join(items)
+    return _write_scalar(key, value)
+
+
+def _write_scalar(key: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "Y" if value else "N"
+    if isinstance(value, int):
+        if not int_in_limit(value):
+            raise EncodeError(f"{key}: an integer has at most {MAX_INT_DIGITS} digits", token=key)
+        return str(value)
+    if isinstance(value, str):
+        if value == "":
+            raise EncodeError(f"empty value for {key}", token=key)
+        return value
+    if isinstance(value, float):
+        raise EncodeError(f"{key}: {value!r} is not an integer; a number in a JSON form is an integer (D9)",
+                          token=key)
+    raise EncodeError(f"{key}: cannot write a {type(value).__name__}", token=key)
+
+
+def check_written(line: str, tail: str | None) -> None:
+    """Refuse a written line the grammar would not read back identically."""
+    from .syntax import parse_raw
+
+    try:
+        raw = parse_raw(line)
+    except RW1SyntaxError as exc:
+        token = "tail" if tail is not None and exc.column is not None and exc.column > len(line) - len(tail) else exc.token
+        raise EncodeError(f"cannot write: {exc.message}", token=token, column=exc.column, text=line) from None
+    if raw.tail != tail:
+        raise EncodeError("cannot write: the tail would not read back as written", token="tail")
+
+
+# The attributes' slot descriptors, for the accept path's constructor below.
+_SET_FIELDS = tuple(getattr(Message, name).__set__ for name in
+                    ("type", "id", "re", "from_", "to", "item", "slots", "tail", "v", "source"))
+_new_object = object.__new__
+
+
+def trusted_message(type: str, id: str, re: str | None, from_: str, to: str, item: str | None,
+                    slots: MappingProxyType[str, Any], tail: str | None, v: str, source: Source | None) -> Message:
+    """A Message from values a validating reader has already checked and decoded.
+
+    The same object ``Message(...)`` builds (slots already read-only), at half
+    the cost: the accept path builds one per line. Everything else builds
+    messages with the named constructors.
+    """
+    message = _new_object(Message)
+    set_type, set_id, set_re, set_from, set_to, set_item, set_slots, set_tail, set_v, set_source = _SET_FIELDS
+    set_type(message, type)
+    set_id(message, id)
+    set_re(message, re)
+    set_from(message, from_)
+    set_to(message, to)
+    set_item(message, item)
+    set_slots(message, slots)
+    set_tail(message, tail)
+    set_v(message, v)
+    set_source(message, source)
+    return message

@@ -1,0 +1,504 @@
+"""The never-guess pass: a parsed line against the vocabulary (spec 5 rules 2-4, D4).
+
+Theory of operation
+-------------------
+:func:`check_line` takes a line, parses it (:mod:`rogerwilco.core.syntax`), picks
+the vocabulary (``p=`` must name a profile the receiver holds; without it,
+the core alone), then walks the per-type slot table once, in written order:
+
+* a key of the type decodes with its slot type; a value that does not decode
+  (an unknown enum code, ``pri=9``, ``due=20261301``) is refused;
+* a known slot the type does not list decodes the same way (an unknown code
+  is still refused) and is noted as not of this type;
+* ``x_`` keys are kept as strings, silently; any other unknown key is kept as
+  a string and noted, unless a held profile *requires* that slot, in which
+  case using it without its ``p=`` is refused;
+* then the required slots, the conditional rules (core and the profile's
+  translation rules, all data), the closed answer vocabulary when the profile
+  defines ``ans``, the tail's length, and the profile's agent list (a note).
+
+Every finding is collected; the first ``fail`` is the refusal. Its ``why`` is
+``VER`` for an unknown version token and ``UNK`` for everything else, and its
+token is the offending text exactly as written (``ask=PAYY``, ``HX``,
+``RW2``; for a missing slot, its key).
+
+:func:`refusal` turns that into the ``UN`` reply line, or None where the line
+is valid or too broken to address.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from types import MappingProxyType
+from decimal import Decimal, InvalidOperation
+from typing import Any, Iterable, Mapping, NamedTuple
+
+
+import attrs
+
+from . import suggest
+from .errors import EncodeError, RefusedError, RW1SyntaxError, printable
+from .findings import FAIL, NOTE, Finding
+from .message import JSON_KEYS, Message, Source, write_value
+from .slottypes import AGENT_RE, KEY_RE, MSGID_RE
+from .syntax import RawLine, parse_raw
+from .vocab import Profiles, Receiver, ProfileRule, Vocabulary, as_receiver, core_vocabulary
+
+VERSION = "RW1"
+_NUMBER_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+_DATE_RE = re.compile(r"[0-9]{8}")
+
+
+class LineResult(NamedTuple):
+    """What the never-guess pass found for one line (a named tuple: one per line)."""
+
+    text: str
+    message: Message | None
+    findings: tuple[Finding, ...]
+    raw: RawLine | None = None
+    line_number: int | None = None
+
+    @property
+    def valid(self) -> bool:
+        return not any(f.failed for f in self.findings)
+
+    @property
+    def refusal(self) -> Finding | None:
+        return next((f for f in self.findings if f.failed), None)
+
+
+def _fail(kind: str, token: str, message: str, *, why: str = "UNK", column: int | None = None, key: str | None = None) -> Finding:
+    return Finding(severity=FAIL, kind=kind, message=message, token=token, why=why, column=column, key=key)
+
+
+def _note(kind: str, message: str, *, key: str | None = None, token: str | None = None, column: int | None = None) -> Finding:
+    return Finding(severity=NOTE, kind=kind, message=message, key=key, token=token, column=column)
+
+
+def check_line(
+    text: str,
+    profiles: Profiles = None,
+    *,
+    line_number: int | None = None,
+    file: str | None = None,
+) -> LineResult:
+    """Parse and validate one line; every finding, never an exception."""
+    receiver = as_receiver(profiles)
+    try:
+        raw = parse_raw(text, line_number=line_number)
+    except RW1SyntaxError as exc:
+        version = text.split(" ", 1)[0]
+        if re.fullmatch(r"RW[0-9]+", version) and version != VERSION:
+            finding = _fail("version", version, "unsupported protocol version", why="VER", column=1)
+        else:
+            finding = _fail("syntax", exc.token, exc.message, column=exc.column)
+        return LineResult(text=text, message=None, findings=(finding,), line_number=line_number)
+    return check_raw(raw, receiver, line_number=line_number, file=file)
+
+
+def check_raw(
+    raw: RawLine,
+    receiver: Receiver,
+    *,
+    line_number: int | None = None,
+    file: str | None = None,
+) -> LineResult:
+    findings: list[Finding] = []
+    if raw.version != VERSION:
+        findings.append(_fail("version", raw.version, "unsupported protocol version", why="VER", column=1))
+        return LineResult(text=raw.text, message=None, findings=tuple(findings), raw=raw, line_number=line_number)
+
+    tokens = raw.tokens
+    vocab = core_vocabulary()
+    profile_name = None
+    if " p=" in raw.text:  # cheap test first: most lines carry no profile
+        profile_name = next((t[2:] for t in tokens if t.startswith("p=")), None)
+    if profile_name is not None:
+        if receiver.holds(profile_name):
+            vocab = receiver.vocabulary(profile_name)
+        else:
+            findings.append(_fail("profile", f"p={profile_name}", "names a profile the receiver does not hold",
+                                  column=raw.slot_column(next(i for i, t in enumerate(tokens) if t.startswith("p="))), key="p"))
+
+    table = vocab.types.get(raw.type)
+    if table is None:
+        hint, fix = suggest.for_type(vocab, raw.type)
+        findings.append(attrs.evolve(_fail("type", raw.type, "unknown message type", column=len(raw.version) + 2),
+                                     hint=hint, fix=fix))
+        decoders: Mapping[str, Any] = {key: slot.type.decode for key, slot in vocab.slots.items()}
+    else:
+        decoders = table.decoders
+
+    # The hot loop: one dict lookup and at most one decode per slot. Everything
+    # it does per slot is constant time (the column runs along with the slots,
+    # a repeat is counted, not searched for), so a line is checked in time
+    # linear in its length however many slots or repeats it holds.
+    values: dict[str, Any] = {}
+    repeated: list[Finding] = []  # reported first: a repeated key makes the rest of the line ambiguous
+    column = len(raw.version) + len(raw.type) + len(raw.id) + 4  # where the first slot starts
+    for i, token in enumerate(tokens):
+        if i:
+            column += len(tokens[i - 1]) + 1
+        key, _, rawval = token.partition("=")
+        if key in values:
+            repeated.append(_fail("repeated", f"{key}={rawval}", "repeats a key already given",
+                                  column=column, key=key))
+            continue
+        decode = decoders.get(key, _ABSENT)
+        if decode is None or (decode.__class__ is frozenset and rawval in decode):
+            values[key] = rawval
+            continue
+        if decode is _ABSENT:
+            values[key] = rawval
+            findings.extend(_other_key(raw, column, key, rawval, vocab, receiver, values))
+            continue
+        try:
+            values[key] = vocab.slots[key].type.decode(rawval) if decode.__class__ is frozenset else decode(rawval)
+        except ValueError as exc:
+            values[key] = rawval
+            slot = vocab.slots[key]
+            kind = "enum" if slot.type.enum else "value"
+            finding = _fail(kind, f"{key}={rawval}", str(exc), column=column, key=key)
+            if slot.type.enum and not slot.type.is_list:
+                hint, fix = suggest.for_code(vocab, key, slot.type.enum, rawval)
+                finding = attrs.evolve(finding, hint=hint, fix=fix)
+            findings.append(finding)
+
+    if repeated:
+        findings[:0] = repeated
+    sender = values.get("from")
+    if isinstance(sender, str) and raw.id.rpartition("-")[0] != sender:
+        findings.append(_fail("id", raw.id, f"is not <from>-<n> for from={sender}",
+                              column=len(raw.version) + len(raw.type) + 3))
+    if table is not None:
+        if not values.keys() >= table.required_set:
+            for key in table.required:
+                if key not in values:
+                    findings.append(_fail("missing", key, f"required on {raw.type}, missing", key=key))
+        if table.rules or (raw.type in _ANSWER_TYPES and "ans" in vocab.enums):
+            findings.extend(_check_rules(raw, vocab, values, table.rules))
+    if raw.tail is not None and len(raw.tail) > vocab.tail_max:
+        findings.append(_fail("tail", "//", f"tail is {len(raw.tail)} characters, over {vocab.tail_max}",
+                              column=raw.tail_column() - 3))
+    if vocab.agents is not None:
+        for key in ("from", "to"):
+            agent = values.get(key)
+            if isinstance(agent, str) and agent not in vocab.agents and agent not in vocab.reserved_agents:
+                findings.append(_note("agent", f"{key}={agent} is not an agent of profile {vocab.profile}", key=key,
+                                      token=f"{key}={agent}", column=_slot_column(raw, key)))
+
+    message = None
+    if not findings or not any(f.failed for f in findings):
+        pop = values.pop
+        message = Message(
+            type=raw.type,
+            id=raw.id,
+            re=pop("re", None),
+            from_=pop("from", None),
+            to=pop("to", None),
+            item=pop("item", None),
+            slots=MappingProxyType(values),
+            tail=raw.tail,
+            v=raw.version,
+            source=Source(text=raw.text, line=line_number, file=file),
+        )
+    return LineResult(text=raw.text, message=message, findings=tuple(findings), raw=raw, line_number=line_number)
+
+
+_ABSENT = object()
+_ANSWER_TYPES = ("AQ", "AN")  # the types a closed answer vocabulary governs (spec 7)
+
+
+def _other_key(raw: RawLine, column: int, key: str, rawval: str, vocab: Vocabulary, receiver: Receiver,
+               values: dict[str, Any]) -> list[Finding]:
+    """A key the type does not list: another type's slot, an extension, or unknown."""
+    slot = vocab.slots.get(key)
+    if slot is not None:
+        found = [_note("off-type", f"{key} is not a slot of {raw.type}; ignored by receivers", key=key,
+                       token=f"{key}={rawval}", column=column)]
+        try:
+            values[key] = slot.type.decode(rawval)
+        except ValueError as exc:
+            kind = "enum" if slot.type.enum else "value"
+            found.append(_fail(kind, f"{key}={rawval}", str(exc), column=column, key=key))
+        return found
+    if key.startswith("x_"):
+        return []
+    owner = _requiring_profile(receiver, key)
+    if owner is not None and owner != vocab.profile:
+        return [Finding(severity=FAIL, kind="profile", token=f"{key}={rawval}", why="UNK", column=column,
+                        key=key, message=f"is a required slot of profile {owner}, used without p={owner}",
+                        hint=f"add p={owner}", fix=f"p={owner} {key}={rawval}")]
+    hint, fix = suggest.for_key(vocab, raw.type, key, rawval)
+    return [Finding(severity=NOTE, kind="unknown-key", message=f"unknown key {key} kept as text", key=key,
+                    token=f"{key}={rawval}", column=column, hint=hint, fix=fix)]
+
+
+def _slot_column(raw: RawLine, key: str) -> int | None:
+    prefix = key + "="
+    for i, token in enumerate(raw.tokens):
+        if token.startswith(prefix):
+            return raw.slot_column(i)
+    return None
+
+
+def _requiring_profile(receiver: Receiver, key: str) -> str | None:
+    for name in receiver.names:
+        vocab = receiver.vocabulary(name)
+        slot = vocab.slots.get(key)
+        if slot is not None and slot.profile == name:
+            if any(key in table.required for table in vocab.types.values()):
+                return name
+    return None
+
+
+def condition_holds(cond: Any, value: Any) -> bool:
+    if value is None:
+        return False
+    if isinstance(cond, Mapping):
+        if "prefix" in cond:
+            return isinstance(value, str) and value.startswith(cond["prefix"])
+        if "in" in cond:
+            return bool(value in cond["in"])
+        return False
+    return bool(value == cond)
+
+
+def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rules: Iterable[ProfileRule] | None = None) -> list[Finding]:
+    findings: list[Finding] = []
+    first: dict[str, str] = {}  # each key's value as first written: one pass, however many rules ask
+    for token in raw.tokens:
+        key, _, rawval = token.partition("=")
+        first.setdefault(key, rawval)
+    written_as = first.get
+    for rule in vocab.rules if rules is None else rules:
+        if raw.type not in rule.on:
+            continue
+        if not all(condition_holds(cond, values.get(key)) for key, cond in rule.when.items()):
+            continue
+        why = rule.desc or rule.id
+        for key in rule.require:
+            if key not in values:
+                findings.append(_fail("rule", key, f"required: {why}", key=key))
+        if rule.require_tail and raw.tail is None:
+            # D12: the token is the slot whose value asks for the tail (val=tail), else the mark
+            asked = next((f"{k}={written_as(k)}" for k in rule.when if written_as(k) is not None), "//")
+            findings.append(_fail("rule", asked, f"tail required: {why}"))
+        for key, pattern in rule.match.items():
+            written = written_as(key)
+            if written is not None and not pattern.fullmatch(written):
+                findings.append(_fail("rule", f"{key}={written}", f"does not have the required shape: {why}", key=key))
+        if rule.sum is not None:
+            parts, total = rule.sum["parts"], rule.sum["total"]
+            if all(k in values for k in (*parts, total)):
+                try:
+                    got = sum((Decimal(written_as(k)) for k in parts), Decimal(0))  # type: ignore[arg-type]
+                    want = Decimal(written_as(total))  # type: ignore[arg-type]
+                except InvalidOperation:
+                    continue  # a value that is not a number is already refused by its type
+                if got != want:
+                    findings.append(_fail("rule", f"{total}={written_as(total)}",
+                                          f"is not {' + '.join(parts)} = {got}: {why}", key=total))
+    ans = vocab.enums.get("ans")
+    if ans:
+        if raw.type == "AQ" and values.get("need") == "ENUM":
+            for opt in values.get("opts", ()):
+                if opt not in ans:
+                    findings.append(_fail("answer", f"opts={written_as('opts')}",
+                                          f"option {opt} is not in the profile's answer vocabulary (ans)", key="opts"))
+                    break
+        if raw.type == "AN":
+            val = values.get("val")
+            if isinstance(val, str) and not (
+                val in ("tail", "Y", "N") or _NUMBER_RE.fullmatch(val) or val in ans
+            ):
+                findings.append(_fail("answer", f"val={val}", "is not in the profile's answer vocabulary (ans)", key="val"))
+    return findings
+
+
+# --------------------------------------------------------------------------
+# strict constructors
+
+
+def strict_message(text: str, profiles: Profiles = None, *, line_number: int | None = None) -> Message:
+    result = check_line(text, profiles, line_number=line_number)
+    if result.message is not None:
+        return result.message
+    first = result.refusal
+    assert first is not None
+    if first.kind == "syntax":
+        raise RW1SyntaxError(first.message, why="UNK", token=first.token or "", column=first.column,
+                             line=line_number, text=text, findings=result.findings)
+    message = first.message
+    if first.kind == "profile" and first.key == "p":
+        message = profile_not_held(first.token[2:] if first.token else "")
+    raise RefusedError(message, why=first.why or "UNK", token=first.token or "", column=first.column,
+                       line=line_number, text=text, findings=result.findings)
+
+
+def profile_not_held(name: str) -> str:
+    """What a person reads when a line names a profile the receiver does not hold: the name and the fix."""
+    from .vocab import BUNDLED_PROFILES
+
+    how = (f"profiles=[{name!r}] (the CLI: --profile {name})" if name in BUNDLED_PROFILES
+           else f"profiles=['path/to/{name}.json'] or the profile object (the CLI: --profile FILE)")
+    return (f"p={name} names a profile the receiver does not hold; hold it with {how}; "
+            f"bundled profiles: {', '.join(BUNDLED_PROFILES)}")
+
+
+def message_from_json(obj: Mapping[str, Any] | str, profiles: Profiles = None) -> Message:
+    """Validate a JSON form and build the message it describes (D1, D3)."""
+    if isinstance(obj, str):
+        try:
+            obj = json.loads(obj)
+        except json.JSONDecodeError as exc:
+            raise EncodeError(f"not JSON: {exc.msg}", token="json") from None
+        except (ValueError, RecursionError) as exc:  # numbers past the digit limit, nesting past the stack
+            raise EncodeError(f"not a usable JSON value: {type(exc).__name__}", token="json") from None
+    if not isinstance(obj, Mapping):
+        raise EncodeError("a JSON form is an object", token="json")
+    _refuse_unwritable(obj)
+    missing = [k for k in JSON_KEYS if k not in obj]
+    extra = [k for k in obj if k not in JSON_KEYS]
+    if missing or extra:
+        which = missing[0] if missing else extra[0]
+        raise EncodeError(f"a JSON form has exactly the keys {' '.join(JSON_KEYS)}", token=str(which))
+    if not isinstance(obj["v"], str):
+        raise EncodeError("v is a string", token="v")  # no language's rendering of another value is the token
+    if obj["v"] != VERSION:
+        raise RefusedError(f"unknown version token {obj['v']}", why="VER", token=str(obj["v"]))
+    for key in ("type", "id", "from", "to"):
+        if not isinstance(obj[key], str):
+            raise EncodeError(f"{key} is a string", token=key)
+    for key in ("re", "item", "tail"):
+        if obj[key] is not None and not isinstance(obj[key], str):
+            raise EncodeError(f"{key} is a string or null", token=key)
+    slots = obj["slots"]
+    if not isinstance(slots, Mapping):
+        raise EncodeError("slots is an object", token="slots")
+    parts = [obj["v"], obj["type"], obj["id"]]
+    for key in ("re", "from", "to", "item"):
+        if obj[key] is not None:
+            parts.append(f"{key}={obj[key]}")
+    for key, value in slots.items():
+        if not isinstance(key, str) or KEY_RE.fullmatch(key) is None:
+            raise EncodeError(f"slot key {key!r} is not [a-z][a-z0-9_]*", token=str(key))
+        if key in ("re", "from", "to", "item"):
+            raise EncodeError(f"{key} belongs at the top level, not in slots", token=key)
+        parts.append(f"{key}={write_value(key, value)}")
+    line = " ".join(parts)
+    if obj["tail"] is not None:
+        line += " // " + obj["tail"]
+    result = check_line(line, profiles)
+    if result.message is None:
+        first = result.refusal
+        assert first is not None
+        if first.kind == "syntax":
+            token = "tail" if obj["tail"] is not None and (first.column or 0) > len(line) - len(obj["tail"]) else first.token
+            raise EncodeError(f"cannot write: {first.message}", token=token or "", findings=result.findings)
+        raise RefusedError(first.message, why=first.why or "UNK", token=first.token or "", findings=result.findings)
+    message = result.message
+    read = message.to_json()
+    for key in ("type", "id", "re", "from", "to", "item", "tail"):
+        # A space or mark in an envelope value would read back as other slots or a tail (D3).
+        if read[key] != obj[key]:
+            raise EncodeError(f"{key}: {json.dumps(obj[key])} does not read back as written", token=key)
+    decoded = read["slots"]
+    for key, value in slots.items():
+        if not _same_json(decoded.get(key), value):
+            raise EncodeError(f"{key}: the JSON value {json.dumps(value)} is not of the slot's type", token=key)
+    return message.replace(source=None)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unwritable(value: Any) -> str | None:
+    """Why a JSON value has no canonical form in RW1 (D9), or None."""
+    if isinstance(value, float):
+        return f"{value!r} is not an integer: a number in a JSON form has no canonical form unless it is one"
+    if isinstance(value, str) and _SURROGATE.search(value):
+        return "holds a lone surrogate, which no UTF-8 text can carry"
+    if isinstance(value, (list, tuple)):
+        # one level: a list holds scalars, and a nested list is refused by its type, not here
+        return next((why for why in map(_unwritable, (v for v in value if not isinstance(v, (list, tuple)))) if why),
+                    None)
+    return None
+
+
+def _refuse_unwritable(obj: Mapping[str, Any]) -> None:
+    """D9: refused in every implementation, token the key: ``pri: 2.0``, ``1e0``, a lone surrogate."""
+    for key, value in obj.items():
+        if key == "slots" and isinstance(value, Mapping):
+            for slot, item in value.items():
+                if isinstance(slot, str) and _SURROGATE.search(slot):
+                    raise RefusedError("a slot key holds a lone surrogate", why="UNK", token="slots")
+                why = _unwritable(item)
+                if why:
+                    raise RefusedError(f"{slot}: {why}", why="UNK", token=str(slot))
+            continue
+        why = _unwritable(value)
+        if why:
+            raise RefusedError(f"{key}: {why}", why="UNK", token=str(key))
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, list) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+# --------------------------------------------------------------------------
+# refusal replies
+
+
+def address_of(text: str, raw: RawLine | None = None) -> tuple[str, str] | None:
+    """(their id, their from) where the line is whole enough to reply to."""
+    if raw is not None:
+        tokens = [raw.id, *raw.tokens]
+    else:
+        tokens = text.split(" ")[2:]
+    if not tokens or MSGID_RE.fullmatch(tokens[0]) is None:
+        return None
+    senders = [t[5:] for t in tokens[1:] if t.startswith("from=")]
+    if len(senders) != 1 or AGENT_RE.fullmatch(senders[0]) is None:
+        return None
+    return tokens[0], senders[0]
+
+
+
+
+def refusal_for(result: LineResult, me: str, n: int) -> str | None:
+    first = result.refusal
+    if first is None:
+        return None
+    address = address_of(result.text, result.raw)
+    if address is None:
+        return None
+    their_id, their_from = address
+    if AGENT_RE.fullmatch(me) is None or n < 0:
+        raise ValueError(f"cannot reply as {me!r} with number {n}")
+    token = printable(first.token or "")
+    # Words only: a reason may come from a profile's text, which must not be
+    # able to put two spaces, a trailing space or a control character in a line.
+    detail = " ".join(printable(first.message).split())
+    tail = f"{token} {detail}" if token and detail else (token or detail or "refused")
+    if len(tail) > 300:
+        tail = tail[:297].rstrip(" ") + "..."
+    line = f"RW1 UN {me}-{n} re={their_id} from={me} to={their_from} why={first.why or 'UNK'} // {tail}"
+    try:
+        parse_raw(line)
+    except RW1SyntaxError:
+        return None  # an id or name that cannot be written back: no reply can be addressed
+    return line
+
+
+def refusal(text: str, me: str, n: int, profiles: Profiles = None) -> str | None:
+    """The ``UN`` reply a receiver named ``me`` sends for ``text``, or None.
+
+    None where the line is valid, or too broken to find its id and from.
+    """
+    return refusal_for(check_line(text, profiles), me, n)

@@ -1,0 +1,199 @@
+"""The ``rogerwilco`` command.
+
+Each subcommand lives in its own module under :mod:`rogerwilco.front.commands` and
+registers itself (``register(subparsers)``); this module finds them, runs the
+chosen one, and guarantees the exit contract: 0 clean, 1 findings, 2 usage
+or unreadable input, and never a Python traceback on the user's terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import sys
+from typing import NoReturn, Sequence
+
+from . import commands
+from ..core._version import __version__
+from ..core.errors import RW1Error, printable
+
+
+class _EscapingWriter:
+    """stderr as the CLI writes it: whatever user text a message quotes, every
+    invisible or terminal-driving character in it is shown escaped (D14), so
+    no error path can put ESC, CSI or OSC 8 on a user's terminal. Line breaks
+    the CLI writes itself pass through."""
+
+    def __init__(self, stream) -> None:
+        self.unescaped = stream
+
+    def write(self, text: str) -> int:
+        self.unescaped.write("\n".join(printable(part) for part in text.split("\n")))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.unescaped, name)
+
+
+def _degrade_encoding(stream) -> None:
+    """Output to any encoding: what the encoding cannot hold is written as a
+    backslash escape, never a crash (PYTHONIOENCODING=ascii, a legacy console)."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):
+            pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2, as argparse does, but say so plainly
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's own formatter, keeping the examples and exit codes of the epilog as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
+QUICK_START = """rogerwilco: parse, validate, read back and check RW1 lines (one-line agent messages).
+
+Quick start:
+  rogerwilco validate examples/spec-section8.rw1       check every line of a file
+  rogerwilco parse examples/spec-section8.rw1          lines to JSON forms
+  rogerwilco check-rb --ho 'RW1 HO ...' --rb 'RW1 RB ...'   check a readback against its handoff
+  rogerwilco scan examples/logs                        find RW1 lines in logs
+  rogerwilco legend --profile pay                      the legend a model reads RW1 from
+
+  rogerwilco --help               every command
+  rogerwilco COMMAND --help       what a command does, two examples, its exit codes
+  rogerwilco completion bash      shell completion (bash, zsh, fish)
+"""
+
+
+# Which module of rogerwilco.front.commands registers each subcommand: a run imports
+# only the one it needs (tests/test_cli.py checks this table against the
+# modules' own registrations). Help, completion and an unknown name load them all.
+COMMAND_MODULES = {
+    "adapter": "adapter", "completion": "completion", "conformance": "conformance", "grammar": "grammar",
+    "parse": "lines", "encode": "lines", "validate": "lines", "digest": "lines", "reply": "lines",
+    "lint": "lint", "lsp": "lsp", "mcp": "mcp", "legend": "profiles", "profile": "profiles",
+    "check-src": "profiles", "check-rb": "readback", "check-ho": "readback", "check-dn": "readback",
+    "make-rb": "readback", "scan": "scan", "schema": "schema", "check-thread": "thread", "tool": "tool",
+}
+
+
+def command_module_names() -> list[str]:
+    """Every subcommand module, as found in the package."""
+    return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser: every subcommand, or only ``command``'s when it is a known one."""
+    from .commands._help import HELP, epilog
+
+    parser = _Parser(
+        prog="rogerwilco",
+        description="RW1: parse, validate, read back and check one-line agent messages.",
+        epilog="Run `rogerwilco COMMAND --help` for a command's examples and exit codes.",
+    )
+    parser.add_argument("--version", action="version", version=f"rogerwilco {__version__}")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour in reports: auto (a terminal, unless NO_COLOR is set), always, never")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    module_names = [COMMAND_MODULES[command]] if command in COMMAND_MODULES else command_module_names()
+    for name in module_names:
+        module = importlib.import_module(f"{commands.__name__}.{name}")
+        module.register(sub)
+    for name, child in sub.choices.items():
+        child.formatter_class = _Formatter
+        if name in HELP:
+            child.description = HELP[name][0]
+            child.epilog = epilog(name)
+    return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand an argument list names (the first word not an option), or None."""
+    words = iter(argv)
+    for word in words:
+        if word == "--color":
+            next(words, None)
+        elif word in ("-h", "--help", "--version"):
+            return None
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _degrade_encoding(sys.stdout)
+    _degrade_encoding(sys.stderr)
+    stderr = sys.stderr
+    sys.stderr = _EscapingWriter(stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stderr = stderr
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        sys.stdout.write(QUICK_START)
+        return 0
+    parser = build_parser(_command_of(argv))
+    args = parser.parse_args(argv)
+    from .render import set_color
+
+    set_color(args.color)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        code = args.func(args)
+        sys.stdout.flush()
+        return int(code or 0)
+    except RW1Error as exc:
+        sys.stderr.write(f"rogerwilco: {exc}\n")
+        return 2
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            # the reader went away (| head): not an error of ours
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 0
+        sys.stderr.write(f"rogerwilco: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}\n")
+        return 2
+    except ImportError as exc:  # an optional extra that is not installed: say which, and how
+        from ..core.extras import install_hint
+
+        sys.stderr.write(f"rogerwilco: {install_hint(exc)}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the contract: no traceback reaches a user
+        sys.stderr.write(f"rogerwilco: internal error: {type(exc).__name__}: {exc}\n")
+        if os.environ.get("ROGERWILCO_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        return 2
+
+
+def run() -> None:
+    raise SystemExit(main())
+
+
+__all__ = [
+    "main",
+    "run",
+]

@@ -1,0 +1,110 @@
+"""Helpers shared by the subcommands: inputs, profiles, output format."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Iterator
+
+from ...core.errors import RW1Error
+from ...core.vocab import BUNDLED_PROFILES, Receiver
+
+
+def add_profiles(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--profile", "-p", action="append", dest="profiles", metavar="NAME|PATH",
+        help=f"a profile the receiver holds (repeatable; default: the bundled {', '.join(BUNDLED_PROFILES)})",
+    )
+    parser.add_argument("--core-only", action="store_true", help="hold no profile: core vocabulary only")
+
+
+def receiver_from(args: argparse.Namespace) -> Receiver:
+    if getattr(args, "core_only", False):
+        return Receiver()
+    profiles = getattr(args, "profiles", None)
+    return Receiver.load(profiles) if profiles else Receiver.all_bundled()
+
+
+def add_format(parser: argparse.ArgumentParser, choices=("text", "json")) -> None:
+    parser.add_argument("--format", "-f", choices=choices, default=choices[0], help="output format")
+
+
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst")
+
+
+@contextmanager
+def open_input(name: str | None) -> Iterator[IO[bytes]]:
+    """A file or stdin ('-' or none), as bytes.
+
+    What a new user gives by mistake is recognised and the right form shown:
+    a line where a file is expected, a directory, a compressed file; and a
+    terminal on stdin is told that the command is waiting for lines.
+    """
+    if name in (None, "-"):
+        if getattr(sys.stdin, "isatty", lambda: False)():
+            note("reading lines from standard input (end with Ctrl-D); give a FILE to read a file instead")
+        yield sys.stdin.buffer
+        return
+    path = Path(name)
+    if not path.exists() and name.lstrip().startswith(("RW1 ", "RW")) and " " in name:
+        raise RW1Error(f"{name[:40]}{'...' if len(name) > 40 else ''} is a line, not a file: give a file of lines, "
+                       "or the line on stdin:  printf '%s\\n' 'RW1 ...' | rogerwilco COMMAND")
+    if path.is_dir():
+        raise RW1Error(f"{name} is a directory: `rogerwilco scan {name}` reads every file in it "
+                       "(and `rogerwilco lint` lints them)")
+    if path.suffix.lower() in _COMPRESSED and path.is_file():
+        raise RW1Error(f"{name} is compressed: `rogerwilco scan {name}` reads it "
+                       f"(or decompress it first: zcat {name} | rogerwilco COMMAND -)")
+    try:
+        fh = open(name, "rb")
+    except OSError as exc:
+        raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
+    with fh:
+        yield fh
+
+
+def line_argument(value: str | None, *, max_bytes: int | None = None) -> str:
+    """A LINE argument: the text itself, or '-' for one line on stdin.
+
+    One line of stdin is read, in bounded pieces: a line longer than
+    ``max_bytes`` (64 KiB, as the stream readers) is refused with its size,
+    never held. A terminator is stripped, and so is a CR left at the end of
+    an argument (a line copied from a Windows file), with a note on stderr.
+    """
+    from ...io.stream import DEFAULT_MAX_BYTES
+
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    if value in (None, "-"):
+        stream = sys.stdin.buffer
+        data = stream.readline(limit + 2)
+        if len(data) > limit and not data.endswith(b"\n") or len(data.rstrip(b"\r\n")) > limit:
+            size = len(data.rstrip(b"\r\n"))
+            while not data.endswith(b"\n"):
+                data = stream.readline(64 * 1024)
+                if not data:
+                    break
+                size += len(data.rstrip(b"\r\n"))
+            raise RW1Error(f"the line on standard input is {size} bytes; the limit is {limit}")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RW1Error("standard input is not UTF-8") from None
+        return text[:-1].removesuffix("\r") if text.endswith("\n") else text
+    if value.endswith("\r\n") or value.endswith("\n"):
+        value = value[:-1].removesuffix("\r")
+        note("a line terminator at the end of the line argument was stripped")
+    elif value.endswith("\r"):
+        value = value[:-1]
+        note("a CR (\\r) at the end of the line argument was stripped (a line copied from a Windows file?)")
+    return value
+
+
+def note(text: str) -> None:
+    """A note for the person at the terminal, on stderr; never changes the exit code."""
+    sys.stderr.write(f"rogerwilco: note: {text}\n")
+
+
+def display_name(name: str | None) -> str:
+    return "<stdin>" if name in (None, "-") else str(name)

@@ -1,0 +1,168 @@
+"""parse, encode, validate, digest, reply: the core line commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ...core.errors import RW1Error, RW1SyntaxError, printable
+from ...core.findings import FAIL, NOTE, Finding
+from ...core.message import Message
+from ...core.semantics import check_line, refusal_for
+from ...io.stream import read_lines, validate_stream
+from ._common import add_format, add_profiles, display_name, line_argument, open_input, receiver_from
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("parse", help="lines to JSON forms (JSON Lines on stdout; refusals on stderr)")
+    p.add_argument("file", nargs="?", help="a file of lines, or - for stdin (default)")
+    add_profiles(p)
+    p.set_defaults(func=cmd_parse)
+
+    p = sub.add_parser("encode", help="JSON forms (JSON Lines) to lines")
+    p.add_argument("file", nargs="?", help="a file of JSON forms, one per line, or - for stdin")
+    add_profiles(p)
+    p.set_defaults(func=cmd_encode)
+
+    p = sub.add_parser("validate", help="every finding of every line, with a caret under the token")
+    p.add_argument("file", nargs="?", help="a file of lines, or - for stdin (default)")
+    add_profiles(p)
+    add_format(p)
+    p.add_argument("--quiet", "-q", action="store_true", help="text: refusals only, no notes")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("digest", help="h= for a line: SHA-256 of its canonical JSON, 12 hex")
+    p.add_argument("line", nargs="?", help="the line, or - for stdin")
+    add_profiles(p)
+    p.set_defaults(func=cmd_digest)
+
+    p = sub.add_parser("reply", help="the UN refusal a receiver sends for a line (nothing if valid)")
+    p.add_argument("line", nargs="?", help="the line, or - for stdin")
+    p.add_argument("--as", dest="me", required=True, help="the replying agent's name")
+    p.add_argument("--n", type=int, required=True, help="the reply's message number")
+    add_profiles(p)
+    p.set_defaults(func=cmd_reply)
+
+
+_BLANK = Finding(severity=NOTE, kind="blank", message="blank line")
+
+
+def _report(file: str, number: int | None, finding) -> None:
+    col = f":{finding.column}" if finding.column else ""
+    token = f" {printable(finding.token)}" if finding.token else ""
+    sys.stderr.write(f"{printable(file)}:{number or 1}{col}: {finding.why or finding.severity}{token}: "
+                     f"{printable(finding.message)}\n")
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    receiver = receiver_from(args)
+    name = display_name(args.file)
+    bad = 0
+    with open_input(args.file) as fh:
+        for result in validate_stream(fh, receiver, file=name):
+            # every line yields one result: its JSON form on stdout, or on stderr why not
+            if result.message is not None:
+                sys.stdout.write(json.dumps(result.message.to_json(), ensure_ascii=True) + "\n")
+                shown = [f for f in result.findings if f.kind == "bare-cr"]
+            else:
+                first = result.refusal or result.findings[0]
+                bad += first.failed
+                shown = [first, *(f for f in result.findings if f.kind == "bare-cr" and f is not first)]
+            for finding in shown:
+                _report(name, result.line_number, finding)
+    return 1 if bad else 0
+
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    receiver = receiver_from(args)
+    name = display_name(args.file)
+    bad = 0
+    with open_input(args.file) as fh:
+        for line in read_lines(fh):
+            # every line yields one result: its line on stdout, or on stderr why not
+            for note in line.notes:
+                _report(name, line.number, note)
+            if line.problem is not None:
+                bad += 1
+                _report(name, line.number, line.problem)
+                continue
+            if not line.text:  # the text is there whenever no problem was reported
+                _report(name, line.number, _BLANK)
+                continue
+            try:
+                message = Message.from_json(line.text, receiver)
+                sys.stdout.write(message.to_line() + "\n")
+            except RW1Error as exc:
+                bad += 1
+                sys.stderr.write(f"{printable(name)}:{line.number}: {exc.why} {printable(exc.token)}: "
+                                 f"{printable(exc.message)}\n")
+    return 1 if bad else 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from ..render import make_console, plain_output
+    from ..render.lines import Parts, finding_parts, plain, styled, summary_parts
+
+    receiver = receiver_from(args)
+    name = display_name(args.file)
+    if plain_output():  # what a console would write, without loading rich
+        def show(parts: Parts) -> None:
+            sys.stdout.write(plain(parts) + "\n")
+    else:
+        console = make_console()
+
+        def show(parts: Parts) -> None:
+            console.print(styled(parts))
+    counts = {"lines": 0, "valid": 0, "refused": 0, "notes": 0}
+    with open_input(args.file) as fh:
+        for result in validate_stream(fh, receiver, file=name):
+            counts["lines"] += 1
+            if result.message is not None:
+                counts["valid"] += 1
+            elif not result.valid or result.text:
+                counts["refused"] += 1
+            counts["notes"] += sum(1 for f in result.findings if f.severity != FAIL)
+            if args.format == "json":
+                record: dict[str, Any] = {
+                    "file": name,
+                    "line": result.line_number,
+                    "valid": result.message is not None,
+                    "findings": [f.to_json() for f in result.findings],
+                }
+                if result.message is not None:
+                    record["json"] = result.message.to_json()
+                sys.stdout.write(json.dumps(record, ensure_ascii=True) + "\n")
+                continue
+            for finding in result.findings:
+                if args.quiet and finding.severity != FAIL:
+                    continue
+                show(finding_parts(result, finding, name))
+    if args.format == "text":
+        show(summary_parts(counts))
+    return 1 if counts["refused"] else 0
+
+
+def cmd_digest(args: argparse.Namespace) -> int:
+    text = line_argument(args.line)
+    message = Message.from_line(text, receiver_from(args))
+    sys.stdout.write(message.digest() + "\n")
+    return 0
+
+
+def cmd_reply(args: argparse.Namespace) -> int:
+    text = line_argument(args.line)
+    result = check_line(text, receiver_from(args))
+    if result.valid and result.message is not None:
+        return 0
+    try:
+        reply = refusal_for(result, args.me, args.n)
+    except ValueError as exc:
+        raise RW1Error(str(exc)) from None
+    if reply is None:
+        first = result.refusal
+        detail = f"{first.token}: {first.message}" if first else "unreadable line"
+        raise RW1SyntaxError(f"the line cannot be addressed (no id and from to reply to): {detail}")
+    sys.stdout.write(reply + "\n")
+    return 1

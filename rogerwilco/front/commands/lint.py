@@ -1,0 +1,161 @@
+"""lint: the never-guess pass and the stream rules over message files, for CI."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import IO, Iterator
+
+from ...core.errors import RW1Error
+from ._common import add_profiles
+
+_EPILOG = """\
+examples:
+  rogerwilco lint conversations/                      walk a folder (RW1 streams, logs, Markdown, JSON Lines)
+  rogerwilco lint -f sarif -o lint.sarif .            SARIF for code scanning
+  rogerwilco lint -f github --fail-on error logs/     workflow annotations; warnings do not fail
+  rogerwilco lint --write-baseline lint-baseline.json logs/   adopt on an existing pile of logs
+  rogerwilco lint --baseline lint-baseline.json logs/ report only findings that are new
+  cat run.log | rogerwilco lint --stdin-filename logs/run.log -
+
+configuration: [tool.rogerwilco.lint] in the closest pyproject.toml that has it, or
+rogerwilco.toml / .rogerwilco.toml ([lint] table); see docs/lint.md.
+
+exit codes: 0 nothing to fail on, 1 findings at or above --fail-on, 2 usage error,
+unreadable input or a bad configuration.
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "lint", help="lint message files: every line checked, plus rules across the stream (RW001...)",
+        description="Lint RW1 message files (one conversation per file), and the RW1 lines inside logs, "
+                    "Markdown and JSON Lines. Every line goes through the never-guess pass, then rules run "
+                    "across the stream.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="message files or folders (walked with include/exclude), - for stdin (default)")
+    p.add_argument("--format", "-f", choices=("text", "json", "sarif", "github"), default="text", help="output format")
+    p.add_argument("--output-file", "-o", metavar="PATH", help="write the report to this file instead of stdout")
+    p.add_argument("--stdin-filename", metavar="PATH",
+                   help="the name standard input stands for (its per-file ignores, its mode and its SARIF location)")
+    p.add_argument("--select", action="append", metavar="CODES", help="rules or prefixes to enable (comma-separated; default all)")
+    p.add_argument("--ignore", action="append", metavar="CODES", help="rules or prefixes to disable (comma-separated)")
+    p.add_argument("--now", metavar="YYYYMMDDTHHMMZ", help="the time to judge exp= and due= against (RW106, RW107); 'now' for the clock")
+    p.add_argument("--fail-on", choices=("error", "warning", "never"),
+                   help="the lowest level that makes the exit code 1 (default: warning)")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (same as --fail-on never)")
+    p.add_argument("--baseline", metavar="FILE", help="report only findings this baseline does not record")
+    p.add_argument("--write-baseline", metavar="FILE", help="record every finding in FILE and exit 0")
+    p.add_argument("--config", metavar="FILE", help="read the configuration from this pyproject.toml or rogerwilco.toml")
+    p.add_argument("--isolated", "--no-config", action="store_true", dest="isolated",
+                   help="read no configuration file")
+    p.add_argument("--list-rules", action="store_true", help="print the rule table and stop")
+    add_profiles(p)
+    p.set_defaults(func=cmd_lint)
+
+
+def _codes(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [code for value in values for code in value.split(",") if code.strip()]
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[IO[str]]:
+    if path is None:
+        yield sys.stdout
+        return
+    try:
+        fh = open(path, "w", encoding="utf-8", newline="\n")
+    except OSError as exc:
+        raise RW1Error(f"cannot write {path}: {exc.strerror}") from None
+    with fh:
+        yield fh
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from ...io.lint import lint_paths, new_findings, read_baseline, selected_rules, write_baseline
+    from ...io.lint_config import discover
+    from ..render import make_console
+    from ...core.vocab import Receiver
+
+    if args.list_rules:
+        from ..render.lint import rules_table
+
+        make_console().print(rules_table())
+        return 0
+    config = discover(args.config, isolated=args.isolated)
+    select = _codes(args.select) if args.select else config.select
+    ignore = _codes(args.ignore) or [] if args.ignore else list(config.ignore)
+    selected_rules(select, ignore)  # a bad code is a usage error before any file is read
+    for _glob, codes in config.per_file_ignores:
+        selected_rules(None, codes)
+    if args.core_only or (config.core_only and not args.profiles):
+        receiver = Receiver()
+    elif args.profiles or config.profiles:
+        receiver = Receiver.load(args.profiles or config.profiles or ())
+    else:
+        receiver = Receiver.all_bundled()
+    now = args.now or config.now
+    if now == "now":
+        import datetime as dt
+
+        now = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%MZ")
+    fail_on = "never" if args.exit_zero else (args.fail_on or config.fail_on)
+    baseline_path = args.baseline or (str(config.baseline) if config.baseline and not args.write_baseline else None)
+    baseline = read_baseline(baseline_path) if baseline_path else None
+
+    files = args.files or ["-"]
+    every: list = []
+    nfiles = 0
+    with _output(args.output_file) as out:
+        console = None
+        if args.format == "text":
+            from ..render.lint import finding_text
+
+            console = make_console(file=out) if args.output_file else make_console()
+        for _name, findings in lint_paths(files, config=config, profiles=receiver, now=now, select=select,
+                                          ignore=ignore or (), stdin_filename=args.stdin_filename):
+            nfiles += 1
+            if baseline is not None:
+                findings = new_findings(findings, baseline, baseline_path)  # type: ignore[arg-type]
+            every.extend(findings)
+            if args.write_baseline:
+                continue
+            if args.format == "text":
+                for f in findings:
+                    console.print(finding_text(f))  # type: ignore[union-attr]
+            elif args.format == "json":
+                for f in findings:
+                    out.write(json.dumps(f.to_json(), ensure_ascii=True) + "\n")
+            elif args.format == "github":
+                from ...io.sarif import github_annotation
+
+                for f in findings:
+                    out.write(github_annotation(f) + "\n")
+        if args.write_baseline:
+            n = write_baseline(args.write_baseline, every)
+            print(f"rogerwilco: recorded {n} finding{'s' if n != 1 else ''} in {args.write_baseline}", file=sys.stderr)
+            return 0
+        if args.format == "sarif":
+            from ...io.sarif import to_sarif
+
+            out.write(json.dumps(to_sarif(every, start=Path.cwd()), ensure_ascii=True, indent=2) + "\n")
+        if args.format == "text":
+            from ..render.lint import summary_text
+
+            console.print(summary_text(every, nfiles))  # type: ignore[union-attr]
+    return 1 if _fails(every, fail_on) else 0
+
+
+def _fails(findings: list, fail_on: str) -> bool:
+    if fail_on == "never":
+        return False
+    if fail_on == "error":
+        return any(f.level == "error" for f in findings)
+    return bool(findings)

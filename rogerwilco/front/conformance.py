@@ -1,0 +1,561 @@
+"""The conformance harness: the language-neutral suite against any adapter.
+
+Theory of operation
+-------------------
+Cases are JSON files under ``conformance/<area>/<name>.json`` (format in the
+shared contract; ``conformance/README.md`` for port authors). Every file
+matches ``conformance/schema.json`` and names the suite's version (semver,
+the same in every file); a file that does not is refused with its path and
+the JSON path of the fault, before anything runs.
+
+The implementation under test is a command; the harness starts it once,
+writes one request per line (JSON with non-ASCII escaped, so any byte-level
+reader copes), and reads one response per line, with a per-case timeout.
+Contract version 2 opens with ``{"op": "start", "contract": 2}``: an
+adapter that answers with ``contract: 2`` gets ``seq`` on every request and
+must echo it; its handshake (name, version, language, ops, profiles) goes in
+the report, and a case whose op the handshake does not list is skipped
+without being sent. An adapter that answers anything else is driven as
+version 1, exactly as before.
+
+A case passes when every field of ``expect`` matches the response (``ok:
+true`` is implied unless the case says otherwise). Two fields compare by the
+contract's rule rather than by equality: ``findings`` as the set of
+``(severity, kind, tier, key)``, and ``reply`` by everything before the tail
+plus the tail's first word, the offending token (decisions D4): the rest of
+a refusal's wording is free. ``"ok": false, "error": "unsupported"`` counts
+as skipped.
+
+One bad case cannot sink the rest: a response that is not JSON, a response
+with the wrong ``seq``, an adapter that exits, and a case that times out are
+``errored`` (not ``failed``: no answer was judged), and the adapter is
+restarted (fresh, so a half-written answer cannot shift every later
+response by one). What the adapter wrote on stderr is kept, and the last of
+it is shown with an error caused by the adapter dying.
+
+A case's full id is ``<area>/<name>:<id>``; ``--run`` and ``--skip`` take
+globs over it, ``--op`` keeps the cases of some ops, and a known-failures
+file lists ids or globs (one per line, ``#`` comments) that are reported but
+do not fail the run; a listed case that passes is reported as fixed, so the
+list only shrinks.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import queue
+import re
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import attrs
+
+from ..core._resources import data_dir
+from ..core.schemacheck import Checker
+
+CONTRACT = 2
+#: Case files that are schemas, not cases.
+_SCHEMA_FILES = ("schema.json", "report.schema.json")
+
+
+@attrs.frozen
+class RawNumber:
+    """A JSON number written exactly as ``text`` (``2.0``, ``1e0``, ``-0``).
+
+    Python's ``json`` reads ``1e0`` as ``1.0`` and writes it back so; case
+    files are read with their non-integer numbers as RawNumbers, and a
+    request holding one is written by :func:`dumps_request`, which keeps the
+    spelling, so a case of decision D9 reaches the adapter as written.
+    """
+
+    text: str
+
+    def __attrs_post_init__(self) -> None:
+        if not re.fullmatch(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?", self.text):
+            raise ValueError(f"not a JSON number: {self.text!r}")
+
+
+_RAW_MARK = "\u0000rawnumber:"
+
+
+def _mark(value: Any) -> Any:
+    if isinstance(value, RawNumber):
+        return _RAW_MARK + value.text
+    if isinstance(value, dict):
+        return {k: _mark(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_mark(v) for v in value]
+    return value
+
+
+def dumps_request(request: Any) -> str:
+    """One request as a line of JSON: non-ASCII escaped, RawNumbers as written."""
+    text = json.dumps(_mark(request), ensure_ascii=True)
+    if "\\u0000rawnumber:" not in text:
+        return text
+    return re.sub(r'"\\u0000rawnumber:([-+.0-9eE]+)"', r"\1", text)
+
+
+def plain_request(request: Any) -> Any:
+    """The request as plain JSON values (a RawNumber read as JSON would read it)."""
+    return json.loads(dumps_request(request))
+
+
+
+@attrs.frozen
+class Case:
+    id: str
+    description: str
+    request: dict[str, Any]
+    expect: dict[str, Any]
+    spec: str | None = None
+    file: str | None = None
+
+
+@attrs.define
+class Outcome:
+    case: Case
+    status: str  # passed | failed | errored | skipped | known | fixed
+    got: Any = None
+    why: str = ""
+    ms: float = 0.0
+
+
+class SuiteError(ValueError):
+    """A case file or report that does not match its schema: names the file and the JSON path."""
+
+    def __init__(self, file: str, path: str, message: str) -> None:
+        super().__init__(f"{file}: {path}: {message}")
+        self.file, self.path, self.message = file, path, message
+
+
+def suite_dir() -> Path:
+    return data_dir("conformance")
+
+
+@lru_cache(maxsize=None)
+def _checker(name: str) -> Checker:
+    return Checker(json.loads((suite_dir() / name).read_text(encoding="utf-8")))
+
+
+def case_file_checker() -> Checker:
+    return _checker("schema.json")
+
+
+def report_checker() -> Checker:
+    return _checker("report.schema.json")
+
+
+def _read_json(path: Path, shown: str, *, raw_numbers: bool = False) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+        return json.loads(text, parse_float=RawNumber) if raw_numbers else json.loads(text)
+    except UnicodeDecodeError:
+        raise SuiteError(shown, "$", "not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise SuiteError(shown, "$", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except OSError as exc:
+        raise SuiteError(shown, "$", f"cannot be read: {exc.strerror or exc}") from None
+
+
+def check_report(path: Path | str) -> dict[str, Any]:
+    """Read a JSON report and check it against ``report.schema.json``; SuiteError if it does not match."""
+    path = Path(path)
+    doc = _read_json(path, str(path))
+    fault = next(iter(report_checker().errors(doc)), None)
+    if fault is not None:
+        raise SuiteError(str(path), *fault)
+    return doc
+
+
+@attrs.frozen
+class Suite:
+    version: str
+    cases: list[Case]
+
+
+def load_suite(root: Path | None = None, *, raw_numbers: bool = False) -> Suite:
+    """Every case under ``root`` (the bundled suite by default), checked against the case-file schema.
+
+    With ``raw_numbers``, a number with a fraction or an exponent is kept as
+    the :class:`RawNumber` the file wrote (``1e0`` stays ``1e0`` on the way
+    to the adapter); without, it is a float, as ``json`` reads it.
+    """
+    root = root or suite_dir()
+    checker = case_file_checker()
+    cases: list[Case] = []
+    version: str | None = None
+    first_file = ""
+    for path in sorted(root.rglob("*.json")):
+        if path.name in _SCHEMA_FILES or path.name.endswith(".schema.json") or "node_modules" in path.parts:
+            continue
+        shown = path.relative_to(root.parent).as_posix() if root.parent != root else path.as_posix()
+        doc = _read_json(path, shown, raw_numbers=raw_numbers)
+        fault = next(iter(checker.errors(doc)), None)
+        if fault is not None:
+            raise SuiteError(shown, *fault)
+        if version is None:
+            version, first_file = doc["suite"], shown
+        elif doc["suite"] != version:
+            raise SuiteError(shown, "$.suite", f"suite version {doc['suite']} differs from {version} in {first_file}")
+        prefix = path.relative_to(root).with_suffix("").as_posix()
+        for raw in doc["cases"]:
+            cases.append(Case(
+                id=f"{prefix}:{raw['id']}",
+                description=raw.get("description", ""),
+                request=raw["request"],
+                expect=raw["expect"],
+                spec=raw.get("spec"),
+                file=shown,
+            ))
+    return Suite(version=version or "0.0.0", cases=cases)
+
+
+def load_cases(root: Path | None = None) -> list[Case]:
+    return load_suite(root).cases
+
+
+def suite_version(root: Path | None = None) -> str:
+    return load_suite(root).version
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value: Any, indent: int | None = None) -> str:
+    """JSON with non-ASCII kept readable, and lone surrogates (which no UTF-8
+    output can carry) written as ``\\uXXXX`` escapes."""
+    text = json.dumps(plain_request(value), ensure_ascii=False, indent=indent)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def finding_set(findings: Iterable[dict[str, Any]]) -> set[tuple]:
+    return {(f.get("severity"), f.get("kind"), f.get("tier"), f.get("key")) for f in findings if isinstance(f, dict)}
+
+
+def reply_signature(line: Any) -> Any:
+    """What a ``reply`` comparison looks at (D4): the line up to the tail, and
+    the tail's first word (the offending token); the rest is wording."""
+    if not isinstance(line, str):
+        return line
+    head, mark, tail = line.partition(" // ")
+    return (head, tail.split(" ", 1)[0] if mark else None)
+
+
+def same_json(a: Any, b: Any, *, ordered: bool = False) -> bool:
+    """Equality of JSON values, where Python's ``==`` is too loose: ``true`` is not ``1``, ``2.0`` is not ``2``.
+
+    Object members compare in any order, except a JSON form's ``slots``,
+    which hold the line's slots in written order (D1).
+    """
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        if ordered and list(a) != list(b):
+            return False
+        return a.keys() == b.keys() and all(same_json(a[k], b[k], ordered=k == "slots") for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def compare(expect: dict[str, Any], got: dict[str, Any]) -> str:
+    """'' when ``got`` satisfies ``expect``, else what differs."""
+    for key, want in expect.items():
+        if key not in got:
+            return f"missing {key!r}"
+        have = got[key]
+        if key == "reply":
+            if reply_signature(have) != reply_signature(want):
+                return f"reply: expected {json_text(want)}, got {json_text(have)}"
+        elif key == "findings":
+            if not isinstance(have, list):
+                return "findings is not a list"
+            w, h = finding_set(want), finding_set(have)
+            if w != h:
+                return f"findings differ: expected {sorted(map(str, w))}, got {sorted(map(str, h))}"
+        elif not same_json(have, want):
+            return f"{key}: expected {json_text(want)}, got {json_text(have)}"
+    return ""
+
+
+class ImplError(RuntimeError):
+    """The implementation could not answer a case (dead, hung, or not speaking JSON)."""
+
+
+class StartError(RuntimeError):
+    """The implementation command cannot be started at all."""
+
+
+class ImplProcess:
+    """The implementation process, restarted when it dies, hangs, garbles or loses count.
+
+    ``start()`` opens with the contract-2 handshake unless ``handshake`` is
+    off; ``contract`` is then 2 (requests carry ``seq``) or 1.
+    """
+
+    STDERR_LINES = 20
+
+    def __init__(self, command: list[str], *, handshake: bool = True, start_timeout: float = 10.0) -> None:
+        self.command = command
+        self.proc: subprocess.Popen[str] | None = None
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.stderr: deque[str] = deque(maxlen=self.STDERR_LINES)
+        self.starts = 0
+        self.want_handshake = handshake
+        self.start_timeout = start_timeout
+        self.contract = 1
+        self.hello: dict[str, Any] | None = None
+        self.seq = 0
+
+    def start(self) -> None:
+        try:
+            self.proc = subprocess.Popen(
+                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True, encoding="utf-8", errors="replace", bufsize=1,
+            )
+        except OSError as exc:
+            raise StartError(f"cannot start {shlex.join(self.command)}: {exc.strerror or exc}") from None
+        self.starts += 1
+        self.lines = queue.Queue()
+        self.stderr = deque(maxlen=self.STDERR_LINES)
+        self.seq = 0
+        self.contract = 1
+        proc, lines, errors = self.proc, self.lines, self.stderr
+
+        def pump_out() -> None:
+            assert proc.stdout is not None
+            try:
+                for line in proc.stdout:
+                    lines.put(line)
+            except (OSError, ValueError):
+                pass  # closed by stop()
+            lines.put(None)
+
+        def pump_err() -> None:
+            assert proc.stderr is not None
+            try:
+                for line in proc.stderr:
+                    errors.append(line.rstrip("\n"))
+            except (OSError, ValueError):
+                pass
+
+        threading.Thread(target=pump_out, daemon=True).start()
+        threading.Thread(target=pump_err, daemon=True).start()
+        if self.want_handshake:
+            try:
+                answer = self._exchange({"op": "start", "contract": CONTRACT}, self.start_timeout)
+            except ImplError as exc:
+                raise ImplError(f"no usable answer to the start handshake: {exc}") from None
+            if answer.get("ok") is True and answer.get("contract") == CONTRACT:
+                self.contract = CONTRACT
+                self.hello = {k: v for k, v in answer.items() if k not in ("ok", "seq")}
+            else:
+                self.hello = None
+
+    def _stderr_note(self) -> str:
+        # give the reader thread a moment to collect the last words
+        for _ in range(20):
+            if self.proc is None or self.proc.poll() is not None:
+                break
+            threading.Event().wait(0.01)
+        threading.Event().wait(0.05)
+        tail = [line for line in self.stderr if line.strip()]
+        return ("; stderr: " + " | ".join(tail[-5:])) if tail else ""
+
+    def supports(self, op: str) -> bool:
+        """False only for an op a contract-2 handshake did not list."""
+        if self.contract != CONTRACT or self.hello is None:
+            return True
+        ops = self.hello.get("ops")
+        return not isinstance(ops, list) or op in ops
+
+    def ensure_started(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            self.start()
+
+    def ask(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+        self.ensure_started()
+        if self.contract == CONTRACT:
+            self.seq += 1
+            request = {**request, "seq": self.seq}
+        response = self._exchange(request, timeout)
+        if self.contract == CONTRACT:
+            got = response.get("seq")
+            if got != self.seq or isinstance(got, bool):
+                asked = self.seq
+                self.stop()
+                raise ImplError(f"out of sequence: asked seq {asked}, the response carries "
+                                f"{json.dumps(got)} (implementation restarted)")
+            response = {k: v for k, v in response.items() if k != "seq"}
+        return response
+
+    def _exchange(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+        assert self.proc is not None and self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(dumps_request(request) + "\n")
+            self.proc.stdin.flush()
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            self.stop()
+            raise ImplError(f"timed out: no response in {timeout:g}s (implementation restarted)") from None
+        except (OSError, ValueError) as exc:
+            note = self._stderr_note()
+            self.stop()
+            raise ImplError(f"implementation died: {getattr(exc, 'strerror', None) or exc}{note}") from None
+        if line is None:
+            code = self.proc.wait()
+            note = self._stderr_note()
+            self.stop()
+            raise ImplError(f"implementation exited with status {code} without answering{note}")
+        try:
+            response = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            self.stop()
+            raise ImplError(f"response is not JSON (implementation restarted): {line.strip()[:200]!r}") from None
+        if not isinstance(response, dict):
+            self.stop()
+            raise ImplError(f"response is not a JSON object (implementation restarted): {line.strip()[:200]}")
+        return response
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            try:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                try:
+                    if stream is not None:
+                        stream.close()
+                except OSError:
+                    pass
+            self.proc = None
+
+
+def default_impl() -> list[str]:
+    return [sys.executable, "-m", "rogerwilco", "adapter"]
+
+
+def select(cases: list[Case], run: list[str] | None, skip: list[str] | None,
+           ops: list[str] | None = None) -> list[Case]:
+    out = []
+    for case in cases:
+        if run and not any(fnmatch.fnmatchcase(case.id, pat) for pat in run):
+            continue
+        if skip and any(fnmatch.fnmatchcase(case.id, pat) for pat in skip):
+            continue
+        if ops and case.request.get("op") not in ops:
+            continue
+        out.append(case)
+    return out
+
+
+def read_known(path: str | None) -> set[str]:
+    """Case ids or globs, one per line; ``#`` starts a comment."""
+    if not path:
+        return set()
+    known = set()
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            known.add(line)
+    return known
+
+
+def is_known(case_id: str, known: Iterable[str]) -> bool:
+    return any(case_id == pat or fnmatch.fnmatchcase(case_id, pat) for pat in known)
+
+
+def stale_known(cases: list[Case], known: Iterable[str]) -> list[str]:
+    """Entries of a known-failures list that name no selected case."""
+    return sorted(pat for pat in known if not any(is_known(c.id, [pat]) for c in cases))
+
+
+class Run:
+    """One run of cases against one implementation: iterate for outcomes, then read the handshake."""
+
+    def __init__(self, cases: list[Case], impl: list[str] | None = None, *, timeout: float = 10.0,
+                 known: Iterable[str] = frozenset(), handshake: bool = True) -> None:
+        self.cases = cases
+        self.timeout = timeout
+        self.known = set(known)
+        self.process = ImplProcess(impl or default_impl(), handshake=handshake, start_timeout=timeout)
+
+    @property
+    def contract(self) -> int:
+        return self.process.contract
+
+    @property
+    def hello(self) -> dict[str, Any] | None:
+        return self.process.hello
+
+    def start(self) -> None:
+        """Start the implementation (and shake hands). StartError if the command cannot run."""
+        try:
+            self.process.ensure_started()
+        except ImplError:
+            pass  # reported on the first case, which then starts it again
+
+    def __iter__(self) -> Iterator[Outcome]:
+        process = self.process
+        try:
+            for case in self.cases:
+                yield self._one(case)
+        finally:
+            process.stop()
+
+    def _one(self, case: Case) -> Outcome:
+        process = self.process
+        listed = is_known(case.id, self.known)
+        began = time.perf_counter()
+        try:
+            process.ensure_started()
+            if not process.supports(str(case.request.get("op"))):
+                return Outcome(case, "skipped", None, "op not listed in the handshake")
+            got = process.ask(case.request, self.timeout)
+        except ImplError as exc:
+            return Outcome(case, "known" if listed else "errored", None, str(exc), _ms(began))
+        ms = _ms(began)
+        if got.get("ok") is False and got.get("error") == "unsupported":
+            return Outcome(case, "skipped", got, "unsupported", ms)
+        expect = {"ok": True, **case.expect} if "ok" not in case.expect else case.expect
+        diff = compare(expect, got)
+        if diff and got.get("ok") is False and "ok" not in case.expect:
+            diff = f"the implementation answered ok: false: {got.get('error', '(no error given)')}"
+        if diff:
+            return Outcome(case, "known" if listed else "failed", got, diff, ms)
+        return Outcome(case, "fixed" if listed else "passed", got, "", ms)
+
+
+def _ms(began: float) -> float:
+    return round((time.perf_counter() - began) * 1000, 3)
+
+
+def run_cases(
+    cases: list[Case],
+    impl: list[str] | None = None,
+    *,
+    timeout: float = 10.0,
+    known: Iterable[str] = frozenset(),
+    handshake: bool = True,
+) -> Iterator[Outcome]:
+    """Every case's outcome, in order. Raises StartError if the command cannot run."""
+    run = Run(cases, impl, timeout=timeout, known=known, handshake=handshake)
+    run.start()
+    yield from run
+
+
+def impl_command(text: str | None) -> list[str]:
+    return shlex.split(text) if text else default_impl()

@@ -1,0 +1,288 @@
+"""Differential testing: this package's adapter against another implementation.
+
+Theory of operation
+-------------------
+``rogerwilco conformance --diff --impl CMD`` draws requests from
+:class:`rogerwilco.front.testing.RequestGenerator` (reproducible by seed), sends
+each to both adapters through the contract (:mod:`rogerwilco.front.conformance`'s
+process driver: handshake, ``seq``, restarts) and compares the answers by
+the contract's rules: every field of this package's answer must match
+(``findings`` as a set of signatures, ``reply`` by its line and offending
+token), two refusals of the request itself (``ok: false``) agree whatever
+their wording, and an op the implementation does not support is skipped.
+
+A disagreement is shrunk before it is shown: slots, tail words and value
+characters are taken away one at a time while the two still disagree, so
+what is printed is a minimal request, with a one-line shell reproducer. An
+implementation that dies, hangs or writes garbage on a request is restarted
+for the next one, and the request that killed it is reported the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any, Callable, Iterable, Iterator
+
+import attrs
+
+from .conformance import ImplError, ImplProcess, compare, default_impl
+from .conformance import dumps_request, plain_request
+from .testing import OPS, RequestGenerator
+
+MAX_SHRINK_STEPS = 300
+
+
+@attrs.define
+class Disagreement:
+    op: str
+    request: dict[str, Any]  # shrunk
+    original: dict[str, Any]
+    ours: Any
+    theirs: Any
+    why: str
+    crashed: bool = False
+
+    def reproducer(self, command: list[str]) -> str:
+        return f"printf '%s\\n' {shlex.quote(dumps_request(self.request))} | {shlex.join(command)}"
+
+
+@attrs.define
+class DiffReport:
+    count: int = 0
+    agreed: int = 0
+    skipped: int = 0
+    disagreements: list[Disagreement] = attrs.Factory(list)
+    by_op: dict[str, list[int]] = attrs.Factory(dict)  # op -> [agreed, disagreed, skipped]
+
+
+def _strip(response: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in response.items() if k != "seq"}
+
+
+def judge(ours: dict[str, Any], theirs: dict[str, Any]) -> str | None:
+    """None when the two answers agree by the contract's rules, "skip" when
+    the implementation lacks the op, else what differs."""
+    if theirs.get("ok") is False and theirs.get("error") == "unsupported":
+        return "skip"
+    if ours.get("ok") is False:
+        if theirs.get("ok") is False:
+            return None
+        return f"this package refuses the request ({ours.get('error')}); the implementation answers it"
+    if theirs.get("ok") is not True:
+        return f"the implementation answers ok: false ({theirs.get('error')}); this package answers it"
+    expect = {k: v for k, v in _strip(ours).items() if k != "ok"}
+    diff = compare(expect, theirs)
+    return diff or None
+
+
+class Differ:
+    """Both adapters, and the comparison of one request."""
+
+    def __init__(self, impl: list[str], *, reference: list[str] | None = None, timeout: float = 10.0) -> None:
+        self.impl_command = impl
+        self.ours = ImplProcess(reference or default_impl(), start_timeout=timeout)
+        self.theirs = ImplProcess(impl, start_timeout=timeout)
+        self.timeout = timeout
+
+    def start(self) -> None:
+        for side in (self.ours, self.theirs):
+            try:
+                side.ensure_started()
+            except ImplError:
+                pass
+
+    def supports(self, op: str) -> bool:
+        self.start()
+        return self.theirs.supports(op)
+
+    def ask_ours(self, request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self._ask(self.ours, request)
+        except ImplError as exc:
+            return {"ok": False, "error": f"reference adapter: {exc}"}
+
+    def _ask(self, side: ImplProcess, request: dict[str, Any]) -> dict[str, Any]:
+        side.ensure_started()
+        return side.ask(request, self.timeout)
+
+    def check(self, request: dict[str, Any]) -> tuple[str | None, Any, Any, bool]:
+        """(what differs or None or "skip", ours, theirs, crashed)."""
+        ours = self.ask_ours(request)
+        try:
+            theirs = self._ask(self.theirs, request)
+        except ImplError as exc:
+            return f"the implementation failed: {exc}", ours, None, True
+        return judge(ours, theirs), ours, _strip(theirs), False
+
+    def stop(self) -> None:
+        self.ours.stop()
+        self.theirs.stop()
+
+
+# ---------------------------------------------------------------- shrinking
+
+def _shorter_strings(text: str) -> Iterator[str]:
+    """Candidates for a shorter line or value: whole tokens first, then characters."""
+    head, mark, tail = text.partition(" // ")
+    tokens = head.split(" ")
+    if mark:
+        yield head
+        words = tail.split(" ")
+        for i in range(len(words)):
+            if len(words) > 1:
+                yield head + " // " + " ".join(words[:i] + words[i + 1:])
+        if len(tail) > 1:
+            yield head + " // " + tail[: len(tail) // 2]
+            yield head + " // " + tail[len(tail) // 2:]
+    for i in range(len(tokens) - 1, 2, -1):
+        yield " ".join(tokens[:i] + tokens[i + 1:]) + (mark + tail if mark else "")
+    for i, token in enumerate(tokens):
+        key, eq, value = token.partition("=")
+        if eq and len(value) > 1:
+            for shorter in (value[: len(value) // 2], value[len(value) // 2:], value[:-1], value[1:]):
+                if shorter:
+                    rest = tokens[:i] + [f"{key}={shorter}"] + tokens[i + 1:]
+                    yield " ".join(rest) + (mark + tail if mark else "")
+    if len(text) > 1 and not mark and len(tokens) <= 3:
+        yield text[:-1]
+        yield text[1:]
+
+
+def _candidates(request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    if request.get("profiles"):
+        yield {k: v for k, v in request.items() if k != "profiles"}
+        if len(request["profiles"]) > 1:
+            for i in range(len(request["profiles"])):
+                yield {**request, "profiles": request["profiles"][:i] + request["profiles"][i + 1:]}
+    for field in ("expect_acc", "acc", "record", "digest"):
+        if field in request:
+            yield {k: v for k, v in request.items() if k != field}
+    for field in ("line", "ho", "rb", "dn"):
+        value = request.get(field)
+        if isinstance(value, str):
+            for shorter in _shorter_strings(value):
+                yield {**request, field: shorter}
+    if isinstance(request.get("lines"), list):
+        lines = request["lines"]
+        for i in range(len(lines)):
+            yield {**request, "lines": lines[:i] + lines[i + 1:]}
+    form = request.get("json")
+    if isinstance(form, dict):
+        slots = form.get("slots")
+        if isinstance(slots, dict):
+            for key in list(slots):
+                yield {**request, "json": {**form, "slots": {k: v for k, v in slots.items() if k != key}}}
+        if form.get("tail") is not None:
+            yield {**request, "json": {**form, "tail": None}}
+        for key in ("item", "re"):
+            if form.get(key) is not None:
+                yield {**request, "json": {**form, key: None}}
+
+
+def shrink(request: dict[str, Any], still_fails: Callable[[dict[str, Any]], bool],
+           budget: int = MAX_SHRINK_STEPS) -> dict[str, Any]:
+    """The smallest request reached by taking things away while ``still_fails`` holds."""
+    steps = 0
+    current = request
+    improved = True
+    while improved and steps < budget:
+        improved = False
+        for candidate in _candidates(current):
+            steps += 1
+            if steps > budget:
+                break
+            if still_fails(candidate):
+                current = candidate
+                improved = True
+                break
+    return current
+
+
+# ---------------------------------------------------------------- a run
+
+def run_diff(
+    impl: list[str],
+    *,
+    count: int = 1000,
+    seed: int = 0,
+    ops: Iterable[str] | None = None,
+    timeout: float = 10.0,
+    progress: Callable[[int, int, int], None] | None = None,
+    reference: list[str] | None = None,
+) -> DiffReport:
+    """Compare ``impl`` with this package on ``count`` generated requests.
+
+    The ops take turns. An op the implementation does not support (left out
+    of its handshake, or answered ``unsupported``) leaves the rotation, so
+    ``count`` requests go to the ops it does support.
+    """
+    differ = Differ(impl, reference=reference, timeout=timeout)
+    report = DiffReport()
+    generator = RequestGenerator(seed)
+    chosen = list(ops or OPS)
+    report.by_op = {op: [0, 0, 0] for op in chosen}
+    try:
+        differ.start()
+        active = [op for op in chosen if differ.supports(op)]
+        turn = 0
+        while report.count < count and active:
+            op = active[turn % len(active)]
+            turn += 1
+            request = generator.request(op)
+            outcome, ours, theirs, crashed = differ.check(request)
+            report.count += 1
+            if outcome == "skip":
+                report.skipped += 1
+                report.by_op[op][2] += 1
+                active.remove(op)
+            elif outcome is None:
+                report.agreed += 1
+                report.by_op[op][0] += 1
+            else:
+                report.by_op[op][1] += 1
+                report.disagreements.append(_shrunk(differ, op, request, outcome, ours, theirs, crashed))
+            if progress is not None:
+                progress(report.count, count, len(report.disagreements))
+    finally:
+        differ.stop()
+    return report
+
+
+def _shrunk(differ: Differ, op: str, request: dict[str, Any], outcome: str, ours: Any, theirs: Any,
+            crashed: bool) -> Disagreement:
+    def still(candidate: dict[str, Any]) -> bool:
+        result, _, _, died = differ.check(candidate)
+        return died if crashed else result not in (None, "skip")
+
+    if crashed and "timed out" in outcome:
+        small = request  # each try would cost a whole timeout
+    else:
+        small = shrink(request, still)
+    if small is not request:
+        outcome_small, ours, theirs, _ = differ.check(small)
+        outcome = outcome_small or outcome
+    return Disagreement(op=op, request=small, original=request, ours=ours, theirs=theirs, why=outcome,
+                        crashed=crashed)
+
+
+def describe(report: DiffReport) -> str:
+    return (f"{report.count} requests: {report.agreed} agree, {len(report.disagreements)} disagree, "
+            f"{report.skipped} skipped")
+
+
+def to_json(report: DiffReport, command: list[str], seed: int) -> dict[str, Any]:
+    return {
+        "seed": seed, "impl": command, "count": report.count, "agreed": report.agreed,
+        "disagreed": len(report.disagreements), "skipped": report.skipped,
+        "by_op": {op: {"agreed": a, "disagreed": d, "skipped": s} for op, (a, d, s) in report.by_op.items()},
+        "disagreements": [
+            {"op": d.op, "request": plain_request(d.request), "ours": d.ours, "theirs": d.theirs, "why": d.why,
+             "crashed": d.crashed, "reproducer": d.reproducer(command)}
+            for d in report.disagreements
+        ],
+    }
+
+
+def _json_line(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)

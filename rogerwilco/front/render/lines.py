@@ -1,0 +1,68 @@
+"""Line reports: each finding with its place and a caret under the token."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...core.display import caret_lines
+from ...core.errors import printable
+from ...core.findings import Finding
+from ...core.semantics import LineResult
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+_STYLE = {"fail": "bold red", "note": "yellow"}
+
+
+# A report as (text, style) parts: rich renders them styled, a plain report joins the text.
+Parts = list[tuple[str, str]]
+
+
+def finding_parts(result: LineResult, finding: Finding, file: str) -> Parts:
+    """``file:line:col: fail UNK ask=PAYY unknown ask code`` and the caret."""
+    where = f"{printable(file)}:{result.line_number or 1}"
+    if finding.column:
+        where += f":{finding.column}"
+    style = _STYLE.get(finding.severity, "")
+    out: Parts = [(where + ": ", "bold"), (finding.severity, style)]
+    if finding.why:
+        out.append((f" {finding.why}", style))
+    out.append((f" [{finding.kind}]", ""))
+    if finding.token:
+        out.append((" " + printable(finding.token), "bold"))
+    out.append((" " + printable(finding.message), ""))
+    if finding.hint:
+        out.append((f" ({printable(finding.hint)})", "cyan"))
+    if finding.column and result.text:
+        shown, caret = caret_lines(result.text, finding.column, finding.token or "")
+        out.append(("\n  " + shown, ""))
+        out.append(("\n  " + caret, style))
+    return out
+
+
+def summary_parts(counts: dict[str, int]) -> Parts:
+    from . import counted
+
+    return [(", ".join(counted(n, name) for name, n in counts.items()), "bold")]
+
+
+def styled(parts: Parts) -> "Text":
+    from rich.text import Text
+
+    out = Text()
+    for text, style in parts:
+        out.append(text, style=style)
+    return out
+
+
+def plain(parts: Parts) -> str:
+    return "".join(text for text, _ in parts)
+
+
+def finding_text(result: LineResult, finding: Finding, file: str) -> "Text":
+    return styled(finding_parts(result, finding, file))
+
+
+def summary_text(counts: dict[str, int]) -> "Text":
+    return styled(summary_parts(counts))

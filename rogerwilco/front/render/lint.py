@@ -1,0 +1,54 @@
+"""Lint reports: each finding with its place, its code and a caret under the token."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+from rich.text import Text
+
+from ...core.display import caret_lines
+from ...core.errors import printable
+from . import counted
+from .tables import FoldingTable
+from ...io.lint import RULES, LintFinding
+
+_STYLE = {"error": "bold red", "warning": "yellow"}
+
+
+def finding_text(finding: LintFinding) -> Text:
+    """``file:line:col: RW105 [closed-twice] message`` then the line and a caret."""
+    where = f"{printable(finding.file)}:{finding.line}"
+    if finding.column:
+        where += f":{finding.column}"
+    out = Text()
+    out.append(where + ": ", style="bold")
+    out.append(finding.code, style=_STYLE.get(finding.level, ""))
+    out.append(f" [{finding.rule.name}]")
+    if finding.token:
+        out.append(" " + printable(finding.token), style="bold")
+    out.append(" " + printable(finding.message))
+    if finding.hint:
+        out.append(f" ({printable(finding.hint)})", style="cyan")
+    if finding.text:
+        shown, caret = caret_lines(finding.text, finding.column or 1, finding.token or "")
+        out.append("\n  " + shown)
+        if finding.column:
+            out.append("\n  " + caret, style=_STYLE.get(finding.level, ""))
+    return out
+
+
+def summary_text(findings: Iterable[LintFinding], files: int) -> Text:
+    counts = Counter(f.code for f in findings)
+    total = sum(counts.values())
+    if not total:
+        return Text(f"{counted(files, 'files')} checked, no findings", style="bold green")
+    parts = ", ".join(f"{code} {RULES[code].name} {n}" for code, n in sorted(counts.items()))
+    return Text(f"{counted(total, 'findings')} in {counted(files, 'files')}: {parts}", style="bold red")
+
+
+def rules_table() -> FoldingTable:
+    table = FoldingTable("rogerwilco lint rules", [("code", True), ("name", True), ("level", True), ("what", False)])
+    for rule in RULES.values():
+        table.add_row(rule.code, rule.name, rule.level, rule.summary)
+    return table

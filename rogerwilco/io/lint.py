@@ -1,0 +1,630 @@
+"""Lint: every line of a message stream through the never-guess pass, plus rules across it.
+
+Theory of operation
+-------------------
+A file is one conversation, in the order it was sent. Each line goes through
+:func:`rogerwilco.core.semantics.check_line` once; every finding of that pass maps
+to a rule by its kind (table :data:`LINE_KINDS`): a refusal is an error, a
+note (an unknown key, a slot off its type, an agent outside the profile's
+list) a warning. The valid messages then go through the stream rules, each a
+small function over the messages in order:
+
+* ids per sender (``RW100`` reused for a different message, ``RW101`` not
+  going forward: the number after the hyphen is not above the sender's last);
+* replies (``RW102`` a ``re=`` naming no message in the stream);
+* readback and answers (``RW103`` an HO never read back: no RB, not refused
+  with UN, not cancelled, not carried forward by a re-send or re-issue;
+  ``RW104`` an AQ never answered with an AN or refused with a UN);
+* the handoff lifecycle, which is :func:`rogerwilco.checks.thread.check_thread`'s:
+  its finding kinds map to rules through :data:`THREAD_KINDS` (closed twice,
+  open past ``exp``/``due`` when a ``now`` is given, act after cancel, cancel
+  from the wrong party, cancel not acknowledged). A finding about a handoff
+  broken by a later message (closed twice, act after cancel, wrong-party or
+  unanswered cancel) sits on that message, the one the thread check names
+  first in its finding, with the handoff as ``key``.
+
+Every rule is a stable code in :data:`RULES` with a level, a summary and an
+example. ``select`` and ``ignore`` take codes or prefixes (``RW1`` is every
+stream rule); the last word wins for the longest matching prefix, as in
+common Python linters, and an ignore wins a tie. Findings are plain values with a place (file, line,
+column, token) and a fingerprint that does not depend on the line number, so
+an edit elsewhere in the file does not make an old finding look new; the
+same finding on an identical line repeated later gets its own, by occurrence.
+A directory given to :func:`lint_paths` is walked, each file a conversation.
+
+A file that is not an RW1 stream (a log, Markdown, JSON Lines: anything but
+``.rw1`` and standard input) is linted in *embedded* mode: the messages are
+found inside each line as :mod:`rogerwilco.io.scan` finds them (log prefixes,
+JSON strings, code spans), noise is passed over, and every finding keeps the
+column of the physical line.
+
+Configuration (:mod:`rogerwilco.io.lint_config`): ``[tool.rogerwilco.lint]`` in
+the closest ``pyproject.toml`` that has it, or a ``rogerwilco.toml``; rules,
+per-file ignores, which files a folder contributes, the exit policy and a
+baseline (:func:`write_baseline`, :func:`new_findings`), which records today's
+findings by fingerprint so that only new ones are reported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from pathlib import Path
+from typing import IO, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, cast
+
+import attrs
+
+from ..core import _deprecated
+from ..core.errors import RW1Error
+from ..core.message import Message
+from ..core.semantics import LineResult, check_line
+from .stream import validate_stream
+from ..core.vocab import Receiver, as_receiver
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@attrs.frozen(kw_only=True)
+class LintRule:
+    code: str
+    name: str
+    level: str
+    summary: str
+    bad: str  # a stream on which the rule fires (lines joined with "\n")
+    good: str  # its clean twin
+
+
+_HO = "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX"
+_RB = "RW1 RB builder-1 re=ops-1 from=builder to=ops item=jira:OPS-7 ask=FIX"
+_DN = "RW1 DN builder-2 re=ops-1 from=builder to=ops item=jira:OPS-7 out=OK"
+
+
+def _read_back(ho: str) -> str:
+    """A clean twin of a one-line HO example: the HO and its readback."""
+    return ho + "\n" + _RB
+
+RULES: Mapping[str, LintRule] = {r.code: r for r in (
+    LintRule(code="RW001", name="syntax", level=ERROR,
+         summary="the line does not match the RW1 grammar (or cannot be read: too long, not UTF-8)",
+         bad="RW1 HO ops-1 from=ops  to=builder item=jira:OPS-7 ask=FIX",
+         good=_read_back(_HO)),
+    LintRule(code="RW002", name="version", level=ERROR, summary="unsupported protocol version (a receiver replies why=VER)",
+         bad="RW2 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX", good=_read_back(_HO)),
+    LintRule(code="RW003", name="unknown-code", level=ERROR,
+         summary="unknown type, enum code or profile, or an answer outside the profile's vocabulary",
+         bad="RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIXX", good=_read_back(_HO)),
+    LintRule(code="RW004", name="bad-value", level=ERROR,
+         summary="a value of the wrong type or out of range, a repeated key, an id not <from>-<n>, "
+                 "a tail over 300 characters, a profile rule broken",
+         bad="RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX pri=9", good=_read_back(_HO + " pri=2")),
+    LintRule(code="RW005", name="missing-slot", level=ERROR, summary="a slot the type requires is missing",
+         bad="RW1 HO ops-1 from=ops to=builder ask=FIX", good=_read_back(_HO)),
+    LintRule(code="RW010", name="unknown-key", level=WARNING,
+         summary="an unknown key (not x_): kept as text, ignored by receivers",
+         bad=_HO + " itme=jira:OPS-8", good=_read_back(_HO + " x_ticket=OPS-8")),
+    LintRule(code="RW011", name="off-type-slot", level=WARNING, summary="a known slot that is not a slot of this type",
+         bad=_HO + " out=OK", good=_read_back(_HO)),
+    LintRule(code="RW012", name="unknown-agent", level=WARNING,
+         summary="from or to is not an agent of the message's profile",
+         bad="RW1 ST DAT-1 p=pform from=DAT to=nobody item=pensive:1", good="RW1 ST DAT-1 p=pform from=DAT to=ARC item=pensive:1"),
+    LintRule(code="RW100", name="id-reused", level=ERROR, summary="an id used again for a different message",
+         bad=_HO + "\n" + "RW1 HO ops-1 from=ops to=builder item=jira:OPS-8 ask=FIX",
+         good=_HO + "\n" + "RW1 HO ops-2 from=ops to=builder item=jira:OPS-8 ask=FIX\n" + _RB + "\n"
+              "RW1 RB builder-2 re=ops-2 from=builder to=ops item=jira:OPS-8 ask=FIX"),
+    LintRule(code="RW101", name="id-backwards", level=ERROR,
+         summary="a sender's id number does not go forward (lower than, or a respelling of, its last)",
+         bad="RW1 ST ops-5 from=ops to=builder item=jira:OPS-7\nRW1 ST ops-3 from=ops to=builder item=jira:OPS-7",
+         good="RW1 ST ops-3 from=ops to=builder item=jira:OPS-7\nRW1 ST ops-5 from=ops to=builder item=jira:OPS-7"),
+    LintRule(code="RW102", name="reply-to-unknown", level=ERROR, summary="re= names no message in the stream",
+         bad="RW1 RB builder-1 re=ops-9 from=builder to=ops item=jira:OPS-7 ask=FIX",
+         good=_HO + "\n" + _RB),
+    LintRule(code="RW103", name="no-readback", level=ERROR,
+         summary="an HO never read back (no RB; not refused with UN, cancelled, or carried forward by a re-send)",
+         bad=_HO + "\n" + _DN, good=_HO + "\n" + _RB + "\n" + _DN),
+    LintRule(code="RW104", name="unanswered-question", level=ERROR, summary="an AQ never answered with an AN or refused with a UN",
+         bad="RW1 AQ writer-1 from=writer to=research need=TEXT // tone?",
+         good="RW1 AQ writer-1 from=writer to=research need=TEXT // tone?\n"
+              "RW1 AN research-1 re=writer-1 from=research to=writer val=tail // plain"),
+    LintRule(code="RW105", name="closed-twice", level=ERROR, summary="a handoff closed more than once",
+         bad=_HO + "\n" + _RB + "\n" + _DN + "\nRW1 FL builder-3 re=ops-1 from=builder to=ops item=jira:OPS-7 why=ERR",
+         good=_HO + "\n" + _RB + "\n" + _DN),
+    LintRule(code="RW106", name="open-past-exp", level=ERROR, summary="a handoff still open past its exp= (with a now)",
+         bad=_HO + " exp=20261002T1700Z\n" + _RB, good=_HO + " exp=20261002T1700Z\n" + _RB + "\n" + _DN),
+    LintRule(code="RW107", name="open-past-due", level=ERROR, summary="a handoff still open after its due= date (with a now)",
+         bad=_HO + " due=20261001\n" + _RB.replace("ask=FIX", "ask=FIX due=20261001"),
+         good=_HO + " due=20261001\n" + _RB.replace("ask=FIX", "ask=FIX due=20261001") + "\n" + _DN),
+    LintRule(code="RW108", name="act-after-cancel", level=ERROR,
+         summary="a DN reporting the act done after a CX (out=NOOP is the answer to a cancel that came first)",
+         bad=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n" + _DN.replace("builder-2", "builder-3"),
+         good=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n"
+              + _DN.replace("builder-2", "builder-3").replace("out=OK", "out=NOOP")),
+    LintRule(code="RW109", name="cancel-wrong-party", level=ERROR,
+         summary="a CX that does not come from the HO's sender to its receiver",
+         bad=_HO + "\n" + _RB + "\nRW1 CX auditor-1 re=ops-1 from=auditor to=builder item=jira:OPS-7 why=REVOKED",
+         good=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n"
+              "RW1 AN builder-2 re=ops-2 from=builder to=ops val=Y"),
+    LintRule(code="RW110", name="cancel-unacknowledged", level=WARNING, summary="a CX the receiver has not answered",
+         bad=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED",
+         good=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n"
+              "RW1 AN builder-2 re=ops-2 from=builder to=ops val=Y"),
+)}
+
+#: never-guess finding kind -> rule
+LINE_KINDS: Mapping[str, str] = {
+    "syntax": "RW001", "too-long": "RW001", "encoding": "RW001",
+    "version": "RW002",
+    "type": "RW003", "enum": "RW003", "profile": "RW003", "answer": "RW003",
+    "value": "RW004", "repeated": "RW004", "id": "RW004", "tail": "RW004", "rule": "RW004",
+    "missing": "RW005",
+    "unknown-key": "RW010", "off-type": "RW011", "agent": "RW012",
+}
+#: check_thread finding kind -> rule (reply-to-unknown and form are RW102 and RW100 here)
+THREAD_KINDS: Mapping[str, str] = {
+    "closed-twice": "RW105", "open-past-exp": "RW106", "open-past-due": "RW107",
+    "act-after-cancel": "RW108", "cancel-wrong-party": "RW109", "cancel-unacknowledged": "RW110",
+}
+NOW_RULES = frozenset({"RW106", "RW107"})
+_ID_NUMBER = re.compile(r"(.*)-([0-9]+)")
+_CODE_RE = re.compile(r"RW[0-9]*")
+
+
+@attrs.frozen(kw_only=True)
+class LintFinding:
+    """One finding of one rule, with its place."""
+
+    code: str
+    level: str
+    message: str
+    file: str
+    line: int
+    column: int | None = None
+    token: str | None = None
+    text: str = ""  # the source line, for the caret
+    key: str | None = None  # the message id (or the HO id) the finding is about
+    occurrence: int = 0  # earlier findings in the file with the same identity (the same line repeated)
+    hint: str | None = None  # "did you mean", for people
+    fix: str | None = None  # the suggested replacement for the token (an editor's quick fix)
+
+    @property
+    def rule(self) -> LintRule:
+        return RULES[self.code]
+
+    @property
+    def end_column(self) -> int | None:
+        """The column just after the token (exclusive), on the same line; None without a column."""
+        if not self.column:
+            return None
+        return self.column + max(1, len(self.token or ""))
+
+    def identity(self) -> tuple[str, ...]:
+        return (self.code, self.file, self.text, self.token or "", self.key or "")
+
+    def fingerprint(self) -> str:
+        """Stable identity: rule, file, the line's text, the token and the key; not the line number.
+
+        A repeat of the same finding on an identical line further down the
+        file is told apart by its ``occurrence`` (1, 2 ...).
+        """
+        parts = self.identity() + ((str(self.occurrence),) if self.occurrence else ())
+        basis = "\x1f".join(parts)
+        return hashlib.sha256(basis.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "rule": self.rule.name, "level": self.level, "message": self.message,
+                "file": self.file, "line": self.line, "column": self.column, "end_column": self.end_column,
+                "token": self.token, "key": self.key, "hint": self.hint, "fix": self.fix, "fingerprint": self.fingerprint()}
+
+
+# --------------------------------------------------------------------------
+# selection and configuration
+
+
+def _matches(code: str, pattern: str) -> int:
+    """Length of ``pattern`` when it selects ``code`` (a code or a prefix), else -1."""
+    if pattern == "ALL":
+        return 0
+    return len(pattern) if code.startswith(pattern) else -1
+
+
+def check_codes(patterns: Iterable[str]) -> list[str]:
+    """The patterns, validated: ``ALL``, a rule code, or a prefix of one."""
+    out = []
+    for raw in patterns:
+        pattern = raw.strip().upper()
+        if not pattern:
+            continue
+        if pattern != "ALL" and (not _CODE_RE.fullmatch(pattern) or not any(c.startswith(pattern) for c in RULES)):
+            raise RW1Error(f"unknown rule code or prefix {raw!r} (rules: {', '.join(RULES)})")
+        out.append(pattern)
+    return out
+
+
+def selected_rules(select: Sequence[str] | None = None, ignore: Sequence[str] = ()) -> frozenset[str]:
+    """Codes enabled by ``select`` (default: every rule) less ``ignore``; the longest match decides."""
+    chosen = set()
+    select = check_codes(select) if select else ["ALL"]
+    ignore = check_codes(ignore)
+    for code in RULES:
+        sel = max((_matches(code, p) for p in select), default=-1)
+        ign = max((_matches(code, p) for p in ignore), default=-1)
+        if sel > ign:  # an ignore as specific as the select wins
+            chosen.add(code)
+    return frozenset(chosen)
+
+
+# --------------------------------------------------------------------------
+# the rules
+
+
+def _line_findings(result: LineResult, file: str) -> Iterator[LintFinding]:
+    for f in result.findings:
+        code = LINE_KINDS.get(f.kind)
+        if code is None:
+            continue  # a blank line, or a kind that is no rule
+        yield LintFinding(code=code, level=RULES[code].level, message=f.message, file=file,
+                          line=result.line_number or 1, column=f.column, token=f.token, text=result.text,
+                          key=result.raw.id if result.raw is not None else None,
+                          hint=f.hint, fix=f.fix)
+
+
+class _Seen(NamedTuple):
+    """What the stream rules keep of a message: its envelope and where it stands."""
+
+    type: str
+    id: str
+    re: str | None
+    from_: str
+    to: str
+    text: str
+    line: int
+
+
+def _seen(m: Message) -> _Seen:
+    text = m.source.text if m.source is not None else m.to_line()
+    line = m.source.line if m.source is not None and m.source.line is not None else 1
+    return _Seen(sys.intern(m.type), m.id, m.re, sys.intern(m.from_), sys.intern(m.to), text, line)
+
+
+def _digest(message: Message) -> int:
+    """What makes two messages with one id the same message (as ``==`` compares them), in 8 bytes."""
+    slots = sorted((key, repr(value)) for key, value in message.slots.items())
+    basis = repr((message.v, message.type, message.id, message.from_, message.to, message.re, message.item, slots,
+                  message.tail))
+    return int.from_bytes(hashlib.blake2b(basis.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+
+
+def _at(m: _Seen, file: str, code: str, message: str, *, token: str | None = None, key: str | None = None) -> LintFinding:
+    text, line = m.text, m.line
+    column = None
+    token = m.id if token is None else token
+    words = text.split(" ", 3)
+    if token and token == m.id and len(words) > 2 and words[2] == token:
+        column = len(words[0]) + len(words[1]) + 3  # the id, the third token
+    elif token:
+        index = text.find(" " + token)
+        column = index + 2 if index >= 0 else (1 if text.startswith(token) else None)
+    return LintFinding(code=code, level=RULES[code].level, message=message, file=file, line=line,
+                       column=column, token=token, text=text, key=key or m.id)
+
+
+def stream_findings(messages: Iterable[Message], file: str, *, receiver: Receiver, now: str | None,
+                    enabled: frozenset[str]) -> list[LintFinding]:
+    """The rules across the stream, over its valid messages in order.
+
+    One pass, linear in the messages: ``messages`` may be a generator; what is
+    kept of each is its envelope and its line (:class:`_Seen`), and the thread
+    rules read the same pass through :func:`rogerwilco.checks.thread.check_thread`.
+    """
+    out: list[LintFinding] = []
+    by_id: dict[str, _Seen] = {}
+    digests: dict[str, int] = {}
+    last_number: dict[str, tuple[int, str]] = {}
+
+    def unique() -> Iterator[Message]:
+        for m in messages:
+            digest = _digest(m)
+            earlier = by_id.get(m.id)
+            if earlier is not None:
+                if digests[m.id] != digest:
+                    out.append(_at(_seen(m), file, "RW100", f"id {m.id} is already used by a different message on "
+                                                           f"line {earlier.line}", token=m.id))
+                continue
+            by_id[m.id] = _seen(m)
+            digests[m.id] = digest
+            match = _ID_NUMBER.fullmatch(m.id)
+            if match is not None:
+                n = int(match.group(2))
+                previous = last_number.get(m.from_)
+                if previous is not None and n <= previous[0]:
+                    out.append(_at(by_id[m.id], file, "RW101", f"{m.id} does not go forward from {m.from_}'s last "
+                                                               f"id {previous[1]}", token=m.id))
+                if previous is None or n > previous[0]:
+                    last_number[m.from_] = (n, m.id)
+            yield m
+
+    report = None
+    if enabled & set(THREAD_KINDS.values()):
+        from ..checks.thread import check_thread
+
+        report = check_thread(unique(), now=now or "99991231T2359Z", profiles=receiver)
+    else:
+        for _ in unique():
+            pass
+    del digests
+
+    for seen in by_id.values():
+        if seen.re is not None and seen.re not in by_id:
+            out.append(_at(seen, file, "RW102", f"{seen.type} {seen.id} answers re={seen.re}, which names no message in the stream",
+                           token=f"re={seen.re}"))
+
+    answered: set[str] = set()  # HOs read back, refused, cancelled or carried forward; AQs answered or refused
+    for r in by_id.values():
+        m = by_id.get(r.re) if r.re is not None else None
+        if m is None:
+            continue
+        if m.type == "HO":
+            if ((r.type == "RB" and r.from_ == m.to) or (r.type == "UN" and r.from_ == m.to)
+                    or (r.type == "CX" and r.from_ == m.from_) or (r.type == "HO" and r.from_ == m.from_)):
+                answered.add(m.id)
+        elif m.type == "AQ" and r.type in ("AN", "UN") and r.from_ == m.to:
+            answered.add(m.id)
+    for m in by_id.values():
+        if m.id in answered:
+            continue
+        if m.type == "HO":
+            out.append(_at(m, file, "RW103", f"HO {m.id} to {m.to} is never read back: no RB from {m.to} answers it"))
+        elif m.type == "AQ":
+            out.append(_at(m, file, "RW104", f"AQ {m.id} to {m.to} is never answered (AN) or refused (UN)"))
+
+    if report is not None:
+        out.extend(_thread_findings(report, by_id, file, now=now))
+    return out
+
+
+def _thread_findings(report: Any, by_id: Mapping[str, _Seen], file: str, *, now: str | None) -> list[LintFinding]:
+    out = []
+    for f in report.findings:
+        code = THREAD_KINDS.get(f.kind)
+        if code is None or (code in NOW_RULES and now is None):
+            continue
+        handoff = by_id.get(f.key) if f.key else None
+        if handoff is None:
+            continue
+        offender = by_id.get(f.token) if code in _OFFENDER_RULES and f.token else None
+        anchor = offender or handoff
+        out.append(_at(anchor, file, code, f.message, key=handoff.id))
+    return out
+
+
+#: thread rules broken by one later message (the second close, the late DN, the
+#: wrong-party or unanswered CX), whose id the thread check gives as the finding's
+#: token; the open-past rules are about the HO itself
+_OFFENDER_RULES = frozenset({"RW105", "RW108", "RW109", "RW110"})
+
+
+#: files read as RW1 streams, one message a line; any other file is read in embedded mode
+STREAM_SUFFIXES = frozenset({".rw1"})
+
+
+def is_stream_file(name: str) -> bool:
+    """Whether a file is linted as an RW1 stream (``.rw1``, standard input) rather than for embedded lines."""
+    return name in ("-", "<stdin>", "<stream>") or Path(name).suffix.lower() in STREAM_SUFFIXES
+
+
+def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream>",
+                profiles: Receiver | Iterable | None = None, now: str | None = None,
+                select: Sequence[str] | None = None, ignore: Sequence[str] = (),
+                embedded: bool | None = None) -> list[LintFinding]:
+    """Every finding of one conversation, in line order, filtered by ``select``/``ignore``.
+
+    ``fp`` is a binary or text stream, or an iterable of lines. ``now``
+    (``YYYYMMDDTHHMMZ``) enables the rules on handoffs open past ``exp``/``due``.
+    ``embedded`` reads the messages found inside each line (logs, Markdown,
+    JSON Lines) rather than each line as one message; by default it follows
+    the file name (:func:`is_stream_file`).
+    """
+    receiver = Receiver.all_bundled() if profiles is None else as_receiver(profiles)
+    if now is not None:
+        from ..checks.thread import parse_now
+
+        try:
+            parse_now(now)
+        except ValueError as exc:
+            raise RW1Error(str(exc)) from None
+    enabled = selected_rules(select, ignore)
+    if embedded is None:
+        embedded = not is_stream_file(file)
+    findings: list[LintFinding] = []
+    places: dict[tuple[int, str], tuple[str, Any, int]] = {}
+
+    def valid() -> Iterator[Message]:
+        if embedded:
+            for result, physical, frame, start in _embedded_results(fp, receiver, file):
+                places[(result.line_number or 1, result.text)] = (physical, frame, start)
+                findings.extend(_line_findings(result, file))
+                if result.message is not None:
+                    yield result.message
+            return
+        if hasattr(fp, "read"):
+            results = validate_stream(cast("IO[str] | IO[bytes]", fp), receiver, file=file)  # it has read(): a stream
+        else:
+            results = (check_line(_strip_terminator(text), receiver, line_number=i, file=file)
+                       for i, text in enumerate(fp, start=1) if text.strip("\r\n"))
+        for result in results:
+            findings.extend(_line_findings(result, file))
+            if result.message is not None:
+                yield result.message
+
+    across = stream_findings(valid(), file, receiver=receiver, now=now, enabled=enabled)
+    findings.extend(across)
+    kept = [f for f in findings if f.code in enabled]
+    if places:
+        kept = [_in_physical_line(f, places) for f in kept]
+    kept.sort(key=lambda f: (f.line, f.column or 0, f.code))
+    seen: dict[tuple[str, ...], int] = {}
+    for i, f in enumerate(kept):
+        identity = f.identity()
+        if identity in seen:
+            seen[identity] += 1
+            kept[i] = attrs.evolve(f, occurrence=seen[identity])
+        else:
+            seen[identity] = 0
+    return kept
+
+
+def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[str]:
+    for raw in fp:
+        if isinstance(raw, bytes):
+            raw = raw.decode("utf-8", "surrogateescape")
+        yield _strip_terminator(raw)
+
+
+def _embedded_results(fp: IO[bytes] | IO[str] | Iterable[str], receiver: Receiver, file: str) -> Iterator[tuple]:
+    """(result, physical line, frame, start) for every message candidate inside the lines of a log or document."""
+    from .scan.frames import candidates, frames_of
+
+    for number, text in enumerate(_text_lines(fp), start=1):
+        if number == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        if "RW" not in text:
+            continue
+        for frame in frames_of(text):
+            for start, cand in candidates(frame.text):
+                result = check_line(cand, receiver, line_number=number, file=file)
+                yield result, text, frame, start
+
+
+def _in_physical_line(f: LintFinding, places: Mapping[tuple[int, str], tuple[str, Any, int]]) -> LintFinding:
+    """A finding on an embedded candidate, moved to the column of the physical line that holds it."""
+    place = places.get((f.line, f.text))
+    if place is None:
+        return f
+    physical, frame, start = place
+    column = frame.column(start + f.column - 1) if f.column else frame.column(start)
+    return attrs.evolve(f, column=column, text=physical)
+
+
+def _strip_terminator(text: str) -> str:
+    """A line without its terminator (``\\n`` or ``\\r\\n``), as a reader of a file sees it (D3)."""
+    if text.endswith("\n"):
+        text = text[:-1]
+        if text.endswith("\r"):
+            text = text[:-1]
+    return text
+
+
+def lint_paths(paths: Sequence[str], *, config: Any = None, **options: Any) -> Iterator[tuple[str, list[LintFinding]]]:
+    """(display name, findings) for each file; ``-`` is standard input; a folder is walked.
+
+    ``config`` (a :class:`rogerwilco.io.lint_config.LintConfig`) chooses which
+    files a folder contributes and adds its per-file ignores; ``stdin_filename``
+    names standard input (its per-file ignores and its mode follow that name).
+    """
+    from .lint_config import LintConfig
+
+    config = config if config is not None else LintConfig()
+    stdin_name = options.pop("stdin_filename", None)
+    ignore = tuple(options.pop("ignore", ()) or ())
+    for given in paths:
+        if given == "-":
+            name = stdin_name or "<stdin>"
+            yield name, lint_stream(sys.stdin.buffer, file=name, ignore=ignore + config.ignored_for(name), **options)
+            continue
+        for name in config.walk(given):
+            try:
+                fh = open(name, "rb")
+            except OSError as exc:
+                raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
+            with fh:
+                yield name, lint_stream(fh, file=name, ignore=ignore + config.ignored_for(name), **options)
+
+
+# --------------------------------------------------------------------------
+# the baseline: adopt the linter on an existing pile of logs
+
+BASELINE_VERSION = 1
+
+
+def rules_version() -> str:
+    """A digest of the rule set a baseline was written against (codes, names, levels, fingerprint scheme)."""
+    basis = "\n".join(f"{r.code} {r.name} {r.level}" for r in RULES.values()) + "\nfingerprint:v1"
+    return hashlib.sha256(basis.encode()).hexdigest()[:16]
+
+
+def baseline_key(f: LintFinding, base: Path) -> str:
+    """A finding's identity for a baseline: its fingerprint with the file taken relative to the baseline's folder."""
+    file = f.file
+    if file not in ("<stdin>", "-"):
+        try:
+            file = Path(file).resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            file = Path(file).resolve().as_posix()
+    parts = (f.code, file, f.text, f.token or "", f.key or "") + ((str(f.occurrence),) if f.occurrence else ())
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def write_baseline(path: str | Path, findings: Iterable[LintFinding]) -> int:
+    """Record ``findings`` in a baseline file; the number recorded."""
+    import json
+
+    path = Path(path)
+    base = path.resolve().parent
+    entries = sorted({(baseline_key(f, base), f.code) for f in findings})
+    doc = {"tool": "rogerwilco", "baseline": BASELINE_VERSION, "rules": rules_version(),
+           "findings": [{"fingerprint": key, "code": code} for key, code in entries]}
+    try:
+        path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise RW1Error(f"cannot write {path}: {exc.strerror}") from None
+    return len(entries)
+
+
+def read_baseline(path: str | Path) -> frozenset[str]:
+    """The fingerprints a baseline file records; refused when it is not one, or from another rule set."""
+    import json
+
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RW1Error(f"cannot read baseline {path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise RW1Error(f"{path}: not a baseline (not JSON: {exc})") from None
+    if not isinstance(doc, dict) or doc.get("tool") != "rogerwilco" or not isinstance(doc.get("findings"), list):
+        raise RW1Error(f"{path}: not a rogerwilco lint baseline (write one with --write-baseline)")
+    if doc.get("baseline") != BASELINE_VERSION or doc.get("rules") != rules_version():
+        raise RW1Error(f"{path}: this baseline was written for another version of the rules "
+                       f"(its rules {doc.get('rules')!r}, these {rules_version()!r}); write it again with --write-baseline")
+    keys = set()
+    for i, entry in enumerate(doc["findings"]):
+        if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
+            raise RW1Error(f"{path}: /findings/{i} is expected to be an object with a fingerprint")
+        keys.add(entry["fingerprint"])
+    return frozenset(keys)
+
+
+def new_findings(findings: Iterable[LintFinding], baseline: frozenset[str], baseline_path: str | Path) -> list[LintFinding]:
+    """The findings a baseline does not record."""
+    base = Path(baseline_path).resolve().parent
+    return [f for f in findings if baseline_key(f, base) not in baseline]
+
+
+__getattr__ = _deprecated.renamed(__name__, {"Rule": ("LintRule", LintRule)})
+
+
+__all__ = [
+    "ERROR",
+    "LintFinding",
+    "LintRule",
+    "RULES",
+    "WARNING",
+    "is_stream_file",
+    "lint_paths",
+    "lint_stream",
+    "new_findings",
+    "read_baseline",
+    "selected_rules",
+    "write_baseline",
+]

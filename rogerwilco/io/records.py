@@ -1,0 +1,267 @@
+"""Records: what ``rogerwilco scan`` writes, one per candidate found in a log.
+
+A record is a ``message`` (the candidate passed ``check_line``; its JSON form
+and envelope are filled) or a ``diagnostic`` (why it was refused; the
+envelope fields the line got as far as are recovered from its tokens and the
+row is marked ``unvalidated``). The columns are a stable, versioned schema
+shared by every output format (see ``docs/scan.md``): the seventeen columns
+of version 1 keep their names, order and meaning, and version 2 adds
+``version``, ``ts`` and ``unvalidated`` at the end.
+
+The typed schema is exported once, here, for every engine that reads
+records: :func:`arrow_schema` (Parquet, DuckDB, Dask ``meta``), and from it
+:func:`spark_schema` (a PySpark ``StructType``), :func:`pandas_dtypes` and
+:func:`polars_schema`. Each library is imported only when its function is
+called.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+import attrs
+
+from ..core.errors import RW1Error  # noqa: F401  (also raised to callers of this module)
+
+#: The version of the record schema written in the ``version`` column.
+RECORDS_VERSION = 2
+
+#: The columns of version 1, in order.
+COLUMNS_V1 = (
+    "record", "file", "line", "column", "field", "text",
+    "type", "id", "from", "to", "re", "item", "json",
+    "why", "reason", "token", "message",
+)
+
+#: The record columns, in order (the stable schema of every output format).
+COLUMNS = COLUMNS_V1 + ("version", "ts", "unvalidated")
+
+#: The envelope fields, as named in the columns and in a message's JSON form.
+ENVELOPE = ("type", "id", "re", "from", "to", "item")
+
+#: The ways the ``json`` column can be typed in Arrow, Parquet, Spark, pandas and polars.
+JSON_COLUMN_KINDS = ("struct", "text")
+
+_UTC = timezone.utc
+
+
+def _iso(ts: datetime | None) -> str | None:
+    """RFC 3339 in UTC with microseconds and ``Z`` (the form ``ts`` takes in JSON Lines and CSV)."""
+    if ts is None:
+        return None
+    return ts.astimezone(_UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@attrs.frozen(kw_only=True)
+class Record:
+    """One candidate found in a log: a message, or a diagnostic saying why not.
+
+    ``record`` is ``"message"`` or ``"diagnostic"``. ``line`` and ``column``
+    are 1-based (column in code points of the physical line). ``field`` is
+    the JSON location the candidate was read from, else None. For a message,
+    ``json`` is its JSON form and the envelope columns are filled; for a
+    diagnostic, ``why`` (``UNK`` or ``VER``), ``reason`` (the finding kind:
+    ``syntax``, ``enum``, ``missing``, ``too-long``, ``encoding`` ...),
+    ``token`` (the offending text as written) and ``message`` say why, the
+    envelope columns hold what the line's tokens gave, as written, and
+    ``unvalidated`` is true. ``ts`` is the UTC time of the log line, or None.
+    """
+
+    record: str
+    file: str
+    line: int
+    column: int
+    text: str
+    field: str | None = None
+    type: str | None = None
+    id: str | None = None
+    from_: str | None = None
+    to: str | None = None
+    re: str | None = None
+    item: str | None = None
+    json: dict | None = None
+    why: str | None = None
+    reason: str | None = None
+    token: str | None = None
+    message: str | None = None
+    ts: datetime | None = None
+    unvalidated: bool = False
+
+    @property
+    def is_message(self) -> bool:
+        return self.record == "message"
+
+    @property
+    def version(self) -> int:
+        return RECORDS_VERSION
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> "Record":
+        """A record back from :meth:`to_dict` (``ts`` as RFC 3339 text or a datetime)."""
+        fields = {("from_" if k == "from" else k): v for k, v in row.items() if k != "version"}
+        ts = fields.get("ts")
+        if isinstance(ts, str):
+            fields["ts"] = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+        return cls(**fields)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as a plain object with the documented column names (``ts`` as RFC 3339 text)."""
+        return {
+            "record": self.record, "file": self.file, "line": self.line, "column": self.column,
+            "field": self.field, "text": self.text, "type": self.type, "id": self.id,
+            "from": self.from_, "to": self.to, "re": self.re, "item": self.item, "json": self.json,
+            "why": self.why, "reason": self.reason, "token": self.token, "message": self.message,
+            "version": RECORDS_VERSION, "ts": _iso(self.ts), "unvalidated": self.unvalidated,
+        }
+
+
+# --------------------------------------------------------------------------
+# the typed schema
+
+
+def import_pyarrow():
+    try:
+        import pyarrow
+    except ImportError:
+        raise RW1Error("Parquet and Arrow output need pyarrow: pip install 'rogerwilco[parquet]'") from None
+    return pyarrow
+
+
+def _check_kind(json_column: str) -> None:
+    if json_column not in JSON_COLUMN_KINDS:
+        raise RW1Error(f"json_column must be one of {', '.join(JSON_COLUMN_KINDS)}, not {json_column!r}")
+
+
+def json_struct_type():
+    """The Arrow type of the ``json`` column as a struct: the envelope, then ``slots`` as JSON text, then ``tail``."""
+    pa = import_pyarrow()
+    return pa.struct([pa.field(name, pa.string()) for name in ("v",) + ENVELOPE + ("slots", "tail")])
+
+
+def arrow_schema(json_column: str = "struct", *, dictionary: bool = True):
+    """The Arrow schema of records, version 2.
+
+    ``record type why reason`` are dictionary-encoded (``dictionary=False``
+    gives plain strings, the form Spark's Arrow exchange takes); ``ts`` is a
+    UTC timestamp in microseconds; ``json`` is a struct (``json_column=
+    "struct"``, the default) or JSON text (``"text"``, the version 1 form).
+    """
+    pa = import_pyarrow()
+    _check_kind(json_column)
+    category = pa.dictionary(pa.int32(), pa.string()) if dictionary else pa.string()
+    types = {
+        "record": category, "line": pa.int64(), "column": pa.int64(), "type": category, "why": category,
+        "reason": category, "json": json_struct_type() if json_column == "struct" else pa.string(),
+        "version": pa.int32(), "ts": pa.timestamp("us", tz="UTC"), "unvalidated": pa.bool_(),
+    }
+    required = {"record", "file", "line", "column", "text", "version", "unvalidated"}
+    return pa.schema([pa.field(name, types.get(name, pa.string()), nullable=name not in required)
+                      for name in COLUMNS], metadata={b"rogerwilco.io.records.version": str(RECORDS_VERSION).encode()})
+
+
+def _json_value(form: dict | None, json_column: str) -> Any:
+    if form is None:
+        return None
+    if json_column == "text":
+        return json.dumps(form, ensure_ascii=False, separators=(",", ":"))
+    out = {k: form.get(k) for k in ("v",) + ENVELOPE + ("tail",)}
+    out["slots"] = json.dumps(form.get("slots") or {}, ensure_ascii=False, separators=(",", ":"))
+    return out
+
+
+def to_arrow_batch(records: Iterable[Record], json_column: str = "struct", *, dictionary: bool = True):
+    """An Arrow RecordBatch of records with :func:`arrow_schema`."""
+    pa = import_pyarrow()
+    schema = arrow_schema(json_column, dictionary=dictionary)
+    cols: dict[str, list] = {c: [] for c in COLUMNS}
+    for r in records:
+        d = r.to_dict()
+        d["json"] = _json_value(r.json, json_column)
+        d["ts"] = r.ts
+        for c in COLUMNS:
+            cols[c].append(d[c])
+    arrays = []
+    for c in COLUMNS:
+        typ = schema.field(c).type
+        if pa.types.is_dictionary(typ):
+            arrays.append(pa.array(cols[c], type=pa.string()).dictionary_encode().cast(typ))
+        else:
+            arrays.append(pa.array(cols[c], type=typ))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def spark_schema(json_column: str = "struct"):
+    """The PySpark ``StructType`` matching :func:`arrow_schema` (dictionary columns as strings)."""
+    try:
+        from pyspark.sql import types as T
+    except ImportError:
+        raise RW1Error("the Spark schema needs pyspark: pip install 'rogerwilco[spark]'") from None
+    return _spark_type(arrow_schema(json_column, dictionary=False), T)
+
+
+def _spark_type(arrow: Any, T: Any) -> Any:
+    pa = import_pyarrow()
+    if isinstance(arrow, pa.Schema) or pa.types.is_struct(arrow):
+        fields = arrow if isinstance(arrow, pa.Schema) else [arrow.field(i) for i in range(arrow.num_fields)]
+        return T.StructType([T.StructField(f.name, _spark_type(f.type, T), f.nullable) for f in fields])
+    if pa.types.is_dictionary(arrow):
+        return _spark_type(arrow.value_type, T)
+    if pa.types.is_string(arrow):
+        return T.StringType()
+    if pa.types.is_int64(arrow):
+        return T.LongType()
+    if pa.types.is_int32(arrow):
+        return T.IntegerType()
+    if pa.types.is_boolean(arrow):
+        return T.BooleanType()
+    if pa.types.is_timestamp(arrow):
+        return T.TimestampType()
+    raise RW1Error(f"no Spark type for {arrow}")
+
+
+def pandas_dtypes(json_column: str = "struct") -> dict[str, Any]:
+    """The pandas dtypes of records as ``to_arrow(...).to_pandas()`` gives them: categories, a UTC timestamp.
+
+    Text columns take pandas' default string dtype (``str`` from pandas 3,
+    ``object`` before); ``json`` is ``object`` (a dict per row as a struct)
+    or that string dtype (as text).
+    """
+    _check_kind(json_column)
+    import pandas as pd
+
+    text: Any = pd.StringDtype(na_value=float("nan")) if int(pd.__version__.split(".")[0]) >= 3 else "object"
+    out: dict[str, Any] = {c: text for c in COLUMNS}
+    out["json"] = "object" if json_column == "struct" else text
+    for c in ("record", "type", "why", "reason"):
+        out[c] = pd.CategoricalDtype()
+    out.update({"line": "int64", "column": "int64", "version": "int32", "unvalidated": "bool",
+                "ts": pd.DatetimeTZDtype("us", "UTC")})
+    return out
+
+
+def polars_schema(json_column: str = "struct") -> dict[str, Any]:
+    """The polars schema of records (``pl.Categorical`` for the dictionary columns, ``json`` a ``pl.Struct``)."""
+    _check_kind(json_column)
+    import polars as pl
+
+    struct = pl.Struct([pl.Field(name, pl.String) for name in ("v",) + ENVELOPE + ("slots", "tail")])
+    out: dict[str, Any] = {c: pl.String for c in COLUMNS}
+    for c in ("record", "type", "why", "reason"):
+        out[c] = pl.Categorical
+    out.update({"line": pl.Int64, "column": pl.Int64, "version": pl.Int32, "unvalidated": pl.Boolean,
+                "ts": pl.Datetime("us", "UTC"), "json": struct if json_column == "struct" else pl.String})
+    return out
+
+
+__all__ = [
+    "COLUMNS",
+    "RECORDS_VERSION",
+    "Record",
+    "arrow_schema",
+    "pandas_dtypes",
+    "polars_schema",
+    "spark_schema",
+    "to_arrow_batch",
+]

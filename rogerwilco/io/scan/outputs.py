@@ -1,0 +1,62 @@
+"""Output formats: JSON Lines, CSV (formula-safe), Arrow record batches and tables (schema: :mod:`rogerwilco.io.records`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any, Iterable
+
+from ...core.errors import printable
+from ..records import COLUMNS, Record, import_pyarrow, arrow_schema, to_arrow_batch
+
+
+def _csv_cell(value: Any) -> str:
+    """A CSV cell that cannot start a formula or break a row.
+
+    Control characters are shown as escapes; a cell starting with ``=``,
+    ``+``, ``-`` or ``@`` (or a tab or carriage return) gets a leading ``'``,
+    so a spreadsheet shows it as text instead of evaluating it.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    else:
+        text = str(value)
+    text = printable(text)
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        text = "'" + text
+    return text
+
+
+def format_jsonl(records: Iterable[Record]) -> str:
+    # ensure_ascii: U+2028, U+2029 and U+0085 in a log cannot break a line of output
+    return "".join(json.dumps(r.to_dict(), ensure_ascii=True) + "\n" for r in records)
+
+
+def format_csv(records: Iterable[Record], *, header: bool = False) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    if header:
+        writer.writerow(COLUMNS)
+    for r in records:
+        d = r.to_dict()
+        writer.writerow([_csv_cell(d[c]) for c in COLUMNS])
+    return buf.getvalue()
+
+
+def to_arrow(records: Iterable[Record], *, batch_size: int = 65536, json_column: str = "struct"):
+    """An Arrow Table of records (optional extra ``parquet``) with :func:`rogerwilco.io.records.arrow_schema`:
+    feeds DuckDB, pandas, polars, Spark."""
+    pa = import_pyarrow()
+    batches = []
+    buf: list[Record] = []
+    for r in records:
+        buf.append(r)
+        if len(buf) >= batch_size:
+            batches.append(to_arrow_batch(buf, json_column))
+            buf = []
+    if buf or not batches:
+        batches.append(to_arrow_batch(buf, json_column))
+    return pa.Table.from_batches(batches, schema=arrow_schema(json_column))

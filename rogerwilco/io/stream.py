@@ -1,0 +1,173 @@
+"""Streams: files and stdin, line by line, with nothing dropped.
+
+Theory of operation
+-------------------
+A stream is read as bytes in bounded chunks, never whole: a line longer
+than ``max_bytes`` (default 64 KiB) is consumed in bounded chunks and yields a
+diagnostic instead of text, so one runaway line cannot exhaust memory (the
+reader holds at most ``max_bytes`` plus one chunk). A line ends at ``\\n``,
+``\\r\\n`` or a bare ``\\r`` (a file from an old Mac, or a log joined by a
+tool that ends lines with CR); a line ended by a bare CR carries a
+``bare-cr`` note, so the reader says how it split the text. The terminator is
+stripped, and so is a UTF-8 byte-order mark opening the stream; a line that
+is not UTF-8 yields a diagnostic naming the column of the first bad byte.
+Every input line yields exactly one :class:`~rogerwilco.semantics.LineResult`:
+a message, or findings that say why not. A blank line yields a ``blank`` note
+and no message.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import IO, Iterable, Iterator
+
+import attrs
+
+from ..core.findings import FAIL, NOTE, Finding
+from ..core.semantics import LineResult, check_line
+from ..core.vocab import Receiver, as_receiver
+
+DEFAULT_MAX_BYTES = 64 * 1024
+_CHUNK = 64 * 1024
+_BOM = b"\xef\xbb\xbf"
+
+
+@attrs.frozen
+class RawInputLine:
+    number: int
+    text: str | None  # None when the line could not be read
+    problem: Finding | None = None
+    notes: tuple[Finding, ...] = ()
+
+
+BARE_CR_NOTE = Finding(severity=NOTE, kind="bare-cr", message="line ended by a bare CR (\\r), read as a line break")
+
+
+def _binary(fp: IO[str] | IO[bytes]) -> IO[bytes]:
+    if isinstance(fp, io.TextIOBase):
+        buffer = getattr(fp, "buffer", None)
+        if buffer is not None:
+            return buffer
+        return _EncodedText(fp)  # type: ignore[return-value]
+    return fp  # type: ignore[return-value]
+
+
+class _EncodedText:
+    """A text stream without a byte buffer (``io.StringIO``) read as UTF-8 in chunks, never whole."""
+
+    def __init__(self, fp: IO[str]) -> None:
+        self.fp = fp
+
+    def read1(self, size: int) -> bytes:
+        return self.fp.read(size // 4 or 1).encode("utf-8", "surrogatepass")  # a lone surrogate: not UTF-8, a diagnostic
+
+
+def _chunks(stream: IO[bytes]) -> Iterator[bytes]:
+    """What the stream has, in chunks of at most ``_CHUNK`` bytes; ``read1``
+    returns what is there, so a live pipe or terminal is read line by line."""
+    read = getattr(stream, "read1", None) or stream.read
+    while True:
+        chunk = read(_CHUNK)
+        if not chunk:
+            return
+        yield chunk
+
+
+_EOL = re.compile(rb"\r\n|\r|\n")
+_LF = re.compile(rb"\n")
+
+
+def _physical_lines(stream: IO[bytes], max_bytes: int, eol: re.Pattern = _EOL) -> Iterator[tuple[bytes | None, int, bytes]]:
+    """``(line, size, terminator)`` for each line of the stream; ``line`` is
+    None (and ``size`` its length) when it is longer than ``max_bytes``.
+    Memory stays within ``max_bytes`` plus two chunks whatever the input."""
+    chunks = _chunks(stream)
+    buf = b""
+    pos = 0
+    eof = False
+    skipping = -1  # when >= 0: inside an overlong line, this many bytes of it seen
+    while True:
+        match = eol.search(buf, pos)
+        if match is not None and match.group() == b"\r" and match.end() == len(buf) and not eof:
+            match = None  # a CR at the end of what we hold: a \n may follow in the next chunk
+        if match is not None:
+            if skipping >= 0:
+                size = skipping + match.start() - pos
+                skipping = -1
+                yield None, size, match.group()
+            else:
+                line = buf[pos:match.start()]
+                yield (line if len(line) <= max_bytes else None), len(line), match.group()
+            pos = match.end()
+            continue
+        if eof:
+            if skipping >= 0:
+                yield None, skipping + len(buf) - pos, b""
+            elif pos < len(buf):
+                line = buf[pos:]
+                yield (line if len(line) <= max_bytes else None), len(line), b""
+            return
+        held = len(buf) - pos
+        if skipping >= 0 or held > max_bytes + 1:
+            # an overlong line: count it and let it go, keeping only a trailing CR
+            keep = 1 if buf.endswith(b"\r") else 0
+            skipping = max(skipping, 0) + held - keep
+            buf, pos = buf[len(buf) - keep:], 0
+        chunk = next(chunks, b"")
+        if not chunk:
+            eof = True
+        buf = buf[pos:] + chunk
+        pos = 0
+
+
+def read_lines(fp: IO[str] | IO[bytes], *, max_bytes: int = DEFAULT_MAX_BYTES,
+               bare_cr: bool = True) -> Iterator[RawInputLine]:
+    """Lines of a stream as text, or a diagnostic where a line cannot be read.
+
+    ``bare_cr=False`` ends lines at ``\\n`` only (a ``\\r`` before it is still
+    stripped): for line protocols such as the adapter's JSON requests."""
+    stream = _binary(fp)
+    number = 0
+    for data, size, terminator in _physical_lines(stream, max_bytes, _EOL if bare_cr else _LF):
+        number += 1
+        if terminator == b"\n" and not bare_cr and data is not None and data.endswith(b"\r"):
+            data = data[:-1]
+        notes = (BARE_CR_NOTE,) if terminator == b"\r" else ()
+        if number == 1 and data is not None and data.startswith(_BOM):
+            data = data[len(_BOM):]  # a byte-order mark opens the file; it is not part of the first line
+        if data is None:
+            problem = Finding(severity=FAIL, kind="too-long", why="UNK", token="",
+                              message=f"line is {size} bytes; the limit is {max_bytes}")
+            yield RawInputLine(number, None, problem, notes)
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            column = len(data[: exc.start].decode("utf-8", "replace")) + 1
+            problem = Finding(severity=FAIL, kind="encoding", why="UNK", token=f"\\x{data[exc.start]:02x}",
+                              column=column, message=f"byte 0x{data[exc.start]:02x} at column {column} is not UTF-8")
+            yield RawInputLine(number, None, problem, notes)
+            continue
+        yield RawInputLine(number, text, None, notes)
+
+
+def validate_stream(
+    fp: IO[str] | IO[bytes],
+    profiles: Receiver | Iterable | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    file: str | None = None,
+) -> Iterator[LineResult]:
+    """One LineResult per input line, in order."""
+    receiver = as_receiver(profiles)
+    for line in read_lines(fp, max_bytes=max_bytes):
+        if line.text is None:
+            assert line.problem is not None
+            yield LineResult(text="", message=None, findings=(line.problem, *line.notes), line_number=line.number)
+        elif line.text == "":
+            note = Finding(severity=NOTE, kind="blank", message="blank line")
+            yield LineResult(text="", message=None, findings=(note, *line.notes), line_number=line.number)
+        else:
+            result = check_line(line.text, receiver, line_number=line.number, file=file)
+            yield result._replace(findings=result.findings + line.notes) if line.notes else result

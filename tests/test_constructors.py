@@ -1,0 +1,94 @@
+"""Constructors are trivial; named constructors do the I/O (attrs and svcs style).
+
+``Receiver.load`` reads and compiles profiles and ``ToolStore.open`` opens the
+SQLite file and creates its tables; ``Receiver(...)`` and ``ToolStore(...)``
+take what is already made. The earlier call forms, and the names renamed
+because they said two things, still work for one release with a
+DeprecationWarning.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sqlite3
+import warnings
+
+import pytest
+
+from rogerwilco import Receiver
+from rogerwilco.front.tool import ToolStore
+from rogerwilco.core.vocab import bundled_vocabulary
+
+
+def test_receiver_takes_compiled_vocabularies_without_reading_anything():
+    pay = bundled_vocabulary("pay")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        receiver = Receiver([pay])
+        empty = Receiver()
+    assert receiver.names == ("pay",) and receiver.vocabulary("pay") is pay
+    assert empty.names == () and empty.vocabulary(None).profile is None
+
+
+def test_receiver_load_reads_names_paths_and_objects(tmp_path):
+    path = tmp_path / "mine.json"
+    path.write_text('{"profile": "mine", "version": "1", "extends": "RW1"}', encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        receiver = Receiver.load(["pay", str(path), {"profile": "obj", "version": "1", "extends": "RW1"}])
+    assert receiver.names == ("pay", "mine", "obj")
+
+
+def test_receiver_of_profile_names_still_loads_them_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match=r"Receiver\.load"):
+        receiver = Receiver(["pay"])
+    assert receiver.names == ("pay",)
+    assert receiver.vocabulary("pay") is bundled_vocabulary("pay")
+
+
+def test_receiver_refuses_the_core_vocabulary_as_a_profile():
+    from rogerwilco.core.errors import ProfileError
+    from rogerwilco.core.vocab import core_vocabulary
+
+    with pytest.raises(ProfileError, match="core vocabulary is always held"):
+        Receiver([core_vocabulary()])
+
+
+def test_toolstore_constructor_does_no_io(tmp_path):
+    path = tmp_path / "never.db"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ToolStore(path, receiver=Receiver())
+    assert not path.exists()
+
+
+def test_toolstore_open_creates_the_tables(tmp_path):
+    path = tmp_path / "store.db"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        store = ToolStore.open(path, profiles=["pay"])
+    assert store.receiver.names == ("pay",)
+    tables = {row[0] for row in sqlite3.connect(path).execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "statements" in tables
+
+
+def test_toolstore_earlier_form_still_opens_with_a_deprecation_warning(tmp_path):
+    path = tmp_path / "store.db"
+    with pytest.warns(DeprecationWarning, match=r"ToolStore\.open"):
+        store = ToolStore(path, profiles=["pay"])
+    assert path.exists() and store.receiver.names == ("pay",)
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("rogerwilco.io.lint", "Rule", "LintRule"),
+    ("rogerwilco.core.vocab", "Rule", "ProfileRule"),
+    ("rogerwilco.checks.crosswalk", "check_rb", "check_rb_across"),
+])
+def test_a_renamed_name_still_answers_for_one_release_with_a_warning(path, old, new):
+    mod = importlib.import_module(path)
+    with pytest.warns(DeprecationWarning, match=rf"\.{old} is now rogerwilco\.[a-z_.]*\.{new};"):
+        value = getattr(mod, old)
+    assert value is getattr(mod, new)
+    assert old not in getattr(mod, "__all__", ())
+    with pytest.raises(AttributeError):
+        getattr(mod, "no_such_name")
