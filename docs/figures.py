@@ -75,8 +75,7 @@ def _test_default(test: str, variable: str) -> int:
 
 
 def _cases() -> int:
-    from rogerwilco.front.conformance import load_cases
-    return len(load_cases())
+    return len(module("conformance").load_cases())
 
 
 def _types() -> int:
@@ -89,18 +88,15 @@ def _json_keys() -> int:
 
 
 def _tiers() -> int:
-    from rogerwilco.readback import TIERS
-    return len(TIERS)
+    return len(module("readback").TIERS)
 
 
 def _bundled() -> tuple[str, ...]:
-    from rogerwilco.vocab import BUNDLED_PROFILES
-    return tuple(BUNDLED_PROFILES)
+    return tuple(module("vocab").BUNDLED_PROFILES)
 
 
 def _tools() -> list[str]:
-    from rogerwilco.tools import TOOLS
-    return list(TOOLS)
+    return list(module("tools").TOOLS)
 
 
 def _digest_length() -> int:
@@ -110,6 +106,22 @@ def _digest_length() -> int:
 
 def _kib(n: int) -> str:
     return f"{n // 1024} KiB" if n < 1024 * 1024 else f"{n // (1024 * 1024)} MiB"
+
+
+def module(name: str):
+    """The package's module ``name`` (``"slottypes"``, ``"scan.sources"``), in whichever layer folder it lives."""
+    import importlib
+    import pkgutil
+
+    import rogerwilco
+
+    layers = [""] + [f"{info.name}." for info in pkgutil.iter_modules(rogerwilco.__path__) if info.ispkg]
+    for layer in layers:
+        try:
+            return importlib.import_module(f"rogerwilco.{layer}{name}")
+        except ModuleNotFoundError:
+            continue
+    raise ModuleNotFoundError(f"no module {name} in rogerwilco or its layer folders")
 
 
 _CACHE: dict[str, object] = {}
@@ -176,7 +188,7 @@ def _legend_goal() -> str:
 
 
 def _rule_table() -> str:
-    from rogerwilco.lint import RULES
+    RULES = module("lint").RULES
     head = "| code | name | level | fires on |\n|---|---|---|---|"
     rows = [f"| `{r.code}` | {r.name} | {r.level} | {r.summary}. Example: `{r.bad.replace(chr(10), ' ⏎ ')}` |"
             for r in RULES.values()]
@@ -296,30 +308,23 @@ FIGURES: list[Figure] = [
 
 def _limit(name: str) -> int:
     if name == "tail":
-        from rogerwilco.core import semantics
-        m = re.search(r"if len\(tail\) > (\d+):", Path(semantics.__file__).read_text(encoding="utf-8"))
+        m = re.search(r"if len\(tail\) > (\d+):", Path(module("semantics").__file__).read_text(encoding="utf-8"))
         return int(m.group(1)) if m else -1
     if name == "digits":
-        from rogerwilco.slottypes import MAX_INT_DIGITS
-        return MAX_INT_DIGITS
+        return module("slottypes").MAX_INT_DIGITS
     if name == "line":
-        from rogerwilco.io.stream import DEFAULT_MAX_BYTES
-        return DEFAULT_MAX_BYTES
+        return module("stream").DEFAULT_MAX_BYTES
     if name == "request":
-        from rogerwilco.front.adapter import MAX_REQUEST_BYTES
-        return MAX_REQUEST_BYTES
+        return module("adapter").MAX_REQUEST_BYTES
     if name == "receivers":
-        from rogerwilco.core._lru import RECEIVER_CACHE_SIZE
-        return RECEIVER_CACHE_SIZE
+        return module("_lru").RECEIVER_CACHE_SIZE
     if name in ("pattern", "repeat", "states"):
-        from rogerwilco import iregexp
+        iregexp = module("iregexp")
         return {"pattern": iregexp.MAX_PATTERN_LENGTH, "repeat": iregexp.MAX_REPEAT, "states": iregexp.MAX_STATES}[name]
     if name == "scan-line":
-        from rogerwilco.scan.sources import DEFAULT_MAX_LINE_BYTES
-        return DEFAULT_MAX_LINE_BYTES
+        return module("scan.sources").DEFAULT_MAX_LINE_BYTES
     if name == "progress":
-        from rogerwilco.front.commands.scan import PROGRESS_THRESHOLD
-        return PROGRESS_THRESHOLD
+        return module("commands.scan").PROGRESS_THRESHOLD
     raise KeyError(name)
 
 

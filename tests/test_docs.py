@@ -206,3 +206,52 @@ def test_whole_commands_in_prose_run(doc, command, where):
     assert proc.returncode in (0, 1), f"{doc}: `{command}` exits {proc.returncode}:\n{out[-2000:]}"
     assert not any(bad in out for bad in BAD), f"{doc}: `{command}`:\n{out[-2000:]}"
     assert out.strip(), f"{doc}: `{command}` prints nothing"
+
+
+# Every module, name and source file the docs point to exists.
+
+DOTTED = re.compile(r"`(rogerwilco(?:\.[A-Za-z_]\w*)+)")
+SOURCE = re.compile(r"(?<![\w/.-])((?:rogerwilco|tests)/[\w/.-]+\.py)\b")
+NOT_NAMES = {"rogerwilco.toml"}  # a configuration file's name
+
+
+def resolve(dotted: str) -> object:
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            target: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            target = getattr(target, name)
+        return target
+    raise ModuleNotFoundError(dotted)
+
+
+def _named(pattern: re.Pattern) -> list[tuple[str, str]]:
+    out = set()
+    for path in snippets.doc_files() + [ROOT / "conformance" / "README.md"]:
+        for name in pattern.findall(path.read_text(encoding="utf-8")):
+            out.add((str(path.relative_to(ROOT)), name))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("doc,name", [d for d in _named(DOTTED) if d[1] not in NOT_NAMES])
+def test_every_name_the_docs_give_exists(doc, name):
+    try:
+        resolve(name)
+    except (ImportError, AttributeError) as exc:
+        pytest.fail(f"{doc} names `{name}`: {exc}")
+
+
+@pytest.mark.parametrize("doc,path", _named(SOURCE))
+def test_every_source_file_the_docs_name_exists(doc, path):
+    assert (ROOT / path).is_file(), f"{doc} names {path}"
+
+
+def test_a_name_that_is_gone_is_caught():
+    assert resolve("rogerwilco.display.printable")
+    with pytest.raises(AttributeError):
+        resolve("rogerwilco.display.no_such_name")
