@@ -115,7 +115,7 @@ def module(name: str):
 
     import rogerwilco
 
-    layers = [""] + [f"{info.name}." for info in pkgutil.iter_modules(rogerwilco.__path__) if info.ispkg]
+    layers = [f"{info.name}." for info in pkgutil.iter_modules(rogerwilco.__path__) if info.ispkg] + [""]
     for layer in layers:
         try:
             return importlib.import_module(f"rogerwilco.{layer}{name}")

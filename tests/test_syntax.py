@@ -44,8 +44,7 @@ def test_fast_path_accepts_exactly_what_the_grammar_accepts(text):
 @settings(max_examples=500, deadline=None)
 @given(mutated_lines() | fragments | st.text(max_size=80), st.sampled_from([None, 7]))
 def test_the_walk_stops_where_lark_stops(text, number):
-    from lark.exceptions import UnexpectedInput
-
+    from rogerwilco.core._lark import UnexpectedInput
     from rogerwilco.core.syntax import diagnose, lark_error_position, lark_parser
 
     found = diagnose(text)
