@@ -106,8 +106,8 @@ RESEND = "resend"
 REISSUE = "reissue"
 
 
-class Enveloped(Protocol):
-    """What the rule reads of a message, read-only (a Message, an Envelope, a stored row)."""
+class _Linked(Protocol):
+    """What the walk to an HO reads of a message: its type, its id and the id it answers."""
 
     @property
     def type(self) -> str: ...
@@ -115,6 +115,11 @@ class Enveloped(Protocol):
     def id(self) -> str: ...
     @property
     def re(self) -> Optional[str]: ...
+
+
+class Enveloped(_Linked, Protocol):
+    """What the rule reads of a message, read-only (a Message, an Envelope, a stored row)."""
+
     @property
     def from_(self) -> str: ...
     @property
@@ -178,14 +183,6 @@ def is_duplicate_answer(answer: Enveloped, why: Optional[str], ho: Enveloped, li
 # --------------------------------------------------------------------------
 # the conversation index
 
-
-class _Linked(Protocol):
-    @property
-    def type(self) -> str: ...
-    @property
-    def id(self) -> str: ...
-    @property
-    def re(self) -> Optional[str]: ...
 
 
 def handoff_of(message: _Linked, lookup: Callable[[str], Any], *, through: Iterable[str] | None = THROUGH) -> Any:
