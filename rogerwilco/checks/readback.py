@@ -205,7 +205,7 @@ def record_type_problems(record: Mapping[str, Any], vocab: Vocabulary) -> list[F
         want = "a string" if key == "item" else expected_json(type_name)
         problems.append(fail(kind="record", message=f"{key}: the record gives {what}; {key} is {want}"
                              + (" (leave the key out if the record holds no value)" if value is None else ""),
-                             key=key, sender=shown(None, value)))
+                             key=key, sender_value=shown(None, value)))
     return problems
 
 
@@ -245,7 +245,7 @@ def tier_receipt(ho: Message, rb: Message, tier: int | None = 1, pairs=RECEIPT) 
         got = rb.get(rb_field)
         if got != want:
             findings.append(fail(kind="receipt", message=f"{rb_field}={got} where the {ho.type} gives {want}", tier=tier,
-                                 key=rb_field, sender=want, receiver=got))
+                                 key=rb_field, sender_value=want, receiver_value=got))
     return findings
 
 
@@ -253,9 +253,9 @@ def tier_digest(ho: Message, rb: Message) -> list[Finding]:
     h = rb.slots.get("h")
     want = ho.digest()
     if h is None:
-        return [note(kind="digest", message="no h=: integrity not checked", tier=2, key="h", sender=want)]
+        return [note(kind="digest", message="no h=: integrity not checked", tier=2, key="h", sender_value=want)]
     if h != want:
-        return [fail(kind="digest", message=f"h={h} is not the digest of the HO ({want})", tier=2, key="h", sender=want, receiver=h)]
+        return [fail(kind="digest", message=f"h={h} is not the digest of the HO ({want})", tier=2, key="h", sender_value=want, receiver_value=h)]
     return []
 
 
@@ -263,13 +263,13 @@ def compare_slot(key: str, ho_value: Any, rb: Message, vocab: Vocabulary, tier: 
     got = rb.get(key)
     if got is None:
         if require:
-            return [fail(kind="missing", message=f"{key} not read back", tier=tier, key=key, sender=shown(key, ho_value))]
+            return [fail(kind="missing", message=f"{key} not read back", tier=tier, key=key, sender_value=shown(key, ho_value))]
         return []
     want = decode(vocab, key, ho_value)
     got = decode(vocab, key, got)
     if not same(want, got):
         return [fail(kind="mismatch", message=f"{key}: read back {shown(key, got)}, sent {shown(key, want)}", tier=tier, key=key,
-                     sender=shown(key, want), receiver=shown(key, got))]
+                     sender_value=shown(key, want), receiver_value=shown(key, got))]
     return []
 
 
@@ -296,7 +296,7 @@ def tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
                 or key not in handoff_slots):
             continue
         findings.append(fail(kind="mismatch", message=f"{key}: read back {shown(key, value)}, which the handoff does not carry",
-                             tier=3, key=key, sender=None, receiver=shown(key, value)))
+                             tier=3, key=key, sender_value=None, receiver_value=shown(key, value)))
     ho_exp, rb_exp = ho.slots.get("exp"), rb.slots.get("exp")
     if ho_exp is not None and rb_exp is not None:
         try:
@@ -305,7 +305,7 @@ def tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
             late = True
         if late:
             findings.append(fail(kind="expiry", message=f"the readback's exp={rb_exp} outlives the handoff's exp={ho_exp}", tier=3,
-                                 key="exp", sender=ho_exp, receiver=rb_exp))
+                                 key="exp", sender_value=ho_exp, receiver_value=rb_exp))
     return findings
 
 
@@ -358,14 +358,14 @@ def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[
         if record is None or key not in record:
             # D12: a note of kind unchecked, tier 5, naming the slot
             findings.append(note(kind="unchecked", message=f"{key}: the receiver resolved {shown(key, got)}; no record of the "
-                                 "sender's to check it against", tier=5, key=key, receiver=shown(key, got)))
+                                 "sender's to check it against", tier=5, key=key, receiver_value=shown(key, got)))
             continue
         want = decode(vocab, key, record[key])
         got = decode(vocab, key, got)
         if not same(want, got):
             findings.append(fail(kind="record", message=f"{key}: the receiver resolved {shown(key, got)}; the record holds "
                                  f"{shown(key, want)}", tier=5, key=key,
-                                 sender=shown(key, want), receiver=shown(key, got)))
+                                 sender_value=shown(key, want), receiver_value=shown(key, got)))
     return findings
 
 
@@ -488,28 +488,28 @@ def check_ho(
         got = ho.get(key)
         if got is None:
             findings.append(fail(kind="missing", message=f"{key}: the record holds {shown(key, want)}; the line omits it", key=key,
-                                 sender=shown(key, want)))
+                                 sender_value=shown(key, want)))
         elif not same(want, decode(vocab, key, got)):
             findings.append(fail(kind="mismatch", message=f"{key}: the line says {shown(key, got)}; the record holds {shown(key, want)}",
-                                 key=key, sender=shown(key, want), receiver=shown(key, got)))
+                                 key=key, sender_value=shown(key, want), receiver_value=shown(key, got)))
     if relay_adds is not None:
         adds = set(relay_adds)
         extra = ([("item", ho.item)] if ho.item is not None else []) + list(ho.slots.items())
         for key, value in extra:
             if key not in held and key not in adds:
                 findings.append(fail(kind="mismatch", message=f"{key}={shown(key, value)} is neither in the received handoff nor "
-                                     "added by the relay's role", key=key, sender=None, receiver=shown(key, value)))
+                                     "added by the relay's role", key=key, sender_value=None, receiver_value=shown(key, value)))
         if TAIL not in adds:
             findings.extend(_relay_tail(received_tail, ho.tail))
     else:
         for key in exec_slots(ho, vocab):
             if key not in held and ho.get(key) is not None:
                 findings.append(fail(kind="mismatch", message=f"{key}={shown(key, ho.get(key))} is an execution value the record "
-                                     "does not hold", key=key, sender=None, receiver=shown(key, ho.get(key))))
+                                     "does not hold", key=key, sender_value=None, receiver_value=shown(key, ho.get(key))))
     if exec_slots(ho, vocab) and "exec" not in levels_of(ho):
         findings.append(fail(kind="level", message=f"the profile names execution slots for ask={ho.slots.get('ask')}; "
-                             "the line does not ask rb=exec", key="rb", sender="exec",
-                             receiver=shown("rb", ho.slots.get("rb"))))
+                             "the line does not ask rb=exec", key="rb", sender_value="exec",
+                             receiver_value=shown("rb", ho.slots.get("rb"))))
     return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-ho", ho=ho)
 
 
@@ -519,12 +519,12 @@ def _relay_tail(received: Any, forwarded: str | None) -> list[Finding]:
         return []
     if forwarded is None:
         return [fail(kind="missing", message="the relay dropped the received tail; it carries the brief", key=TAIL,
-                     sender=str(received), receiver=None)]
+                     sender_value=str(received), receiver_value=None)]
     if received is None:
         return [fail(kind="mismatch", message="the relay added a tail the received handoff did not have, and its role does not "
-                     "add one", key=TAIL, sender=None, receiver=forwarded)]
+                     "add one", key=TAIL, sender_value=None, receiver_value=forwarded)]
     return [fail(kind="mismatch", message="the relay changed the tail it received; the brief lives there", key=TAIL,
-                 sender=str(received), receiver=forwarded)]
+                 sender_value=str(received), receiver_value=forwarded)]
 
 
 # --------------------------------------------------------------------------
@@ -564,23 +564,23 @@ def check_dn(
         if out == "NOOP":
             if got is not None:
                 findings.append(fail(kind="noop-values", message=f"out=NOOP: nothing ran, yet the report carries {key}={shown(key, got)}",
-                                     key=key, receiver=shown(key, got)))
+                                     key=key, receiver_value=shown(key, got)))
             continue
         if got is None:
             if out == "OK" and asked_exec:
                 findings.append(fail(kind="missing", message=f"out=OK: {key} as executed is not reported", key=key,
-                                     sender=shown(key, _plan_value(ho_msg, rb_msg if rb_passed else None, key))))
+                                     sender_value=shown(key, _plan_value(ho_msg, rb_msg if rb_passed else None, key))))
             continue
         plan = _plan_value(ho_msg, rb_msg if rb_passed else None, key)
         if plan is None:
             why = "the readback did not pass" if rb_msg is not None else "no readback was given"
             findings.append(fail(kind="mismatch", message=f"{key}={shown(key, got)} was executed with no approved value ({why})",
-                                 key=key, sender=None, receiver=shown(key, got)))
+                                 key=key, sender_value=None, receiver_value=shown(key, got)))
             continue
         want, have = decode(vocab, key, plan), decode(vocab, key, got)
         if not same(want, have):
             findings.append(fail(kind="mismatch", message=f"{key}: executed {shown(key, have)}, planned {shown(key, want)}", key=key,
-                                 sender=shown(key, want), receiver=shown(key, have)))
+                                 sender_value=shown(key, want), receiver_value=shown(key, have)))
     return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-dn",
                           ho=ho_msg, other=dn_msg)
 

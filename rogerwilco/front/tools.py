@@ -42,7 +42,7 @@ import attrs
 
 from ..core._lru import RECEIVER_CACHE_SIZE, LRUCache
 from ..core.errors import RW1Error
-from ..core.findings import FAIL, Finding
+from ..core.findings import Finding, fail
 from ..core.message import Message
 from ..core.semantics import check_line, refusal_for
 from ..core.vocab import BUNDLED_PROFILES, Receiver
@@ -158,8 +158,7 @@ def _receiver(args: Mapping[str, Any]) -> Receiver:
 def finding_to_json(f: Finding) -> dict[str, Any]:
     """The contract's shape, plus the two sides' values where a check compared them."""
     out = f.to_json()
-    for side in ("sender", "receiver"):
-        value = getattr(f, side)
+    for side, value in (("sender", f.sender_value), ("receiver", f.receiver_value)):
         if value is not None:
             out[side] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return out
@@ -176,7 +175,7 @@ def _refused_line(text: str, receiver: Receiver, argument: str) -> Finding | Non
         return None
     first = result.refusal
     assert first is not None
-    return Finding(severity=FAIL, kind="form", message=f"{_label(argument)} is refused: {first.message}",
+    return fail(kind="form", message=f"{_label(argument)} is refused: {first.message}",
                    token=first.token or "", why=first.why or "UNK", column=first.column)
 
 
