@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
+from typing import Any, Callable, Final, Iterable, Iterator, Mapping, Optional, Sequence
 
 from ._fastpath import TERMINALS
 from .message import FIELD_SETTERS, Message, Source
@@ -49,8 +49,8 @@ from .semantics import LineResult, check_line, strict_message
 from .syntax import TAIL_MARK, line_regex
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
-VERSION = "RW1"
-ANSWER_TYPES = ("AQ", "AN")  # the types a profile's closed answer vocabulary governs (spec 7)
+VERSION: Final = "RW1"
+ANSWER_TYPES: Final = ("AQ", "AN")  # the types a profile's closed answer vocabulary governs (spec 7)
 
 # A rule check: (decoded values by key, the slots as written "key=value", tail) -> satisfied?
 RuleCheck = Callable[[Mapping[str, Any], Sequence[str], Optional[str]], bool]
@@ -64,14 +64,29 @@ def _written(slots: Sequence[str]) -> dict[str, str]:
         out[key] = value
     return out
 
-_MATCH = line_regex().fullmatch
-_SLOT = re.compile(TERMINALS["SLOT"]).fullmatch  # one key=value, as the grammar's SLOT terminal
-_ABSENT: Any = object()
-_MEMO_MAX = 4096  # entries per type plan; the memo starts again when full
-_MEMO_TOKEN_MAX = 80  # longer slots are decoded every time
-_new_tuple = tuple.__new__
-_new_object = object.__new__
-_SET_TYPE, _SET_ID, _SET_RE, _SET_FROM, _SET_TO, _SET_ITEM, _SET_SLOTS, _SET_TAIL, _SET_V, _SET_SOURCE = FIELD_SETTERS
+# Module constants are Final: compiled, each is a C static rather than a look-up in the module's dict.
+_MATCH: Final = line_regex().fullmatch
+_SLOT: Final = re.compile(TERMINALS["SLOT"]).fullmatch  # one key=value, as the grammar's SLOT terminal
+_ABSENT: Final[Any] = object()
+_MEMO_MAX: Final = 4096  # entries per type plan; the memo starts again when full
+_MEMO_TOKEN_MAX: Final = 80  # longer slots are decoded every time
+_TAIL_MARK: Final = TAIL_MARK
+_RECEIVER: Final = Receiver
+_MESSAGE: Final = Message
+_SOURCE: Final = Source
+_READ_ONLY: Final = MappingProxyType
+_new_tuple: Final = tuple.__new__
+_new_object: Final = object.__new__
+_SET_TYPE: Final = FIELD_SETTERS[0]
+_SET_ID: Final = FIELD_SETTERS[1]
+_SET_RE: Final = FIELD_SETTERS[2]
+_SET_FROM: Final = FIELD_SETTERS[3]
+_SET_TO: Final = FIELD_SETTERS[4]
+_SET_ITEM: Final = FIELD_SETTERS[5]
+_SET_SLOTS: Final = FIELD_SETTERS[6]
+_SET_TAIL: Final = FIELD_SETTERS[7]
+_SET_V: Final = FIELD_SETTERS[8]
+_SET_SOURCE: Final = FIELD_SETTERS[9]
 
 
 class _ExtensionKeys(dict):  # type: ignore[type-arg]
@@ -198,8 +213,8 @@ def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
 
 
 # id(vocabulary) -> (vocabulary, plans): the vocabulary is held so its id stays its own.
-_PLANS: dict[int, tuple[Vocabulary, dict[str, TypePlan]]] = {}
-_PLANS_MAX = 256
+_PLANS: Final[dict[int, tuple[Vocabulary, dict[str, TypePlan]]]] = {}
+_PLANS_MAX: Final = 256
 
 
 def plans_for(vocab: Vocabulary) -> dict[str, TypePlan]:
@@ -230,7 +245,7 @@ def _decode_token(decoders: Mapping[str, Any], token: str) -> tuple[str, Any] | 
 
 
 # The core vocabulary's plans, found once: most lines name no profile.
-_CORE: list[dict[str, TypePlan]] = []
+_CORE: Final[list[dict[str, TypePlan]]] = []
 
 
 def _core_plans() -> dict[str, TypePlan]:
@@ -240,7 +255,7 @@ def _core_plans() -> dict[str, TypePlan]:
 
 def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, Any], str | None] | None:
     """(the line's space-separated head tokens, decoded values by key, tail), or None when not sure."""
-    head, mark, tail_text = text.partition(TAIL_MARK)
+    head, mark, tail_text = text.partition(_TAIL_MARK)
     tokens = head.split(" ")
     if len(tokens) < 3 or tokens[0] != VERSION:
         return None
@@ -290,23 +305,23 @@ def accept(text: str, receiver: Receiver, line: int | None = None, file: str | N
     tokens, values, tail = accepted
     # The Message's slot descriptors set one by one (message.FIELD_SETTERS): the object
     # Message(...) builds, at a fraction of the cost.
-    message = _new_object(Message)
+    message = _new_object(_MESSAGE)
     _SET_TYPE(message, tokens[1])
     _SET_ID(message, tokens[2])
     _SET_RE(message, values.pop("re", None))
     _SET_FROM(message, values.pop("from"))
     _SET_TO(message, values.pop("to"))
     _SET_ITEM(message, values.pop("item", None))
-    _SET_SLOTS(message, MappingProxyType(values))
+    _SET_SLOTS(message, _READ_ONLY(values))
     _SET_TAIL(message, tail)
     _SET_V(message, VERSION)
-    _SET_SOURCE(message, _new_tuple(Source, (text, line, file, None)))
+    _SET_SOURCE(message, _new_tuple(_SOURCE, (text, line, file, None)))
     return message
 
 
 def loads_line(text: str, profiles: Any = None, line_number: int | None = None) -> Message:
     """``rogerwilco.loads``: the accept path, and the full pass only for a line it is not sure of."""
-    receiver = profiles if profiles.__class__ is Receiver else as_receiver(profiles)
+    receiver = profiles if profiles.__class__ is _RECEIVER else as_receiver(profiles)
     message = accept(text, receiver, line_number)
     if message is not None:
         return message
@@ -335,7 +350,7 @@ def json_forms(lines: Iterable[str], profiles: Any = None) -> Iterator[dict[str,
     ``loads(line).to_json()``) of a valid line, else the line's LineResult,
     whose findings say why it is refused. Line numbers count from 1.
     """
-    receiver = profiles if profiles.__class__ is Receiver else as_receiver(profiles)
+    receiver = profiles if profiles.__class__ is _RECEIVER else as_receiver(profiles)
     for number, text in enumerate(lines, 1):
         form = json_form(text, receiver)
         if form is not None:
