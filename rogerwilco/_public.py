@@ -29,7 +29,7 @@ from typing import Sequence
 PUBLIC: dict[str, str] = {
     "a2a": "front", "display": "core", "endpoint": "checks", "errors": "core", "handoff": "checks",
     "integrations": "front", "iregexp": "core", "ledger": "checks", "legend": "core", "lint": "io",
-    "readback": "checks", "records": "io", "scan": "io", "slottypes": "core", "testing": "front",
+    "readback": "checks", "records": "io", "scan": "io", "slottypes": "core", "speedups": "core", "testing": "front",
     "thread": "checks", "tool": "front", "tools": "front", "vocab": "core",
     # installed console scripts name rogerwilco.cli:run
     "cli": "front",

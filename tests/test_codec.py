@@ -115,9 +115,10 @@ def test_reread_gives_the_message_back_or_our_own_error(message):
 
 
 def test_fail_and_note_take_every_field_by_name_only():
-    f = fail(kind="mismatch", message="m", tier=3, key="pri", sender="1", receiver="2")
+    f = fail(kind="mismatch", message="m", tier=3, key="pri", sender_value="1", receiver_value="2")
     n = note(kind="digest", message="no h=", tier=2, key="h")
-    assert f == Finding(severity=FAIL, kind="mismatch", message="m", tier=3, key="pri", sender="1", receiver="2")
+    assert f == Finding(severity=FAIL, kind="mismatch", message="m", tier=3, key="pri", sender_value="1",
+                        receiver_value="2")
     assert n == Finding(severity=NOTE, kind="digest", message="no h=", tier=2, key="h")
     with pytest.raises(TypeError):
         fail("mismatch", "m")  # type: ignore[misc]

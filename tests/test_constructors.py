@@ -13,6 +13,7 @@ import importlib
 import sqlite3
 import warnings
 
+import attrs
 import pytest
 
 from rogerwilco import Receiver
@@ -92,3 +93,30 @@ def test_a_renamed_name_still_answers_for_one_release_with_a_warning(path, old, 
     assert old not in getattr(mod, "__all__", ())
     with pytest.raises(AttributeError):
         getattr(mod, "no_such_name")
+
+
+def test_finding_values_have_names_of_their_own_and_the_old_ones_warn():
+    """``Finding.receiver`` read like the ``Receiver`` class: the values are ``sender_value``/``receiver_value``."""
+    from rogerwilco import Finding
+    from rogerwilco.core.findings import fail
+
+    f = fail(kind="mismatch", message="m", key="amt", sender_value="100", receiver_value="1000")
+    assert (f.sender_value, f.receiver_value) == ("100", "1000")
+    assert {a.name for a in attrs.fields(Finding)} >= {"sender_value", "receiver_value"}
+    assert not {"sender", "receiver"} & {a.name for a in attrs.fields(Finding)}
+    with pytest.warns(DeprecationWarning, match=r"Finding\.sender is now Finding\.sender_value"):
+        assert f.sender == "100"
+    with pytest.warns(DeprecationWarning, match=r"Finding\.receiver is now Finding\.receiver_value"):
+        assert f.receiver == "1000"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = Finding(severity="fail", kind="mismatch", message="m", key="amt", sender="100", receiver="1000")  # type: ignore[call-arg]
+    assert sorted(str(w.message).split(";")[0] for w in caught if w.category is DeprecationWarning) == [
+        "Finding(receiver=...) is now Finding(receiver_value=...)", "Finding(sender=...) is now Finding(sender_value=...)"]
+    assert {w.filename for w in caught} == {__file__}
+    assert old == f and hash(old) == hash(f)
+    with pytest.warns(DeprecationWarning, match=r"Finding\(sender=\.\.\.\)"):
+        assert fail(kind="k", message="m", sender="x").sender_value == "x"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'recevier'"):
+        Finding(severity="fail", kind="k", message="m", recevier="x")  # type: ignore[call-arg]
+    assert attrs.evolve(f, receiver_value="100").receiver_value == "100"

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from rogerwilco.front.cli import main
-from rogerwilco.core.legend import COMPREHENSION_SLOTS, legend, legend_names, select
+from rogerwilco.core.legend import _COMPREHENSION_SLOTS as COMPREHENSION_SLOTS, legend, legend_names, select
 from rogerwilco.core.vocab import bundled_vocabulary, compile_vocabulary, core_vocabulary
 
 PROFILES = [None, "pay", "clin", "pform", "kanban"]

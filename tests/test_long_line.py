@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 
 from rogerwilco import check_line
-from rogerwilco.core.display import CARET_WIDTH, caret_lines
+from rogerwilco.core.display import _CARET_WIDTH as CARET_WIDTH, caret_lines
 from rogerwilco.front.render import make_console
 from rogerwilco.front.render.lines import finding_text
 from rogerwilco.core.semantics import check_raw

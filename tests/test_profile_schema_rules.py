@@ -17,7 +17,7 @@ from pathlib import Path
 import jsonschema
 
 from rogerwilco.front.conformance import load_cases
-from rogerwilco.core.vocab import core_document, profile_problems
+from rogerwilco.core.vocab import _core_document, profile_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "profiles" / "profile.schema.json").read_text(encoding="utf-8"))
@@ -30,7 +30,7 @@ def _excluded(defn: dict) -> set[str]:
 
 
 def test_the_schemas_core_lists_are_the_cores():
-    core = core_document()
+    core = _core_document()
     for enum in ("ask", "why", "out", "need", "conf", "ckey"):
         assert _excluded(SCHEMA["$defs"][f"codes_beside_{enum}"]) == set(core["enums"][enum]), enum
     answers = {"Y", "N", "tail"}.union(*(core["enums"][e] for e in ("ask", "why", "out", "need", "conf")))

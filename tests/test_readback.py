@@ -52,7 +52,7 @@ def test_len_150w_fails_on_a_contradiction_with_both_values():
     report = check_rb(HOA, RBA.replace("len:120w", "len:150w"), expect_acc=KEPT)
     assert not report.passed and report.tiers[4] == FAILED
     (f,) = [f for f in report.findings if f.kind == "contradiction"]
-    assert (f.tier, f.key, f.sender, f.receiver) == (4, "len", "len:120w", "len:150w")
+    assert (f.tier, f.key, f.sender_value, f.receiver_value) == (4, "len", "len:120w", "len:150w")
 
 
 def test_without_sender_criteria_tier_4_is_not_checked():

@@ -159,7 +159,7 @@ def test_arrow_schema_is_typed():
     import pyarrow as pa
 
     schema = R.arrow_schema()
-    assert schema.names == list(COLUMNS) and list(COLUMNS[:17]) == list(R.COLUMNS_V1)
+    assert schema.names == list(COLUMNS) and list(COLUMNS[:17]) == list(R._COLUMNS_V1)
     for name in ("record", "type", "why", "reason"):
         assert pa.types.is_dictionary(schema.field(name).type)
     assert schema.field("ts").type == pa.timestamp("us", tz="UTC")
@@ -173,7 +173,7 @@ def test_arrow_schema_is_typed():
 def test_pandas_dtypes_are_what_pandas_reads():
     import pandas as pd
 
-    for kind in R.JSON_COLUMN_KINDS:
+    for kind in R._JSON_COLUMN_KINDS:
         got = dict(to_arrow(records(), json_column=kind).to_pandas().dtypes)
         want = R.pandas_dtypes(kind)
         for name in COLUMNS:
@@ -186,7 +186,7 @@ def test_pandas_dtypes_are_what_pandas_reads():
 def test_polars_schema_is_what_polars_reads():
     import polars as pl
 
-    for kind in R.JSON_COLUMN_KINDS:
+    for kind in R._JSON_COLUMN_KINDS:
         frame = pl.from_arrow(to_arrow(records(), json_column=kind))
         assert dict(frame.schema) == R.polars_schema(kind)
     frame = pl.from_arrow(to_arrow(records()))

@@ -23,12 +23,12 @@ VALID = "RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRA
 
 def test_the_command_table_names_every_subcommand_and_its_module() -> None:
     registered: dict[str, str] = {}
-    for name in cli.command_module_names():
+    for name in cli._command_module_names():
         sub = argparse.ArgumentParser().add_subparsers()
         importlib.import_module(f"rogerwilco.front.commands.{name}").register(sub)
         for command in sub.choices:
             registered[command] = name
-    assert registered == cli.COMMAND_MODULES
+    assert registered == cli._COMMAND_MODULES
 
 
 @pytest.mark.parametrize("argv,command", [

@@ -84,7 +84,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import attrs
 
 from ..core.errors import RW1Error
-from ..core.findings import FAIL, NOTE, Finding
+from ..core.findings import FAIL, NOTE, Finding, fail, note
 from ..core.slottypes import split_constraint
 from ..core.vocab import compare_document
 
@@ -432,10 +432,10 @@ class Comparator:
         groups: dict[str, list[_Value]] = {}
         for c in constraints:
             if c.key not in self.keys:
-                findings.append(Finding(severity=NOTE, kind="unknown-key", tier=TIER, key=c.key,
+                findings.append(note(kind="unknown-key", tier=TIER, key=c.key,
                                         message=f"{side} key {c.key} is outside the closed set; not compared",
-                                        sender=str(c) if side == "sender" else None,
-                                        receiver=str(c) if side == "receiver" else None))
+                                        sender_value=str(c) if side == "sender" else None,
+                                        receiver_value=str(c) if side == "receiver" else None))
                 continue
             groups.setdefault(c.key, []).append(self.value(c.value))
         return groups
@@ -461,11 +461,11 @@ class Comparator:
         theirs = self._group(sender, findings, "sender") if sender is not None else {}
         for key in dict.fromkeys(required_keys):
             if key not in mine and key not in theirs:  # a key the sender holds is reported with its values below
-                findings.append(Finding(severity=FAIL, kind="gap", tier=TIER, key=key,
+                findings.append(fail(kind="gap", tier=TIER, key=key,
                                         message=f"keys= names {key}; the readback's acc= has no {key}:",
-                                        sender=f"{key}:", receiver=None))
+                                        sender_value=f"{key}:", receiver_value=None))
         if sender is None:
-            findings.append(Finding(severity=NOTE, kind="unchecked", tier=TIER, key=None,
+            findings.append(note(kind="unchecked", tier=TIER, key=None,
                                     message="no sender criteria: the readback's acc= was not compared"))
             return findings
         excluded: list[Finding] = []
@@ -569,4 +569,4 @@ def _contradiction(key: str, s: _Value, r: _Value) -> Finding:
 
 
 def _finding(severity: str, kind: str, key: str, message: str, sender: Any, receiver: Any) -> Finding:
-    return Finding(severity=severity, kind=kind, tier=TIER, key=key, message=message, sender=sender, receiver=receiver)
+    return Finding(severity=severity, kind=kind, tier=TIER, key=key, message=message, sender_value=sender, receiver_value=receiver)

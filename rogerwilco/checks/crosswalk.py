@@ -44,7 +44,7 @@ import attrs
 from ..core._resources import data_dir
 from ..core import _deprecated
 from ..core.errors import ProfileError
-from ..core.findings import FAIL, NOTE, Finding
+from ..core.findings import fail, note
 from ..core.message import Message
 from ..core.vocab import Receiver, Vocabulary, as_receiver
 
@@ -290,10 +290,10 @@ def check_rb_across(
     for key, what in translation.lost:
         text = f"{what} has no {crosswalk.target} equivalent in crosswalk {crosswalk.name}: lost in translation"
         if key in must_echo:
-            findings.append(Finding(severity=FAIL, kind="lost", tier=3, key=key, sender=what,
+            findings.append(fail(kind="lost", tier=3, key=key, sender_value=what,
                                     message=text + "; the readback cannot confirm it"))
         else:
-            findings.append(Finding(severity=NOTE, kind="lost", key=key, sender=what, message=text))
+            findings.append(note(kind="lost", key=key, sender_value=what, message=text))
     tiers = dict(report.tiers)
     tiers[2] = readback._status(digest, 2, checked="h" in rb_msg.slots)
     if any(f.kind == "lost" and f.failed for f in findings):

@@ -37,7 +37,7 @@ from typing import Iterable
 
 import attrs
 
-from ..core.findings import FAIL, NOTE, Finding
+from ..core.findings import Finding, fail, note
 from ..core.semantics import LineResult
 from ..core.vocab import Receiver, Vocabulary
 
@@ -140,38 +140,31 @@ def check_quote(result: LineResult, receiver: Receiver, docs: Path,
     pointer = message.get(slot)
     m = POINTER_RE.fullmatch(pointer) if isinstance(pointer, str) else None
     if m is None:
-        return QuoteResult(result, True, (Finding(
-            severity=FAIL, kind="pointer", key=slot, token=f"{slot}={pointer}",
+        return QuoteResult(result, True, (fail(kind="pointer", key=slot, token=f"{slot}={pointer}",
             message=f"{slot}={pointer} is not doc:<id>#l<n>"),))
     doc_id, cited = m.group(1), int(m.group(2))
     path = resolve(docs, doc_id)
     if path is None:
-        return QuoteResult(result, True, (Finding(
-            severity=FAIL, kind="missing-doc", key=slot, token=f"{slot}={pointer}",
+        return QuoteResult(result, True, (fail(kind="missing-doc", key=slot, token=f"{slot}={pointer}",
             message=f"no document {doc_id} in {docs}"),))
     cache = cache if cache is not None else {}
     doc = cache.get(path) or cache.setdefault(path, Document.read(path))
     quote = normalise(message.tail or "")
     if not quote:
-        return QuoteResult(result, True, (Finding(
-            severity=FAIL, kind="paraphrase", key="tail", token="//", message="no quote in the tail"),))
+        return QuoteResult(result, True, (fail(kind="paraphrase", key="tail", token="//", message="no quote in the tail"),))
     if cited > len(doc.starts):
         found = doc.find_lines(quote)
         where = f"; the quote is on line {', '.join(map(str, found))}" if found else ""
         kind = "wrong-line" if found else "paraphrase"
-        return QuoteResult(result, True, (Finding(
-            severity=FAIL, kind=kind, key=slot, token=f"{slot}={pointer}",
+        return QuoteResult(result, True, (fail(kind=kind, key=slot, token=f"{slot}={pointer}",
             message=f"{doc_id} has {len(doc.starts)} lines, not {cited}{where}"),))
     found = doc.find_lines(quote)
     if cited in found:
-        return QuoteResult(result, True, (Finding(
-            severity=NOTE, kind="ok", key=slot, message=f"quoted verbatim from {doc_id} line {cited}"),))
+        return QuoteResult(result, True, (note(kind="ok", key=slot, message=f"quoted verbatim from {doc_id} line {cited}"),))
     if found:
-        return QuoteResult(result, True, (Finding(
-            severity=FAIL, kind="wrong-line", key=slot, token=f"{slot}={pointer}",
+        return QuoteResult(result, True, (fail(kind="wrong-line", key=slot, token=f"{slot}={pointer}",
             message=f"the quote is on line {', '.join(map(str, found))} of {doc_id}, not line {cited}"),))
-    return QuoteResult(result, True, (Finding(
-        severity=FAIL, kind="paraphrase", key="tail", token="//",
+    return QuoteResult(result, True, (fail(kind="paraphrase", key="tail", token="//",
         message=f"the tail is not in {doc_id}: not a verbatim quote"),))
 
 

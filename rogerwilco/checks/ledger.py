@@ -39,10 +39,10 @@ import attrs
 
 from ..core.errors import RW1Error
 
-FORMAT = "rogerwilco-ledger"
-VERSION = 1
+_FORMAT = "rogerwilco-ledger"
+_VERSION = 1
 #: ``PRAGMA application_id``: the file says what it is ("RWLG").
-APPLICATION_ID = 0x52574C47
+_APPLICATION_ID = 0x52574C47
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS journal (
@@ -204,7 +204,7 @@ class SQLiteLedger:
         if existed and (db.execute("PRAGMA application_id").fetchone()[0] != 0
                         or db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] != 0):
             app = db.execute("PRAGMA application_id").fetchone()[0]
-            if app != APPLICATION_ID:
+            if app != _APPLICATION_ID:
                 raise LedgerError(f"{self.path} is not a rogerwilco ledger (another kind of SQLite file); "
                                   "it was left as it is")
             problems = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
@@ -212,21 +212,21 @@ class SQLiteLedger:
                 raise LedgerError(f"{self.path} is damaged ({'; '.join(problems[:3])}); it was left as it is: "
                                   "restore it from a copy")
             row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-            if row is None or row[0] != str(VERSION):
+            if row is None or row[0] != str(_VERSION):
                 raise LedgerError(f"{self.path} is a ledger of another version ({row[0] if row else 'none'}); "
-                                  f"this package reads version {VERSION}")
+                                  f"this package reads version {_VERSION}")
             db.execute("PRAGMA journal_mode=WAL")
             return
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("BEGIN IMMEDIATE")
         try:
             if db.execute("PRAGMA application_id").fetchone()[0] == 0:
-                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                db.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
             db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('format', ?), ('version', ?)",
-                       (FORMAT, str(VERSION)))
+                       (_FORMAT, str(_VERSION)))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -277,9 +277,11 @@ def open_ledger(path: str | os.PathLike[str] | None) -> MemoryLedger | SQLiteLed
 
 
 __all__ = [
+    "Entry",
     "Ledger",
     "LedgerError",
     "MemoryLedger",
     "SQLiteLedger",
+    "Transaction",
     "open_ledger",
 ]

@@ -62,22 +62,22 @@ NOT_CHECKED = "not checked"
 NOT_ASKED = "not asked"
 
 TIERS = {1: "receipt", 2: "integrity", 3: "echo", 4: "comprehension", 5: "execution"}
-DEFAULT_LEVEL = "echo"
+_DEFAULT_LEVEL = "echo"
 # D7: the echo set of each level, as data. "*" is every slot the HO carries.
-LEVEL_ECHO = {
+_LEVEL_ECHO = {
     "echo": ("item", "ask", "due"),
     "all": ("item", "*"),
     "acc": ("item", "ask", "due"),
     "plan": ("item", "ask", "due"),
     "exec": ("item", "ask", "due"),
 }
-NEVER_ECHOED = frozenset({"rb", "keys", "exp", "acc"})
-HOP_ENVELOPE = frozenset({"re", "from", "to"})  # each message's own: an RB reverses them, never echoes them
-RB_OWN_SLOTS = frozenset({"h", "eta", "not", "asm", "exp", "acc", "do"})
-TAIL = "tail"  # in relay mode: the received tail, and the name a relay's role gives it among what it adds
-COMPREHENSION_LEVELS = frozenset({"acc", "plan"})
-RECEIPT = (("re", "id"), ("from", "to"), ("to", "from"))  # (RB field, HO field it must equal)
-DN_RECEIPT = RECEIPT + (("item", "item"),)
+_NEVER_ECHOED = frozenset({"rb", "keys", "exp", "acc"})
+_HOP_ENVELOPE = frozenset({"re", "from", "to"})  # each message's own: an RB reverses them, never echoes them
+_RB_OWN_SLOTS = frozenset({"h", "eta", "not", "asm", "exp", "acc", "do"})
+_TAIL = "tail"  # in relay mode: the received tail, and the name a relay's role gives it among what it adds
+_COMPREHENSION_LEVELS = frozenset({"acc", "plan"})
+_RECEIPT = (("re", "id"), ("from", "to"), ("to", "from"))  # (RB field, HO field it must equal)
+_DN_RECEIPT = _RECEIPT + (("item", "item"),)
 
 
 class ReadbackInputError(RW1Error, ValueError):
@@ -154,7 +154,7 @@ _TYPE_WORDS = {
 }
 
 
-def expected_json(type_name: str) -> str:
+def _expected_json(type_name: str) -> str:
     """In words, the JSON a record gives for a slot of this type (D1)."""
     if type_name.startswith("list:"):
         return "an array of strings (a one-element list is still an array)"
@@ -202,31 +202,31 @@ def record_type_problems(record: Mapping[str, Any], vocab: Vocabulary) -> list[F
             what = "an object"
         else:
             what = shown(None, value)
-        want = "a string" if key == "item" else expected_json(type_name)
+        want = "a string" if key == "item" else _expected_json(type_name)
         problems.append(fail(kind="record", message=f"{key}: the record gives {what}; {key} is {want}"
                              + (" (leave the key out if the record holds no value)" if value is None else ""),
-                             key=key, sender=shown(None, value)))
+                             key=key, sender_value=shown(None, value)))
     return problems
 
 
 def levels_of(ho: Message) -> tuple[str, ...]:
     """The readback levels the HO asks for (``echo`` when it names none)."""
     rb = ho.slots.get("rb") or ()
-    levels = tuple(t for t in rb if t in LEVEL_ECHO)
-    return levels or (DEFAULT_LEVEL,)
+    levels = tuple(t for t in rb if t in _LEVEL_ECHO)
+    return levels or (_DEFAULT_LEVEL,)
 
 
 def echo_set(ho: Message) -> tuple[str, ...]:
     """D7: the slots the RB must echo, in the HO's order of interest."""
     keys: list[str] = []
     for level in levels_of(ho):
-        for key in LEVEL_ECHO[level]:
+        for key in _LEVEL_ECHO[level]:
             if key == "*":
-                keys.extend(k for k in ho.slots if k not in NEVER_ECHOED)
+                keys.extend(k for k in ho.slots if k not in _NEVER_ECHOED)
             elif ho.get(key) is not None:
                 keys.append(key)
     keys.extend(t for t in (ho.slots.get("rb") or ()) 
-                if t not in LEVEL_ECHO and t not in NEVER_ECHOED and t not in HOP_ENVELOPE and ho.get(t) is not None)
+                if t not in _LEVEL_ECHO and t not in _NEVER_ECHOED and t not in _HOP_ENVELOPE and ho.get(t) is not None)
     return tuple(dict.fromkeys(keys))
 
 
@@ -238,14 +238,14 @@ def exec_slots(ho: Message, vocab: Vocabulary) -> tuple[str, ...]:
 # the tiers
 
 
-def tier_receipt(ho: Message, rb: Message, tier: int | None = 1, pairs=RECEIPT) -> list[Finding]:
+def tier_receipt(ho: Message, rb: Message, tier: int | None = 1, pairs=_RECEIPT) -> list[Finding]:
     findings = []
     for rb_field, ho_field in pairs:
         want = ho.id if ho_field == "id" else ho.get(ho_field)
         got = rb.get(rb_field)
         if got != want:
             findings.append(fail(kind="receipt", message=f"{rb_field}={got} where the {ho.type} gives {want}", tier=tier,
-                                 key=rb_field, sender=want, receiver=got))
+                                 key=rb_field, sender_value=want, receiver_value=got))
     return findings
 
 
@@ -253,9 +253,9 @@ def tier_digest(ho: Message, rb: Message) -> list[Finding]:
     h = rb.slots.get("h")
     want = ho.digest()
     if h is None:
-        return [note(kind="digest", message="no h=: integrity not checked", tier=2, key="h", sender=want)]
+        return [note(kind="digest", message="no h=: integrity not checked", tier=2, key="h", sender_value=want)]
     if h != want:
-        return [fail(kind="digest", message=f"h={h} is not the digest of the HO ({want})", tier=2, key="h", sender=want, receiver=h)]
+        return [fail(kind="digest", message=f"h={h} is not the digest of the HO ({want})", tier=2, key="h", sender_value=want, receiver_value=h)]
     return []
 
 
@@ -263,17 +263,17 @@ def compare_slot(key: str, ho_value: Any, rb: Message, vocab: Vocabulary, tier: 
     got = rb.get(key)
     if got is None:
         if require:
-            return [fail(kind="missing", message=f"{key} not read back", tier=tier, key=key, sender=shown(key, ho_value))]
+            return [fail(kind="missing", message=f"{key} not read back", tier=tier, key=key, sender_value=shown(key, ho_value))]
         return []
     want = decode(vocab, key, ho_value)
     got = decode(vocab, key, got)
     if not same(want, got):
         return [fail(kind="mismatch", message=f"{key}: read back {shown(key, got)}, sent {shown(key, want)}", tier=tier, key=key,
-                     sender=shown(key, want), receiver=shown(key, got))]
+                     sender_value=shown(key, want), receiver_value=shown(key, got))]
     return []
 
 
-def tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
+def _tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
     findings: list[Finding] = []
     required = echo_set(ho)
     tier5 = set(exec_slots(ho, vocab)) if "exec" in levels_of(ho) else set()
@@ -282,7 +282,7 @@ def tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
             continue
         findings.extend(compare_slot(key, ho.get(key), rb, vocab, 3, require=True))
     for key, value in ho.slots.items():
-        if key in required or key in tier5 or key in NEVER_ECHOED or key in RB_OWN_SLOTS:
+        if key in required or key in tier5 or key in _NEVER_ECHOED or key in _RB_OWN_SLOTS:
             continue
         findings.extend(compare_slot(key, value, rb, vocab, 3, require=False))
     # A slot of the handoff's vocabulary that the HO never carried, read back
@@ -292,11 +292,11 @@ def tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
     handoff_slots = vocab.types["HO"].slots
     resolved = set(exec_slots(ho, vocab))
     for key, value in rb.slots.items():
-        if (key in ho.slots or key in RB_OWN_SLOTS or key in resolved or key == "p" or key.startswith("x_")
+        if (key in ho.slots or key in _RB_OWN_SLOTS or key in resolved or key == "p" or key.startswith("x_")
                 or key not in handoff_slots):
             continue
         findings.append(fail(kind="mismatch", message=f"{key}: read back {shown(key, value)}, which the handoff does not carry",
-                             tier=3, key=key, sender=None, receiver=shown(key, value)))
+                             tier=3, key=key, sender_value=None, receiver_value=shown(key, value)))
     ho_exp, rb_exp = ho.slots.get("exp"), rb.slots.get("exp")
     if ho_exp is not None and rb_exp is not None:
         try:
@@ -305,11 +305,11 @@ def tier_echo(ho: Message, rb: Message, vocab: Vocabulary) -> list[Finding]:
             late = True
         if late:
             findings.append(fail(kind="expiry", message=f"the readback's exp={rb_exp} outlives the handoff's exp={ho_exp}", tier=3,
-                                 key="exp", sender=ho_exp, receiver=rb_exp))
+                                 key="exp", sender_value=ho_exp, receiver_value=rb_exp))
     return findings
 
 
-def sender_criteria(ho: Message, expect_acc: Any) -> tuple | None:
+def _sender_criteria(ho: Message, expect_acc: Any) -> tuple | None:
     """The sender's criteria: those passed to the check, else the HO's ``acc=``."""
     if expect_acc is not None:
         try:
@@ -321,10 +321,10 @@ def sender_criteria(ho: Message, expect_acc: Any) -> tuple | None:
     return None
 
 
-def tier_comprehension(ho: Message, rb: Message, vocab: Vocabulary, expect_acc: Any) -> tuple[list[Finding], bool]:
+def _tier_comprehension(ho: Message, rb: Message, vocab: Vocabulary, expect_acc: Any) -> tuple[list[Finding], bool]:
     """Tier-4 findings, and whether anything was compared against sender criteria."""
     findings: list[Finding] = []
-    theirs = sender_criteria(ho, expect_acc)
+    theirs = _sender_criteria(ho, expect_acc)
     raw_mine = rb.slots.get("acc")
     if raw_mine is None:
         findings.append(fail(kind="missing", message="the HO asks for acceptance criteria; the readback carries no acc=", tier=4, key="acc"))
@@ -340,7 +340,7 @@ def tier_comprehension(ho: Message, rb: Message, vocab: Vocabulary, expect_acc: 
     return findings, theirs is not None
 
 
-def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[str, Any] | None) -> list[Finding]:
+def _tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[str, Any] | None) -> list[Finding]:
     slots = exec_slots(ho, vocab)
     if not slots:
         return [note(kind="no-exec", message=f"the profile names no execution slots for ask={ho.slots.get('ask')}: tier 5 not checked",
@@ -358,14 +358,14 @@ def tier_execution(ho: Message, rb: Message, vocab: Vocabulary, record: Mapping[
         if record is None or key not in record:
             # D12: a note of kind unchecked, tier 5, naming the slot
             findings.append(note(kind="unchecked", message=f"{key}: the receiver resolved {shown(key, got)}; no record of the "
-                                 "sender's to check it against", tier=5, key=key, receiver=shown(key, got)))
+                                 "sender's to check it against", tier=5, key=key, receiver_value=shown(key, got)))
             continue
         want = decode(vocab, key, record[key])
         got = decode(vocab, key, got)
         if not same(want, got):
             findings.append(fail(kind="record", message=f"{key}: the receiver resolved {shown(key, got)}; the record holds "
                                  f"{shown(key, want)}", tier=5, key=key,
-                                 sender=shown(key, want), receiver=shown(key, got)))
+                                 sender_value=shown(key, want), receiver_value=shown(key, got)))
     return findings
 
 
@@ -407,7 +407,7 @@ def check_rb(
     findings: list[Finding] = []
     findings += tier_receipt(ho_msg, rb_msg)
     findings += tier_digest(ho_msg, rb_msg)
-    findings += tier_echo(ho_msg, rb_msg, vocab)
+    findings += _tier_echo(ho_msg, rb_msg, vocab)
     tiers = {
         1: _status(findings, 1),
         2: _status(findings, 2, checked="h" in rb_msg.slots),
@@ -415,13 +415,13 @@ def check_rb(
         4: NOT_ASKED,
         5: NOT_ASKED,
     }
-    if COMPREHENSION_LEVELS & set(levels) or expect_acc is not None:
-        comp, compared = tier_comprehension(ho_msg, rb_msg, vocab, expect_acc)
+    if _COMPREHENSION_LEVELS & set(levels) or expect_acc is not None:
+        comp, compared = _tier_comprehension(ho_msg, rb_msg, vocab, expect_acc)
         findings += comp
         tiers[4] = _status(comp, 4, checked=compared)
     resolved: tuple[str, ...] = ()
     if "exec" in levels:
-        execution = tier_execution(ho_msg, rb_msg, vocab, record)
+        execution = _tier_execution(ho_msg, rb_msg, vocab, record)
         findings += execution
         resolved = tuple(k for k in exec_slots(ho_msg, vocab) if ho_msg.get(k) is None and rb_msg.get(k) is not None
                          and (record is None or k not in record))
@@ -435,7 +435,7 @@ def check_rb(
 # check-ho
 
 
-def record_of(record: Mapping[str, Any] | Message | str, receiver: Receiver) -> tuple[dict[str, Any] | None, Finding | None]:
+def _record_of(record: Mapping[str, Any] | Message | str, receiver: Receiver) -> tuple[dict[str, Any] | None, Finding | None]:
     """A record as slot values: a mapping, or an HO (its ``item`` and slots)."""
     if isinstance(record, Mapping):
         return dict(record), None
@@ -471,8 +471,8 @@ def check_ho(
     received_tail: Any = None
     if relay_adds is not None and isinstance(record, Mapping):
         record = dict(record)
-        received_tail = record.pop(TAIL, None)
-    held, record_problem = record_of(record, receiver)
+        received_tail = record.pop(_TAIL, None)
+    held, record_problem = _record_of(record, receiver)
     problems = [p for p in (problem, record_problem) if p is not None]
     if ho is None or held is None:
         return ReadbackReport(passed=False, findings=tuple(problems), check="check-ho", ho=ho)
@@ -488,28 +488,28 @@ def check_ho(
         got = ho.get(key)
         if got is None:
             findings.append(fail(kind="missing", message=f"{key}: the record holds {shown(key, want)}; the line omits it", key=key,
-                                 sender=shown(key, want)))
+                                 sender_value=shown(key, want)))
         elif not same(want, decode(vocab, key, got)):
             findings.append(fail(kind="mismatch", message=f"{key}: the line says {shown(key, got)}; the record holds {shown(key, want)}",
-                                 key=key, sender=shown(key, want), receiver=shown(key, got)))
+                                 key=key, sender_value=shown(key, want), receiver_value=shown(key, got)))
     if relay_adds is not None:
         adds = set(relay_adds)
         extra = ([("item", ho.item)] if ho.item is not None else []) + list(ho.slots.items())
         for key, value in extra:
             if key not in held and key not in adds:
                 findings.append(fail(kind="mismatch", message=f"{key}={shown(key, value)} is neither in the received handoff nor "
-                                     "added by the relay's role", key=key, sender=None, receiver=shown(key, value)))
-        if TAIL not in adds:
+                                     "added by the relay's role", key=key, sender_value=None, receiver_value=shown(key, value)))
+        if _TAIL not in adds:
             findings.extend(_relay_tail(received_tail, ho.tail))
     else:
         for key in exec_slots(ho, vocab):
             if key not in held and ho.get(key) is not None:
                 findings.append(fail(kind="mismatch", message=f"{key}={shown(key, ho.get(key))} is an execution value the record "
-                                     "does not hold", key=key, sender=None, receiver=shown(key, ho.get(key))))
+                                     "does not hold", key=key, sender_value=None, receiver_value=shown(key, ho.get(key))))
     if exec_slots(ho, vocab) and "exec" not in levels_of(ho):
         findings.append(fail(kind="level", message=f"the profile names execution slots for ask={ho.slots.get('ask')}; "
-                             "the line does not ask rb=exec", key="rb", sender="exec",
-                             receiver=shown("rb", ho.slots.get("rb"))))
+                             "the line does not ask rb=exec", key="rb", sender_value="exec",
+                             receiver_value=shown("rb", ho.slots.get("rb"))))
     return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-ho", ho=ho)
 
 
@@ -518,13 +518,13 @@ def _relay_tail(received: Any, forwarded: str | None) -> list[Finding]:
     if received == forwarded:
         return []
     if forwarded is None:
-        return [fail(kind="missing", message="the relay dropped the received tail; it carries the brief", key=TAIL,
-                     sender=str(received), receiver=None)]
+        return [fail(kind="missing", message="the relay dropped the received tail; it carries the brief", key=_TAIL,
+                     sender_value=str(received), receiver_value=None)]
     if received is None:
         return [fail(kind="mismatch", message="the relay added a tail the received handoff did not have, and its role does not "
-                     "add one", key=TAIL, sender=None, receiver=forwarded)]
-    return [fail(kind="mismatch", message="the relay changed the tail it received; the brief lives there", key=TAIL,
-                 sender=str(received), receiver=forwarded)]
+                     "add one", key=_TAIL, sender_value=None, receiver_value=forwarded)]
+    return [fail(kind="mismatch", message="the relay changed the tail it received; the brief lives there", key=_TAIL,
+                 sender_value=str(received), receiver_value=forwarded)]
 
 
 # --------------------------------------------------------------------------
@@ -555,7 +555,7 @@ def check_dn(
     if ho_msg is None or dn_msg is None or rb_problem is not None:
         return ReadbackReport(passed=False, findings=tuple(problems), check="check-dn", ho=ho_msg, other=dn_msg)
     vocab = vocabulary_of(ho_msg, receiver)
-    findings: list[Finding] = tier_receipt(ho_msg, dn_msg, tier=None, pairs=DN_RECEIPT)
+    findings: list[Finding] = tier_receipt(ho_msg, dn_msg, tier=None, pairs=_DN_RECEIPT)
     rb_passed = rb_msg is not None and check_rb(ho_msg, rb_msg, profiles=receiver, record=record).passed
     out = dn_msg.slots.get("out")
     asked_exec = "exec" in levels_of(ho_msg)
@@ -564,23 +564,23 @@ def check_dn(
         if out == "NOOP":
             if got is not None:
                 findings.append(fail(kind="noop-values", message=f"out=NOOP: nothing ran, yet the report carries {key}={shown(key, got)}",
-                                     key=key, receiver=shown(key, got)))
+                                     key=key, receiver_value=shown(key, got)))
             continue
         if got is None:
             if out == "OK" and asked_exec:
                 findings.append(fail(kind="missing", message=f"out=OK: {key} as executed is not reported", key=key,
-                                     sender=shown(key, _plan_value(ho_msg, rb_msg if rb_passed else None, key))))
+                                     sender_value=shown(key, _plan_value(ho_msg, rb_msg if rb_passed else None, key))))
             continue
         plan = _plan_value(ho_msg, rb_msg if rb_passed else None, key)
         if plan is None:
             why = "the readback did not pass" if rb_msg is not None else "no readback was given"
             findings.append(fail(kind="mismatch", message=f"{key}={shown(key, got)} was executed with no approved value ({why})",
-                                 key=key, sender=None, receiver=shown(key, got)))
+                                 key=key, sender_value=None, receiver_value=shown(key, got)))
             continue
         want, have = decode(vocab, key, plan), decode(vocab, key, got)
         if not same(want, have):
             findings.append(fail(kind="mismatch", message=f"{key}: executed {shown(key, have)}, planned {shown(key, want)}", key=key,
-                                 sender=shown(key, want), receiver=shown(key, have)))
+                                 sender_value=shown(key, want), receiver_value=shown(key, have)))
     return ReadbackReport(passed=not any(f.failed for f in findings), findings=tuple(findings), check="check-dn",
                           ho=ho_msg, other=dn_msg)
 
@@ -652,7 +652,7 @@ def make_rb(
     for key, value in values.items():
         slots[key] = decode(vocab, key, value)
     criteria = _token_list(acc, "acc")
-    if COMPREHENSION_LEVELS & set(levels):
+    if _COMPREHENSION_LEVELS & set(levels):
         if criteria is None:
             criteria = message.slots.get("acc")
         if criteria is None:
@@ -691,7 +691,14 @@ __all__ = [
     "check_dn",
     "check_ho",
     "check_rb",
+    "coerce",
+    "compare_slot",
     "echo_set",
     "exec_slots",
+    "levels_of",
     "make_rb",
+    "record_type_problems",
+    "tier_digest",
+    "tier_receipt",
+    "vocabulary_of",
 ]

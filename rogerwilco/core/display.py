@@ -73,20 +73,20 @@ def printable(text: str) -> str:
     return "".join(_escape(ch) if is_invisible(ch) else ch for ch in text)
 
 
-CARET_WIDTH = 160  # characters of a long line shown around a caret
-CARET_CONTEXT = 60  # of which before the offending token
+_CARET_WIDTH = 160  # characters of a long line shown around a caret
+_CARET_CONTEXT = 60  # of which before the offending token
 
 
 def caret_lines(text: str, column: int, token: str = "") -> tuple[str, str]:
     """The line as shown (escaped) and a caret line under ``token`` at 1-based ``column``.
 
-    A line longer than :data:`CARET_WIDTH` is shown as a window around the
+    A line longer than :data:`_CARET_WIDTH` is shown as a window around the
     column, with ``...`` where it was cut, so a report of many findings on one
     long line grows with the number of findings, never with findings x length.
     """
     idx = max(0, min(column - 1, len(text)))
-    start = max(0, idx - CARET_CONTEXT) if len(text) > CARET_WIDTH else 0
-    end = min(len(text), start + CARET_WIDTH)
+    start = max(0, idx - _CARET_CONTEXT) if len(text) > _CARET_WIDTH else 0
+    end = min(len(text), start + _CARET_WIDTH)
     before = "..." if start > 0 else ""
     after = "..." if end < len(text) else ""
     body = printable(text[start:end])

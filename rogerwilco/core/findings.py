@@ -5,11 +5,17 @@ conformance contract: ``severity`` (``fail`` or ``note``), ``kind`` (from a
 fixed table per check), ``tier`` (1-5 for readback tiers, else None) and
 ``key`` (the slot or constraint key concerned, else None), with a ``message``
 for people. Line findings also carry the ``why`` code a refusal would use,
-the offending ``token`` as written and its 1-based ``column``.
+the offending ``token`` as written and its 1-based ``column``. A check that
+compares two sides keeps both values, ``sender_value`` (what the sender
+wrote) and ``receiver_value`` (what the receiver read back or reported), for
+side-by-side reports. (They were ``sender`` and ``receiver``, a name that
+said two things next to the ``Receiver`` class; the old names read and build
+for one release, with a DeprecationWarning.)
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Iterable
 
 import attrs
@@ -18,7 +24,21 @@ FAIL = "fail"
 NOTE = "note"
 
 
-@attrs.frozen(kw_only=True)
+_RENAMED = {"sender": "sender_value", "receiver": "receiver_value"}
+
+
+def _renamed(old: dict[str, Any]) -> dict[str, Any]:
+    """The values given under the old names, warned about, under the new ones."""
+    unknown = sorted(set(old) - set(_RENAMED))
+    if unknown:
+        raise TypeError(f"Finding() got an unexpected keyword argument {unknown[0]!r}")
+    for name in old:
+        warnings.warn(f"Finding({name}=...) is now Finding({_RENAMED[name]}=...); the old name goes in the "
+                      "next release", DeprecationWarning, stacklevel=3)
+    return {_RENAMED[name]: value for name, value in old.items()}
+
+
+@attrs.frozen(kw_only=True, init=False)
 class Finding:
     severity: str
     kind: str
@@ -28,10 +48,36 @@ class Finding:
     token: str | None = None
     column: int | None = None
     why: str | None = None
-    sender: Any = None  # the sender's value, for side-by-side reports
-    receiver: Any = None  # the receiver's value
+    sender_value: Any = None  # the sender's value, for side-by-side reports
+    receiver_value: Any = None  # the receiver's value
     hint: str | None = None  # "did you mean": for people and editors, never part of a reply
     fix: str | None = None  # the token that would replace ``token`` (an editor's quick fix)
+
+    def __init__(self, *, severity: str, kind: str, message: str, tier: int | None = None,
+                 key: str | None = None, token: str | None = None, column: int | None = None,
+                 why: str | None = None, sender_value: Any = None, receiver_value: Any = None,
+                 hint: str | None = None, fix: str | None = None, **old: Any) -> None:
+        if old:
+            given = _renamed(old)
+            sender_value = given.get("sender_value", sender_value)
+            receiver_value = given.get("receiver_value", receiver_value)
+        self.__attrs_init__(severity=severity, kind=kind, message=message, tier=tier, key=key, token=token,
+                            column=column, why=why, sender_value=sender_value, receiver_value=receiver_value,
+                            hint=hint, fix=fix)
+
+    @property
+    def sender(self) -> Any:
+        """Deprecated: :attr:`sender_value`."""
+        warnings.warn("Finding.sender is now Finding.sender_value; the old name goes in the next release",
+                      DeprecationWarning, stacklevel=2)
+        return self.sender_value
+
+    @property
+    def receiver(self) -> Any:
+        """Deprecated: :attr:`receiver_value` (not the ``Receiver`` that holds profiles)."""
+        warnings.warn("Finding.receiver is now Finding.receiver_value; the old name goes in the next release",
+                      DeprecationWarning, stacklevel=2)
+        return self.receiver_value
 
     @property
     def failed(self) -> bool:
@@ -62,7 +108,8 @@ def passed(findings: Iterable[Finding]) -> bool:
 
 
 def fail(*, kind: str, message: str, **fields: Any) -> Finding:
-    """A ``fail`` finding; every other field (``tier key token column why sender receiver hint fix``) by name."""
+    """A ``fail`` finding; every other field (``tier key token column why sender_value receiver_value hint
+    fix``) by name."""
     return Finding(severity=FAIL, kind=kind, message=message, **fields)
 
 

@@ -46,9 +46,9 @@ from .vocab import Vocabulary
 
 # Spec 5.2: what only the comprehension readback uses. The lean legend drops
 # these levels, the core slots that carry them, and the constraint-key enum.
-COMPREHENSION_LEVELS = ("acc", "plan")
-COMPREHENSION_SLOTS = ("keys", "acc", "do", "not", "asm")
-CONSTRAINT_ENUM = "ckey"
+_COMPREHENSION_LEVELS = ("acc", "plan")
+_COMPREHENSION_SLOTS = ("keys", "acc", "do", "not", "asm")
+_CONSTRAINT_ENUM = "ckey"
 FORMATS = ("text", "md")
 
 _LINE = "RW1 <TYPE> <id> [re=<id>] from=<agent> to=<agent> [item=<ref>] [<key>=<value> ...] [// <tail>]"
@@ -93,10 +93,10 @@ def select(vocab: Vocabulary, *, lean: bool = False) -> Selection:
     dropped_slots: list[str] = []
     levels = dict(vocab.rb_levels)
     if lean:
-        dropped_codes[CONSTRAINT_ENUM] = tuple(enums.pop(CONSTRAINT_ENUM, {}))
-        for level in COMPREHENSION_LEVELS:
+        dropped_codes[_CONSTRAINT_ENUM] = tuple(enums.pop(_CONSTRAINT_ENUM, {}))
+        for level in _COMPREHENSION_LEVELS:
             levels.pop(level, None)
-        dropped_slots = [k for k in COMPREHENSION_SLOTS if k in vocab.slots and vocab.slots[k].profile is None]
+        dropped_slots = [k for k in _COMPREHENSION_SLOTS if k in vocab.slots and vocab.slots[k].profile is None]
         slots = [k for k in slots if k not in dropped_slots]
         if vocab.asks_used is not None:
             unused = tuple(a for a in vocab.core["enums"]["ask"] if a not in vocab.asks_used)
@@ -284,7 +284,9 @@ def legend(vocab: "Vocabulary | str | None" = None, *, lean: bool = False, fmt: 
 __all__ = [
     "FORMATS",
     "Section",
+    "Selection",
     "legend",
     "legend_names",
     "sections",
+    "select",
 ]

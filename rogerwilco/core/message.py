@@ -73,7 +73,7 @@ class Message:
     @classmethod
     def from_line(cls, line: str, profiles: Profiles = None, *, line_number: int | None = None) -> "Message":
         """Parse and validate a line; raise RW1SyntaxError or RefusedError."""
-        from .accept import loads_line
+        from .speedups import loads_line
 
         return loads_line(line, profiles, line_number)
 

@@ -40,7 +40,7 @@ import attrs
 from . import suggest
 from .codec import encode, same
 from .errors import EncodeError, RefusedError, RW1SyntaxError, printable
-from .findings import FAIL, NOTE, Finding, fail, note
+from .findings import Finding, fail, note
 from .message import JSON_KEYS, Message, Source
 from .slottypes import AGENT_RE, KEY_RE, MSGID_RE
 from .syntax import RawLine, parse_raw
@@ -220,11 +220,11 @@ def _other_key(raw: RawLine, column: int, key: str, rawval: str, vocab: Vocabula
         return []
     owner = _requiring_profile(receiver, key)
     if owner is not None and owner != vocab.profile:
-        return [Finding(severity=FAIL, kind="profile", token=f"{key}={rawval}", why="UNK", column=column,
+        return [fail(kind="profile", token=f"{key}={rawval}", why="UNK", column=column,
                         key=key, message=f"is a required slot of profile {owner}, used without p={owner}",
                         hint=f"add p={owner}", fix=f"p={owner} {key}={rawval}")]
     hint, fix = suggest.for_key(vocab, raw.type, key, rawval)
-    return [Finding(severity=NOTE, kind="unknown-key", message=f"unknown key {key} kept as text", key=key,
+    return [note(kind="unknown-key", message=f"unknown key {key} kept as text", key=key,
                     token=f"{key}={rawval}", column=column, hint=hint, fix=fix)]
 
 

@@ -57,7 +57,7 @@ def int_in_limit(value: int) -> bool:
     """Whether an integer has at most MAX_INT_DIGITS digits (no conversion to text needed)."""
     return bool(-_INT_LIMIT < value < _INT_LIMIT)
 
-SCALAR_TYPES = ("token", "ref", "agent", "msgid", "date", "time", "days", "bool", "money", "num",
+_SCALAR_TYPES = ("token", "ref", "agent", "msgid", "date", "time", "days", "bool", "money", "num",
                 "text", "digest", "constraint", "rb")
 # The slot types of spec section 7, the ones a profile may use; the others
 # (text, digest, constraint, rb, time) type the core's own slots.
@@ -267,8 +267,15 @@ def split_constraint(item: str) -> tuple[str, str]:
 
 
 __all__ = [
+    "AGENT_RE",
+    "CONSTRAINT_KEY_RE",
+    "KEY_RE",
     "MAX_INT_DIGITS",
+    "MSGID_RE",
+    "PROFILE_TYPES",
     "SlotType",
+    "compile_type",
+    "int_in_limit",
     "parse_time",
     "split_constraint",
 ]

@@ -41,7 +41,7 @@ from .errors import ProfileError
 from .slottypes import AGENT_RE, CONSTRAINT_KEY_RE, KEY_RE, PROFILE_TYPES, SlotType, compile_type
 
 BUNDLED_PROFILES = ("pay", "clin", "pform")
-PROFILE_KEYS = frozenset({
+_PROFILE_KEYS = frozenset({
     "profile", "version", "extends", "enums", "asks", "why", "slots", "agents", "asks_used",
     "exec", "constraint_keys", "aliases", "translation", "desc", "$schema",
 })
@@ -145,7 +145,7 @@ def read_json(path: Path) -> dict[str, Any]:
 
 
 # Files under profiles/ that are not profiles.
-NOT_PROFILES = ("rw1", "compare")
+_NOT_PROFILES = ("rw1", "compare")
 
 
 @lru_cache(maxsize=1)
@@ -155,7 +155,7 @@ def compare_document() -> Mapping[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def core_document() -> Mapping[str, Any]:
+def _core_document() -> Mapping[str, Any]:
     """The core vocabulary with the comparison data's keys and aliases merged in."""
     core = dict(read_json(profile_path("rw1")))
     compare = compare_document()
@@ -253,10 +253,10 @@ def profile_problems(doc: Any) -> list[tuple[str, str]]:
     """
     if not isinstance(doc, Mapping):
         return [("$", "a profile is a JSON object")]
-    core = core_document()
+    core = _core_document()
     problems: list[tuple[str, str]] = []
     for key in doc:
-        if key not in PROFILE_KEYS:
+        if key not in _PROFILE_KEYS:
             problems.append((f"$.{key}", f"unknown profile key {key!r}"))
     name = doc.get("profile")
     if not isinstance(name, str) or _NAME_RE.fullmatch(name) is None:
@@ -520,7 +520,7 @@ def compile_vocabulary(profile: Mapping[str, Any] | None = None) -> Vocabulary:
         problems = profile_problems(profile)
         if problems:
             raise ProfileError(problems[0][1], path=problems[0][0])
-    core = core_document()
+    core = _core_document()
     pname = profile["profile"] if profile else None
     enums = {name: dict(codes) for name, codes in core["enums"].items()}
     if profile:
@@ -707,18 +707,18 @@ def as_receiver(profiles: Profiles) -> Receiver:
     if isinstance(profiles, Receiver):
         return profiles
     if profiles is None:
-        return default_receiver()
+        return _default_receiver()
     return Receiver.load(profiles)
 
 
 @lru_cache(maxsize=1)
-def default_receiver() -> Receiver:
+def _default_receiver() -> Receiver:
     """The bundled profiles, compiled once: what the API and the CLI hold when not told otherwise."""
     return Receiver.load(BUNDLED_PROFILES)
 
 
 def bundled_profile_names() -> tuple[str, ...]:
-    return tuple(sorted(p.stem for p in data_dir("profiles").glob("*.json") if p.stem not in NOT_PROFILES and not p.stem.endswith("schema")))
+    return tuple(sorted(p.stem for p in data_dir("profiles").glob("*.json") if p.stem not in _NOT_PROFILES and not p.stem.endswith("schema")))
 
 
 __getattr__ = _deprecated.renamed(__name__, {"Rule": ("ProfileRule", ProfileRule)})
@@ -732,10 +732,13 @@ __all__ = [
     "SlotDef",
     "TypeTable",
     "Vocabulary",
+    "as_receiver",
     "bundled_profile_names",
     "bundled_vocabulary",
+    "compare_document",
     "compile_vocabulary",
     "core_vocabulary",
     "load_profile",
     "profile_problems",
+    "read_json",
 ]

@@ -57,7 +57,7 @@ import attrs
 from ..checks.lifecycle import (A2A_END_STATES, A2A_TASK_STATES, A2A_TASK_TRANSITIONS, A2A_TERMINAL, RESUME,
                                 handoff_of)
 from ..core.errors import RefusedError, printable
-from ..core.findings import NOTE, Finding, fail
+from ..core.findings import Finding, fail, note
 from ..core.message import Message
 from ..core.semantics import check_line
 
@@ -244,10 +244,10 @@ def _line_only(obj: Mapping[str, Any], profiles: Any) -> Unwrapped | None:
         return Unwrapped(line=text, message=None, findings=(
             fail(kind="form", message=f"the line is refused: {first.message}", key=first.key or "line", token=first.token,
                  why=first.why or "UNK", column=first.column),))
-    note = Finding(severity=NOTE, kind=NOT_CROSS_CHECKED, key="json",
+    derived = note(kind=NOT_CROSS_CHECKED, key="json",
                    message="line-only: the JSON form is derived from the line; no JSON part was there to cross-check it")
     return Unwrapped(line=text, message=result.message,
-                     findings=(*(f for f in result.findings if not f.failed), note))
+                     findings=(*(f for f in result.findings if not f.failed), derived))
 
 
 def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bool = False) -> Unwrapped:
@@ -465,13 +465,13 @@ def task_states(
         ho = handoff_of(msg, by_id.get, through=None)
         if ho is None or ho.id not in tasks:
             if msg.type in ("RB", "DN", "UN", "FL", "CX"):
-                findings.append(Finding(severity=NOTE, kind="no-task", key="re", token=f"re={msg.re}" if msg.re else msg.id,
+                findings.append(note(kind="no-task", key="re", token=f"re={msg.re}" if msg.re else msg.id,
                                         message=f"{msg.type} {msg.id} answers no HO in this thread"))
             continue
         task = tasks[ho.id]
         state = task["state"]
         if state in TERMINAL:
-            findings.append(Finding(severity=NOTE, kind="after-end", key=None, token=msg.id,
+            findings.append(note(kind="after-end", key=None, token=msg.id,
                                     message=f"{msg.type} {msg.id} after the task ended {state}; no change"))
             continue
         event = _task_event(msg, ho, by_id, passes)

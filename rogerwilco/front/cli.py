@@ -64,7 +64,7 @@ class _Formatter(argparse.HelpFormatter):
         return super()._fill_text(text, width, indent)
 
 
-QUICK_START = """rogerwilco: parse, validate, read back and check RW1 lines (one-line agent messages).
+_QUICK_START = """rogerwilco: parse, validate, read back and check RW1 lines (one-line agent messages).
 
 Quick start:
   rogerwilco validate examples/spec-section8.rw1       check every line of a file
@@ -82,7 +82,7 @@ Quick start:
 # Which module of rogerwilco.front.commands registers each subcommand: a run imports
 # only the one it needs (tests/test_cli.py checks this table against the
 # modules' own registrations). Help, completion and an unknown name load them all.
-COMMAND_MODULES = {
+_COMMAND_MODULES = {
     "adapter": "adapter", "completion": "completion", "conformance": "conformance", "grammar": "grammar",
     "parse": "lines", "encode": "lines", "validate": "lines", "digest": "lines", "reply": "lines",
     "lint": "lint", "lsp": "lsp", "mcp": "mcp", "legend": "profiles", "profile": "profiles",
@@ -91,7 +91,7 @@ COMMAND_MODULES = {
 }
 
 
-def command_module_names() -> list[str]:
+def _command_module_names() -> list[str]:
     """Every subcommand module, as found in the package."""
     return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
 
@@ -111,10 +111,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     if command == "--version":
         module_names: list[str] = []  # the version needs no subcommand
-    elif command in COMMAND_MODULES:
-        module_names = [COMMAND_MODULES[command]]
+    elif command in _COMMAND_MODULES:
+        module_names = [_COMMAND_MODULES[command]]
     else:
-        module_names = command_module_names()
+        module_names = _command_module_names()
     for name in module_names:
         module = importlib.import_module(f"{commands.__name__}.{name}")
         module.register(sub)
@@ -156,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
-        sys.stdout.write(QUICK_START)
+        sys.stdout.write(_QUICK_START)
         return 0
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
@@ -202,6 +202,7 @@ def run() -> None:
 
 
 __all__ = [
+    "build_parser",
     "main",
     "run",
 ]

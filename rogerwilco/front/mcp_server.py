@@ -252,7 +252,7 @@ def session_tools(endpoint: Any) -> dict[str, Tool]:
             token = exc.token or None
             if token is None and failures and failures[0].key:  # a check's refusal: the first slot at fault
                 first = failures[0]
-                token = first.key if first.receiver is None else f"{first.key}={first.receiver}"
+                token = first.key if first.receiver_value is None else f"{first.key}={first.receiver_value}"
             error = ToolError(exc.kind, exc.message, token=token, why=exc.why if exc.kind == "form" else None,
                               column=exc.column)
             if failures and exc.kind != "form":

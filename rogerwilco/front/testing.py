@@ -478,18 +478,18 @@ def _keyed(tokens: list[str]) -> list[int]:
     return [i for i, t in enumerate(tokens) if i >= 3 and "=" in t]
 
 
-def m_version(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_version(g: RequestGenerator, line: str, profile: str | None) -> str:
     return g.rng.choice(("RW2", "RW0", "RW10", "rw1", "RW", "RW1.0", "RWX")) + line[3:]
 
 
-def m_type(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_type(g: RequestGenerator, line: str, profile: str | None) -> str:
     tokens, tail = _tokens(line)
     if len(tokens) > 1:
         tokens[1] = g.rng.choice(("HX", "ho", "H0", "XX", "RBX", "HO_", "ÉT"))
     return _rejoin(tokens, tail)
 
 
-def m_id(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_id(g: RequestGenerator, line: str, profile: str | None) -> str:
     tokens, tail = _tokens(line)
     if len(tokens) > 2:
         tokens[2] = g.rng.choice(("someone-1", "x-1", "writer", "writer-", "-1", "a--1", "a-1-2", "writer-07x",
@@ -497,20 +497,20 @@ def m_id(g: RequestGenerator, line: str, profile: str | None) -> str:
     return _rejoin(tokens, tail)
 
 
-def m_enum(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_enum(g: RequestGenerator, line: str, profile: str | None) -> str:
     tokens, tail = _tokens(line)
     vocab = g._vocab(profile)
     places = [i for i in _keyed(tokens) if tokens[i].partition("=")[0] in vocab.slots
               and vocab.slots[tokens[i].partition("=")[0]].type.name not in ("token", "text", "ref")]
     if not places:
-        return m_unknown_key(g, line, profile)
+        return _m_unknown_key(g, line, profile)
     i = g.rng.choice(places)
     key = tokens[i].partition("=")[0]
     tokens[i] = f"{key}={g.bad_value(vocab, key)}"
     return _rejoin(tokens, tail)
 
 
-def m_missing(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_missing(g: RequestGenerator, line: str, profile: str | None) -> str:
     tokens, tail = _tokens(line)
     places = _keyed(tokens)
     if places:
@@ -518,7 +518,7 @@ def m_missing(g: RequestGenerator, line: str, profile: str | None) -> str:
     return _rejoin(tokens, tail)
 
 
-def m_repeat(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_repeat(g: RequestGenerator, line: str, profile: str | None) -> str:
     tokens, tail = _tokens(line)
     places = _keyed(tokens)
     if places:
@@ -530,14 +530,14 @@ def m_repeat(g: RequestGenerator, line: str, profile: str | None) -> str:
     return _rejoin(tokens, tail)
 
 
-def m_unknown_key(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_unknown_key(g: RequestGenerator, line: str, profile: str | None) -> str:
     tokens, tail = _tokens(line)
     tokens.insert(g.rng.randint(3, len(tokens)), g.rng.choice(("zz=1", "x_note=hi", "colour=blue", "amt=5.00",
                                                               "stg=DIA", "act=ASSERT", "p2=x")))
     return _rejoin(tokens, tail)
 
 
-def m_profile(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_profile(g: RequestGenerator, line: str, profile: str | None) -> str:
     tokens, tail = _tokens(line)
     choice = g.rng.choice(("p=nothere", "p=PAY", "p=pay", "p=clin", "p=pform", "p=kanban"))
     places = [i for i, t in enumerate(tokens) if t.startswith("p=")]
@@ -548,14 +548,14 @@ def m_profile(g: RequestGenerator, line: str, profile: str | None) -> str:
     return _rejoin(tokens, tail)
 
 
-def m_tail(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_tail(g: RequestGenerator, line: str, profile: str | None) -> str:
     tokens, _ = _tokens(line)
     tail = g.rng.choice(("x" * 300, "x" * 301, "\U0001f600" * 301, "\U0001f600" * 300, "e\u0301" * 151, "", " ",
                          "a  b", "a ", " a", "//", "x // y"))
     return " ".join(tokens) + " //" + (f" {tail}" if tail else g.rng.choice(("", " ")))
 
 
-def m_spacing(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_spacing(g: RequestGenerator, line: str, profile: str | None) -> str:
     rng = g.rng
     spaces = [i for i, c in enumerate(line) if c == " "]
     choice = rng.randrange(4)
@@ -570,13 +570,13 @@ def m_spacing(g: RequestGenerator, line: str, profile: str | None) -> str:
     return line.replace(" ", "\u00a0", 1)
 
 
-def m_char(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_char(g: RequestGenerator, line: str, profile: str | None) -> str:
     rng = g.rng
     i = rng.randint(0, len(line))
     return line[:i] + rng.choice(_FORBIDDEN) + line[i:]
 
 
-def m_value_text(g: RequestGenerator, line: str, profile: str | None) -> str:
+def _m_value_text(g: RequestGenerator, line: str, profile: str | None) -> str:
     tokens, tail = _tokens(line)
     places = _keyed(tokens)
     if not places:
@@ -587,5 +587,5 @@ def m_value_text(g: RequestGenerator, line: str, profile: str | None) -> str:
     return _rejoin(tokens, tail)
 
 
-MUTATIONS = (m_version, m_type, m_id, m_enum, m_enum, m_missing, m_repeat, m_unknown_key, m_profile, m_tail,
-             m_spacing, m_char, m_value_text)
+MUTATIONS = (_m_version, _m_type, _m_id, _m_enum, _m_enum, _m_missing, _m_repeat, _m_unknown_key, _m_profile, _m_tail,
+             _m_spacing, _m_char, _m_value_text)

@@ -42,7 +42,7 @@ import attrs
 
 from ..core._lru import RECEIVER_CACHE_SIZE, LRUCache
 from ..core.errors import RW1Error
-from ..core.findings import FAIL, Finding
+from ..core.findings import Finding, fail
 from ..core.message import Message
 from ..core.semantics import check_line, refusal_for
 from ..core.vocab import BUNDLED_PROFILES, Receiver
@@ -158,8 +158,7 @@ def _receiver(args: Mapping[str, Any]) -> Receiver:
 def finding_to_json(f: Finding) -> dict[str, Any]:
     """The contract's shape, plus the two sides' values where a check compared them."""
     out = f.to_json()
-    for side in ("sender", "receiver"):
-        value = getattr(f, side)
+    for side, value in (("sender", f.sender_value), ("receiver", f.receiver_value)):
         if value is not None:
             out[side] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return out
@@ -176,7 +175,7 @@ def _refused_line(text: str, receiver: Receiver, argument: str) -> Finding | Non
         return None
     first = result.refusal
     assert first is not None
-    return Finding(severity=FAIL, kind="form", message=f"{_label(argument)} is refused: {first.message}",
+    return fail(kind="form", message=f"{_label(argument)} is refused: {first.message}",
                    token=first.token or "", why=first.why or "UNK", column=first.column)
 
 
@@ -205,7 +204,7 @@ def _check_with_lines(args: Mapping[str, Any], names: tuple[str, ...]) -> tuple[
 # the tools
 
 
-def tool_validate(args: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_validate(args: Mapping[str, Any]) -> dict[str, Any]:
     if ("line" in args) == ("lines" in args):
         raise ToolError("arguments", "give exactly one of line (one line) or lines (a list)", token="line",
                         argument="line")
@@ -237,12 +236,12 @@ def tool_validate(args: Mapping[str, Any]) -> dict[str, Any]:
     return {"valid": all(r["valid"] for r in results), "results": results}
 
 
-def tool_digest(args: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_digest(args: Mapping[str, Any]) -> dict[str, Any]:
     message = _message_or_error(args["line"], _receiver(args), "line")
     return {"h": message.digest(), "id": message.id, "type": message.type, "canonical": message.canonical()}
 
 
-def tool_make_rb(args: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_make_rb(args: Mapping[str, Any]) -> dict[str, Any]:
     from ..checks.readback import make_rb
 
     receiver = _receiver(args)
@@ -258,7 +257,7 @@ def tool_make_rb(args: Mapping[str, Any]) -> dict[str, Any]:
     return {"line": rb.to_line(), "json": rb.to_json(), "h": rb.slots.get("h")}
 
 
-def tool_check_rb(args: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_check_rb(args: Mapping[str, Any]) -> dict[str, Any]:
     from ..checks.readback import TIERS, check_rb
 
     receiver, problems = _check_with_lines(args, ("ho", "rb"))
@@ -271,7 +270,7 @@ def tool_check_rb(args: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def tool_check_ho(args: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_check_ho(args: Mapping[str, Any]) -> dict[str, Any]:
     from ..checks.readback import check_ho
 
     receiver, problems = _check_with_lines(args, ("line", "record"))
@@ -280,7 +279,7 @@ def tool_check_ho(args: Mapping[str, Any]) -> dict[str, Any]:
     return _report(check_ho(args["line"], args["record"], profiles=receiver, relay_adds=args.get("relay_adds")))
 
 
-def tool_check_dn(args: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_check_dn(args: Mapping[str, Any]) -> dict[str, Any]:
     from ..checks.readback import check_dn
 
     receiver, problems = _check_with_lines(args, ("ho", "dn", "rb"))
@@ -289,7 +288,7 @@ def tool_check_dn(args: Mapping[str, Any]) -> dict[str, Any]:
     return _report(check_dn(args["ho"], args["dn"], args.get("rb"), profiles=receiver, record=args.get("record")))
 
 
-def tool_check_thread(args: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_check_thread(args: Mapping[str, Any]) -> dict[str, Any]:
     from ..checks.thread import check_thread, parse_now
 
     receiver = _receiver(args)
@@ -303,7 +302,7 @@ def tool_check_thread(args: Mapping[str, Any]) -> dict[str, Any]:
     return {**_report(report), "ledger": report.ledger.to_json()}
 
 
-def tool_legend(args: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_legend(args: Mapping[str, Any]) -> dict[str, Any]:
     from ..core.legend import legend
 
     name = args.get("profile")
@@ -350,7 +349,7 @@ _tool(
          "index": {"type": "integer"}, "valid": {"type": "boolean"}, "findings": _FINDINGS,
          "json": {"type": ["object", "null"]}, "reply": NULLABLE_STR_SCHEMA},
          "required": ["index", "valid", "findings", "json"]}}},
-    tool_validate,
+    _tool_validate,
 )
 _tool(
     "digest",
@@ -359,7 +358,7 @@ _tool(
     {"line": LINE_SCHEMA, "profiles": _PROFILES},
     ["line"],
     {"h": STR_SCHEMA, "id": STR_SCHEMA, "type": STR_SCHEMA, "canonical": STR_SCHEMA},
-    tool_digest,
+    _tool_digest,
 )
 _tool(
     "make_rb",
@@ -374,7 +373,7 @@ _tool(
      "digest": {"type": "boolean", "description": "carry h= (default true)"}},
     ["ho", "n"],
     {"line": STR_SCHEMA, "json": {"type": "object"}, "h": NULLABLE_STR_SCHEMA},
-    tool_make_rb,
+    _tool_make_rb,
 )
 _tool(
     "check_rb",
@@ -388,7 +387,7 @@ _tool(
     {"passed": {"type": "boolean"}, "findings": _FINDINGS,
      "tiers": {"type": "array", "items": {"type": "object", "properties": {
          "tier": {"type": "integer"}, "name": STR_SCHEMA, "status": STR_SCHEMA}, "required": ["tier", "name", "status"]}}},
-    tool_check_rb,
+    _tool_check_rb,
 )
 _tool(
     "check_ho",
@@ -400,7 +399,7 @@ _tool(
      "profiles": _PROFILES, "relay_adds": {"type": "array", "items": STR_SCHEMA}},
     ["line", "record"],
     {"passed": {"type": "boolean"}, "findings": _FINDINGS},
-    tool_check_ho,
+    _tool_check_ho,
 )
 _tool(
     "check_dn",
@@ -412,7 +411,7 @@ _tool(
      "record": {"type": "object", "description": "slot: value, as written in a line"}},
     ["ho", "dn"],
     {"passed": {"type": "boolean"}, "findings": _FINDINGS},
-    tool_check_dn,
+    _tool_check_dn,
 )
 _tool(
     "check_thread",
@@ -427,7 +426,7 @@ _tool(
      "ledger": {"type": "object", "properties": {
          "items": {"type": "array", "items": {"type": "object"}},
          "handoffs": {"type": "array", "items": {"type": "object"}}}}},
-    tool_check_thread,
+    _tool_check_thread,
 )
 _tool(
     "legend",
@@ -438,7 +437,7 @@ _tool(
      "format": {"type": "string", "enum": ["text", "md"]}},
     [],
     {"profile": NULLABLE_STR_SCHEMA, "lean": {"type": "boolean"}, "format": STR_SCHEMA, "text": STR_SCHEMA},
-    tool_legend,
+    _tool_legend,
 )
 
 
@@ -470,7 +469,7 @@ _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
 }
 
 #: The JSON Schema keywords :func:`check_arguments` understands: every schema of the tables uses only these.
-SCHEMA_KEYWORDS = frozenset({"type", "enum", "items", "properties", "required", "additionalProperties",
+_SCHEMA_KEYWORDS = frozenset({"type", "enum", "items", "properties", "required", "additionalProperties",
                              "minimum", "anyOf", "description"})
 
 
@@ -482,10 +481,10 @@ def check_arguments(schema: Mapping[str, Any], value: Any,
                     path: tuple[Any, ...] = ()) -> tuple[str, str] | None:
     """The first way ``value`` breaks ``schema``, as ``(path, message)``, or ``None``.
 
-    A checker of the JSON Schema subset in :data:`SCHEMA_KEYWORDS`, so that :func:`call` needs nothing outside
+    A checker of the JSON Schema subset in :data:`_SCHEMA_KEYWORDS`, so that :func:`call` needs nothing outside
     the core; a schema with any other keyword is a programming error (``ValueError``), never a silent pass.
     """
-    unknown = set(schema) - SCHEMA_KEYWORDS
+    unknown = set(schema) - _SCHEMA_KEYWORDS
     if unknown:
         raise ValueError(f"schema keyword(s) {', '.join(sorted(unknown))} not supported by check_arguments")
     shown = json.dumps(value, ensure_ascii=False)[:80] if _is_json(value) else repr(value)[:80]
@@ -663,11 +662,19 @@ __all__ = [
     "ERROR_SCHEMA",
     "FINDING_SCHEMA",
     "INSTRUCTIONS",
+    "LINE_SCHEMA",
+    "NULLABLE_STR_SCHEMA",
+    "STR_SCHEMA",
+    "TOKENS_SCHEMA",
     "TOOLS",
     "Tool",
     "ToolError",
     "call",
     "check_arguments",
+    "finding_to_json",
     "from_strict",
+    "input_schema",
+    "output_schema",
+    "retry_message",
     "schemas",
 ]

@@ -24,25 +24,26 @@ from typing import Any, Iterable
 import attrs
 
 from ..core.errors import RW1Error  # noqa: F401  (also raised to callers of this module)
+from ._pyarrow import import_pyarrow
 
 #: The version of the record schema written in the ``version`` column.
 RECORDS_VERSION = 2
 
 #: The columns of version 1, in order.
-COLUMNS_V1 = (
+_COLUMNS_V1 = (
     "record", "file", "line", "column", "field", "text",
     "type", "id", "from", "to", "re", "item", "json",
     "why", "reason", "token", "message",
 )
 
 #: The record columns, in order (the stable schema of every output format).
-COLUMNS = COLUMNS_V1 + ("version", "ts", "unvalidated")
+COLUMNS = _COLUMNS_V1 + ("version", "ts", "unvalidated")
 
 #: The envelope fields, as named in the columns and in a message's JSON form.
-ENVELOPE = ("type", "id", "re", "from", "to", "item")
+_ENVELOPE = ("type", "id", "re", "from", "to", "item")
 
 #: The ways the ``json`` column can be typed in Arrow, Parquet, Spark, pandas and polars.
-JSON_COLUMN_KINDS = ("struct", "text")
+_JSON_COLUMN_KINDS = ("struct", "text")
 
 _UTC = timezone.utc
 
@@ -121,23 +122,15 @@ class Record:
 # the typed schema
 
 
-def import_pyarrow():
-    try:
-        import pyarrow
-    except ImportError:
-        raise RW1Error("Parquet and Arrow output need pyarrow: pip install 'rogerwilco[parquet]'") from None
-    return pyarrow
-
-
 def _check_kind(json_column: str) -> None:
-    if json_column not in JSON_COLUMN_KINDS:
-        raise RW1Error(f"json_column must be one of {', '.join(JSON_COLUMN_KINDS)}, not {json_column!r}")
+    if json_column not in _JSON_COLUMN_KINDS:
+        raise RW1Error(f"json_column must be one of {', '.join(_JSON_COLUMN_KINDS)}, not {json_column!r}")
 
 
-def json_struct_type():
+def _json_struct_type():
     """The Arrow type of the ``json`` column as a struct: the envelope, then ``slots`` as JSON text, then ``tail``."""
     pa = import_pyarrow()
-    return pa.struct([pa.field(name, pa.string()) for name in ("v",) + ENVELOPE + ("slots", "tail")])
+    return pa.struct([pa.field(name, pa.string()) for name in ("v",) + _ENVELOPE + ("slots", "tail")])
 
 
 def arrow_schema(json_column: str = "struct", *, dictionary: bool = True):
@@ -153,7 +146,7 @@ def arrow_schema(json_column: str = "struct", *, dictionary: bool = True):
     category = pa.dictionary(pa.int32(), pa.string()) if dictionary else pa.string()
     types = {
         "record": category, "line": pa.int64(), "column": pa.int64(), "type": category, "why": category,
-        "reason": category, "json": json_struct_type() if json_column == "struct" else pa.string(),
+        "reason": category, "json": _json_struct_type() if json_column == "struct" else pa.string(),
         "version": pa.int32(), "ts": pa.timestamp("us", tz="UTC"), "unvalidated": pa.bool_(),
     }
     required = {"record", "file", "line", "column", "text", "version", "unvalidated"}
@@ -166,7 +159,7 @@ def _json_value(form: dict | None, json_column: str) -> Any:
         return None
     if json_column == "text":
         return json.dumps(form, ensure_ascii=False, separators=(",", ":"))
-    out = {k: form.get(k) for k in ("v",) + ENVELOPE + ("tail",)}
+    out = {k: form.get(k) for k in ("v",) + _ENVELOPE + ("tail",)}
     out["slots"] = json.dumps(form.get("slots") or {}, ensure_ascii=False, separators=(",", ":"))
     return out
 
@@ -246,7 +239,7 @@ def polars_schema(json_column: str = "struct") -> dict[str, Any]:
     _check_kind(json_column)
     import polars as pl
 
-    struct = pl.Struct([pl.Field(name, pl.String) for name in ("v",) + ENVELOPE + ("slots", "tail")])
+    struct = pl.Struct([pl.Field(name, pl.String) for name in ("v",) + _ENVELOPE + ("slots", "tail")])
     out: dict[str, Any] = {c: pl.String for c in COLUMNS}
     for c in ("record", "type", "why", "reason"):
         out[c] = pl.Categorical

@@ -24,7 +24,7 @@ from typing import IO, Iterable, Iterator
 
 import attrs
 
-from ..core.findings import FAIL, NOTE, Finding
+from ..core.findings import Finding, fail, note
 from ..core.semantics import LineResult, check_line
 from ..core.vocab import Receiver, as_receiver
 
@@ -41,7 +41,7 @@ class RawInputLine:
     notes: tuple[Finding, ...] = ()
 
 
-BARE_CR_NOTE = Finding(severity=NOTE, kind="bare-cr", message="line ended by a bare CR (\\r), read as a line break")
+BARE_CR_NOTE = note(kind="bare-cr", message="line ended by a bare CR (\\r), read as a line break")
 
 
 def _binary(fp: IO[str] | IO[bytes]) -> IO[bytes]:
@@ -137,7 +137,7 @@ def read_lines(fp: IO[str] | IO[bytes], *, max_bytes: int = DEFAULT_MAX_BYTES,
         if number == 1 and data is not None and data.startswith(_BOM):
             data = data[len(_BOM):]  # a byte-order mark opens the file; it is not part of the first line
         if data is None:
-            problem = Finding(severity=FAIL, kind="too-long", why="UNK", token="",
+            problem = fail(kind="too-long", why="UNK", token="",
                               message=f"line is {size} bytes; the limit is {max_bytes}")
             yield RawInputLine(number, None, problem, notes)
             continue
@@ -145,7 +145,7 @@ def read_lines(fp: IO[str] | IO[bytes], *, max_bytes: int = DEFAULT_MAX_BYTES,
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             column = len(data[: exc.start].decode("utf-8", "replace")) + 1
-            problem = Finding(severity=FAIL, kind="encoding", why="UNK", token=f"\\x{data[exc.start]:02x}",
+            problem = fail(kind="encoding", why="UNK", token=f"\\x{data[exc.start]:02x}",
                               column=column, message=f"byte 0x{data[exc.start]:02x} at column {column} is not UTF-8")
             yield RawInputLine(number, None, problem, notes)
             continue
@@ -166,8 +166,8 @@ def validate_stream(
             assert line.problem is not None
             yield LineResult(text="", message=None, findings=(line.problem, *line.notes), line_number=line.number)
         elif line.text == "":
-            note = Finding(severity=NOTE, kind="blank", message="blank line")
-            yield LineResult(text="", message=None, findings=(note, *line.notes), line_number=line.number)
+            blank = note(kind="blank", message="blank line")
+            yield LineResult(text="", message=None, findings=(blank, *line.notes), line_number=line.number)
         else:
             result = check_line(line.text, receiver, line_number=line.number, file=file)
             yield result._replace(findings=result.findings + line.notes) if line.notes else result

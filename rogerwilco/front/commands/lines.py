@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from ...core.errors import RW1Error, RW1SyntaxError, printable
-from ...core.findings import FAIL, NOTE, Finding
+from ...core.findings import FAIL, note
 from ...core.message import Message
 from ...core.semantics import check_line, refusal_for
 from ...io.stream import read_lines, validate_stream
@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_reply)
 
 
-_BLANK = Finding(severity=NOTE, kind="blank", message="blank line")
+_BLANK = note(kind="blank", message="blank line")
 
 
 def _report(file: str, number: int | None, finding) -> None:

@@ -77,12 +77,12 @@ def tier_table(report: ReadbackReport) -> FoldingTable:
 def side_by_side_table(report: ReadbackReport) -> FoldingTable | None:
     """Sender against receiver, one row per finding that has a value to show."""
     left, right = _SUBJECT.get(report.check, ("sender", "receiver"))
-    rows = [f for f in _ordered(report) if f.sender is not None or f.receiver is not None]
+    rows = [f for f in _ordered(report) if f.sender_value is not None or f.receiver_value is not None]
     if not rows:
         return None
     table = FoldingTable("Sender vs receiver", [("key", True), ("kind", True), (left, False), (right, False)])
     for f in rows:
-        table.add_row(_cell(f.key), Text(f.kind, style=_SEVERITY_STYLE.get(f.severity, "")), _cell(f.sender), _cell(f.receiver))
+        table.add_row(_cell(f.key), Text(f.kind, style=_SEVERITY_STYLE.get(f.severity, "")), _cell(f.sender_value), _cell(f.receiver_value))
     return table
 
 

@@ -8,7 +8,8 @@ import json
 from typing import Any, Iterable
 
 from ...core.errors import printable
-from ..records import COLUMNS, Record, import_pyarrow, arrow_schema, to_arrow_batch
+from ..records import COLUMNS, Record, arrow_schema, to_arrow_batch
+from .._pyarrow import import_pyarrow
 
 
 def _csv_cell(value: Any) -> str:

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ...core.errors import RW1Error
-from ..records import import_pyarrow, arrow_schema, to_arrow_batch
+from ..records import arrow_schema, to_arrow_batch
+from .._pyarrow import import_pyarrow
 from .engine import ScanOptions
 from .records import scan
 from .sources import _GLOB, is_url

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Iterator
 import attrs
 
 from ..records import Record
-from ...core.accept import json_form
+from ...core.speedups import json_form
 from ...core.semantics import check_line
 from ...core.syntax import RawLine
 from ...core.vocab import Receiver, as_receiver

@@ -15,7 +15,8 @@ import os
 from typing import Any, Iterable
 
 from ...core.errors import RW1Error
-from ..records import import_pyarrow, arrow_schema
+from ..records import arrow_schema
+from .._pyarrow import import_pyarrow
 from .engine import ScanOptions
 from .partitioned import discard, expand_inputs, new_staging, publish, scan_table, write_staged
 

@@ -16,7 +16,8 @@ import os
 from typing import Any, Iterable, Iterator
 
 from ...core.errors import RW1Error
-from ..records import import_pyarrow, spark_schema
+from ..records import spark_schema
+from .._pyarrow import import_pyarrow
 from .engine import ScanOptions
 from .partitioned import DATE_COLUMN, expand_inputs, scan_table, with_date
 

@@ -1,0 +1,71 @@
+"""Which accept path this process uses: the compiled one or pure Python.
+
+The accept path (:mod:`rogerwilco.core.accept`: a valid line straight to its
+Message or JSON form) is written as typed Python that mypyc compiles. A wheel
+built where a C compiler exists (``pip install .``) carries the compiled twin,
+the extension ``rogerwilco.core._accept_c``, built from the very text of
+``accept.py``; elsewhere, and in an editable install, the package is pure
+Python. Both decide every line alike (``tests/test_compiled.py`` holds them to
+it); the compiled one is faster.
+
+At import, the package takes the compiled twin when it is there, unless the
+environment variable ``RW1_PURE`` is set to anything but ``""`` or ``"0"``, or
+the twin was built from another ``accept.py`` than the one beside it (a clone
+edited since ``python hatch_build.py --inplace``).
+
+``compiled``
+    True when the compiled accept path is in use.
+``active``
+    ``"compiled"`` or ``"pure"``.
+``reason``
+    Why the pure path is in use (``""`` when compiled).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import zlib
+from pathlib import Path
+from types import ModuleType
+
+from . import accept as _pure
+
+__all__ = ["active", "compiled", "reason"]
+
+COMPILED_MODULE = "rogerwilco.core._accept_c"
+
+
+def source_stamp(text: str) -> str:
+    """The stamp a compiled twin carries of the source it was built from (hatch_build.py writes it)."""
+    data = text.encode("utf-8")
+    return f"{zlib.crc32(data):08x}{len(data):08x}"
+
+
+def _choose() -> tuple[ModuleType, str]:
+    """(the accept module to use, why it is the pure one or "")."""
+    if os.environ.get("RW1_PURE", "") not in ("", "0"):
+        return _pure, "RW1_PURE is set"
+    try:
+        twin = importlib.import_module(COMPILED_MODULE)
+    except ImportError:
+        return _pure, "the compiled accept path is not built (pip install . builds it where a C compiler exists)"
+    source = Path(_pure.__file__ or "")
+    if source.suffix == ".py" and source.is_file():
+        if getattr(twin, "BUILT_FROM", None) != source_stamp(source.read_text(encoding="utf-8")):
+            return _pure, "the compiled accept path was built from another accept.py (python hatch_build.py --inplace)"
+    return twin, ""
+
+
+implementation, reason = _choose()
+compiled: bool = implementation is not _pure
+active: str = "compiled" if compiled else "pure"
+
+# The entry points the package calls, from the module in use (typed as the pure module's).
+loads_line = _pure.loads_line
+json_form = _pure.json_form
+json_forms = _pure.json_forms
+if compiled:
+    loads_line = implementation.loads_line
+    json_form = implementation.json_form
+    json_forms = implementation.json_forms

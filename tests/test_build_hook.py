@@ -1,0 +1,61 @@
+"""``pip install .`` builds the compiled accept path, and a failed build never fails the install.
+
+Two real wheel builds of this clone through pip and the build backend
+(hatchling with hatch_build.py; no build isolation, so nothing is downloaded):
+one with the machine's compiler, whose wheel carries the extension and, once
+unpacked, is what the package imports; one with ``CC`` pointing at a compiler
+that always fails, whose build still succeeds, as a pure-Python wheel, with
+the one-line note. Each is bounded by a timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTE = "rogerwilco: the compiled accept path was not built"
+
+
+def build_wheel(out: Path, **env: str) -> tuple[Path, str]:
+    environ = {k: v for k, v in os.environ.items() if k != "RW1_PURE"}
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-v",
+                           "-w", str(out), str(ROOT)], env={**environ, **env}, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
+    (wheel,) = out.glob("rogerwilco-*.whl")
+    return wheel, proc.stdout + proc.stderr
+
+
+def test_the_wheel_carries_the_compiled_accept_path(tmp_path: Path) -> None:
+    wheel, output = build_wheel(tmp_path / "dist")
+    assert NOTE not in output
+    assert not wheel.name.endswith("-py3-none-any.whl")  # a platform wheel
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.startswith("rogerwilco/core/_accept_c.") and n.endswith((".so", ".pyd")) for n in names), names
+    assert "rogerwilco/core/accept.py" in names and "rogerwilco/core/_accept_c.py" not in names
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = "import rogerwilco, rogerwilco.speedups as s; print(s.active, rogerwilco.__file__)"
+    for pure, want in (("", "compiled"), ("1", "pure")):
+        env = {**os.environ, "PYTHONPATH": str(site), "RW1_PURE": pure}
+        proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        active, where = proc.stdout.split()
+        assert (active, Path(where).is_relative_to(site)) == (want, True)
+
+
+def test_a_compiler_that_fails_gives_a_pure_wheel_and_a_note(tmp_path: Path) -> None:
+    failing = tmp_path / "cc"
+    failing.write_text("#!/bin/sh\necho 'cc: cannot compile' >&2\nexit 1\n", encoding="utf-8")
+    failing.chmod(0o755)
+    wheel, output = build_wheel(tmp_path / "dist", CC=str(failing), LDSHARED=f"{failing} -shared")
+    assert wheel.name.endswith("-py3-none-any.whl")
+    assert [line for line in output.splitlines() if NOTE in line][0].endswith("installing pure Python")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [n for n in names if n.endswith((".so", ".pyd"))]
+    assert "rogerwilco/core/accept.py" in names and "rogerwilco/core/speedups.py" in names
