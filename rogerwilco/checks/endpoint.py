@@ -65,7 +65,7 @@ from ..core.errors import RW1Error
 from ..core.findings import NOTE, Finding, fail
 # the table and the rule are the lifecycle's; the names stay importable from here
 from .lifecycle import (CLOSE_STATES, CLOSERS, ECHO_STATES, EVENTS, READBACK_STATES, REPLIES, TRANSITIONS,  # noqa: F401
-                        Step, handoff_of, is_duplicate_answer, issue_link)
+                        Step, handoff_of, is_duplicate_answer, issue_link, whole)
 from .ledger import MemoryLedger, SQLiteLedger, Transaction, open_ledger
 from ..core.message import Message
 from .readback import ReadbackInputError, ReadbackReport, check_dn, check_ho, check_rb, levels_of, make_rb
@@ -348,15 +348,18 @@ class Handoff:
     passing_rb: str | None = None  # the RB that passed for the live issue (for the done check)
     first_closer: str | None = None
     act_dn: str | None = None
-    cancels: list[str] = attrs.Factory(list)
-    acknowledged: set[str] = attrs.Factory(set)
-    findings: list[Finding] = attrs.Factory(list)
+    # the collections below are immutable and replaced when they grow: most handoffs never fill them, and
+    # an empty tuple or frozenset costs nothing where an empty list or set does (a replay holds a handoff
+    # at both ends of each HO)
+    cancels: tuple[str, ...] = ()
+    acknowledged: frozenset[str] = frozenset()
+    findings: tuple[Finding, ...] = ()
     offered_at: str = ""  # when the live issue was sent or received
     void_at: str = ""
-    resent_dup: set[str] = attrs.Factory(set)  # re-sends answered UN why=DUP
+    resent_dup: frozenset[str] = frozenset()  # re-sends answered UN why=DUP
     carried: dict[str, str] = attrs.Factory(dict)  # an issue -> the later HO that carried it forward
     echo: str = "echoed"
-    pending: list[str] = attrs.Factory(list)  # under rb=all: the sender's changes not yet echoed
+    pending: tuple[str, ...] = ()  # under rb=all: the sender's changes not yet echoed
 
     @property
     def live(self) -> str:
@@ -471,7 +474,7 @@ class Endpoint:
         self._duplicates: set = set()  # a replay's re-sends answered UN why=DUP somewhere in the log
         #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
         self.compose = True
-        self._rb_cache: dict[tuple[str, str], tuple[str, ReadbackReport]] = {}
+        self._rb_cache: dict[str, tuple[str, ReadbackReport | None]] = {}  # RB id -> its outcome (and report)
         self._reset()
         with self.ledger.transaction() as tx:
             self._catch_up(tx)
@@ -676,7 +679,7 @@ class Endpoint:
         h = self._handoffs.get(ho.id) if ho is not None else None
         if h is not None and h.sender == self.me and h.cancels and h.act_dn == message.id:
             # the act's DN again, after my cancel: the receiver's answer to it (spec 5.4)
-            h.acknowledged.update(h.cancels)
+            h.acknowledged = h.acknowledged.union(h.cancels)
             events.append(CancelAnswered(message=message, handoff=h.live))
         return events + [Reply(line=r) for r in replies]
 
@@ -752,21 +755,24 @@ class Endpoint:
             h.rb, h.close, h.echo = saved
         return findings
 
-    def _rb_event(self, ho: Message, rb: Message) -> tuple[str, ReadbackReport]:
+    def _rb_event(self, ho: Message, rb: Message) -> tuple[str, ReadbackReport | None]:
+        """The event an RB is, and the sender's check of it (a replay keeps the event alone: None)."""
         extra = self._extra.get(ho.id, {})
         private = bool(extra.get("expect_acc") or extra.get("record"))
-        cached = None if private else self._rb_cache.get((ho.id, rb.id))
+        cached = None if private else self._rb_cache.get(rb.id)  # an RB answers one HO, the one its re= names
         if cached is not None:
             return cached
-        report = check_rb(ho, rb, profiles=self.receiver, expect_acc=extra.get("expect_acc"),
+        whole_ho = whole(ho)
+        report = check_rb(whole_ho, whole(rb), profiles=self.receiver, expect_acc=extra.get("expect_acc"),
                           record=extra.get("record"))
         if not report.passed:
-            out = ("RB-void", report)
+            event = "RB-void"
         else:
-            out = ("RB-pass-exec" if "exec" in levels_of(ho) else "RB-pass"), report
+            event = "RB-pass-exec" if "exec" in levels_of(whole_ho) else "RB-pass"
         if not private:
-            self._rb_cache[(ho.id, rb.id)] = out
-        return out
+            # a replay keeps the outcome alone: the report holds both messages whole, and nobody reads it
+            self._rb_cache[rb.id] = (event, None) if self._observer else (event, report)
+        return event, report
 
     def _apply(self, message: Message, *, outgoing: bool, at: str, live: bool) -> list[Any]:
         """Run one message through the table and update every record; the events it means here."""
@@ -811,14 +817,14 @@ class Endpoint:
                                message=f"CX {message.id} comes from {message.from_} to {message.to}; only {ho.id}'s "
                                f"sender {ho.from_} can cancel it, to its receiver {ho.to}")
                 self.findings.append(finding)
-                h.findings.append(finding)
+                h.findings += (finding,)
                 return [] if mine else [Noted(message=message, findings=(finding,))]
         elif message.from_ != ho.to:
             return [] if mine else [Noted(message=message)]
         event = kind if kind != "DN" else ("DN-noop" if message.get("out") == "NOOP" else "DN-act")
         close_before = h.close
-        if kind != "CX":
-            h.acknowledged.update(h.cancels)
+        if kind != "CX" and h.cancels:
+            h.acknowledged = h.acknowledged.union(h.cancels)
         earlier = h.first_closer
         findings, replies = self._step(h, event, message)
         if not mine and self.crossings:
@@ -828,10 +834,11 @@ class Endpoint:
         if event == "DN-act" and h.act_dn is None:
             h.act_dn = message.id
         if kind == "CX":
-            h.cancels.append(message.id)
+            h.cancels += (message.id,)
         self.findings.extend(findings)
-        h.findings.extend(findings)
-        if mine:
+        if findings:
+            h.findings += tuple(findings)
+        if mine or self._observer:  # a replay's events are not read: nothing composed
             return []
         if kind == "DN" and self.compose:
             rb = self._messages.get(h.passing_rb) if h.passing_rb else None
@@ -948,7 +955,7 @@ class Endpoint:
         if not is_duplicate_answer(un, un.get("why"), resend, self.continues(resend)):
             return None
         h.issues.remove(resend.id)
-        h.resent_dup.add(resend.id)
+        h.resent_dup = h.resent_dup.union((resend.id,))
         for earlier, later in list(h.carried.items()):
             if later == resend.id:
                 del h.carried[earlier]
@@ -980,12 +987,12 @@ class Endpoint:
         h = self._handoffs.get(ho.id) if ho is not None else None
         if h is None or (message.from_, message.to) != (h.sender, h.receiver) or h.close != "open":
             return None
-        if "all" not in levels_of(self._messages[h.live]):
+        if "all" not in levels_of(whole(self._messages[h.live])):
             return None
         return h
 
     def _apply_change(self, message: Message, h: Handoff, *, mine: bool) -> list[Any]:
-        h.pending.append(message.id)
+        h.pending += (message.id,)
         self._changes[message.id] = h
         self._step(h, "change", message)
         named = self._messages.get(message.re) if message.re else None
@@ -1012,9 +1019,10 @@ class Endpoint:
         h = self._changes.get(change.id)
         if h is None or change.id not in h.pending:
             return [] if mine else [Noted(message=rb)]
-        report = check_echo(change, rb, profiles=self.receiver)
+        report = check_echo(whole(change), whole(rb), profiles=self.receiver)
         if report.passed:
-            h.pending.remove(change.id)
+            at = h.pending.index(change.id)
+            h.pending = h.pending[:at] + h.pending[at + 1:]
             if not h.pending:
                 self._step(h, "echo", rb)
         if mine:
@@ -1029,7 +1037,8 @@ class Endpoint:
         h = self._handoffs.get(ho.id)
         if h is None:
             return [] if mine else [Noted(message=rb)]
-        self._rb_of.setdefault(ho.id, []).append(rb.id)
+        if not self._observer:  # read by the live paths alone (a redelivery, a re-send answered UN why=DUP)
+            self._rb_of.setdefault(ho.id, []).append(rb.id)
         event, report = self._rb_event(ho, rb)  # an RB from anyone but the receiver fails tier 1
         before_owner = self._owner(ho.item) if ho.item is not None else None
         if event != "RB-void":
@@ -1046,7 +1055,7 @@ class Endpoint:
             if event == "RB-void":
                 h.void_at = self._at.get(rb.id, "")
             self._step(h, event, rb)
-        if mine:
+        if mine or self._observer or report is None:  # a replay's events are not read: nothing composed
             return []
         if event == "RB-void":
             keys = []
@@ -1088,7 +1097,7 @@ class Endpoint:
             ho = self._target(named)
             h = self._handoffs.get(ho.id) if ho is not None else None
             if h is not None and an.from_ == named.to:
-                h.acknowledged.add(named.id)
+                h.acknowledged = h.acknowledged.union((named.id,))
                 return [] if mine else [CancelAnswered(message=an, handoff=h.live)]
         return [] if mine else [Noted(message=an)]
 
@@ -1364,11 +1373,18 @@ def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = N
     what happened, and the table's findings say what broke a rule.
     Crossings are not assumed: the order given is the order sent.
     """
-    receiver = as_receiver(profiles)
     ordered = list(messages)
+    return replay_indexed(ordered, as_receiver(profiles), {m.id: m for m in ordered})
+
+
+def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any]) -> dict[str, Endpoint]:
+    """:func:`replay` of ``ordered`` (each id once), whose index by id is ``shared`` (read, not copied).
+
+    A message may be given as anything that reads like one (:func:`rogerwilco.checks.lifecycle.whole`
+    gives it whole where a check needs every slot).
+    """
     ends: dict[str, Endpoint] = {}
-    cache: dict[tuple[str, str], tuple[str, ReadbackReport]] = {}
-    shared: dict[str, Message] = {m.id: m for m in ordered}
+    cache: dict[str, tuple[str, ReadbackReport | None]] = {}
     duplicates = {m.re for m in ordered
                   if m.type == "UN" and m.re in shared
                   and is_duplicate_answer(m, m.get("why"), shared[m.re], issue_link(shared[m.re], shared.get))}

@@ -86,6 +86,7 @@ __all__ = [
     "HO_TYPE", "Lookup", "READBACK_STATES", "REISSUE", "REPLIES", "RESEND", "RESUME", "STATEMENT_EVENTS",
     "STATEMENT_LIVE", "STATEMENT_START", "STATEMENT_STATES", "STATEMENT_TRANSITIONS", "Step", "THROUGH",
     "TRANSITIONS", "TYPES", "handoff_of", "is_carried_forward", "is_duplicate_answer", "issue_link", "same_parties",
+    "whole",
 ]
 
 # --------------------------------------------------------------------------
@@ -184,6 +185,14 @@ def is_duplicate_answer(answer: Enveloped, why: Optional[str], ho: Enveloped, li
 # the conversation index
 
 
+def whole(message: Any) -> Any:
+    """``message`` with every slot: a record kept small (one with a ``whole()`` method, as
+    ``check_thread`` keeps the lines it reads) read again in whole; a message as it is."""
+    read = getattr(type(message), "whole", None)
+    return read(message) if read is not None else message
+
+
+
 
 def handoff_of(message: _Linked, lookup: Callable[[str], Any], *, through: Iterable[str] | None = THROUGH) -> Any:
     """The HO ``message`` belongs to, following ``re=`` back through replies; None when there is none.
@@ -206,8 +215,9 @@ def handoff_of(message: _Linked, lookup: Callable[[str], Any], *, through: Itera
 class Conversation:
     """Messages by id, in the order they were added (the first of a repeated id is kept)."""
 
-    def __init__(self, messages: Iterable[Any] = ()) -> None:
-        self.by_id: dict[str, Any] = {}
+    def __init__(self, messages: Iterable[Any] = (), *, index: dict[str, Any] | None = None) -> None:
+        """``index``: an index by id already built (each id once), shared rather than copied."""
+        self.by_id: dict[str, Any] = index if index is not None else {}
         for message in messages:
             self.add(message)
 

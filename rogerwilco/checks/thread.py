@@ -71,14 +71,18 @@ about no handoff (``form``, ``reply-to-unknown``) carry ``key`` null.
 from __future__ import annotations
 
 import datetime as _dt
+import gc
 import re
-from typing import Any, Iterable, Mapping
+import sys
+import tempfile
+from contextlib import contextmanager
+from typing import IO, Any, Iterable, Iterator, Mapping
 
 import attrs
 
 from ..core.findings import Finding, fail, note, passed
 from ..core.message import Message
-from .endpoint import Endpoint, Handoff, finding_text, replay
+from .endpoint import Endpoint, Handoff, finding_text, replay_indexed
 from .lifecycle import CLOSE_EVENTS, CLOSE_TRANSITIONS, CLOSERS, HANDOFF_STATES, Conversation  # noqa: F401
 from .readback import check_rb
 from ..core.semantics import LineResult, check_line
@@ -186,16 +190,131 @@ def readback_passes(ho: Message, rb: Message, receiver: Receiver) -> bool:
     return bool(check_rb(ho, rb, profiles=receiver).passed)
 
 
-def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list[Finding]]:
-    """The stream's messages in order, each id once; ``form`` findings for the rest."""
-    messages: list[Message] = []
+#: the slots the replay and the ledger read of a message kept small, by type; any other slot is read again
+_CONTROL: Mapping[str, tuple[str, ...]] = {"HO": ("ask", "exp", "due", "ctx"), "DN": ("out",), "UN": ("why",),
+                                           "AN": ("val",), "AQ": ("by",)}
+_NONE: tuple[Any, ...] = ()
+#: the lines' text stays in memory up to this size, then goes to a temporary file
+SPOOL_BYTES = 4 << 20
+
+
+class _Lines:
+    """The text of the lines a check keeps small, one after another (in memory, then in a temporary file)."""
+
+    def __init__(self, receiver: Receiver) -> None:
+        self.receiver = receiver
+        self._file: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
+        self._end = 0
+
+    def add(self, text: str) -> int | str:
+        """Keep ``text``; where it is (a line holding a line break is kept as it is)."""
+        if "\n" in text:
+            return text
+        data = text.encode("utf-8", "surrogatepass") + b"\n"
+        at = self._end
+        self._file.seek(at)
+        self._file.write(data)
+        self._end += len(data)
+        return at
+
+    def text(self, at: int | str) -> str:
+        if isinstance(at, str):
+            return at
+        self._file.seek(at)
+        return self._file.readline()[:-1].decode("utf-8", "surrogatepass")
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class KeptMessage:
+    """What :func:`check_thread` keeps of a message it read as a line: its envelope, the few slots the
+    replay's table and the ledger read (:data:`_CONTROL`), and where its line is; the whole message is
+    read again from its line when a check needs the rest (a readback check, an echo check, a repeated
+    id compared). Any attribute of a :class:`Message` it does not hold is read from the whole message."""
+
+    __slots__ = ("type", "id", "re", "from_", "to", "item", "_control", "_at", "_lines")
+
+    def __init__(self, message: Message, re: str | None, at: int | str, lines: _Lines) -> None:
+        intern = sys.intern
+        self.type = intern(message.type)
+        self.id = message.id
+        self.re = re
+        self.from_ = intern(message.from_)
+        self.to = intern(message.to)
+        self.item = intern(message.item) if message.item is not None else None
+        keys = _CONTROL.get(message.type, _NONE)
+        get = message.slots.get
+        values = tuple(_interned(get(key)) for key in keys)
+        self._control = values if any(v is not None for v in values) else _NONE
+        self._at = at
+        self._lines = lines
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A slot by key, as :meth:`Message.get`."""
+        keys = _CONTROL.get(self.type, _NONE)
+        if key in keys:
+            value = self._control[keys.index(key)] if self._control else None
+            return default if value is None else value
+        if key == "from":
+            return self.from_
+        if key in ("re", "to", "item"):
+            value = getattr(self, key)
+            return default if value is None else value
+        return self.whole().get(key, default)
+
+    def whole(self) -> Message:
+        """The message, read again from its line (the same line read with the same profiles: the same message)."""
+        message = check_line(self._lines.text(self._at), self._lines.receiver).message
+        if message is None:  # it was read from this very line
+            raise AssertionError(f"line of {self.id} no longer reads")
+        return message
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.whole(), name)
+
+    def __repr__(self) -> str:
+        return f"KeptMessage({self._lines.text(self._at)!r})"
+
+
+def _interned(value: Any) -> Any:
+    return sys.intern(value) if isinstance(value, str) and len(value) < 16 else value
+
+
+def _whole(message: Any) -> Message:
+    return message.whole() if isinstance(message, KeptMessage) else message
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """The cyclic collector paused: the check builds many long-lived objects and no cycles, and each full
+    collection would walk them all again (time growing faster than the conversation)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read(lines: Iterable[Any], receiver: Receiver, kept: _Lines) -> tuple[list[Any], list[Finding], dict[str, Any]]:
+    """The stream's messages in order, each id once; ``form`` findings for the rest; the index by id.
+
+    A line given as text or as a :class:`LineResult` is kept small (:class:`KeptMessage`), its text in
+    ``kept``; a :class:`Message` given as such is kept as given."""
+    messages: list[Any] = []
     findings: list[Finding] = []
-    by_id: dict[str, Message] = {}
+    by_id: dict[str, Any] = {}
     for number, entry in enumerate(lines, start=1):
+        text: str | None = None
         if isinstance(entry, Message):
-            result = LineResult(text=entry.to_line(), message=entry, findings=(), line_number=number)
+            result = LineResult(text="", message=entry, findings=(), line_number=number)
         elif isinstance(entry, LineResult):
             result = entry
+            text = entry.text
         elif isinstance(entry, str):
             text = entry[:-1] if entry.endswith("\n") else entry
             text = text[:-1] if text.endswith("\r") else text
@@ -204,27 +323,32 @@ def _read(lines: Iterable[Any], receiver: Receiver) -> tuple[list[Message], list
             result = check_line(text, receiver, line_number=number)
         else:
             raise TypeError(f"a thread line is a str, a Message or a LineResult, not {type(entry).__name__}")
-        where = f"line {result.line_number or number}"
         message = result.message
         if message is None:
             problem = result.refusal
             if problem is None:  # a blank line read from a stream
                 continue
+            where = f"line {result.line_number or number}"
             findings.append(fail(kind="form", key=None, message=f"{where}: not a valid message "
                                  f"({problem.token or problem.kind}: {problem.message}); left out of the thread"))
             continue
         earlier = by_id.get(message.id)
         if earlier is not None:
-            if earlier != message:
+            if _whole(earlier) != message:
+                where = f"line {result.line_number or number}"
                 findings.append(fail(kind="form", key=None, message=f"{where}: id {message.id} is already used by a "
                                      "different message; this one is left out of the thread"))
             continue
-        by_id[message.id] = message
-        messages.append(message)
-    return messages, findings
+        record: Any = message
+        if text is not None:
+            named = by_id.get(message.re) if message.re is not None else None
+            record = KeptMessage(message, named.id if named is not None else message.re, kept.add(text), kept)
+        by_id[message.id] = record
+        messages.append(record)
+    return messages, findings, by_id
 
 
-def _reversal(ho: Message, by_id: Mapping[str, Message], ends: Mapping[str, Any]) -> dict[str, str]:
+def _reversal(ho: Any, by_id: Mapping[str, Any], ends: Mapping[str, Any]) -> dict[str, str]:
     """For an ``ask=UNDO``: the act it reverses, followed back from the DN its ``ctx=`` names (spec 5.4)."""
     if ho.get("ask") != "UNDO":
         return {}
@@ -254,13 +378,22 @@ def check_thread(
     """
     at = parse_now(now)
     receiver = as_receiver(profiles)
-    messages, findings = _read(lines, receiver)
-    conversation = Conversation(messages)
-    position = {m.id: i for i, m in enumerate(messages)}
+    kept = _Lines(receiver)
+    try:
+        with _no_cycle_collection():
+            return _check(lines, at, receiver, kept)
+    finally:
+        kept.close()
+
+
+def _check(lines: Iterable[Any], at: _dt.datetime, receiver: Receiver, kept: _Lines) -> ThreadReport:
+    messages, findings, by_id = _read(lines, receiver, kept)
+    conversation = Conversation(index=by_id)
     findings += _unknown_replies(messages, conversation)
-    ends = replay(messages, receiver)
-    findings += _wrong_party(ends, position)
+    ends = replay_indexed(messages, receiver, by_id)
+    findings += _wrong_party(ends, messages)
     hos = [m for m in messages if m.type == "HO"]
+    position = {ho.id: i for i, ho in enumerate(hos)}  # stream order, among the HOs
     states: dict[str, HandoffState] = {}
     for handoff in _handoffs(hos, ends):
         members = sorted(handoff.issues, key=lambda i: position[i])
@@ -277,24 +410,27 @@ def check_thread(
     return ThreadReport(passed=passed(ordered), findings=ordered, ledger=ledger)
 
 
-def _unknown_replies(messages: list[Message], conversation: Conversation) -> list[Finding]:
+def _unknown_replies(messages: list[Any], conversation: Conversation) -> list[Finding]:
     """A ``re=`` naming no message in the stream."""
     return [fail(kind="reply-to-unknown", key=None,
                  message=f"{m.type} {m.id} answers re={m.re}, which names no message in the stream")
             for m in messages if m.re is not None and m.re not in conversation]
 
 
-def _wrong_party(ends: Mapping[str, Endpoint], position: Mapping[str, int]) -> list[Finding]:
+def _wrong_party(ends: Mapping[str, Endpoint], messages: list[Any]) -> list[Finding]:
     """A cancel from the wrong party, once: whichever end saw it (a third agent's CX is seen by its receiver alone)."""
     wrong: dict[str | None, Finding] = {}
     for end in ends.values():
         for f in end.findings:
             if f.kind == "cancel-wrong-party" and f.token not in wrong:
                 wrong[f.token] = f
+    if not wrong:
+        return []
+    position = {m.id: i for i, m in enumerate(messages) if m.id in wrong}
     return sorted(wrong.values(), key=lambda f: position[f.token or ""])
 
 
-def _handoffs(hos: list[Message], ends: Mapping[str, Endpoint]) -> list[Handoff]:
+def _handoffs(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[Handoff]:
     """Every handoff once, as its sender's end saw it (it saw every message between the two parties)."""
     groups: list[Handoff] = []
     seen: set[int] = set()
@@ -321,7 +457,7 @@ def _close_findings(handoff: Handoff, key: str, conversation: Conversation) -> l
     return findings
 
 
-def _issue_state(ho: Message, handoff: Handoff, conversation: Conversation, ends: Mapping[str, Endpoint],
+def _issue_state(ho: Any, handoff: Handoff, conversation: Conversation, ends: Mapping[str, Endpoint],
                  at: _dt.datetime) -> tuple[HandoffState, list[Finding]]:
     """One issue's state in the ledger (one of :data:`HANDOFF_STATES`), and, while it is open, its findings."""
     rb_state, rb_id = handoff.readbacks.get(ho.id, (None, None))
@@ -352,7 +488,7 @@ def _issue_state(ho: Message, handoff: Handoff, conversation: Conversation, ends
     return HandoffState(state=state, **common), [open_]
 
 
-def _questions(messages: list[Message], ends: Mapping[str, Endpoint], at: _dt.datetime) -> list[Finding]:
+def _questions(messages: list[Any], ends: Mapping[str, Endpoint], at: _dt.datetime) -> list[Finding]:
     """Every question answered or refused by the agent it asked, never left (spec 5 rule 2)."""
     findings = []
     for aq in (m for m in messages if m.type == "AQ"):
@@ -368,7 +504,7 @@ def _questions(messages: list[Message], ends: Mapping[str, Endpoint], at: _dt.da
     return findings
 
 
-def _owners(hos: list[Message], ends: Mapping[str, Endpoint]) -> tuple[ItemOwner, ...]:
+def _owners(hos: list[Any], ends: Mapping[str, Endpoint]) -> tuple[ItemOwner, ...]:
     """The owner of each item: the ``to`` of its latest HO whose readback passed, else its first sender."""
     owners: dict[str, ItemOwner] = {}
     for ho in hos:
