@@ -68,6 +68,7 @@ def _written(slots: Sequence[str]) -> dict[str, str]:
 _MATCH: Final = line_regex().fullmatch
 _SLOT: Final = re.compile(TERMINALS["SLOT"]).fullmatch  # one key=value, as the grammar's SLOT terminal
 _ABSENT: Final[Any] = object()
+_NOT_SURE: Final[tuple[Any, None]] = (_ABSENT, None)  # what the memo answers for a slot the full pass must see
 _MEMO_MAX: Final = 4096  # entries per type plan; the memo starts again when full
 _MEMO_TOKEN_MAX: Final = 80  # longer slots are decoded every time
 _TAIL_MARK: Final = TAIL_MARK
@@ -102,21 +103,21 @@ class _ExtensionKeys(dict):  # type: ignore[type-arg]
         return _ABSENT
 
 
-class _NotSure(Exception):
-    """A slot the accept path leaves to the full pass."""
-
-
 class _Memo(dict):  # type: ignore[type-arg]
-    """"key=value" -> (key, decoded value), decoding on a miss; bounded (it starts again when full)."""
+    """"key=value" -> (key, decoded value), decoding on a miss; bounded (it starts again when full).
+
+    A slot the accept path leaves to the full pass answers ``_NOT_SURE`` (not
+    remembered): its key is no string, so the line's values hold a key that says so.
+    """
 
     def __init__(self, decoders: Mapping[str, Any]) -> None:
         super().__init__()
         self.decoders = decoders
 
-    def __missing__(self, token: str) -> tuple[str, Any]:
+    def __missing__(self, token: str) -> tuple[Any, Any]:  # (key or _ABSENT, value)
         hit = _decode_token(self.decoders, token) if _SLOT(token) is not None else None
         if hit is None:
-            raise _NotSure(token)
+            return _NOT_SURE
         if len(token) <= _MEMO_TOKEN_MAX:
             if len(self) >= _MEMO_MAX:
                 self.clear()
@@ -277,12 +278,9 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
     # no space, so the tail starts at the first " // ".
     if _MATCH(text[:len(tokens[1]) + len(tokens[2]) + 5] + text[len(head):] if slots else text) is None:
         return None
-    try:
-        values: dict[str, Any] = dict(map(plan.memo.__getitem__, slots))  # the loop runs in C on memo hits
-    except _NotSure:
-        return None
-    if len(values) != len(slots):
-        return None  # a repeated key: the full pass names it
+    values: dict[str, Any] = dict(map(plan.memo.__getitem__, slots))  # the loop runs in C on memo hits
+    if len(values) != len(slots) or _ABSENT in values:
+        return None  # a repeated key, or a slot the accept path is not sure of: the full pass words it
     sender = values.get("from")
     if isinstance(sender, str) and tokens[2].rpartition("-")[0] != sender:
         return None
