@@ -81,6 +81,10 @@ def try_build(root: Path, out: Path) -> list[tuple[Path, str]]:
     if os.environ.get("RW1_PURE", "") not in ("", "0"):
         print("rogerwilco: RW1_PURE is set: installing the pure-Python accept path", file=sys.stderr)
         return []
+    if sys.implementation.name != "cpython":
+        print(f"rogerwilco: the compiled accept path is for CPython ({sys.implementation.name} here); "
+              "installing pure Python", file=sys.stderr)
+        return []
     try:
         return build_extensions(root, out)
     except ImportError as exc:

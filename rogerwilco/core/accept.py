@@ -290,8 +290,10 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
     if len(values) != len(slots) or _ABSENT in values:
         return None  # a repeated key, or a slot the accept path is not sure of: the full pass words it
     sender = values.get("from")
-    if isinstance(sender, str) and tokens[2].rpartition("-")[0] != sender:
-        return None
+    if isinstance(sender, str):  # the id is <from>-<n>: its last "-" ends the sender's name
+        msgid = tokens[2]
+        if msgid.rfind("-") != len(sender) or not msgid.startswith(sender):
+            return None
     if not values.keys() >= plan.required:
         return None
     tail = tail_text if mark else None
