@@ -344,7 +344,6 @@ class Handoff:
     issues: list[str] = attrs.Factory(list)
     rb: str = "offered"
     close: str = "open"
-    readbacks: dict[str, tuple[str, str]] = attrs.Factory(dict)  # HO id -> ("passed"|"failed", RB id)
     passing_rb: str | None = None  # the RB that passed for the live issue (for the done check)
     first_closer: str | None = None
     act_dn: str | None = None
@@ -357,7 +356,6 @@ class Handoff:
     offered_at: str = ""  # when the live issue was sent or received
     void_at: str = ""
     resent_dup: frozenset[str] = frozenset()  # re-sends answered UN why=DUP
-    carried: dict[str, str] = attrs.Factory(dict)  # an issue -> the later HO that carried it forward
     echo: str = "echoed"
     pending: tuple[str, ...] = ()  # under rb=all: the sender's changes not yet echoed
 
@@ -509,6 +507,10 @@ class Endpoint:
         self._replies: dict[str, tuple[str, ...]] = {}  # received id -> ids of the replies it caused
         self._unreadable: dict[str, tuple[str, ...]] = {}  # a line that could not be taken -> its replies
         self._handoffs: dict[str, Handoff] = {}  # every issue id -> its handoff
+        # of each issue (an HO id belongs to one handoff at this end, so these are kept here, by HO id: one
+        # entry for each issue read back or carried forward, not two dicts for every handoff)
+        self._readbacks: dict[str, tuple[str, str]] = {}  # HO id -> ("passed"|"failed", RB id)
+        self._carried: dict[str, str] = {}  # an issue -> the later HO that carried it forward
         self._item_hos: dict[str, list[str]] = {}  # item -> HO ids in order
         self._ho_index: dict[str, int] = {}  # HO id -> its place in its item's list
         self._rb_of: dict[str, list[str]] = {}  # HO id -> the RBs that answer it
@@ -915,7 +917,7 @@ class Endpoint:
         earlier, how = link
         h = self._handoffs[earlier]
         h.issues.append(ho.id)
-        h.carried[earlier] = ho.id
+        self._carried[earlier] = ho.id
         h.offered_at = at
         self._handoffs[ho.id] = h
         if how == "reissue":
@@ -956,14 +958,13 @@ class Endpoint:
             return None
         h.issues.remove(resend.id)
         h.resent_dup = h.resent_dup.union((resend.id,))
-        for earlier, later in list(h.carried.items()):
-            if later == resend.id:
-                del h.carried[earlier]
+        for earlier in (*h.issues, *h.resent_dup):
+            if self._carried.get(earlier) == resend.id:
+                del self._carried[earlier]
+        self._carried.pop(resend.id, None)  # a handoff of its own now, which nothing has carried forward
         alone = Handoff(key=resend.id, sender=resend.from_, receiver=resend.to, item=resend.item,
                         issues=[resend.id], close="closed", first_closer=un.id, offered_at=self._at.get(resend.id, ""))
-        if resend.id in h.readbacks:
-            alone.readbacks[resend.id] = h.readbacks.pop(resend.id)
-        self._handoffs[resend.id] = alone
+        self._handoffs[resend.id] = alone  # its readback, if any, goes with it (kept by HO id)
         return alone
 
     def _change_of(self, message: Message, named: Message | None) -> Handoff | None:
@@ -1042,15 +1043,15 @@ class Endpoint:
         event, report = self._rb_event(ho, rb)  # an RB from anyone but the receiver fails tier 1
         before_owner = self._owner(ho.item) if ho.item is not None else None
         if event != "RB-void":
-            if h.readbacks.get(ho.id, ("", ""))[0] != "passed":
-                h.readbacks[ho.id] = ("passed", rb.id)
+            if self._readbacks.get(ho.id, ("", ""))[0] != "passed":
+                self._readbacks[ho.id] = ("passed", rb.id)
                 if ho.item is not None:
                     place = self._ho_index[ho.id]
                     self._item_passed[ho.item] = max(self._item_passed.get(ho.item, place), place)
             if ho.id == h.live and h.passing_rb is None:
                 h.passing_rb = rb.id
-        elif h.readbacks.get(ho.id, ("", ""))[0] != "passed":
-            h.readbacks[ho.id] = ("failed", rb.id)
+        elif self._readbacks.get(ho.id, ("", ""))[0] != "passed":
+            self._readbacks[ho.id] = ("failed", rb.id)
         if ho.id == h.live:
             if event == "RB-void":
                 h.void_at = self._at.get(rb.id, "")
@@ -1247,7 +1248,7 @@ class Endpoint:
                 h = self._handoffs.get(ho.id) if ho is not None else None
                 if ho is not None and h is not None and ho.type == "HO" and ho.from_ == self.me:
                     if msg.get("val") == "Y":
-                        if ho.id != h.live or ho.id not in h.readbacks or h.readbacks[ho.id][0] != "passed":
+                        if ho.id != h.live or self._readbacks.get(ho.id, ("", ""))[0] != "passed":
                             raise ProtocolError(f"{named.id} did not pass the check of {ho.id}: it cannot be "
                                                 "confirmed", kind="confirm-void")
                 return
@@ -1334,7 +1335,7 @@ class Endpoint:
                                        tail=ho.tail)
                 events.append(ReadbackOverdue(message=ho, handoff=h.live, resend=resend))
             elif h.rb == "void" and h.void_at and at - _unstamp(h.void_at) > self.readback_within:
-                void_rb = self._messages[h.readbacks[h.live][1]]
+                void_rb = self._messages[self._readbacks[h.live][1]]
                 reissue = self._compose("HO", re=void_rb.id, to=h.receiver, item=h.item, slots=dict(ho.slots),
                                         tail=ho.tail if ho.tail is not None else "readback did not pass")
                 cancel = self._compose("CX", re=h.live, to=h.receiver, item=h.item, slots={"why": "TIMEOUT"},

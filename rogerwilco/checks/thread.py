@@ -245,8 +245,11 @@ class KeptMessage:
         self.item = intern(message.item) if message.item is not None else None
         keys = _CONTROL.get(message.type, _NONE)
         get = message.slots.get
-        values = tuple(_interned(get(key)) for key in keys)
-        self._control = values if any(v is not None for v in values) else _NONE
+        if len(keys) == 1:  # one slot: its value as it is
+            self._control: Any = _interned(get(keys[0]))
+        else:
+            values = tuple(_interned(get(key)) for key in keys)
+            self._control = values if any(v is not None for v in values) else _NONE
         self._at = at
         self._lines = lines
 
@@ -254,7 +257,8 @@ class KeptMessage:
         """A slot by key, as :meth:`Message.get`."""
         keys = _CONTROL.get(self.type, _NONE)
         if key in keys:
-            value = self._control[keys.index(key)] if self._control else None
+            control = self._control
+            value = control if len(keys) == 1 else (control[keys.index(key)] if control else None)
             return default if value is None else value
         if key == "from":
             return self.from_
@@ -395,13 +399,13 @@ def _check(lines: Iterable[Any], at: _dt.datetime, receiver: Receiver, kept: _Li
     hos = [m for m in messages if m.type == "HO"]
     position = {ho.id: i for i, ho in enumerate(hos)}  # stream order, among the HOs
     states: dict[str, HandoffState] = {}
-    for handoff in _handoffs(hos, ends):
+    for handoff, end in _handoffs(hos, ends):
         members = sorted(handoff.issues, key=lambda i: position[i])
-        live = [i for i in members if i not in handoff.carried]
+        live = [i for i in members if i not in end._carried]
         key = live[-1] if live else members[-1]
         findings += _close_findings(handoff, key, conversation)
         for ho_id in members:
-            state, found = _issue_state(conversation.get(ho_id), handoff, conversation, ends, at)
+            state, found = _issue_state(conversation.get(ho_id), handoff, end, conversation, ends, at)
             states[ho_id] = state
             findings += found
     findings += _questions(messages, ends, at)
@@ -430,15 +434,16 @@ def _wrong_party(ends: Mapping[str, Endpoint], messages: list[Any]) -> list[Find
     return sorted(wrong.values(), key=lambda f: position[f.token or ""])
 
 
-def _handoffs(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[Handoff]:
+def _handoffs(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[tuple[Handoff, Endpoint]]:
     """Every handoff once, as its sender's end saw it (it saw every message between the two parties)."""
-    groups: list[Handoff] = []
+    groups: list[tuple[Handoff, Endpoint]] = []
     seen: set[int] = set()
     for ho in hos:
-        handoff = ends[ho.from_]._handoffs[ho.id]
+        end = ends[ho.from_]
+        handoff = end._handoffs[ho.id]
         if id(handoff) not in seen:
             seen.add(id(handoff))
-            groups.append(handoff)
+            groups.append((handoff, end))
     return groups
 
 
@@ -457,15 +462,15 @@ def _close_findings(handoff: Handoff, key: str, conversation: Conversation) -> l
     return findings
 
 
-def _issue_state(ho: Any, handoff: Handoff, conversation: Conversation, ends: Mapping[str, Endpoint],
+def _issue_state(ho: Any, handoff: Handoff, end: Endpoint, conversation: Conversation, ends: Mapping[str, Endpoint],
                  at: _dt.datetime) -> tuple[HandoffState, list[Finding]]:
     """One issue's state in the ledger (one of :data:`HANDOFF_STATES`), and, while it is open, its findings."""
-    rb_state, rb_id = handoff.readbacks.get(ho.id, (None, None))
+    rb_state, rb_id = end._readbacks.get(ho.id, (None, None))
     common = dict(id=ho.id, item=ho.item, from_=ho.from_, to=ho.to, ask=ho.get("ask"),
                   readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"),
                   **_reversal(ho, conversation.by_id, ends))
-    if ho.id in handoff.carried:
-        return HandoffState(state="reissued", next=handoff.carried[ho.id], **common), []
+    if ho.id in end._carried:
+        return HandoffState(state="reissued", next=end._carried[ho.id], **common), []
     closer = conversation.get(handoff.first_closer)
     if closer is not None:
         return HandoffState(state="closed", by=closer.type, closer=closer.id, **common), []
@@ -512,7 +517,7 @@ def _owners(hos: list[Any], ends: Mapping[str, Endpoint]) -> tuple[ItemOwner, ..
             continue
         if ho.item not in owners:
             owners[ho.item] = ItemOwner(item=ho.item, owner=ho.from_, via=None)
-        if ends[ho.from_]._handoffs[ho.id].readbacks.get(ho.id, ("", ""))[0] == "passed":
+        if ends[ho.from_]._readbacks.get(ho.id, ("", ""))[0] == "passed":
             owners[ho.item] = ItemOwner(item=ho.item, owner=ho.to, via=ho.id)
     return tuple(owners.values())
 

@@ -314,21 +314,26 @@ def _at(m: _Seen, file: str, code: str, message: str, *, token: str | None = Non
                        column=column, token=token, text=text, key=key or m.id)
 
 
-def stream_findings(messages: Iterable[Message], file: str, *, receiver: Receiver, now: str | None,
+def stream_findings(messages: Iterable[Message | LineResult], file: str, *, receiver: Receiver, now: str | None,
                     enabled: frozenset[str]) -> list[LintFinding]:
     """The rules across the stream, over its valid messages in order.
 
-    One pass, linear in the messages: ``messages`` may be a generator; what is
-    kept of each is its envelope and its line (:class:`_Seen`), and the thread
-    rules read the same pass through :func:`rogerwilco.checks.thread.check_thread`.
+    One pass, linear in the messages: ``messages`` may be a generator, of
+    messages or of the :class:`LineResult` each was read as (then the thread
+    check keeps it small too, and reads its line again when it needs it whole);
+    what is kept of each is its envelope and its line (:class:`_Seen`), and the
+    thread rules read the same pass through :func:`rogerwilco.checks.thread.check_thread`.
     """
     out: list[LintFinding] = []
     by_id: dict[str, _Seen] = {}
     digests: dict[str, int] = {}
     last_number: dict[str, tuple[int, str]] = {}
 
-    def unique() -> Iterator[Message]:
-        for m in messages:
+    def unique() -> Iterator[Message | LineResult]:
+        for entry in messages:
+            m = entry.message if isinstance(entry, LineResult) else entry
+            if m is None:
+                continue
             digest = _digest(m)
             earlier = by_id.get(m.id)
             if earlier is not None:
@@ -347,7 +352,7 @@ def stream_findings(messages: Iterable[Message], file: str, *, receiver: Receive
                                                                f"id {previous[1]}", token=m.id))
                 if previous is None or n > previous[0]:
                     last_number[m.from_] = (n, m.id)
-            yield m
+            yield entry
 
     report = None
     if enabled & set(THREAD_KINDS.values()):
@@ -446,7 +451,7 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     findings: list[LintFinding] = []
     places: dict[tuple[int, str], tuple[str, Any, int]] = {}
 
-    def valid() -> Iterator[Message]:
+    def valid() -> Iterator[Message | LineResult]:
         if embedded:
             for result, physical, frame, start in _embedded_results(fp, receiver, file):
                 places[(result.line_number or 1, result.text)] = (physical, frame, start)
@@ -462,7 +467,7 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
         for result in results:
             findings.extend(_line_findings(result, file))
             if result.message is not None:
-                yield result.message
+                yield result  # the line it was read from goes along: the thread check keeps it small
 
     across = stream_findings(valid(), file, receiver=receiver, now=now, enabled=enabled)
     findings.extend(across)
