@@ -125,7 +125,7 @@ def test_the_report_is_the_same_whether_lines_are_kept_small_or_whole(conversati
 def test_a_kept_line_reads_like_its_message():
     text = "RW1 HO lead-1 from=lead to=dev item=gh:o/r#1 ask=UNDO ctx=dev-2 due=20261010 rb=all // why"
     message = Message.from_line(text)
-    lines = thread._Lines(as_receiver(None))
+    lines = thread.SpooledLines(as_receiver(None))
     try:
         kept = KeptMessage(message, None, lines.add(text), lines)
         assert (kept.type, kept.id, kept.re, kept.from_, kept.to, kept.item) == ("HO", "lead-1", None, "lead", "dev",
@@ -140,7 +140,7 @@ def test_a_kept_line_reads_like_its_message():
 
 def test_the_text_spills_to_a_file_and_reads_back(monkeypatch):
     monkeypatch.setattr(thread, "SPOOL_BYTES", 64)
-    lines = thread._Lines(as_receiver(None))
+    lines = thread.SpooledLines(as_receiver(None))
     try:
         texts = [f"RW1 HO lead-{n} from=lead to=dev item=x ask=FIX // é {n}" for n in range(1, 40)]
         places = [lines.add(t) for t in texts]

@@ -198,8 +198,10 @@ _NONE: tuple[Any, ...] = ()
 SPOOL_BYTES = 4 << 20
 
 
-class _Lines:
-    """The text of the lines a check keeps small, one after another (in memory, then in a temporary file)."""
+class SpooledLines:
+    """The text of the lines a check keeps small, one after another: in memory up to :data:`SPOOL_BYTES`,
+    then in a temporary file (deleted on :meth:`close`); :meth:`add` gives where a line is, :meth:`text`
+    reads it back."""
 
     def __init__(self, receiver: Receiver) -> None:
         self.receiver = receiver
@@ -235,7 +237,7 @@ class KeptMessage:
 
     __slots__ = ("type", "id", "re", "from_", "to", "item", "_control", "_at", "_lines")
 
-    def __init__(self, message: Message, re: str | None, at: int | str, lines: _Lines) -> None:
+    def __init__(self, message: Message, re: str | None, at: int | str, lines: SpooledLines) -> None:
         intern = sys.intern
         self.type = intern(message.type)
         self.id = message.id
@@ -304,7 +306,7 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _read(lines: Iterable[Any], receiver: Receiver, kept: _Lines) -> tuple[list[Any], list[Finding], dict[str, Any]]:
+def _read(lines: Iterable[Any], receiver: Receiver, kept: SpooledLines) -> tuple[list[Any], list[Finding], dict[str, Any]]:
     """The stream's messages in order, each id once; ``form`` findings for the rest; the index by id.
 
     A line given as text or as a :class:`LineResult` is kept small (:class:`KeptMessage`), its text in
@@ -382,7 +384,7 @@ def check_thread(
     """
     at = parse_now(now)
     receiver = as_receiver(profiles)
-    kept = _Lines(receiver)
+    kept = SpooledLines(receiver)
     try:
         with _no_cycle_collection():
             return _check(lines, at, receiver, kept)
@@ -390,7 +392,7 @@ def check_thread(
         kept.close()
 
 
-def _check(lines: Iterable[Any], at: _dt.datetime, receiver: Receiver, kept: _Lines) -> ThreadReport:
+def _check(lines: Iterable[Any], at: _dt.datetime, receiver: Receiver, kept: SpooledLines) -> ThreadReport:
     messages, findings, by_id = _read(lines, receiver, kept)
     conversation = Conversation(index=by_id)
     findings += _unknown_replies(messages, conversation)
@@ -523,6 +525,8 @@ def _owners(hos: list[Any], ends: Mapping[str, Endpoint]) -> tuple[ItemOwner, ..
 
 
 __all__ = [
+    "KeptMessage",
+    "SpooledLines",
     "ThreadReport",
     "check_thread",
     "parse_now",
