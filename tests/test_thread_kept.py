@@ -8,7 +8,8 @@ random conversations (re-sends, re-issues, duplicates, cancels from either
 party, questions, ``rb=all`` changes and echoes, repeated ids, replies to
 nothing, lines that do not read), the report from the lines as text, as
 :class:`LineResult` and as messages is the same, findings, order, ledger and
-JSON byte for byte. ``RW_PROPERTY_EXAMPLES`` raises the number of
+JSON byte for byte. And the replay keeps each handoff at its sender's end
+alone: the report is the same as with both ends kept. ``RW_PROPERTY_EXAMPLES`` raises the number of
 conversations (default 150).
 """
 
@@ -120,6 +121,25 @@ def test_the_report_is_the_same_whether_lines_are_kept_small_or_whole(conversati
     as_messages = check_thread(whole, now=NOW)
     assert as_text == as_results == as_messages
     assert _json(as_text) == _json(as_results) == _json(as_messages)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(conversations())
+@example([f"RW1 HO lead-1{_E} ask=FIX rb=all", f"RW1 HO dev-1{_B} ask=FIX rb=all", f"RW1 ST dev-2{_B} eta=20261008",
+          f"RW1 ST lead-2{_E} eta=20261008", f"RW1 DN dev-3 re=lead-1{_B} out=OK"])
+@example([f"RW1 HO lead-1{_E} ask=FIX", f"RW1 CX qa-1 re=lead-1 from=qa to=dev item=x why=REVOKED",
+          f"RW1 CX dev-1 re=lead-1{_B} why=REVOKED"])
+def test_the_report_is_the_same_with_each_handoff_kept_at_its_senders_end_alone(conversation):
+    # the check replays the conversation keeping each handoff at its sender's end alone; the reference
+    # keeps it at both ends, as rogerwilco.checks.endpoint.replay does
+    alone = check_thread(conversation, now=NOW)
+    thread._SENDERS_ONLY = False
+    try:
+        both = check_thread(conversation, now=NOW)
+    finally:
+        thread._SENDERS_ONLY = True
+    assert alone == both
+    assert _json(alone) == _json(both)
 
 
 def test_a_kept_line_reads_like_its_message():

@@ -469,6 +469,7 @@ class Endpoint:
         #: judge a peer's fault of order as a possible crossing (live); False: the order seen is the order sent
         self.crossings = True
         self._observer = False  # a replay's endpoint also takes the messages about its handoffs sent to others
+        self._peers: dict[str, Endpoint] | None = None  # a replay's endpoints, each keeping what it sent alone
         self._duplicates: set = set()  # a replay's re-sends answered UN why=DUP somewhere in the log
         #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
         self.compose = True
@@ -477,8 +478,12 @@ class Endpoint:
         with self.ledger.transaction() as tx:
             self._catch_up(tx)
 
-    def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict, duplicates: set) -> None:
-        """An endpoint for :func:`replay`: no ledger, nothing composed, the order given is the order sent."""
+    def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict, duplicates: set,
+                     peers: dict[str, Endpoint] | None = None) -> None:
+        """An endpoint for :func:`replay`: no ledger, nothing composed, the order given is the order sent.
+
+        ``peers``: the replay's endpoints, when each keeps the handoffs it sent alone (see
+        :func:`replay_indexed`)."""
         self.me = me
         self.receiver = receiver
         self.ledger = None
@@ -494,6 +499,7 @@ class Endpoint:
         self._messages = shared
         self._observer = True
         self._duplicates = duplicates
+        self._peers = peers
 
     # ---- state --------------------------------------------------------------
 
@@ -908,6 +914,8 @@ class Endpoint:
             hos = self._item_hos.setdefault(ho.item, [])
             self._ho_index[ho.id] = len(hos)
             hos.append(ho.id)
+        if self._peers is not None and not mine:
+            return events  # a replay that keeps each handoff at its sender's end alone (its receiver's is the same)
         if link is None:
             h = Handoff(key=ho.id, sender=ho.from_, receiver=ho.to, item=ho.item, issues=[ho.id], offered_at=at)
             self._handoffs[ho.id] = h
@@ -982,6 +990,9 @@ class Endpoint:
         elif message.type == "ST" and named is None and message.item is not None:
             for ho_id in reversed(self._item_hos.get(message.item, ())):
                 candidate = self._handoffs.get(ho_id)
+                if candidate is None and self._peers is not None:  # one I received: as its sender's end has it
+                    sender = self._peers.get(self._messages[ho_id].from_)
+                    candidate = sender._handoffs.get(ho_id) if sender is not None else None
                 if candidate is not None and candidate.close == "open":
                     ho = self._messages[candidate.live]
                     break
@@ -1378,11 +1389,16 @@ def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = N
     return replay_indexed(ordered, as_receiver(profiles), {m.id: m for m in ordered})
 
 
-def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any]) -> dict[str, Endpoint]:
+def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any], *,
+                   senders_only: bool = False) -> dict[str, Endpoint]:
     """:func:`replay` of ``ordered`` (each id once), whose index by id is ``shared`` (read, not copied).
 
     A message may be given as anything that reads like one (:func:`rogerwilco.checks.lifecycle.whole`
-    gives it whole where a check needs every slot).
+    gives it whole where a check needs every slot). ``senders_only``: each handoff is kept at its
+    sender's end alone. Both ends of a handoff take every message about it, in the same order, through
+    the same table, so the receiver's record would be the same; each end still takes every message
+    (its questions, its own handoffs, a cancel from the wrong party, which the sender's end sees too).
+    The thread check reads the senders' ends alone, and keeps half the handoffs.
     """
     ends: dict[str, Endpoint] = {}
     cache: dict[str, tuple[str, ReadbackReport | None]] = {}
@@ -1394,7 +1410,7 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
         found = ends.get(name)
         if found is None:
             found = ends[name] = Endpoint.__new__(Endpoint)
-            found._init_replay(name, receiver, cache, shared, duplicates)
+            found._init_replay(name, receiver, cache, shared, duplicates, ends if senders_only else None)
         return found
 
     def deliver(m: Message) -> None:
