@@ -777,7 +777,7 @@ class Endpoint:
             event = "RB-void"
         else:
             event = "RB-pass-exec" if "exec" in levels_of(whole_ho) else "RB-pass"
-        if not private:
+        if not private and self._peers is None:  # (with its senders' ends alone, a replay checks each RB once)
             # a replay keeps the outcome alone: the report holds both messages whole, and nobody reads it
             self._rb_cache[rb.id] = (event, None) if self._observer else (event, report)
         return event, report
@@ -912,7 +912,8 @@ class Endpoint:
         events: list[Any] = []
         if ho.item is not None:
             hos = self._item_hos.setdefault(ho.item, [])
-            self._ho_index[ho.id] = len(hos)
+            if self._peers is None:  # the owner, for events (a replay that keeps its senders' ends alone has none)
+                self._ho_index[ho.id] = len(hos)
             hos.append(ho.id)
         if self._peers is not None and not mine:
             return events  # a replay that keeps each handoff at its sender's end alone (its receiver's is the same)
@@ -1052,11 +1053,11 @@ class Endpoint:
         if not self._observer:  # read by the live paths alone (a redelivery, a re-send answered UN why=DUP)
             self._rb_of.setdefault(ho.id, []).append(rb.id)
         event, report = self._rb_event(ho, rb)  # an RB from anyone but the receiver fails tier 1
-        before_owner = self._owner(ho.item) if ho.item is not None else None
+        before_owner = self._owner(ho.item) if ho.item is not None and self._peers is None else None
         if event != "RB-void":
             if self._readbacks.get(ho.id, ("", ""))[0] != "passed":
                 self._readbacks[ho.id] = ("passed", rb.id)
-                if ho.item is not None:
+                if ho.item is not None and self._peers is None:
                     place = self._ho_index[ho.id]
                     self._item_passed[ho.item] = max(self._item_passed.get(ho.item, place), place)
             if ho.id == h.live and h.passing_rb is None:
