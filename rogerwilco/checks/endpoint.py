@@ -449,6 +449,8 @@ class Endpoint:
     offering the re-send.
     """
 
+    _item_hos: dict[str, list[str]]  # item -> HO ids in order
+
     def __init__(self, me: str, *, profiles: Receiver | Iterable | None = None,
                  ledger: MemoryLedger | SQLiteLedger | Any = None, clock: Callable[[], _dt.datetime] | None = None,
                  id_width: int = 0, composed_only: bool = False,
@@ -479,7 +481,7 @@ class Endpoint:
             self._catch_up(tx)
 
     def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict, duplicates: set,
-                     peers: dict[str, Endpoint] | None = None) -> None:
+                     peers: dict[str, Endpoint] | None = None, items: dict[str, list[str]] | None = None) -> None:
         """An endpoint for :func:`replay`: no ledger, nothing composed, the order given is the order sent.
 
         ``peers``: the replay's endpoints, when each keeps the handoffs it sent alone (see
@@ -500,6 +502,8 @@ class Endpoint:
         self._observer = True
         self._duplicates = duplicates
         self._peers = peers
+        if peers is not None and items is not None:  # one index of HOs by item for the whole replay
+            self._item_hos = items  # (each end reads its own HOs in it)
 
     # ---- state --------------------------------------------------------------
 
@@ -517,7 +521,7 @@ class Endpoint:
         # entry for each issue read back or carried forward, not two dicts for every handoff)
         self._readbacks: dict[str, tuple[str, str]] = {}  # HO id -> ("passed"|"failed", RB id)
         self._carried: dict[str, str] = {}  # an issue -> the later HO that carried it forward
-        self._item_hos: dict[str, list[str]] = {}  # item -> HO ids in order
+        self._item_hos = {}  # item -> HO ids in order
         self._ho_index: dict[str, int] = {}  # HO id -> its place in its item's list
         self._rb_of: dict[str, list[str]] = {}  # HO id -> the RBs that answer it
         self._changes: dict[str, Handoff] = {}  # under rb=all: a sender's ST or AN -> the handoff it changes
@@ -910,7 +914,7 @@ class Endpoint:
         if link is not None and link[0] not in self._handoffs:
             link = None  # it continues a handoff this end took no part in: to this end it is a new one
         events: list[Any] = []
-        if ho.item is not None:
+        if ho.item is not None and (mine or self._peers is None):  # a shared index takes it once, from its sender
             hos = self._item_hos.setdefault(ho.item, [])
             if self._peers is None:  # the owner, for events (a replay that keeps its senders' ends alone has none)
                 self._ho_index[ho.id] = len(hos)
@@ -992,7 +996,10 @@ class Endpoint:
             for ho_id in reversed(self._item_hos.get(message.item, ())):
                 candidate = self._handoffs.get(ho_id)
                 if candidate is None and self._peers is not None:  # one I received: as its sender's end has it
-                    sender = self._peers.get(self._messages[ho_id].from_)
+                    listed = self._messages[ho_id]
+                    if self.me != listed.to:
+                        continue  # the shared index: an HO between two others
+                    sender = self._peers.get(listed.from_)
                     candidate = sender._handoffs.get(ho_id) if sender is not None else None
                 if candidate is not None and candidate.close == "open":
                     ho = self._messages[candidate.live]
@@ -1402,6 +1409,7 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
     The thread check reads the senders' ends alone, and keeps half the handoffs.
     """
     ends: dict[str, Endpoint] = {}
+    items: dict[str, list[str]] = {}
     cache: dict[str, tuple[str, ReadbackReport | None]] = {}
     duplicates = {m.re for m in ordered
                   if m.type == "UN" and m.re in shared
@@ -1411,7 +1419,7 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
         found = ends.get(name)
         if found is None:
             found = ends[name] = Endpoint.__new__(Endpoint)
-            found._init_replay(name, receiver, cache, shared, duplicates, ends if senders_only else None)
+            found._init_replay(name, receiver, cache, shared, duplicates, ends if senders_only else None, items)
         return found
 
     def deliver(m: Message) -> None:

@@ -402,10 +402,12 @@ def _check(lines: Iterable[Any], at: _dt.datetime, receiver: Receiver, kept: Spo
     ends = replay_indexed(messages, receiver, by_id, senders_only=_SENDERS_ONLY)
     findings += _wrong_party(ends, messages)
     hos = [m for m in messages if m.type == "HO"]
-    position = {ho.id: i for i, ho in enumerate(hos)}  # stream order, among the HOs
+    groups = _handoffs(hos, ends)
+    several = {i for handoff, _ in groups if len(handoff.issues) > 1 for i in handoff.issues}
+    position = {ho.id: i for i, ho in enumerate(hos) if ho.id in several}  # stream order, among the HOs
     states: dict[str, HandoffState] = {}
-    for handoff, end in _handoffs(hos, ends):
-        members = sorted(handoff.issues, key=lambda i: position[i])
+    for handoff, end in groups:
+        members = sorted(handoff.issues, key=lambda i: position[i]) if len(handoff.issues) > 1 else handoff.issues
         live = [i for i in members if i not in end._carried]
         key = live[-1] if live else members[-1]
         findings += _close_findings(handoff, key, conversation)
