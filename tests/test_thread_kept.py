@@ -53,7 +53,7 @@ def conversations(draw) -> list[str]:
             continue
         re = None
         sender, receiver = draw(st.permutations(AGENTS))[:2]
-        if sent and (kind != "HO" or draw(st.booleans())):
+        if sent and (kind != "HO" or draw(st.booleans())) and (kind != "ST" or draw(st.booleans())):
             how = draw(st.integers(0, 9))
             if how == 0:
                 re = "ghost-1"
@@ -127,6 +127,8 @@ def test_the_report_is_the_same_whether_lines_are_kept_small_or_whole(conversati
 @given(conversations())
 @example([f"RW1 HO lead-1{_E} ask=FIX rb=all", f"RW1 HO dev-1{_B} ask=FIX rb=all", f"RW1 ST dev-2{_B} eta=20261008",
           f"RW1 ST lead-2{_E} eta=20261008", f"RW1 DN dev-3 re=lead-1{_B} out=OK"])
+@example([f"RW1 HO lead-1{_E} ask=FIX rb=all", f"RW1 HO qa-1 from=qa to=dev item=x ask=FIX rb=all",
+          f"RW1 RB dev-1 re=lead-1{_B} ask=FIX", f"RW1 ST lead-2{_E} eta=20261008", f"RW1 DN dev-2 re=lead-1{_B} out=OK"])
 @example([f"RW1 HO lead-1{_E} ask=FIX", f"RW1 CX qa-1 re=lead-1 from=qa to=dev item=x why=REVOKED",
           f"RW1 CX dev-1 re=lead-1{_B} why=REVOKED"])
 def test_the_report_is_the_same_with_each_handoff_kept_at_its_senders_end_alone(conversation):
