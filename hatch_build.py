@@ -60,7 +60,8 @@ def build_extensions(root: Path, out: Path) -> list[tuple[Path, str]]:
         proc = subprocess.run([sys.executable, "-m", "mypyc", "--config-file", "mypy.ini", *targets], cwd=work,
                               env=env, capture_output=True, text=True, timeout=BUILD_SECONDS)
         if proc.returncode != 0:
-            tail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:] or ["no output"]
+            said = (proc.stdout + proc.stderr).splitlines()
+            tail = [line for line in said if "error" in line][:1] or said[-1:] or ["no output"]
             raise RuntimeError(f"mypyc exited {proc.returncode}: {tail[0][:200]}")
         built = []
         for path in work.rglob(f"*{ext}"):

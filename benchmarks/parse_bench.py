@@ -5,10 +5,12 @@ some) and, for the same messages, their JSON forms. Then times, as the median
 of interleaved rounds (each round runs every path once, so a change in the
 machine's load touches every path alike):
 
-* ``rogerwilco.loads``: line -> validated Message (what users call);
+* ``rogerwilco.loads``: line -> validated Message (what users call), with the
+  accept path the package uses (``rogerwilco.speedups.active``), then the
+  pure and the compiled accept paths' ``loads_line`` side by side;
 * ``check_line``: line -> LineResult with every finding;
-* batch: ``rogerwilco.core.accept.json_forms``: lines -> JSON forms, no Message
-  objects (the path ``scan`` and ``to_arrow`` take);
+* batch: ``json_forms``: lines -> JSON forms, no Message objects (the path
+  ``scan`` and ``to_arrow`` take), pure and compiled;
 * ``json.loads`` of the JSON forms (the baseline every ratio is against);
 * ``orjson.loads`` of the same (parsing only, no validation);
 * msgspec: typed Structs generated from the vocabulary (a tagged union on
@@ -16,7 +18,9 @@ machine's load touches every path alike):
   ranges as bounds, the tail's length limit), decoding the JSON forms;
 * pydantic v2: the same facts as models, a discriminated union.
 
-The first line of the report says whether the accept path is compiled. Then how the cost per line grows with the tail's length (0, 100,
+The compiled accept path is the extension ``rogerwilco.core._accept_c``
+(``pip install .``, or ``python hatch_build.py --inplace`` in a clone); when
+it is not built, its rows say so. Then how the cost per line grows with the tail's length (0, 100,
 300 characters) and the number of slots (5, 30), against json.loads of the
 same messages.
 
@@ -29,7 +33,9 @@ peer that is not installed is reported as such and left out.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import os
 from collections import deque
 import random
 import statistics
@@ -233,9 +239,16 @@ def main() -> None:
 
     import rogerwilco
     from rogerwilco import Receiver, check_line
-    from rogerwilco.core import accept as accept_module
-    from rogerwilco.core.accept import json_forms
+    from rogerwilco import speedups
+    from rogerwilco.core import accept as pure
     from rogerwilco.core.vocab import core_vocabulary
+
+    try:
+        twin: Any = importlib.import_module(speedups.COMPILED_MODULE)
+    except ImportError:
+        twin = None
+    impls = {"pure": pure, "compiled": twin} if twin is not None else {"pure": pure}
+    json_forms = pure.json_forms
 
     receiver = Receiver.load(["pay"])
     lines = corpus(args.lines)
@@ -243,14 +256,20 @@ def main() -> None:
     assert all(r.message is not None for r in results), "the corpus must be valid"
     forms = [json.dumps(r.message.to_json()) for r in results]  # type: ignore[union-attr]
     blobs = [form.encode() for form in forms]
-    assert list(json_forms(lines, receiver)) == [json.loads(f) for f in forms]
+    for impl in impls.values():
+        assert list(impl.json_forms(lines, receiver)) == [json.loads(f) for f in forms]
+
+    def batch(impl: Any, profiles: Any) -> Callable[[list[Any]], Any]:
+        return lambda items: deque(impl.json_forms(items, profiles), maxlen=0)
 
     paths: dict[str, tuple[Callable[[list[Any]], Any], list[Any]]] = {
-        "rogerwilco.loads": (each(rogerwilco.loads, receiver), lines),
-        "check_line": (each(check_line, receiver), lines),
-        "batch: accept.json_forms": (lambda items: deque(json_forms(items, receiver), maxlen=0), lines),
-        "json.loads (baseline)": (each(json.loads), forms),
-    }
+        f"rogerwilco.loads ({speedups.active})": (each(rogerwilco.loads, receiver), lines)}
+    for kind, impl in impls.items():
+        paths[f"loads_line, {kind}"] = (each(impl.loads_line, receiver), lines)
+    paths["check_line"] = (each(check_line, receiver), lines)
+    for kind, impl in impls.items():
+        paths[f"batch json_forms, {kind}"] = (batch(impl, receiver), lines)
+    paths["json.loads (baseline)"] = (each(json.loads), forms)
     missing = []
     try:
         import orjson
@@ -279,14 +298,18 @@ def main() -> None:
     mean_len = sum(map(len, lines)) / len(lines)
     print(f"corpus: {len(lines)} lines, 9 types, core + pay, mean {mean_len:.0f} chars; JSON forms mean "
           f"{sum(map(len, forms)) / len(forms):.0f} chars")
-    compiled = accept_module.__file__.endswith((".so", ".pyd"))
-    print(f"rogerwilco: {'compiled' if compiled else 'pure Python'} accept path "
-          f"({accept_module.__file__.rsplit('/', 1)[-1]}); median of {args.rounds} interleaved rounds, "
-          f"{'wall clock' if args.wall else 'CPU time'}")
+    print(f"rogerwilco.speedups: {speedups.active}{' (' + speedups.reason + ')' if speedups.reason else ''}; "
+          f"compiled twin: {'built' if twin is not None else 'not built (python hatch_build.py --inplace)'}; "
+          f"median of {args.rounds} interleaved rounds, {'wall clock' if args.wall else 'CPU time'}; "
+          f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'path':<32}{'lines/s':>12}{'us/line':>10}{'x json.loads':>14}")
     for name, seconds in times.items():
         print(f"{name:<32}{1 / seconds:>12,.0f}{seconds * 1e6:>10.2f}{base / seconds:>13.2f}x")
-    print(f"goals: loads >= 0.35x json.loads pure (here {base / times['rogerwilco.loads']:.2f}x)")
+    goals = [f"pure loads >= 0.35x json.loads (here {base / times['loads_line, pure']:.2f}x)"]
+    if twin is not None:
+        goals += [f"compiled loads >= 0.6x (here {base / times['loads_line, compiled']:.2f}x)",
+                  f"compiled batch >= 1.0x (here {base / times['batch json_forms, compiled']:.2f}x)"]
+    print("goals: " + ", ".join(goals))
     if missing:
         print(f"not installed (pip install 'rogerwilco[bench]'): {', '.join(missing)}")
 
@@ -302,25 +325,28 @@ def main() -> None:
     refusals = [line.replace(" from=", " x=1 x=2 from=", 1) for line in sample]  # a repeated key: by the checks
     t = median_times({"valid": (each(rogerwilco.loads, receiver), sample), "syntax": (refusing, syntax_errors),
                       "refused": (refusing, refusals)}, args.rounds)
-    print(f"rejected lines through loads: a syntax error {t['syntax'] * 1e6:.2f} us ({t['syntax'] / t['valid']:.2f}x "
+    print(f"rejected lines through loads ({speedups.active}): a syntax error {t['syntax'] * 1e6:.2f} us ({t['syntax'] / t['valid']:.2f}x "
           f"a valid line, goal <= 3x), a refusal by the checks {t['refused'] * 1e6:.2f} us "
           f"({t['refused'] / t['valid']:.2f}x)")
 
     print()
     print(f"growth: ST lines, {args.growth_lines} per shape, us/line (x json.loads of the same messages)")
-    print(f"{'slots':>5} {'tail':>5}  {'loads':>14} {'check_line':>14} {'batch':>14} {'json.loads':>10}")
+    columns = [f"loads {kind}" for kind in impls] + ["check_line"] + [f"batch {kind}" for kind in impls]
+    print(f"{'slots':>5} {'tail':>5}  " + " ".join(f"{c:>15}" for c in columns) + f" {'json.loads':>10}")
     core_only = Receiver()
     for slots in (5, 30):
         for tail in (0, 100, 300):
             shape = grown(args.growth_lines, tail, slots)
             shape_forms = [json.dumps(rogerwilco.loads(line, core_only).to_json()) for line in shape]
-            t = median_times({
-                "loads": (each(rogerwilco.loads, core_only), shape),
-                "check": (each(check_line, core_only), shape),
-                "batch": (lambda items: deque(json_forms(items, core_only), maxlen=0), shape),
-                "json": (each(json.loads), shape_forms),
-            }, max(3, args.rounds // 2))
-            cells = " ".join(f"{t[k] * 1e6:6.2f} ({t['json'] / t[k]:.2f}x)" for k in ("loads", "check", "batch"))
+            shapes: dict[str, tuple[Callable[[list[Any]], Any], list[Any]]] = {}
+            for kind, impl in impls.items():
+                shapes[f"loads {kind}"] = (each(impl.loads_line, core_only), shape)
+            shapes["check_line"] = (each(check_line, core_only), shape)
+            for kind, impl in impls.items():
+                shapes[f"batch {kind}"] = (batch(impl, core_only), shape)
+            shapes["json"] = (each(json.loads), shape_forms)
+            t = median_times(shapes, max(3, args.rounds // 2))
+            cells = " ".join(f"{t[k] * 1e6:6.2f} ({t['json'] / t[k]:.2f}x)" for k in columns)
             print(f"{slots:>5} {tail:>5}  {cells} {t['json'] * 1e6:>10.2f}")
 
 

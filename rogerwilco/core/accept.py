@@ -22,21 +22,35 @@ as written, a frozenset is an enum's codes, else a decode function), the
 required keys as a frozenset, and each conditional rule as a closure that
 says whether the rule is satisfied. Nothing is imported, and no Source,
 RawLine or LineResult is built, on the way.
+
+Syntax: the grammar's whole-line regex sees the line without its slots
+(version, type, id, tail), and each slot is matched alone against the slot
+terminal's regex the first time the memo decodes it; a slot the memo holds
+is well formed wherever it stands, so a stream's repeated slots are not
+matched again. The two checks accept exactly the lines the whole-line regex
+accepts (a slot holds no space, so the tail starts at the first " // ").
+
+This module is also compiled: ``pip install .`` builds it with mypyc as the
+extension ``rogerwilco.core._accept_c`` (hatch_build.py), the same text under
+a second name, and :mod:`rogerwilco.core.speedups` picks the one the package
+uses. So it is typed throughout and keeps to what mypyc compiles well.
 """
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
+from typing import Any, Callable, Final, Iterable, Iterator, Mapping, Optional, Sequence
 
-from .message import Message, Source, trusted_message
+from ._fastpath import TERMINALS
+from .message import FIELD_SETTERS, Message, Source
 from .semantics import LineResult, check_line, strict_message
 from .syntax import TAIL_MARK, line_regex
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
-VERSION = "RW1"
-ANSWER_TYPES = ("AQ", "AN")  # the types a profile's closed answer vocabulary governs (spec 7)
+VERSION: Final = "RW1"
+ANSWER_TYPES: Final = ("AQ", "AN")  # the types a profile's closed answer vocabulary governs (spec 7)
 
 # A rule check: (decoded values by key, the slots as written "key=value", tail) -> satisfied?
 RuleCheck = Callable[[Mapping[str, Any], Sequence[str], Optional[str]], bool]
@@ -50,11 +64,29 @@ def _written(slots: Sequence[str]) -> dict[str, str]:
         out[key] = value
     return out
 
-_MATCH = line_regex().fullmatch
-_ABSENT: Any = object()
-_MEMO_MAX = 4096  # entries per type plan; the memo starts again when full
-_MEMO_TOKEN_MAX = 80  # longer slots are decoded every time
-_new_tuple = tuple.__new__
+# Module constants are Final: compiled, each is a C static rather than a look-up in the module's dict.
+_MATCH: Final = line_regex().fullmatch
+_SLOT: Final = re.compile(TERMINALS["SLOT"]).fullmatch  # one key=value, as the grammar's SLOT terminal
+_ABSENT: Final[Any] = object()
+_MEMO_MAX: Final = 4096  # entries per type plan; the memo starts again when full
+_MEMO_TOKEN_MAX: Final = 80  # longer slots are decoded every time
+_TAIL_MARK: Final = TAIL_MARK
+_RECEIVER: Final = Receiver
+_MESSAGE: Final = Message
+_SOURCE: Final = Source
+_READ_ONLY: Final = MappingProxyType
+_new_tuple: Final = tuple.__new__
+_new_object: Final = object.__new__
+_SET_TYPE: Final = FIELD_SETTERS[0]
+_SET_ID: Final = FIELD_SETTERS[1]
+_SET_RE: Final = FIELD_SETTERS[2]
+_SET_FROM: Final = FIELD_SETTERS[3]
+_SET_TO: Final = FIELD_SETTERS[4]
+_SET_ITEM: Final = FIELD_SETTERS[5]
+_SET_SLOTS: Final = FIELD_SETTERS[6]
+_SET_TAIL: Final = FIELD_SETTERS[7]
+_SET_V: Final = FIELD_SETTERS[8]
+_SET_SOURCE: Final = FIELD_SETTERS[9]
 
 
 class _ExtensionKeys(dict):  # type: ignore[type-arg]
@@ -82,7 +114,7 @@ class _Memo(dict):  # type: ignore[type-arg]
         self.decoders = decoders
 
     def __missing__(self, token: str) -> tuple[str, Any]:
-        hit = _decode_token(self.decoders, token)
+        hit = _decode_token(self.decoders, token) if _SLOT(token) is not None else None
         if hit is None:
             raise _NotSure(token)
         if len(token) <= _MEMO_TOKEN_MAX:
@@ -181,8 +213,8 @@ def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
 
 
 # id(vocabulary) -> (vocabulary, plans): the vocabulary is held so its id stays its own.
-_PLANS: dict[int, tuple[Vocabulary, dict[str, TypePlan]]] = {}
-_PLANS_MAX = 256
+_PLANS: Final[dict[int, tuple[Vocabulary, dict[str, TypePlan]]]] = {}
+_PLANS_MAX: Final = 256
 
 
 def plans_for(vocab: Vocabulary) -> dict[str, TypePlan]:
@@ -213,7 +245,7 @@ def _decode_token(decoders: Mapping[str, Any], token: str) -> tuple[str, Any] | 
 
 
 # The core vocabulary's plans, found once: most lines name no profile.
-_CORE: list[dict[str, TypePlan]] = []
+_CORE: Final[list[dict[str, TypePlan]]] = []
 
 
 def _core_plans() -> dict[str, TypePlan]:
@@ -223,11 +255,9 @@ def _core_plans() -> dict[str, TypePlan]:
 
 def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, Any], str | None] | None:
     """(the line's space-separated head tokens, decoded values by key, tail), or None when not sure."""
-    if _MATCH(text) is None:
-        return None
-    head, mark, tail_text = text.partition(TAIL_MARK)
+    head, mark, tail_text = text.partition(_TAIL_MARK)
     tokens = head.split(" ")
-    if tokens[0] != VERSION:
+    if len(tokens) < 3 or tokens[0] != VERSION:
         return None
     plans = _CORE[0] if _CORE else _core_plans()
     if " p=" in head:
@@ -241,6 +271,12 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
     if plan is None:
         return None
     slots = tokens[3:]
+    # The grammar's regex sees the line without its slots (version, type, id, tail); each slot is
+    # matched alone against the slot terminal's regex when the memo first decodes it. A line whose
+    # slots are all well formed is one the whole-line regex matches, and conversely: a slot holds
+    # no space, so the tail starts at the first " // ".
+    if _MATCH(text[:len(tokens[1]) + len(tokens[2]) + 5] + text[len(head):] if slots else text) is None:
+        return None
     try:
         values: dict[str, Any] = dict(map(plan.memo.__getitem__, slots))  # the loop runs in C on memo hits
     except _NotSure:
@@ -267,14 +303,25 @@ def accept(text: str, receiver: Receiver, line: int | None = None, file: str | N
     if accepted is None:
         return None
     tokens, values, tail = accepted
-    pop = values.pop
-    return trusted_message(tokens[1], tokens[2], pop("re", None), pop("from"), pop("to"), pop("item", None),
-                           MappingProxyType(values), tail, VERSION, _new_tuple(Source, (text, line, file, None)))
+    # The Message's slot descriptors set one by one (message.FIELD_SETTERS): the object
+    # Message(...) builds, at a fraction of the cost.
+    message = _new_object(_MESSAGE)
+    _SET_TYPE(message, tokens[1])
+    _SET_ID(message, tokens[2])
+    _SET_RE(message, values.pop("re", None))
+    _SET_FROM(message, values.pop("from"))
+    _SET_TO(message, values.pop("to"))
+    _SET_ITEM(message, values.pop("item", None))
+    _SET_SLOTS(message, _READ_ONLY(values))
+    _SET_TAIL(message, tail)
+    _SET_V(message, VERSION)
+    _SET_SOURCE(message, _new_tuple(_SOURCE, (text, line, file, None)))
+    return message
 
 
 def loads_line(text: str, profiles: Any = None, line_number: int | None = None) -> Message:
     """``rogerwilco.loads``: the accept path, and the full pass only for a line it is not sure of."""
-    receiver = profiles if profiles.__class__ is Receiver else as_receiver(profiles)
+    receiver = profiles if profiles.__class__ is _RECEIVER else as_receiver(profiles)
     message = accept(text, receiver, line_number)
     if message is not None:
         return message
@@ -303,7 +350,7 @@ def json_forms(lines: Iterable[str], profiles: Any = None) -> Iterator[dict[str,
     ``loads(line).to_json()``) of a valid line, else the line's LineResult,
     whose findings say why it is refused. Line numbers count from 1.
     """
-    receiver = profiles if profiles.__class__ is Receiver else as_receiver(profiles)
+    receiver = profiles if profiles.__class__ is _RECEIVER else as_receiver(profiles)
     for number, text in enumerate(lines, 1):
         form = json_form(text, receiver)
         if form is not None:
