@@ -172,6 +172,22 @@ def test_the_text_spills_to_a_file_and_reads_back(monkeypatch):
         lines.close()
 
 
+def test_with_no_temporary_file_the_lines_stay_in_memory(monkeypatch):
+    import tempfile
+
+    def no_file(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(thread, "SPOOL_BYTES", 64)
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_file)
+    lines = [f"RW1 HO lead-{n} from=lead to=dev item=x ask=FIX" for n in range(1, 6)]
+    lines += [f"RW1 RB dev-{n} re=lead-{n} from=dev to=lead item=x ask=FIX" for n in range(1, 6)]
+    report = check_thread(lines, now=NOW)
+    assert [h.state for h in report.ledger.handoffs] == ["owned"] * 5
+    monkeypatch.undo()
+    assert check_thread(lines, now=NOW) == report
+
+
 def test_the_collector_is_restored_after_the_check():
     import gc
 

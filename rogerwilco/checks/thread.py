@@ -210,15 +210,21 @@ class SpooledLines:
         self.receiver = receiver
         self._file: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
         self._end = 0
+        self._full = False
 
     def add(self, text: str) -> int | str:
-        """Keep ``text``; where it is (a line holding a line break is kept as it is)."""
-        if "\n" in text:
+        """Keep ``text``; where it is (a line holding a line break, or any line once no temporary file
+        can be made, is kept as it is)."""
+        if "\n" in text or self._full:
             return text
         data = text.encode("utf-8", "surrogatepass") + b"\n"
         at = self._end
         self._file.seek(at)
-        self._file.write(data)
+        try:
+            self._file.write(data)
+        except OSError:  # no temporary file to go on in: the lines from here are kept in memory
+            self._full = True
+            return text
         self._end += len(data)
         return at
 
