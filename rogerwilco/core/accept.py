@@ -23,12 +23,14 @@ required keys as a frozenset, and each conditional rule as a closure that
 says whether the rule is satisfied. Nothing is imported, and no Source,
 RawLine or LineResult is built, on the way.
 
-Syntax: the grammar's whole-line regex sees the line without its slots
-(version, type, id, tail), and each slot is matched alone against the slot
-terminal's regex the first time the memo decodes it; a slot the memo holds
-is well formed wherever it stands, so a stream's repeated slots are not
-matched again. The two checks accept exactly the lines the whole-line regex
-accepts (a slot holds no space, so the tail starts at the first " // ").
+Syntax: the line is checked piece by piece against the grammar's terminals
+(``_fastpath.TERMINALS``, derived from the grammar): the id and the tail each
+against its terminal's regex, the type by being a plan's, and each slot
+against the slot terminal's regex the first time the memo decodes it; a slot
+the memo holds is well formed wherever it stands, so a stream's repeated
+slots are not matched again. The pieces accept exactly the lines the
+whole-line regex accepts (a slot holds no space, so the tail starts at the
+first " // ").
 
 This module is also compiled: ``pip install .`` builds it with mypyc as the
 extension ``rogerwilco.core._accept_c`` (hatch_build.py), the same text under
@@ -46,7 +48,7 @@ from typing import Any, Callable, Final, Iterable, Iterator, Mapping, Optional, 
 from ._fastpath import TERMINALS
 from .message import FIELD_SETTERS, Message, Source
 from .semantics import LineResult, check_line, strict_message
-from .syntax import TAIL_MARK, line_regex
+from .syntax import TAIL_MARK
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
 VERSION: Final = "RW1"
@@ -65,9 +67,13 @@ def _written(slots: Sequence[str]) -> dict[str, str]:
     return out
 
 # Module constants are Final: compiled, each is a C static rather than a look-up in the module's dict.
-_MATCH: Final = line_regex().fullmatch
-_SLOT: Final = re.compile(TERMINALS["SLOT"]).fullmatch  # one key=value, as the grammar's SLOT terminal
+# The grammar's terminals (derived from it, tests/test_syntax.py), each matching one whole piece of a line.
+_SLOT: Final = re.compile(TERMINALS["SLOT"]).fullmatch
+_MSGID: Final = re.compile(TERMINALS["MSGID"]).fullmatch
+_TAIL: Final = re.compile(TERMINALS["TAIL"]).fullmatch
+_TYPE: Final = re.compile(TERMINALS["TYPE"]).fullmatch
 _ABSENT: Final[Any] = object()
+_NOT_SURE: Final[tuple[Any, None]] = (_ABSENT, None)  # what the memo answers for a slot the full pass must see
 _MEMO_MAX: Final = 4096  # entries per type plan; the memo starts again when full
 _MEMO_TOKEN_MAX: Final = 80  # longer slots are decoded every time
 _TAIL_MARK: Final = TAIL_MARK
@@ -102,21 +108,21 @@ class _ExtensionKeys(dict):  # type: ignore[type-arg]
         return _ABSENT
 
 
-class _NotSure(Exception):
-    """A slot the accept path leaves to the full pass."""
-
-
 class _Memo(dict):  # type: ignore[type-arg]
-    """"key=value" -> (key, decoded value), decoding on a miss; bounded (it starts again when full)."""
+    """"key=value" -> (key, decoded value), decoding on a miss; bounded (it starts again when full).
+
+    A slot the accept path leaves to the full pass answers ``_NOT_SURE`` (not
+    remembered): its key is no string, so the line's values hold a key that says so.
+    """
 
     def __init__(self, decoders: Mapping[str, Any]) -> None:
         super().__init__()
         self.decoders = decoders
 
-    def __missing__(self, token: str) -> tuple[str, Any]:
+    def __missing__(self, token: str) -> tuple[Any, Any]:  # (key or _ABSENT, value)
         hit = _decode_token(self.decoders, token) if _SLOT(token) is not None else None
         if hit is None:
-            raise _NotSure(token)
+            return _NOT_SURE
         if len(token) <= _MEMO_TOKEN_MAX:
             if len(self) >= _MEMO_MAX:
                 self.clear()
@@ -201,6 +207,8 @@ def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
     for name, table in vocab.types.items():
         if answers and name in ANSWER_TYPES:
             continue  # the closed answer vocabulary: the full pass decides
+        if _TYPE(name) is None:
+            continue  # not a type the grammar reads: no line names it
         compiled: list[RuleCheck] = [compile_rule(rule) for rule in table.rules]
         plans[name] = TypePlan(
             decoders=dict(table.decoders),
@@ -271,18 +279,16 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
     if plan is None:
         return None
     slots = tokens[3:]
-    # The grammar's regex sees the line without its slots (version, type, id, tail); each slot is
-    # matched alone against the slot terminal's regex when the memo first decodes it. A line whose
-    # slots are all well formed is one the whole-line regex matches, and conversely: a slot holds
-    # no space, so the tail starts at the first " // ".
-    if _MATCH(text[:len(tokens[1]) + len(tokens[2]) + 5] + text[len(head):] if slots else text) is None:
+    # The grammar, piece by piece: the version is RW1 and the type one of the plans' (each a TYPE,
+    # compile_plans), the id and the tail are matched against their terminals' regexes, and each slot
+    # against the slot terminal's when the memo first decodes it. A line whose pieces are all well
+    # formed is one the whole-line regex matches, and conversely: a slot holds no space, so the tail
+    # starts at the first " // ".
+    if _MSGID(tokens[2]) is None or (mark and _TAIL(tail_text) is None):
         return None
-    try:
-        values: dict[str, Any] = dict(map(plan.memo.__getitem__, slots))  # the loop runs in C on memo hits
-    except _NotSure:
-        return None
-    if len(values) != len(slots):
-        return None  # a repeated key: the full pass names it
+    values: dict[str, Any] = dict(map(plan.memo.__getitem__, slots))  # the loop runs in C on memo hits
+    if len(values) != len(slots) or _ABSENT in values:
+        return None  # a repeated key, or a slot the accept path is not sure of: the full pass words it
     sender = values.get("from")
     if isinstance(sender, str) and tokens[2].rpartition("-")[0] != sender:
         return None
