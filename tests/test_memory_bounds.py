@@ -127,3 +127,62 @@ def test_the_cache_drops_the_least_recently_used():
     cache.get("a", lambda: 0)  # a is used again: b is now the oldest
     cache.get("c", lambda: 3)
     assert cache.get("a", lambda: -1) == 1 and cache.get("b", lambda: -2) == -2
+
+
+# ---- check-thread and lint: memory per message ----------------------------------------------------
+
+#: ``ROGERWILCO_THREAD_LINES=300000`` runs the per-message cases at the size of the benchmark's figure
+THREAD_LINES = int(os.environ.get("ROGERWILCO_THREAD_LINES", "20000"))
+#: peak-RSS growth a message may cost, by path (measured: about 600 B for check-thread, 900 B for lint,
+#: against 2,500 B and more before the lines were kept small)
+PER_LINE_BYTES = {"api": 1000, "cli": 1000, "lint": 1400}
+THREAD_CHILD = r"""
+import os, resource, sys
+sys.path.insert(0, sys.argv[3])
+from thread_bench import conversation, data_file
+how, lines = sys.argv[1], int(sys.argv[2])
+if how == "api":
+    from rogerwilco.checks.thread import check_thread
+    report = check_thread(conversation(lines), now="20261003T0900Z")
+    count = len(report.ledger.handoffs)
+elif how == "cli":
+    from rogerwilco.front.cli import main
+    path = data_file(lines)
+    out = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(out, 1)
+    count = main(["check-thread", "--now", "20261003T0900Z", "--format", "json", str(path)])
+else:
+    from rogerwilco.io.lint import lint_stream
+    with open(data_file(lines), "rb") as fh:
+        count = len(lint_stream(fh, file="t.rw1", now="20261003T0900Z"))
+try:  # this process's own high-water mark (ru_maxrss keeps the forking parent's across exec)
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+except OSError:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+sys.stderr.write(f"PEAK-KIB {peak} COUNT {count}\n")
+"""
+
+
+def _thread_peak(how: str, lines: int) -> tuple[int, int]:
+    done = subprocess.run([sys.executable, "-c", THREAD_CHILD, how, str(lines), str(ROOT / "benchmarks")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    marker = done.stderr.rsplit("PEAK-KIB ", 1)[1].split()
+    return int(marker[0]), int(marker[2])
+
+
+@pytest.mark.parametrize("how", sorted(PER_LINE_BYTES))
+def test_check_thread_and_lint_keep_a_few_hundred_bytes_a_message(how):
+    # Every id is kept (a re= may name any message, earlier or later) and every HO has its ledger entry,
+    # so memory grows with the conversation; what one message costs is bounded: its envelope, not the
+    # whole message, whose text is read again on demand from a spooled file. Measured as the growth of
+    # peak RSS between a tenth of the conversation and all of it.
+    small, _ = _thread_peak(how, THREAD_LINES // 10)
+    large, count = _thread_peak(how, THREAD_LINES)
+    if how == "api":
+        assert count > THREAD_LINES // 5  # the conversation was read whole: a ledger entry per HO
+    elif how == "cli":
+        assert count in (0, 1)  # an exit code, never an internal error
+    per_line = (large - small) * 1024 / (THREAD_LINES - THREAD_LINES // 10)
+    print(f"{how}: {per_line:.0f} bytes a line", small, large, count)
+    assert per_line < PER_LINE_BYTES[how], f"{how}: {per_line:.0f} bytes a line"

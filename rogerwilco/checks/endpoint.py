@@ -344,7 +344,6 @@ class Handoff:
     issues: list[str] = attrs.Factory(list)
     rb: str = "offered"
     close: str = "open"
-    readbacks: dict[str, tuple[str, str]] = attrs.Factory(dict)  # HO id -> ("passed"|"failed", RB id)
     passing_rb: str | None = None  # the RB that passed for the live issue (for the done check)
     first_closer: str | None = None
     act_dn: str | None = None
@@ -357,7 +356,6 @@ class Handoff:
     offered_at: str = ""  # when the live issue was sent or received
     void_at: str = ""
     resent_dup: frozenset[str] = frozenset()  # re-sends answered UN why=DUP
-    carried: dict[str, str] = attrs.Factory(dict)  # an issue -> the later HO that carried it forward
     echo: str = "echoed"
     pending: tuple[str, ...] = ()  # under rb=all: the sender's changes not yet echoed
 
@@ -451,6 +449,8 @@ class Endpoint:
     offering the re-send.
     """
 
+    _item_hos: dict[str, list[str]]  # item -> HO ids in order
+
     def __init__(self, me: str, *, profiles: Receiver | Iterable | None = None,
                  ledger: MemoryLedger | SQLiteLedger | Any = None, clock: Callable[[], _dt.datetime] | None = None,
                  id_width: int = 0, composed_only: bool = False,
@@ -471,6 +471,7 @@ class Endpoint:
         #: judge a peer's fault of order as a possible crossing (live); False: the order seen is the order sent
         self.crossings = True
         self._observer = False  # a replay's endpoint also takes the messages about its handoffs sent to others
+        self._peers: dict[str, Endpoint] | None = None  # a replay's endpoints, each keeping what it sent alone
         self._duplicates: set = set()  # a replay's re-sends answered UN why=DUP somewhere in the log
         #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
         self.compose = True
@@ -479,8 +480,12 @@ class Endpoint:
         with self.ledger.transaction() as tx:
             self._catch_up(tx)
 
-    def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict, duplicates: set) -> None:
-        """An endpoint for :func:`replay`: no ledger, nothing composed, the order given is the order sent."""
+    def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict, duplicates: set,
+                     peers: dict[str, Endpoint] | None = None, items: dict[str, list[str]] | None = None) -> None:
+        """An endpoint for :func:`replay`: no ledger, nothing composed, the order given is the order sent.
+
+        ``peers``: the replay's endpoints, when each keeps the handoffs it sent alone (see
+        :func:`replay_indexed`)."""
         self.me = me
         self.receiver = receiver
         self.ledger = None
@@ -496,6 +501,9 @@ class Endpoint:
         self._messages = shared
         self._observer = True
         self._duplicates = duplicates
+        self._peers = peers
+        if peers is not None and items is not None:  # one index of HOs by item for the whole replay
+            self._item_hos = items  # (each end reads its own HOs in it)
 
     # ---- state --------------------------------------------------------------
 
@@ -509,7 +517,11 @@ class Endpoint:
         self._replies: dict[str, tuple[str, ...]] = {}  # received id -> ids of the replies it caused
         self._unreadable: dict[str, tuple[str, ...]] = {}  # a line that could not be taken -> its replies
         self._handoffs: dict[str, Handoff] = {}  # every issue id -> its handoff
-        self._item_hos: dict[str, list[str]] = {}  # item -> HO ids in order
+        # of each issue (an HO id belongs to one handoff at this end, so these are kept here, by HO id: one
+        # entry for each issue read back or carried forward, not two dicts for every handoff)
+        self._readbacks: dict[str, tuple[str, str]] = {}  # HO id -> ("passed"|"failed", RB id)
+        self._carried: dict[str, str] = {}  # an issue -> the later HO that carried it forward
+        self._item_hos = {}  # item -> HO ids in order
         self._ho_index: dict[str, int] = {}  # HO id -> its place in its item's list
         self._rb_of: dict[str, list[str]] = {}  # HO id -> the RBs that answer it
         self._changes: dict[str, Handoff] = {}  # under rb=all: a sender's ST or AN -> the handoff it changes
@@ -769,7 +781,7 @@ class Endpoint:
             event = "RB-void"
         else:
             event = "RB-pass-exec" if "exec" in levels_of(whole_ho) else "RB-pass"
-        if not private:
+        if not private and self._peers is None:  # (with its senders' ends alone, a replay checks each RB once)
             # a replay keeps the outcome alone: the report holds both messages whole, and nobody reads it
             self._rb_cache[rb.id] = (event, None) if self._observer else (event, report)
         return event, report
@@ -902,10 +914,13 @@ class Endpoint:
         if link is not None and link[0] not in self._handoffs:
             link = None  # it continues a handoff this end took no part in: to this end it is a new one
         events: list[Any] = []
-        if ho.item is not None:
+        if ho.item is not None and (mine or self._peers is None):  # a shared index takes it once, from its sender
             hos = self._item_hos.setdefault(ho.item, [])
-            self._ho_index[ho.id] = len(hos)
+            if self._peers is None:  # the owner, for events (a replay that keeps its senders' ends alone has none)
+                self._ho_index[ho.id] = len(hos)
             hos.append(ho.id)
+        if self._peers is not None and not mine:
+            return events  # a replay that keeps each handoff at its sender's end alone (its receiver's is the same)
         if link is None:
             h = Handoff(key=ho.id, sender=ho.from_, receiver=ho.to, item=ho.item, issues=[ho.id], offered_at=at)
             self._handoffs[ho.id] = h
@@ -915,7 +930,7 @@ class Endpoint:
         earlier, how = link
         h = self._handoffs[earlier]
         h.issues.append(ho.id)
-        h.carried[earlier] = ho.id
+        self._carried[earlier] = ho.id
         h.offered_at = at
         self._handoffs[ho.id] = h
         if how == "reissue":
@@ -956,14 +971,13 @@ class Endpoint:
             return None
         h.issues.remove(resend.id)
         h.resent_dup = h.resent_dup.union((resend.id,))
-        for earlier, later in list(h.carried.items()):
-            if later == resend.id:
-                del h.carried[earlier]
+        for earlier in (*h.issues, *h.resent_dup):
+            if self._carried.get(earlier) == resend.id:
+                del self._carried[earlier]
+        self._carried.pop(resend.id, None)  # a handoff of its own now, which nothing has carried forward
         alone = Handoff(key=resend.id, sender=resend.from_, receiver=resend.to, item=resend.item,
                         issues=[resend.id], close="closed", first_closer=un.id, offered_at=self._at.get(resend.id, ""))
-        if resend.id in h.readbacks:
-            alone.readbacks[resend.id] = h.readbacks.pop(resend.id)
-        self._handoffs[resend.id] = alone
+        self._handoffs[resend.id] = alone  # its readback, if any, goes with it (kept by HO id)
         return alone
 
     def _change_of(self, message: Message, named: Message | None) -> Handoff | None:
@@ -981,6 +995,12 @@ class Endpoint:
         elif message.type == "ST" and named is None and message.item is not None:
             for ho_id in reversed(self._item_hos.get(message.item, ())):
                 candidate = self._handoffs.get(ho_id)
+                if candidate is None and self._peers is not None:  # one I received: as its sender's end has it
+                    listed = self._messages[ho_id]
+                    if self.me != listed.to:
+                        continue  # the shared index: an HO between two others
+                    sender = self._peers.get(listed.from_)
+                    candidate = sender._handoffs.get(ho_id) if sender is not None else None
                 if candidate is not None and candidate.close == "open":
                     ho = self._messages[candidate.live]
                     break
@@ -1040,17 +1060,17 @@ class Endpoint:
         if not self._observer:  # read by the live paths alone (a redelivery, a re-send answered UN why=DUP)
             self._rb_of.setdefault(ho.id, []).append(rb.id)
         event, report = self._rb_event(ho, rb)  # an RB from anyone but the receiver fails tier 1
-        before_owner = self._owner(ho.item) if ho.item is not None else None
+        before_owner = self._owner(ho.item) if ho.item is not None and self._peers is None else None
         if event != "RB-void":
-            if h.readbacks.get(ho.id, ("", ""))[0] != "passed":
-                h.readbacks[ho.id] = ("passed", rb.id)
-                if ho.item is not None:
+            if self._readbacks.get(ho.id, ("", ""))[0] != "passed":
+                self._readbacks[ho.id] = ("passed", rb.id)
+                if ho.item is not None and self._peers is None:
                     place = self._ho_index[ho.id]
                     self._item_passed[ho.item] = max(self._item_passed.get(ho.item, place), place)
             if ho.id == h.live and h.passing_rb is None:
                 h.passing_rb = rb.id
-        elif h.readbacks.get(ho.id, ("", ""))[0] != "passed":
-            h.readbacks[ho.id] = ("failed", rb.id)
+        elif self._readbacks.get(ho.id, ("", ""))[0] != "passed":
+            self._readbacks[ho.id] = ("failed", rb.id)
         if ho.id == h.live:
             if event == "RB-void":
                 h.void_at = self._at.get(rb.id, "")
@@ -1247,7 +1267,7 @@ class Endpoint:
                 h = self._handoffs.get(ho.id) if ho is not None else None
                 if ho is not None and h is not None and ho.type == "HO" and ho.from_ == self.me:
                     if msg.get("val") == "Y":
-                        if ho.id != h.live or ho.id not in h.readbacks or h.readbacks[ho.id][0] != "passed":
+                        if ho.id != h.live or self._readbacks.get(ho.id, ("", ""))[0] != "passed":
                             raise ProtocolError(f"{named.id} did not pass the check of {ho.id}: it cannot be "
                                                 "confirmed", kind="confirm-void")
                 return
@@ -1334,7 +1354,7 @@ class Endpoint:
                                        tail=ho.tail)
                 events.append(ReadbackOverdue(message=ho, handoff=h.live, resend=resend))
             elif h.rb == "void" and h.void_at and at - _unstamp(h.void_at) > self.readback_within:
-                void_rb = self._messages[h.readbacks[h.live][1]]
+                void_rb = self._messages[self._readbacks[h.live][1]]
                 reissue = self._compose("HO", re=void_rb.id, to=h.receiver, item=h.item, slots=dict(ho.slots),
                                         tail=ho.tail if ho.tail is not None else "readback did not pass")
                 cancel = self._compose("CX", re=h.live, to=h.receiver, item=h.item, slots={"why": "TIMEOUT"},
@@ -1377,13 +1397,19 @@ def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = N
     return replay_indexed(ordered, as_receiver(profiles), {m.id: m for m in ordered})
 
 
-def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any]) -> dict[str, Endpoint]:
+def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any], *,
+                   senders_only: bool = False) -> dict[str, Endpoint]:
     """:func:`replay` of ``ordered`` (each id once), whose index by id is ``shared`` (read, not copied).
 
     A message may be given as anything that reads like one (:func:`rogerwilco.checks.lifecycle.whole`
-    gives it whole where a check needs every slot).
+    gives it whole where a check needs every slot). ``senders_only``: each handoff is kept at its
+    sender's end alone. Both ends of a handoff take every message about it, in the same order, through
+    the same table, so the receiver's record would be the same; each end still takes every message
+    (its questions, its own handoffs, a cancel from the wrong party, which the sender's end sees too).
+    The thread check reads the senders' ends alone, and keeps half the handoffs.
     """
     ends: dict[str, Endpoint] = {}
+    items: dict[str, list[str]] = {}
     cache: dict[str, tuple[str, ReadbackReport | None]] = {}
     duplicates = {m.re for m in ordered
                   if m.type == "UN" and m.re in shared
@@ -1393,7 +1419,7 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
         found = ends.get(name)
         if found is None:
             found = ends[name] = Endpoint.__new__(Endpoint)
-            found._init_replay(name, receiver, cache, shared, duplicates)
+            found._init_replay(name, receiver, cache, shared, duplicates, ends if senders_only else None, items)
         return found
 
     def deliver(m: Message) -> None:

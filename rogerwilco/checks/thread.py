@@ -194,26 +194,37 @@ def readback_passes(ho: Message, rb: Message, receiver: Receiver) -> bool:
 _CONTROL: Mapping[str, tuple[str, ...]] = {"HO": ("ask", "exp", "due", "ctx"), "DN": ("out",), "UN": ("why",),
                                            "AN": ("val",), "AQ": ("by",)}
 _NONE: tuple[Any, ...] = ()
+#: the replay keeps each handoff at its sender's end alone (the ends the check reads); the tests compare
+#: the report with both ends kept
+_SENDERS_ONLY = True
 #: the lines' text stays in memory up to this size, then goes to a temporary file
 SPOOL_BYTES = 4 << 20
 
 
-class _Lines:
-    """The text of the lines a check keeps small, one after another (in memory, then in a temporary file)."""
+class SpooledLines:
+    """The text of the lines a check keeps small, one after another: in memory up to :data:`SPOOL_BYTES`,
+    then in a temporary file (deleted on :meth:`close`); :meth:`add` gives where a line is, :meth:`text`
+    reads it back."""
 
     def __init__(self, receiver: Receiver) -> None:
         self.receiver = receiver
         self._file: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
         self._end = 0
+        self._full = False
 
     def add(self, text: str) -> int | str:
-        """Keep ``text``; where it is (a line holding a line break is kept as it is)."""
-        if "\n" in text:
+        """Keep ``text``; where it is (a line holding a line break, or any line once no temporary file
+        can be made, is kept as it is)."""
+        if "\n" in text or self._full:
             return text
         data = text.encode("utf-8", "surrogatepass") + b"\n"
         at = self._end
         self._file.seek(at)
-        self._file.write(data)
+        try:
+            self._file.write(data)
+        except OSError:  # no temporary file to go on in: the lines from here are kept in memory
+            self._full = True
+            return text
         self._end += len(data)
         return at
 
@@ -235,7 +246,7 @@ class KeptMessage:
 
     __slots__ = ("type", "id", "re", "from_", "to", "item", "_control", "_at", "_lines")
 
-    def __init__(self, message: Message, re: str | None, at: int | str, lines: _Lines) -> None:
+    def __init__(self, message: Message, re: str | None, at: int | str, lines: SpooledLines) -> None:
         intern = sys.intern
         self.type = intern(message.type)
         self.id = message.id
@@ -245,8 +256,11 @@ class KeptMessage:
         self.item = intern(message.item) if message.item is not None else None
         keys = _CONTROL.get(message.type, _NONE)
         get = message.slots.get
-        values = tuple(_interned(get(key)) for key in keys)
-        self._control = values if any(v is not None for v in values) else _NONE
+        if len(keys) == 1:  # one slot: its value as it is
+            self._control: Any = _interned(get(keys[0]))
+        else:
+            values = tuple(_interned(get(key)) for key in keys)
+            self._control = values if any(v is not None for v in values) else _NONE
         self._at = at
         self._lines = lines
 
@@ -254,7 +268,8 @@ class KeptMessage:
         """A slot by key, as :meth:`Message.get`."""
         keys = _CONTROL.get(self.type, _NONE)
         if key in keys:
-            value = self._control[keys.index(key)] if self._control else None
+            control = self._control
+            value = control if len(keys) == 1 else (control[keys.index(key)] if control else None)
             return default if value is None else value
         if key == "from":
             return self.from_
@@ -300,7 +315,7 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _read(lines: Iterable[Any], receiver: Receiver, kept: _Lines) -> tuple[list[Any], list[Finding], dict[str, Any]]:
+def _read(lines: Iterable[Any], receiver: Receiver, kept: SpooledLines) -> tuple[list[Any], list[Finding], dict[str, Any]]:
     """The stream's messages in order, each id once; ``form`` findings for the rest; the index by id.
 
     A line given as text or as a :class:`LineResult` is kept small (:class:`KeptMessage`), its text in
@@ -378,7 +393,7 @@ def check_thread(
     """
     at = parse_now(now)
     receiver = as_receiver(profiles)
-    kept = _Lines(receiver)
+    kept = SpooledLines(receiver)
     try:
         with _no_cycle_collection():
             return _check(lines, at, receiver, kept)
@@ -386,22 +401,24 @@ def check_thread(
         kept.close()
 
 
-def _check(lines: Iterable[Any], at: _dt.datetime, receiver: Receiver, kept: _Lines) -> ThreadReport:
+def _check(lines: Iterable[Any], at: _dt.datetime, receiver: Receiver, kept: SpooledLines) -> ThreadReport:
     messages, findings, by_id = _read(lines, receiver, kept)
     conversation = Conversation(index=by_id)
     findings += _unknown_replies(messages, conversation)
-    ends = replay_indexed(messages, receiver, by_id)
+    ends = replay_indexed(messages, receiver, by_id, senders_only=_SENDERS_ONLY)
     findings += _wrong_party(ends, messages)
     hos = [m for m in messages if m.type == "HO"]
-    position = {ho.id: i for i, ho in enumerate(hos)}  # stream order, among the HOs
+    groups = _handoffs(hos, ends)
+    several = {i for handoff, _ in groups if len(handoff.issues) > 1 for i in handoff.issues}
+    position = {ho.id: i for i, ho in enumerate(hos) if ho.id in several}  # stream order, among the HOs
     states: dict[str, HandoffState] = {}
-    for handoff in _handoffs(hos, ends):
-        members = sorted(handoff.issues, key=lambda i: position[i])
-        live = [i for i in members if i not in handoff.carried]
+    for handoff, end in groups:
+        members = sorted(handoff.issues, key=lambda i: position[i]) if len(handoff.issues) > 1 else handoff.issues
+        live = [i for i in members if i not in end._carried]
         key = live[-1] if live else members[-1]
         findings += _close_findings(handoff, key, conversation)
         for ho_id in members:
-            state, found = _issue_state(conversation.get(ho_id), handoff, conversation, ends, at)
+            state, found = _issue_state(conversation.get(ho_id), handoff, end, conversation, ends, at)
             states[ho_id] = state
             findings += found
     findings += _questions(messages, ends, at)
@@ -430,15 +447,16 @@ def _wrong_party(ends: Mapping[str, Endpoint], messages: list[Any]) -> list[Find
     return sorted(wrong.values(), key=lambda f: position[f.token or ""])
 
 
-def _handoffs(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[Handoff]:
+def _handoffs(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[tuple[Handoff, Endpoint]]:
     """Every handoff once, as its sender's end saw it (it saw every message between the two parties)."""
-    groups: list[Handoff] = []
+    groups: list[tuple[Handoff, Endpoint]] = []
     seen: set[int] = set()
     for ho in hos:
-        handoff = ends[ho.from_]._handoffs[ho.id]
+        end = ends[ho.from_]
+        handoff = end._handoffs[ho.id]
         if id(handoff) not in seen:
             seen.add(id(handoff))
-            groups.append(handoff)
+            groups.append((handoff, end))
     return groups
 
 
@@ -457,15 +475,15 @@ def _close_findings(handoff: Handoff, key: str, conversation: Conversation) -> l
     return findings
 
 
-def _issue_state(ho: Any, handoff: Handoff, conversation: Conversation, ends: Mapping[str, Endpoint],
+def _issue_state(ho: Any, handoff: Handoff, end: Endpoint, conversation: Conversation, ends: Mapping[str, Endpoint],
                  at: _dt.datetime) -> tuple[HandoffState, list[Finding]]:
     """One issue's state in the ledger (one of :data:`HANDOFF_STATES`), and, while it is open, its findings."""
-    rb_state, rb_id = handoff.readbacks.get(ho.id, (None, None))
+    rb_state, rb_id = end._readbacks.get(ho.id, (None, None))
     common = dict(id=ho.id, item=ho.item, from_=ho.from_, to=ho.to, ask=ho.get("ask"),
                   readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"),
                   **_reversal(ho, conversation.by_id, ends))
-    if ho.id in handoff.carried:
-        return HandoffState(state="reissued", next=handoff.carried[ho.id], **common), []
+    if ho.id in end._carried:
+        return HandoffState(state="reissued", next=end._carried[ho.id], **common), []
     closer = conversation.get(handoff.first_closer)
     if closer is not None:
         return HandoffState(state="closed", by=closer.type, closer=closer.id, **common), []
@@ -512,12 +530,14 @@ def _owners(hos: list[Any], ends: Mapping[str, Endpoint]) -> tuple[ItemOwner, ..
             continue
         if ho.item not in owners:
             owners[ho.item] = ItemOwner(item=ho.item, owner=ho.from_, via=None)
-        if ends[ho.from_]._handoffs[ho.id].readbacks.get(ho.id, ("", ""))[0] == "passed":
+        if ends[ho.from_]._readbacks.get(ho.id, ("", ""))[0] == "passed":
             owners[ho.item] = ItemOwner(item=ho.item, owner=ho.to, via=ho.id)
     return tuple(owners.values())
 
 
 __all__ = [
+    "KeptMessage",
+    "SpooledLines",
     "ThreadReport",
     "check_thread",
     "parse_now",

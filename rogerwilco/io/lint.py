@@ -53,11 +53,14 @@ import hashlib
 import re
 import sys
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, cast
+from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, cast
 
 import attrs
 
 from ..checks.lifecycle import is_carried_forward
+
+if TYPE_CHECKING:
+    from ..checks.thread import SpooledLines
 from ..core import _deprecated
 from ..core.errors import RW1Error
 from ..core.message import Message
@@ -273,7 +276,8 @@ def _line_findings(result: LineResult, file: str) -> Iterator[LintFinding]:
 
 
 class _Seen(NamedTuple):
-    """What the stream rules keep of a message: its envelope and where it stands."""
+    """What the stream rules keep of a message: its envelope and where it stands (its line's text in a
+    spooled store, read back for a finding)."""
 
     type: str
     id: str
@@ -281,15 +285,21 @@ class _Seen(NamedTuple):
     from_: str
     to: str
     item: str | None
-    text: str
+    place: int | str
     line: int
+    store: SpooledLines
+
+    @property
+    def text(self) -> str:
+        return self.store.text(self.place)
 
 
-def _seen(m: Message) -> _Seen:
+def _seen(m: Message, store: SpooledLines) -> _Seen:
     text = m.source.text if m.source is not None else m.to_line()
     line = m.source.line if m.source is not None and m.source.line is not None else 1
     item = sys.intern(m.item) if m.item is not None else None
-    return _Seen(sys.intern(m.type), m.id, m.re, sys.intern(m.from_), sys.intern(m.to), item, text, line)
+    return _Seen(sys.intern(m.type), m.id, m.re, sys.intern(m.from_), sys.intern(m.to), item, store.add(text), line,
+                 store)
 
 
 def _digest(message: Message) -> int:
@@ -314,29 +324,45 @@ def _at(m: _Seen, file: str, code: str, message: str, *, token: str | None = Non
                        column=column, token=token, text=text, key=key or m.id)
 
 
-def stream_findings(messages: Iterable[Message], file: str, *, receiver: Receiver, now: str | None,
+def stream_findings(messages: Iterable[Message | LineResult], file: str, *, receiver: Receiver, now: str | None,
                     enabled: frozenset[str]) -> list[LintFinding]:
     """The rules across the stream, over its valid messages in order.
 
-    One pass, linear in the messages: ``messages`` may be a generator; what is
-    kept of each is its envelope and its line (:class:`_Seen`), and the thread
-    rules read the same pass through :func:`rogerwilco.checks.thread.check_thread`.
+    One pass, linear in the messages: ``messages`` may be a generator, of
+    messages or of the :class:`LineResult` each was read as (then the thread
+    check keeps it small too, and reads its line again when it needs it whole);
+    what is kept of each is its envelope and its line (:class:`_Seen`), and the
+    thread rules read the same pass through :func:`rogerwilco.checks.thread.check_thread`.
     """
+    from ..checks.thread import SpooledLines
+
+    store = SpooledLines(receiver)
+    try:
+        return _stream_findings(messages, file, receiver=receiver, now=now, enabled=enabled, store=store)
+    finally:
+        store.close()
+
+
+def _stream_findings(messages: Iterable[Message | LineResult], file: str, *, receiver: Receiver, now: str | None,
+                     enabled: frozenset[str], store: SpooledLines) -> list[LintFinding]:
     out: list[LintFinding] = []
     by_id: dict[str, _Seen] = {}
     digests: dict[str, int] = {}
     last_number: dict[str, tuple[int, str]] = {}
 
-    def unique() -> Iterator[Message]:
-        for m in messages:
+    def unique() -> Iterator[Message | LineResult]:
+        for entry in messages:
+            m = entry.message if isinstance(entry, LineResult) else entry
+            if m is None:
+                continue
             digest = _digest(m)
             earlier = by_id.get(m.id)
             if earlier is not None:
                 if digests[m.id] != digest:
-                    out.append(_at(_seen(m), file, "RW100", f"id {m.id} is already used by a different message on "
+                    out.append(_at(_seen(m, store), file, "RW100", f"id {m.id} is already used by a different message on "
                                                            f"line {earlier.line}", token=m.id))
                 continue
-            by_id[m.id] = _seen(m)
+            by_id[m.id] = _seen(m, store)
             digests[m.id] = digest
             match = _ID_NUMBER.fullmatch(m.id)
             if match is not None:
@@ -347,7 +373,7 @@ def stream_findings(messages: Iterable[Message], file: str, *, receiver: Receive
                                                                f"id {previous[1]}", token=m.id))
                 if previous is None or n > previous[0]:
                     last_number[m.from_] = (n, m.id)
-            yield m
+            yield entry
 
     report = None
     if enabled & set(THREAD_KINDS.values()):
@@ -446,7 +472,7 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     findings: list[LintFinding] = []
     places: dict[tuple[int, str], tuple[str, Any, int]] = {}
 
-    def valid() -> Iterator[Message]:
+    def valid() -> Iterator[Message | LineResult]:
         if embedded:
             for result, physical, frame, start in _embedded_results(fp, receiver, file):
                 places[(result.line_number or 1, result.text)] = (physical, frame, start)
@@ -462,7 +488,7 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
         for result in results:
             findings.extend(_line_findings(result, file))
             if result.message is not None:
-                yield result.message
+                yield result  # the line it was read from goes along: the thread check keeps it small
 
     across = stream_findings(valid(), file, receiver=receiver, now=now, enabled=enabled)
     findings.extend(across)

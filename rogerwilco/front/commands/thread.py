@@ -28,9 +28,8 @@ def cmd_check_thread(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise RW1Error(str(exc)) from None
     receiver = receiver_from(args)
-    with open_input(args.file) as fh:
-        results = list(validate_stream(fh, receiver, file=display_name(args.file)))
-    report = check_thread(results, now=now, profiles=receiver)
+    with open_input(args.file) as fh:  # read as a stream: check_thread keeps each line small
+        report = check_thread(validate_stream(fh, receiver, file=display_name(args.file)), now=now, profiles=receiver)
     if args.format == "json":
         sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=True) + "\n")
     else:
