@@ -347,7 +347,6 @@ def _stream_findings(messages: Iterable[Message | LineResult], file: str, *, rec
                      enabled: frozenset[str], store: SpooledLines) -> list[LintFinding]:
     out: list[LintFinding] = []
     by_id: dict[str, _Seen] = {}
-    digests: dict[str, int] = {}
     last_number: dict[str, tuple[int, str]] = {}
 
     def unique() -> Iterator[Message | LineResult]:
@@ -355,15 +354,16 @@ def _stream_findings(messages: Iterable[Message | LineResult], file: str, *, rec
             m = entry.message if isinstance(entry, LineResult) else entry
             if m is None:
                 continue
-            digest = _digest(m)
             earlier = by_id.get(m.id)
             if earlier is not None:
-                if digests[m.id] != digest:
+                # the earlier message read again from its line (the same line, the same profiles): no digest
+                # of every message is kept for the few ids used twice
+                again = check_line(earlier.text, receiver).message
+                if again is None or _digest(again) != _digest(m):
                     out.append(_at(_seen(m, store), file, "RW100", f"id {m.id} is already used by a different message on "
                                                            f"line {earlier.line}", token=m.id))
                 continue
             by_id[m.id] = _seen(m, store)
-            digests[m.id] = digest
             match = _ID_NUMBER.fullmatch(m.id)
             if match is not None:
                 n = int(match.group(2))
@@ -383,7 +383,6 @@ def _stream_findings(messages: Iterable[Message | LineResult], file: str, *, rec
     else:
         for _ in unique():
             pass
-    del digests
 
     for seen in by_id.values():
         if seen.re is not None and seen.re not in by_id:
@@ -478,7 +477,7 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
                 places[(result.line_number or 1, result.text)] = (physical, frame, start)
                 findings.extend(_line_findings(result, file))
                 if result.message is not None:
-                    yield result.message
+                    yield result  # read from its candidate's text: the thread check keeps it small
             return
         if hasattr(fp, "read"):
             results = validate_stream(cast("IO[str] | IO[bytes]", fp), receiver, file=file)  # it has read(): a stream
