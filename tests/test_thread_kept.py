@@ -160,6 +160,16 @@ def test_a_kept_line_reads_like_its_message():
         lines.close()
 
 
+def test_a_record_not_yet_made_has_no_attributes_rather_than_recursing():
+    import pytest
+
+    empty = KeptMessage.__new__(KeptMessage)
+    with pytest.raises(AttributeError):
+        empty.tail
+    with pytest.raises(AttributeError):
+        empty.whole()
+
+
 def test_the_text_spills_to_a_file_and_reads_back(monkeypatch):
     monkeypatch.setattr(thread, "SPOOL_BYTES", 64)
     lines = thread.SpooledLines(as_receiver(None))

@@ -286,7 +286,7 @@ class KeptMessage:
         return message
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
+        if name.startswith("__") or name in KeptMessage.__slots__:  # a dunder, or a record not yet made
             raise AttributeError(name)
         return getattr(self.whole(), name)
 
