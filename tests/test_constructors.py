@@ -84,6 +84,8 @@ def test_toolstore_earlier_form_still_opens_with_a_deprecation_warning(tmp_path)
     ("rogerwilco.io.lint", "Rule", "LintRule"),
     ("rogerwilco.core.vocab", "Rule", "ProfileRule"),
     ("rogerwilco.checks.crosswalk", "check_rb", "check_rb_across"),
+    ("rogerwilco.checks.thread", "Ledger", "ThreadLedger"),
+    ("rogerwilco.checks.thread", "HandoffState", "HandoffStatus"),
 ])
 def test_a_renamed_name_still_answers_for_one_release_with_a_warning(path, old, new):
     mod = importlib.import_module(path)

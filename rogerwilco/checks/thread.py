@@ -82,24 +82,19 @@ import attrs
 
 from ..core.findings import Finding, fail, note, passed
 from ..core.message import Message
+from ..core import _deprecated
 from .endpoint import Endpoint, Handoff, finding_text, replay_indexed
 from .lifecycle import CLOSE_EVENTS, CLOSE_TRANSITIONS, CLOSERS, HANDOFF_STATES, Conversation  # noqa: F401
-from .readback import check_rb
 from ..core.semantics import LineResult, check_line
 from ..core.slottypes import parse_time
 from ..core.vocab import Receiver, as_receiver
 
-THREAD_KINDS = {
-    "fail": ("open-past-exp", "open-past-due", "closed-twice", "act-after-cancel", "cancel-wrong-party",
-             "reply-to-unknown", "form", "unanswered", "act-before-echo"),
-    "note": ("cancel-unacknowledged", "open", "held", "unanswered"),
-}
 #: the table's finding kinds that are this check's (the others are the live endpoint's alone)
 _TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel", "act-before-echo"})
 _TIME_RE = re.compile(r"[0-9]{8}T[0-9]{4}Z")
 
 @attrs.frozen(kw_only=True)
-class HandoffState:
+class HandoffStatus:
     """One HO in the ledger."""
 
     id: str
@@ -142,14 +137,14 @@ class ItemOwner:
 
 
 @attrs.frozen(kw_only=True)
-class Ledger:
+class ThreadLedger:
     items: tuple[ItemOwner, ...]
-    handoffs: tuple[HandoffState, ...]
+    handoffs: tuple[HandoffStatus, ...]
 
     def owner(self, item: str) -> str | None:
         return next((entry.owner for entry in self.items if entry.item == item), None)
 
-    def handoff(self, ho_id: str) -> HandoffState | None:
+    def handoff(self, ho_id: str) -> HandoffStatus | None:
         return next((entry for entry in self.handoffs if entry.id == ho_id), None)
 
     def to_json(self) -> dict[str, Any]:
@@ -160,7 +155,7 @@ class Ledger:
 class ThreadReport:
     passed: bool
     findings: tuple[Finding, ...]
-    ledger: Ledger
+    ledger: ThreadLedger
 
     def to_json(self) -> dict[str, Any]:
         return {"passed": self.passed, "findings": [f.to_json() for f in self.findings],
@@ -183,11 +178,6 @@ def parse_now(now: str | _dt.datetime | None) -> _dt.datetime:
 
 def _date(text: str) -> _dt.date:
     return _dt.date(int(text[:4]), int(text[4:6]), int(text[6:]))
-
-
-def readback_passes(ho: Message, rb: Message, receiver: Receiver) -> bool:
-    """The sender's check of one RB (every tier the HO asked for)."""
-    return bool(check_rb(ho, rb, profiles=receiver).passed)
 
 
 #: the slots the replay and the ledger read of a message kept small, by type; any other slot is read again
@@ -411,7 +401,7 @@ def _check(lines: Iterable[Any], at: _dt.datetime, receiver: Receiver, kept: Spo
     groups = _handoffs(hos, ends)
     several = {i for handoff, _ in groups if len(handoff.issues) > 1 for i in handoff.issues}
     position = {ho.id: i for i, ho in enumerate(hos) if ho.id in several}  # stream order, among the HOs
-    states: dict[str, HandoffState] = {}
+    states: dict[str, HandoffStatus] = {}
     for handoff, end in groups:
         members = sorted(handoff.issues, key=lambda i: position[i]) if len(handoff.issues) > 1 else handoff.issues
         live = [i for i in members if i not in end._carried]
@@ -422,7 +412,7 @@ def _check(lines: Iterable[Any], at: _dt.datetime, receiver: Receiver, kept: Spo
             states[ho_id] = state
             findings += found
     findings += _questions(messages, ends, at)
-    ledger = Ledger(items=_owners(hos, ends), handoffs=tuple(states[ho.id] for ho in hos))
+    ledger = ThreadLedger(items=_owners(hos, ends), handoffs=tuple(states[ho.id] for ho in hos))
     ordered = tuple(findings)
     return ThreadReport(passed=passed(ordered), findings=ordered, ledger=ledger)
 
@@ -476,17 +466,17 @@ def _close_findings(handoff: Handoff, key: str, conversation: Conversation) -> l
 
 
 def _issue_state(ho: Any, handoff: Handoff, end: Endpoint, conversation: Conversation, ends: Mapping[str, Endpoint],
-                 at: _dt.datetime) -> tuple[HandoffState, list[Finding]]:
+                 at: _dt.datetime) -> tuple[HandoffStatus, list[Finding]]:
     """One issue's state in the ledger (one of :data:`HANDOFF_STATES`), and, while it is open, its findings."""
     rb_state, rb_id = end._readbacks.get(ho.id, (None, None))
     common = dict(id=ho.id, item=ho.item, from_=ho.from_, to=ho.to, ask=ho.get("ask"),
                   readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"),
                   **_reversal(ho, conversation.by_id, ends))
     if ho.id in end._carried:
-        return HandoffState(state="reissued", next=end._carried[ho.id], **common), []
+        return HandoffStatus(state="reissued", next=end._carried[ho.id], **common), []
     closer = conversation.get(handoff.first_closer)
     if closer is not None:
-        return HandoffState(state="closed", by=closer.type, closer=closer.id, **common), []
+        return HandoffStatus(state="closed", by=closer.type, closer=closer.id, **common), []
     late = []
     exp = ho.get("exp")
     if exp is not None and at > parse_time(exp):
@@ -499,11 +489,11 @@ def _issue_state(ho: Any, handoff: Handoff, end: Endpoint, conversation: Convers
                          message=f"{ho.id}'s readback {rb_id} did not pass and it was neither re-issued nor cancelled"))
     open_ = note(kind="open", key=ho.id, message=f"{ho.id} is open and in time")
     if any(f.failed for f in late):
-        return HandoffState(state="orphaned", **common), late
+        return HandoffStatus(state="orphaned", **common), late
     if late:
-        return HandoffState(state="held", **common), [*late, open_]
+        return HandoffStatus(state="held", **common), [*late, open_]
     state = {"passed": "owned", "failed": "held", None: "awaiting-readback"}[rb_state]
-    return HandoffState(state=state, **common), [open_]
+    return HandoffStatus(state=state, **common), [open_]
 
 
 def _questions(messages: list[Any], ends: Mapping[str, Endpoint], at: _dt.datetime) -> list[Finding]:
@@ -536,9 +526,18 @@ def _owners(hos: list[Any], ends: Mapping[str, Endpoint]) -> tuple[ItemOwner, ..
 
 
 __all__ = [
+    "HandoffStatus",
+    "ItemOwner",
     "KeptMessage",
+    "SPOOL_BYTES",
     "SpooledLines",
+    "ThreadLedger",
     "ThreadReport",
     "check_thread",
     "parse_now",
 ]
+
+__getattr__ = _deprecated.renamed(__name__, {
+    "Ledger": ("ThreadLedger", ThreadLedger),  # not the endpoint's rogerwilco.ledger.Ledger
+    "HandoffState": ("HandoffStatus", HandoffStatus),  # not the LangGraph integration's HandoffState
+})

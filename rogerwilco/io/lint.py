@@ -171,7 +171,7 @@ THREAD_KINDS: Mapping[str, str] = {
     "closed-twice": "RW105", "open-past-exp": "RW106", "open-past-due": "RW107",
     "act-after-cancel": "RW108", "cancel-wrong-party": "RW109", "cancel-unacknowledged": "RW110",
 }
-NOW_RULES = frozenset({"RW106", "RW107"})
+_NOW_RULES = frozenset({"RW106", "RW107"})
 _ID_NUMBER = re.compile(r"(.*)-([0-9]+)")
 _CODE_RE = re.compile(r"RW[0-9]*")
 
@@ -234,7 +234,7 @@ def _matches(code: str, pattern: str) -> int:
     return len(pattern) if code.startswith(pattern) else -1
 
 
-def check_codes(patterns: Iterable[str]) -> list[str]:
+def _check_codes(patterns: Iterable[str]) -> list[str]:
     """The patterns, validated: ``ALL``, a rule code, or a prefix of one."""
     out = []
     for raw in patterns:
@@ -250,8 +250,8 @@ def check_codes(patterns: Iterable[str]) -> list[str]:
 def selected_rules(select: Sequence[str] | None = None, ignore: Sequence[str] = ()) -> frozenset[str]:
     """Codes enabled by ``select`` (default: every rule) less ``ignore``; the longest match decides."""
     chosen = set()
-    select = check_codes(select) if select else ["ALL"]
-    ignore = check_codes(ignore)
+    select = _check_codes(select) if select else ["ALL"]
+    ignore = _check_codes(ignore)
     for code in RULES:
         sel = max((_matches(code, p) for p in select), default=-1)
         ign = max((_matches(code, p) for p in ignore), default=-1)
@@ -419,7 +419,7 @@ def _thread_findings(report: Any, by_id: Mapping[str, _Seen], file: str, *, now:
     out = []
     for f in report.findings:
         code = THREAD_KINDS.get(f.kind)
-        if code is None or (code in NOW_RULES and now is None):
+        if code is None or (code in _NOW_RULES and now is None):
             continue
         handoff = by_id.get(f.key) if f.key else None
         if handoff is None:
@@ -437,12 +437,12 @@ _OFFENDER_RULES = frozenset({"RW105", "RW108", "RW109", "RW110"})
 
 
 #: files read as RW1 streams, one message a line; any other file is read in embedded mode
-STREAM_SUFFIXES = frozenset({".rw1"})
+_STREAM_SUFFIXES = frozenset({".rw1"})
 
 
 def is_stream_file(name: str) -> bool:
     """Whether a file is linted as an RW1 stream (``.rw1``, standard input) rather than for embedded lines."""
-    return name in ("-", "<stdin>", "<stream>") or Path(name).suffix.lower() in STREAM_SUFFIXES
+    return name in ("-", "<stdin>", "<stream>") or Path(name).suffix.lower() in _STREAM_SUFFIXES
 
 
 def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream>",
@@ -576,16 +576,16 @@ def lint_paths(paths: Sequence[str], *, config: Any = None, **options: Any) -> I
 # --------------------------------------------------------------------------
 # the baseline: adopt the linter on an existing pile of logs
 
-BASELINE_VERSION = 1
+_BASELINE_VERSION = 1
 
 
-def rules_version() -> str:
+def _rules_version() -> str:
     """A digest of the rule set a baseline was written against (codes, names, levels, fingerprint scheme)."""
     basis = "\n".join(f"{r.code} {r.name} {r.level}" for r in RULES.values()) + "\nfingerprint:v1"
     return hashlib.sha256(basis.encode()).hexdigest()[:16]
 
 
-def baseline_key(f: LintFinding, base: Path) -> str:
+def _baseline_key(f: LintFinding, base: Path) -> str:
     """A finding's identity for a baseline: its fingerprint with the file taken relative to the baseline's folder."""
     file = f.file
     if file not in ("<stdin>", "-"):
@@ -603,8 +603,8 @@ def write_baseline(path: str | Path, findings: Iterable[LintFinding]) -> int:
 
     path = Path(path)
     base = path.resolve().parent
-    entries = sorted({(baseline_key(f, base), f.code) for f in findings})
-    doc = {"tool": "rogerwilco", "baseline": BASELINE_VERSION, "rules": rules_version(),
+    entries = sorted({(_baseline_key(f, base), f.code) for f in findings})
+    doc = {"tool": "rogerwilco", "baseline": _BASELINE_VERSION, "rules": _rules_version(),
            "findings": [{"fingerprint": key, "code": code} for key, code in entries]}
     try:
         path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
@@ -626,9 +626,9 @@ def read_baseline(path: str | Path) -> frozenset[str]:
         raise RW1Error(f"{path}: not a baseline (not JSON: {exc})") from None
     if not isinstance(doc, dict) or doc.get("tool") != "rogerwilco" or not isinstance(doc.get("findings"), list):
         raise RW1Error(f"{path}: not a rogerwilco lint baseline (write one with --write-baseline)")
-    if doc.get("baseline") != BASELINE_VERSION or doc.get("rules") != rules_version():
+    if doc.get("baseline") != _BASELINE_VERSION or doc.get("rules") != _rules_version():
         raise RW1Error(f"{path}: this baseline was written for another version of the rules "
-                       f"(its rules {doc.get('rules')!r}, these {rules_version()!r}); write it again with --write-baseline")
+                       f"(its rules {doc.get('rules')!r}, these {_rules_version()!r}); write it again with --write-baseline")
     keys = set()
     for i, entry in enumerate(doc["findings"]):
         if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
@@ -640,7 +640,7 @@ def read_baseline(path: str | Path) -> frozenset[str]:
 def new_findings(findings: Iterable[LintFinding], baseline: frozenset[str], baseline_path: str | Path) -> list[LintFinding]:
     """The findings a baseline does not record."""
     base = Path(baseline_path).resolve().parent
-    return [f for f in findings if baseline_key(f, base) not in baseline]
+    return [f for f in findings if _baseline_key(f, base) not in baseline]
 
 
 __getattr__ = _deprecated.renamed(__name__, {"Rule": ("LintRule", LintRule)})
@@ -648,9 +648,11 @@ __getattr__ = _deprecated.renamed(__name__, {"Rule": ("LintRule", LintRule)})
 
 __all__ = [
     "ERROR",
+    "LINE_KINDS",
     "LintFinding",
     "LintRule",
     "RULES",
+    "THREAD_KINDS",
     "WARNING",
     "is_stream_file",
     "lint_paths",
@@ -658,5 +660,6 @@ __all__ = [
     "new_findings",
     "read_baseline",
     "selected_rules",
+    "stream_findings",
     "write_baseline",
 ]
