@@ -59,3 +59,46 @@ def test_every_integration_is_documented():
 def test_the_package_version_is_the_projects():
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'^version = "([^"]+)"', text, re.M).group(1) == rogerwilco.__version__
+
+def bound(target) -> list[str]:
+    """The names an assignment target binds (``a``, ``a, (b, *c)``), not ``x.attr`` or ``x[i]``."""
+    import ast
+
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in bound(element)]
+    if isinstance(target, ast.Starred):
+        return bound(target.value)
+    return []
+
+def defined_names(path: Path) -> list[str]:
+    """The names a module's own top level defines (functions, classes, assignments), not those it imports."""
+    import ast
+
+    names = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                names += bound(target)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
+    return [n for n in names if not (n.startswith("__") and n.endswith("__"))]
+
+def test_a_documented_module_defines_no_public_name_outside_its_all():
+    """Everything a user may import is in ``__all__``; the rest of a public module is ``_private``."""
+    outside = {}
+    for path in documented():
+        mod = module(path)
+        stray = sorted({n for n in defined_names(Path(mod.__file__)) if not n.startswith("_")} - set(mod.__all__))
+        if stray:
+            outside[path] = stray
+    assert outside == {}, f"public-looking names not in __all__ (add them to __all__ and the table, or prefix _): {outside}"
+
+def test_the_stray_name_check_sees_a_stray_name(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("import os\nfrom x import y\n__all__ = ['a']\n_p = 1\ndef a(): pass\nclass B: pass\nC: int = 1\n"
+                      "def __getattr__(name): pass\nd, (e, *_f) = 1, (2, 3)\nsys.x = 1\nif True:\n    g = 1\n", encoding="utf-8")
+    assert defined_names(source) == ["_p", "a", "B", "C", "d", "e", "_f"]

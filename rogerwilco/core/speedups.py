@@ -31,7 +31,17 @@ from types import ModuleType
 
 from . import accept as _pure
 
-__all__ = ["active", "compiled", "reason"]
+__all__ = [
+    "COMPILED_MODULE",
+    "active",
+    "compiled",
+    "implementation",
+    "json_form",
+    "json_forms",
+    "loads_line",
+    "reason",
+    "source_stamp",
+]
 
 COMPILED_MODULE = "rogerwilco.core._accept_c"
 
