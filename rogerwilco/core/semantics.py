@@ -49,6 +49,7 @@ from .vocab import Profiles, Receiver, ProfileRule, Vocabulary, as_receiver, cor
 VERSION = "RW1"
 _NUMBER_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 _DATE_RE = re.compile(r"[0-9]{8}")
+_VERSION_TOKEN = re.compile(r"RW[0-9]+")
 
 
 class LineResult(NamedTuple):
@@ -82,7 +83,7 @@ def check_line(
         raw = parse_raw(text, line_number=line_number)
     except RW1SyntaxError as exc:
         version = text.split(" ", 1)[0]
-        if re.fullmatch(r"RW[0-9]+", version) and version != VERSION:
+        if version != VERSION and _VERSION_TOKEN.fullmatch(version):
             finding = fail(kind="version", token=version, message="unsupported protocol version", why="VER", column=1)
         else:
             finding = fail(kind="syntax", token=exc.token, message=exc.message, column=exc.column, why="UNK")
