@@ -262,13 +262,16 @@ def main() -> None:
     def batch(impl: Any, profiles: Any) -> Callable[[list[Any]], Any]:
         return lambda items: deque(impl.json_forms(items, profiles), maxlen=0)
 
+    def ours(profiles: Any, items: list[str], loads: str, batched: str) -> dict[str, tuple[Callable[[list[Any]], Any], list[Any]]]:
+        """The package's paths over ``items``: loads per implementation, check_line, the batch per implementation."""
+        out = {f"{loads}{kind}": (each(impl.loads_line, profiles), items) for kind, impl in impls.items()}
+        out["check_line"] = (each(check_line, profiles), items)
+        out.update({f"{batched}{kind}": (batch(impl, profiles), items) for kind, impl in impls.items()})
+        return out
+
     paths: dict[str, tuple[Callable[[list[Any]], Any], list[Any]]] = {
-        f"rogerwilco.loads ({speedups.active})": (each(rogerwilco.loads, receiver), lines)}
-    for kind, impl in impls.items():
-        paths[f"loads_line, {kind}"] = (each(impl.loads_line, receiver), lines)
-    paths["check_line"] = (each(check_line, receiver), lines)
-    for kind, impl in impls.items():
-        paths[f"batch json_forms, {kind}"] = (batch(impl, receiver), lines)
+        f"rogerwilco.loads ({speedups.active})": (each(rogerwilco.loads, receiver), lines),
+        **ours(receiver, lines, "loads_line, ", "batch json_forms, ")}
     paths["json.loads (baseline)"] = (each(json.loads), forms)
     missing = []
     try:
@@ -338,12 +341,7 @@ def main() -> None:
         for tail in (0, 100, 300):
             shape = grown(args.growth_lines, tail, slots)
             shape_forms = [json.dumps(rogerwilco.loads(line, core_only).to_json()) for line in shape]
-            shapes: dict[str, tuple[Callable[[list[Any]], Any], list[Any]]] = {}
-            for kind, impl in impls.items():
-                shapes[f"loads {kind}"] = (each(impl.loads_line, core_only), shape)
-            shapes["check_line"] = (each(check_line, core_only), shape)
-            for kind, impl in impls.items():
-                shapes[f"batch {kind}"] = (batch(impl, core_only), shape)
+            shapes = ours(core_only, shape, "loads ", "batch ")
             shapes["json"] = (each(json.loads), shape_forms)
             t = median_times(shapes, max(3, args.rounds // 2))
             cells = " ".join(f"{t[k] * 1e6:6.2f} ({t['json'] / t[k]:.2f}x)" for k in columns)
