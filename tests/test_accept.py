@@ -175,3 +175,17 @@ def test_an_extension_key_is_kept_as_written_and_a_profile_slot_is_not_one() -> 
     assert accept(line, RECEIVERS[0]).slots["x_team"] == "web+ops"  # type: ignore[union-attr]
     # amt is a pay slot: without p=pay it is the full pass's to judge
     assert accept("RW1 HO a-1 from=a to=b item=x ask=DRAFT amt=1.00", RECEIVERS[0]) is None
+
+
+@pytest.mark.parametrize("impl", ["pure", "active"])
+@pytest.mark.parametrize("value", [None, 5, b"RW1 ST a-1 from=a to=b item=x st=ok"])
+def test_a_line_that_is_not_a_str_is_a_type_error_on_either_path(impl, value):
+    """Not an AttributeError from inside the accept path: the adapter answers it as a bad request."""
+    from rogerwilco.core import accept as pure_module, speedups
+    from rogerwilco.front.adapter import handle
+
+    loads_line = pure_module.loads_line if impl == "pure" else speedups.loads_line
+    with pytest.raises(TypeError, match=r"^str object expected; got "):
+        loads_line(value)
+    answer = handle({"op": "digest", "line": value})
+    assert answer["ok"] is False and answer["error"].startswith("bad request: TypeError")

@@ -329,6 +329,8 @@ def accept(text: str, receiver: Receiver, line: int | None = None, file: str | N
 
 def loads_line(text: str, profiles: Any = None, line_number: int | None = None) -> Message:
     """``rogerwilco.loads``: the accept path, and the full pass only for a line it is not sure of."""
+    if not isinstance(text, str):  # what the compiled twin's argument check says, in both paths
+        raise TypeError(f"str object expected; got {'None' if text is None else type(text).__name__}")
     receiver = profiles if profiles.__class__ is _RECEIVER else as_receiver(profiles)
     message = accept(text, receiver, line_number)
     if message is not None:
