@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import gc
+import json
 import re
 import sys
 import tempfile
@@ -82,7 +83,7 @@ import attrs
 
 from ..core.findings import Finding, fail, note, passed
 from ..core.message import Message
-from ..core import _deprecated
+from ..core import _deprecated, speedups
 from .endpoint import Endpoint, Handoff, finding_text, replay_indexed
 from .lifecycle import CLOSE_EVENTS, CLOSE_TRANSITIONS, CLOSERS, HANDOFF_STATES, Conversation  # noqa: F401
 from ..core.semantics import LineResult, check_line
@@ -270,10 +271,7 @@ class KeptMessage:
 
     def whole(self) -> Message:
         """The message, read again from its line (the same line read with the same profiles: the same message)."""
-        message = check_line(self._lines.text(self._at), self._lines.receiver).message
-        if message is None:  # it was read from this very line
-            raise AssertionError(f"line of {self.id} no longer reads")
-        return message
+        return _reread(self._lines.text(self._at), self._lines.receiver)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name in KeptMessage.__slots__:  # a dunder, or a record not yet made
@@ -282,6 +280,11 @@ class KeptMessage:
 
     def __repr__(self) -> str:
         return f"KeptMessage({self._lines.text(self._at)!r})"
+
+
+def _reread(text: str, receiver: Receiver) -> Message:
+    """A line already read as a valid message, read again (the accept path: the same message, faster)."""
+    return speedups.loads_line(text, receiver)
 
 
 def _interned(value: Any) -> Any:
@@ -305,52 +308,66 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _read(lines: Iterable[Any], receiver: Receiver, kept: SpooledLines) -> tuple[list[Any], list[Finding], dict[str, Any]]:
-    """The stream's messages in order, each id once; ``form`` findings for the rest; the index by id.
+def _result(number: int, entry: Any, receiver: Receiver) -> LineResult | None:
+    """One entry of a thread's lines as the never-guess pass read it; None for a blank line."""
+    if isinstance(entry, Message):
+        return LineResult(text="", message=entry, findings=(), line_number=number)
+    if isinstance(entry, LineResult):
+        if entry.message is None and entry.refusal is None:  # a blank line read from a stream
+            return None
+        return entry
+    if isinstance(entry, str):
+        text = entry[:-1] if entry.endswith("\n") else entry
+        text = text[:-1] if text.endswith("\r") else text
+        return check_line(text, receiver, line_number=number) if text != "" else None
+    raise TypeError(f"a thread line is a str, a Message or a LineResult, not {type(entry).__name__}")
 
-    A line given as text or as a :class:`LineResult` is kept small (:class:`KeptMessage`), its text in
-    ``kept``; a :class:`Message` given as such is kept as given."""
+
+def _unreadable(number: int, result: LineResult) -> Finding:
+    """The ``form`` finding of a line that did not read as a message."""
+    problem = result.refusal
+    assert problem is not None
+    return fail(kind="form", key=None, message=f"line {result.line_number or number}: not a valid message "
+                f"({problem.token or problem.kind}: {problem.message}); left out of the thread")
+
+
+def _read(numbered: Iterable[tuple[int, Any]], receiver: Receiver, kept: SpooledLines | None
+          ) -> tuple[list[Any], list[tuple[int, Finding]], dict[str, Any], dict[str, int]]:
+    """The stream's messages in order, each id once; ``form`` findings for the rest, each with its line's
+    place; the index by id; each message's place in the stream.
+
+    ``numbered`` gives each entry with its place in the stream. A line given as text or as a
+    :class:`LineResult` is kept small (:class:`KeptMessage`), its text in ``kept``; a :class:`Message`
+    given as such is kept as given, and so is every message when ``kept`` is None."""
     messages: list[Any] = []
-    findings: list[Finding] = []
+    findings: list[tuple[int, Finding]] = []
     by_id: dict[str, Any] = {}
-    for number, entry in enumerate(lines, start=1):
-        text: str | None = None
-        if isinstance(entry, Message):
-            result = LineResult(text="", message=entry, findings=(), line_number=number)
-        elif isinstance(entry, LineResult):
-            result = entry
-            text = entry.text
-        elif isinstance(entry, str):
-            text = entry[:-1] if entry.endswith("\n") else entry
-            text = text[:-1] if text.endswith("\r") else text
-            if text == "":
-                continue
-            result = check_line(text, receiver, line_number=number)
-        else:
-            raise TypeError(f"a thread line is a str, a Message or a LineResult, not {type(entry).__name__}")
+    place: dict[str, int] = {}
+    for number, entry in numbered:
+        result = _result(number, entry, receiver)
+        if result is None:
+            continue
         message = result.message
         if message is None:
-            problem = result.refusal
-            if problem is None:  # a blank line read from a stream
-                continue
-            where = f"line {result.line_number or number}"
-            findings.append(fail(kind="form", key=None, message=f"{where}: not a valid message "
-                                 f"({problem.token or problem.kind}: {problem.message}); left out of the thread"))
+            findings.append((number, _unreadable(number, result)))
             continue
         earlier = by_id.get(message.id)
         if earlier is not None:
             if _whole(earlier) != message:
                 where = f"line {result.line_number or number}"
-                findings.append(fail(kind="form", key=None, message=f"{where}: id {message.id} is already used by a "
-                                     "different message; this one is left out of the thread"))
+                findings.append((number, fail(kind="form", key=None, message=f"{where}: id {message.id} is already "
+                                              "used by a different message; this one is left out of the thread")))
             continue
+        text = result.text if kept is not None and not isinstance(entry, Message) else None
         record: Any = message
         if text is not None:
+            assert kept is not None
             named = by_id.get(message.re) if message.re is not None else None
             record = KeptMessage(message, named.id if named is not None else message.re, kept.add(text), kept)
         by_id[message.id] = record
+        place[message.id] = number
         messages.append(record)
-    return messages, findings, by_id
+    return messages, findings, by_id, place
 
 
 def _reversal(ho: Any, by_id: Mapping[str, Any], ends: Mapping[str, Any]) -> dict[str, str]:
@@ -386,67 +403,252 @@ def check_thread(
     kept = SpooledLines(receiver)
     try:
         with _no_cycle_collection():
-            return _check(lines, at, receiver, kept)
+            return _check(enumerate(lines, start=1), at, receiver, kept).report()
     finally:
         kept.close()
 
 
-def _check(lines: Iterable[Any], at: _dt.datetime, receiver: Receiver, kept: SpooledLines) -> ThreadReport:
-    messages, findings, by_id = _read(lines, receiver, kept)
+#: the report's sections, in order; within one, findings go by the place in the stream of the line, message,
+#: cancel, handoff (its first HO) or question they are about
+_READ, _UNKNOWN, _WRONG_PARTY, _HANDOFFS, _QUESTIONS = range(5)
+
+
+@attrs.define
+class _Keyed:
+    """A check's report with where each part goes: findings as (section, place, finding), ledger rows as
+    (place, row), each list in report order. The report of independent parts of a conversation, checked
+    apart, is their lists merged by these keys (:func:`check_thread_spooled`)."""
+
+    findings: list[tuple[int, int, Finding]]
+    handoffs: list[tuple[int, HandoffStatus]]
+    items: list[tuple[int, ItemOwner]]
+
+    def report(self) -> ThreadReport:
+        findings = tuple(f for _, _, f in self.findings)
+        ledger = ThreadLedger(items=tuple(i for _, i in self.items), handoffs=tuple(h for _, h in self.handoffs))
+        return ThreadReport(passed=passed(findings), findings=findings, ledger=ledger)
+
+
+def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Receiver, kept: SpooledLines | None
+           ) -> _Keyed:
+    messages, read, by_id, place = _read(numbered, receiver, kept)
+    findings = [(_READ, number, f) for number, f in read]
     conversation = Conversation(index=by_id)
-    findings += _unknown_replies(messages, conversation)
+    findings += [(_UNKNOWN, place[m.id], f) for m, f in _unknown_replies(messages, conversation)]
     ends = replay_indexed(messages, receiver, by_id, senders_only=_SENDERS_ONLY)
-    findings += _wrong_party(ends, messages)
+    findings += [(_WRONG_PARTY, place[f.token or ""], f) for f in _wrong_party(ends, place)]
     hos = [m for m in messages if m.type == "HO"]
     groups = _handoffs(hos, ends)
-    several = {i for handoff, _ in groups if len(handoff.issues) > 1 for i in handoff.issues}
+    several = {i for _, handoff, _ in groups if len(handoff.issues) > 1 for i in handoff.issues}
     position = {ho.id: i for i, ho in enumerate(hos) if ho.id in several}  # stream order, among the HOs
     states: dict[str, HandoffStatus] = {}
-    for handoff, end in groups:
+    for first, handoff, end in groups:
+        where = place[first]
         members = sorted(handoff.issues, key=lambda i: position[i]) if len(handoff.issues) > 1 else handoff.issues
         live = [i for i in members if i not in end._carried]
         key = live[-1] if live else members[-1]
-        findings += _close_findings(handoff, key, conversation)
+        findings += [(_HANDOFFS, where, f) for f in _close_findings(handoff, key, conversation)]
         for ho_id in members:
             state, found = _issue_state(conversation.get(ho_id), handoff, end, conversation, ends, at)
             states[ho_id] = state
-            findings += found
-    findings += _questions(messages, ends, at)
-    ledger = ThreadLedger(items=_owners(hos, ends), handoffs=tuple(states[ho.id] for ho in hos))
-    ordered = tuple(findings)
-    return ThreadReport(passed=passed(ordered), findings=ordered, ledger=ledger)
+            findings += [(_HANDOFFS, where, f) for f in found]
+    findings += [(_QUESTIONS, place[aq.id], f) for aq, f in _questions(messages, ends, at)]
+    return _Keyed(findings=findings, handoffs=[(place[ho.id], states[ho.id]) for ho in hos],
+                  items=[(place[first], owner) for first, owner in _owners(hos, ends)])
 
 
-def _unknown_replies(messages: list[Any], conversation: Conversation) -> list[Finding]:
+def check_thread_spooled(
+    lines: Iterable[str | LineResult],
+    *,
+    now: str | _dt.datetime | None = None,
+    profiles: Receiver | Iterable | None = None,
+    batch_lines: int | None = None,
+) -> "SpooledThreadReport":
+    """:func:`check_thread` in memory that does not grow with the conversation; the report on disk.
+
+    The same report, finding for finding and row for row, for a conversation of any length: the
+    lines are read once and cut into the parts that touch nothing else
+    (:class:`rogerwilco.checks._components.Components`: a temporary database on disk), each batch of
+    whole parts (about ``batch_lines`` lines) is checked alone, and the findings and ledger rows go to a
+    second temporary database, read back in report order. Memory holds one batch, the largest part and
+    a fixed cache; what the disk holds grows with the conversation. ``lines`` are text or
+    :class:`LineResult` (a line is read again when its batch comes); close the report (or use it in a
+    ``with``) to delete its files.
+    """
+    from ._components import BATCH_LINES, Components
+
+    at = parse_now(now)
+    receiver = as_receiver(profiles)
+    parts = Components(batch_lines=BATCH_LINES if batch_lines is None else batch_lines)
+    out = SpooledThreadReport()
+    try:
+        with _no_cycle_collection():
+            for number, entry in enumerate(lines, start=1):
+                if isinstance(entry, Message):
+                    raise TypeError("check_thread_spooled reads lines (text or LineResult), not Message objects")
+                result = _result(number, entry, receiver)
+                if result is None:
+                    continue
+                message = result.message
+                if message is None:
+                    out._add([(_READ, number, _unreadable(number, result))], [], [])
+                    continue
+                parts.add(number, result.line_number, result.text, _names(message))
+            for batch in parts.batches():  # a batch is small: its messages are kept whole
+                numbered = ((place, LineResult(text=text, message=_reread(text, receiver), findings=(),
+                                               line_number=line)) for place, line, text in batch)
+                keyed = _check(numbered, at, receiver, None)
+                out._add(keyed.findings, keyed.handoffs, keyed.items)
+                del keyed
+                gc.collect()  # the batch's endpoints hold one another: freed here, not at the end
+    except BaseException:
+        out.close()
+        raise
+    finally:
+        parts.close()
+    return out
+
+
+def _names(message: Message) -> list[str]:
+    """What a message touches (:mod:`rogerwilco.checks._components`): its id, the message it answers, its
+    item, and for an ``ask=UNDO`` the messages its ``ctx=`` names."""
+    names = ["#" + message.id]
+    if message.re is not None:
+        names.append("#" + message.re)
+    if message.item is not None:
+        names.append("@" + message.item)
+    if message.type == "HO" and message.get("ask") == "UNDO":
+        names.extend("#" + ref for ref in message.get("ctx") or () if isinstance(ref, str))
+    return names
+
+
+class SpooledThreadReport:
+    """A :class:`ThreadReport` kept on disk (:func:`check_thread_spooled`): read its parts in report order,
+    write its JSON in pieces, or load it whole (:meth:`report`)."""
+
+    def __init__(self) -> None:
+        import sqlite3
+
+        self._db = sqlite3.connect("")  # a private temporary database on disk, deleted on close
+        self._db.executescript("""
+            PRAGMA journal_mode = OFF;
+            PRAGMA synchronous = OFF;
+            PRAGMA cache_size = -1024;
+            CREATE TABLE finding (section INTEGER NOT NULL, place INTEGER NOT NULL, seq INTEGER PRIMARY KEY,
+                                  json TEXT NOT NULL);
+            CREATE TABLE handoff (place INTEGER PRIMARY KEY, json TEXT NOT NULL);
+            CREATE TABLE item (place INTEGER PRIMARY KEY, json TEXT NOT NULL);
+        """)
+        self.fails = 0
+        self.notes = 0
+
+    @property
+    def passed(self) -> bool:
+        return self.fails == 0
+
+    def _add(self, findings: list[tuple[int, int, Finding]], handoffs: list[tuple[int, HandoffStatus]],
+             items: list[tuple[int, ItemOwner]]) -> None:
+        dumps = json.dumps
+        for _, _, f in findings:
+            if f.failed:
+                self.fails += 1
+            else:
+                self.notes += 1
+        self._db.executemany("INSERT INTO finding (section, place, json) VALUES (?, ?, ?)",
+                             ((section, place, dumps(f.to_json(), ensure_ascii=True)) for section, place, f in findings))
+        self._db.executemany("INSERT INTO handoff VALUES (?, ?)",
+                             ((place, dumps(h.to_json(), ensure_ascii=True)) for place, h in handoffs))
+        self._db.executemany("INSERT INTO item VALUES (?, ?)",
+                             ((place, dumps(i.to_json(), ensure_ascii=True)) for place, i in items))
+
+    def _rows(self, query: str) -> Iterator[str]:
+        for (text,) in self._db.execute(query):
+            yield text
+
+    def _findings_json(self) -> Iterator[str]:
+        return self._rows("SELECT json FROM finding ORDER BY section, place, seq")
+
+    def _handoffs_json(self) -> Iterator[str]:
+        return self._rows("SELECT json FROM handoff ORDER BY place")
+
+    def _items_json(self) -> Iterator[str]:
+        return self._rows("SELECT json FROM item ORDER BY place")
+
+    def findings(self) -> Iterator[Finding]:
+        for text in self._findings_json():
+            yield Finding(**json.loads(text))
+
+    def handoffs(self) -> Iterator[HandoffStatus]:
+        for text in self._handoffs_json():
+            row = json.loads(text)
+            row["from_"] = row.pop("from")
+            yield HandoffStatus(**row)
+
+    def items(self) -> Iterator[ItemOwner]:
+        for text in self._items_json():
+            yield ItemOwner(**json.loads(text))
+
+    def json_chunks(self) -> Iterator[str]:
+        """``json.dumps(report.to_json(), ensure_ascii=True)`` of the whole report, in pieces."""
+        yield '{"passed": ' + ("true" if self.passed else "false") + ', "findings": ['
+        yield from _joined(self._findings_json())
+        yield '], "ledger": {"items": ['
+        yield from _joined(self._items_json())
+        yield '], "handoffs": ['
+        yield from _joined(self._handoffs_json())
+        yield "]}}"
+
+    def report(self) -> ThreadReport:
+        """The whole report in memory (:class:`ThreadReport`)."""
+        findings = tuple(self.findings())
+        ledger = ThreadLedger(items=tuple(self.items()), handoffs=tuple(self.handoffs()))
+        return ThreadReport(passed=self.passed, findings=findings, ledger=ledger)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "SpooledThreadReport":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _joined(pieces: Iterator[str]) -> Iterator[str]:
+    first = True
+    for piece in pieces:
+        yield piece if first else ", " + piece
+        first = False
+
+
+def _unknown_replies(messages: list[Any], conversation: Conversation) -> list[tuple[Any, Finding]]:
     """A ``re=`` naming no message in the stream."""
-    return [fail(kind="reply-to-unknown", key=None,
-                 message=f"{m.type} {m.id} answers re={m.re}, which names no message in the stream")
+    return [(m, fail(kind="reply-to-unknown", key=None,
+                     message=f"{m.type} {m.id} answers re={m.re}, which names no message in the stream"))
             for m in messages if m.re is not None and m.re not in conversation]
 
 
-def _wrong_party(ends: Mapping[str, Endpoint], messages: list[Any]) -> list[Finding]:
+def _wrong_party(ends: Mapping[str, Endpoint], place: Mapping[str, int]) -> list[Finding]:
     """A cancel from the wrong party, once: whichever end saw it (a third agent's CX is seen by its receiver alone)."""
     wrong: dict[str | None, Finding] = {}
     for end in ends.values():
         for f in end.findings:
             if f.kind == "cancel-wrong-party" and f.token not in wrong:
                 wrong[f.token] = f
-    if not wrong:
-        return []
-    position = {m.id: i for i, m in enumerate(messages) if m.id in wrong}
-    return sorted(wrong.values(), key=lambda f: position[f.token or ""])
+    return sorted(wrong.values(), key=lambda f: place[f.token or ""])
 
 
-def _handoffs(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[tuple[Handoff, Endpoint]]:
-    """Every handoff once, as its sender's end saw it (it saw every message between the two parties)."""
-    groups: list[tuple[Handoff, Endpoint]] = []
+def _handoffs(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[tuple[str, Handoff, Endpoint]]:
+    """Every handoff once, with its first HO in the stream, as its sender's end saw it (it saw every
+    message between the two parties)."""
+    groups: list[tuple[str, Handoff, Endpoint]] = []
     seen: set[int] = set()
     for ho in hos:
         end = ends[ho.from_]
         handoff = end._handoffs[ho.id]
         if id(handoff) not in seen:
             seen.add(id(handoff))
-            groups.append((handoff, end))
+            groups.append((ho.id, handoff, end))
     return groups
 
 
@@ -496,7 +698,7 @@ def _issue_state(ho: Any, handoff: Handoff, end: Endpoint, conversation: Convers
     return HandoffStatus(state=state, **common), [open_]
 
 
-def _questions(messages: list[Any], ends: Mapping[str, Endpoint], at: _dt.datetime) -> list[Finding]:
+def _questions(messages: list[Any], ends: Mapping[str, Endpoint], at: _dt.datetime) -> list[tuple[Any, Finding]]:
     """Every question answered or refused by the agent it asked, never left (spec 5 rule 2)."""
     findings = []
     for aq in (m for m in messages if m.type == "AQ"):
@@ -504,25 +706,26 @@ def _questions(messages: list[Any], ends: Mapping[str, Endpoint], at: _dt.dateti
             continue
         by = aq.get("by")
         if by is not None and at.date() > _date(by):
-            findings.append(fail(kind="unanswered", key=None, token=aq.id,
-                                 message=f"AQ {aq.id} to {aq.to} is not answered, and its by={by} has passed"))
+            findings.append((aq, fail(kind="unanswered", key=None, token=aq.id,
+                                      message=f"AQ {aq.id} to {aq.to} is not answered, and its by={by} has passed")))
         else:
-            findings.append(note(kind="unanswered", key=None, token=aq.id,
-                                 message=f"AQ {aq.id} to {aq.to} is not answered yet" + (f" (by={by})" if by else "")))
+            findings.append((aq, note(kind="unanswered", key=None, token=aq.id, message=f"AQ {aq.id} to {aq.to} is "
+                                      "not answered yet" + (f" (by={by})" if by else ""))))
     return findings
 
 
-def _owners(hos: list[Any], ends: Mapping[str, Endpoint]) -> tuple[ItemOwner, ...]:
-    """The owner of each item: the ``to`` of its latest HO whose readback passed, else its first sender."""
-    owners: dict[str, ItemOwner] = {}
+def _owners(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[tuple[str, ItemOwner]]:
+    """The owner of each item: the ``to`` of its latest HO whose readback passed, else its first sender;
+    with the item's first HO."""
+    owners: dict[str, tuple[str, ItemOwner]] = {}
     for ho in hos:
         if ho.item is None:
             continue
         if ho.item not in owners:
-            owners[ho.item] = ItemOwner(item=ho.item, owner=ho.from_, via=None)
+            owners[ho.item] = (ho.id, ItemOwner(item=ho.item, owner=ho.from_, via=None))
         if ends[ho.from_]._readbacks.get(ho.id, ("", ""))[0] == "passed":
-            owners[ho.item] = ItemOwner(item=ho.item, owner=ho.to, via=ho.id)
-    return tuple(owners.values())
+            owners[ho.item] = (owners[ho.item][0], ItemOwner(item=ho.item, owner=ho.to, via=ho.id))
+    return list(owners.values())
 
 
 __all__ = [
@@ -533,7 +736,9 @@ __all__ = [
     "SpooledLines",
     "ThreadLedger",
     "ThreadReport",
+    "SpooledThreadReport",
     "check_thread",
+    "check_thread_spooled",
     "parse_now",
 ]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from ...core.errors import RW1Error
@@ -21,20 +20,24 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_check_thread(args: argparse.Namespace) -> int:
-    from ...checks.thread import check_thread, parse_now
+    from ...checks.thread import check_thread_spooled, parse_now
 
     try:
         now = parse_now(args.now)
     except ValueError as exc:
         raise RW1Error(str(exc)) from None
     receiver = receiver_from(args)
-    with open_input(args.file) as fh:  # read as a stream: check_thread keeps each line small
-        report = check_thread(validate_stream(fh, receiver, file=display_name(args.file)), now=now, profiles=receiver)
-    if args.format == "json":
-        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=True) + "\n")
-    else:
-        from ..render import make_console
-        from ..render.thread import thread_report
+    with open_input(args.file) as fh:  # read as a stream, the report kept on disk: memory does not grow with it
+        report = check_thread_spooled(validate_stream(fh, receiver, file=display_name(args.file)), now=now,
+                                      profiles=receiver)
+    with report:
+        if args.format == "json":
+            for piece in report.json_chunks():
+                sys.stdout.write(piece)
+            sys.stdout.write("\n")
+        else:
+            from ..render import make_console
+            from ..render.thread import print_spooled
 
-        make_console().print(thread_report(report))
-    return 0 if report.passed else 1
+            print_spooled(make_console(), report)
+        return 0 if report.passed else 1

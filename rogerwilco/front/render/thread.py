@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from typing import Any, Iterable, Iterator
+
+from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from ...core.errors import printable
 from . import counted
 from .tables import FoldingTable
-from ...checks.thread import ThreadReport
+from ...checks.thread import HandoffStatus, ItemOwner, SpooledThreadReport, ThreadReport
+from ...core.findings import Finding
 
 _STYLE = {"fail": "bold red", "note": "yellow"}
 _STATE_STYLE = {"orphaned": "bold red", "held": "red", "awaiting-readback": "yellow", "owned": "green",
@@ -19,32 +22,47 @@ def _cell(value: object) -> str:
     return "" if value is None else printable(str(value))
 
 
-def findings_text(report: ThreadReport) -> Text:
+def _finding_line(finding: Finding) -> Text:
     out = Text()
-    for finding in report.findings:
-        out.append(finding.severity, style=_STYLE.get(finding.severity, ""))
-        out.append(f" [{finding.kind}]")
-        if finding.key and not finding.message.startswith(finding.key):
-            out.append(f" {printable(finding.key)}", style="bold")
-        out.append(" " + printable(finding.message) + "\n")
-    fails = sum(1 for f in report.findings if f.failed)
-    notes = len(report.findings) - fails
-    verdict = "passed" if report.passed else "failed"
-    out.append(f"{verdict}: {counted(fails, 'fails')}, {counted(notes, 'notes')}", style="bold" if report.passed else "bold red")
+    out.append(finding.severity, style=_STYLE.get(finding.severity, ""))
+    out.append(f" [{finding.kind}]")
+    if finding.key and not finding.message.startswith(finding.key):
+        out.append(f" {printable(finding.key)}", style="bold")
+    out.append(" " + printable(finding.message))
     return out
 
 
-def items_table(report: ThreadReport) -> FoldingTable:
+def _verdict(passed: bool, fails: int, notes: int) -> Text:
+    verdict = "passed" if passed else "failed"
+    return Text(f"{verdict}: {counted(fails, 'fails')}, {counted(notes, 'notes')}",
+                style="bold" if passed else "bold red")
+
+
+def findings_text(report: ThreadReport) -> Text:
+    out = Text()
+    for finding in report.findings:
+        out.append_text(_finding_line(finding))
+        out.append("\n")
+    fails = sum(1 for f in report.findings if f.failed)
+    out.append_text(_verdict(report.passed, fails, len(report.findings) - fails))
+    return out
+
+
+def _items_table(entries: Iterable[ItemOwner]) -> FoldingTable:
     table = FoldingTable("Owners", [("item", True), ("owner", True), ("via", False)])
-    for entry in report.ledger.items:
+    for entry in entries:
         table.add_row(_cell(entry.item), _cell(entry.owner), _cell(entry.via or "(no readback passed)"))
     return table
 
 
-def handoffs_table(report: ThreadReport) -> FoldingTable:
+def items_table(report: ThreadReport) -> FoldingTable:
+    return _items_table(report.ledger.items)
+
+
+def _handoffs_table(handoffs: Iterable[HandoffStatus]) -> FoldingTable:
     table = FoldingTable("Handoffs", [("HO", True), ("item", True), ("from", True), ("to", True), ("ask", True),
                                       ("readback", False), ("state", True), ("by", False)])
-    for h in report.ledger.handoffs:
+    for h in handoffs:
         if h.state == "closed":
             by = f"{h.by} {h.closer}"
         elif h.state == "reissued":
@@ -57,8 +75,48 @@ def handoffs_table(report: ThreadReport) -> FoldingTable:
     return table
 
 
+def handoffs_table(report: ThreadReport) -> FoldingTable:
+    return _handoffs_table(report.ledger.handoffs)
+
+
 def thread_report(report: ThreadReport) -> RenderableType:
     return Group(findings_text(report), items_table(report), handoffs_table(report))
+
+
+#: rows to a page when a report is printed a page at a time (:func:`print_spooled`)
+PAGE_ROWS = 1000
+
+
+def print_spooled(console: Console, report: SpooledThreadReport, *, page: int = PAGE_ROWS) -> None:
+    """Print a report kept on disk a page at a time: the findings ``page`` lines at a time, then the two
+    tables in pages of ``page`` rows, each page a table of its own (measured alone). A report of one page
+    prints as :func:`thread_report` prints it."""
+    for chunk in _pages(report.findings(), page):
+        out = Text()
+        for finding in chunk:
+            out.append_text(_finding_line(finding))
+            out.append("\n")
+        out.rstrip()
+        console.print(out)
+    console.print(_verdict(report.passed, report.fails, report.notes))
+    for make, rows in ((_items_table, report.items()), (_handoffs_table, report.handoffs())):
+        chunks = 0
+        for chunk in _pages(rows, page):
+            console.print(make(chunk))
+            chunks += 1
+        if not chunks:
+            console.print(make(()))
+
+
+def _pages(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    chunk: list[Any] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 _TOOL_STYLE = {"prepared": "green", "expired": "yellow", "in-doubt": "bold red", "committed": "", "failed": "red",

@@ -1,0 +1,187 @@
+"""A conversation cut into the parts that do not touch: each checked alone, in bounded memory.
+
+Two messages touch when one names the other (``re=``, an ``ask=UNDO``'s
+``ctx=``), when they share an id, or when they are about the same item. A
+*component* is what touching joins, transitively; the thread checks read
+nothing across components, so a conversation's report is its components'
+reports merged in stream order. :class:`Components` finds them in one pass
+over the lines, keeping everything it learns in a private temporary SQLite
+database on disk (:data:`CACHE_KIB` of page cache, and a bounded cache of
+recent names): memory does not grow with the conversation. Then
+:meth:`Components.batches` gives the lines back, whole components at a time,
+about :data:`BATCH_LINES` lines to a batch, each batch in stream order.
+
+Joining two components that did not need to be joined changes no report (the
+checks read each component alone either way), so the cut is safe by
+construction; only a missed name could split what must stay together, and
+every name is read from the message as the never-guess pass read it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Iterable, Iterator
+
+#: lines to a batch, about (a component is never split, so a batch can be larger)
+BATCH_LINES = 4096
+#: the database's page cache, in KiB
+CACHE_KIB = 2048
+#: recent names and components kept in memory in front of the database
+_RECENT = 4096
+
+
+#: the Bloom filter of names: 2**23 bits, three probes a name (about 1 in 200 false positives at 400,000 names)
+_SEEN_BYTES = 1 << 20
+_MASK = (_SEEN_BYTES << 3) - 1
+
+
+def _bits(name: str) -> tuple[int, int, int]:
+    h = hash(name)
+    return h & _MASK, (h >> 23) & _MASK, (h >> 46) & _MASK
+
+
+class Components:
+    """The lines of a conversation and the components they make (:meth:`add`, then :meth:`batches`)."""
+
+    def __init__(self, *, batch_lines: int = BATCH_LINES) -> None:
+        self.batch_lines = max(1, batch_lines)
+        self._db = sqlite3.connect("")  # "": a private temporary database on disk, deleted on close
+        self._db.executescript(f"""
+            PRAGMA journal_mode = OFF;
+            PRAGMA synchronous = OFF;
+            PRAGMA cache_size = -{CACHE_KIB};
+            PRAGMA temp_store = FILE;
+            CREATE TABLE name (name TEXT PRIMARY KEY, part INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE part (part INTEGER PRIMARY KEY, up INTEGER NOT NULL);
+            CREATE TABLE line (place INTEGER PRIMARY KEY, part INTEGER NOT NULL, number INTEGER, text TEXT NOT NULL);
+        """)
+        self._parts = 0
+        self._names: dict[str, int] = {}  # recent names -> a part they belong to (not always its root)
+        self._up: dict[int, int] = {}  # recent parts -> the part they were joined to (a root: itself)
+        self._lines: list[tuple[int, int, int | None, str]] = []
+        self._new_names: dict[str, int] = {}  # names learned since the last write to the database
+        self._seen = bytearray(_SEEN_BYTES)  # a Bloom filter of every name: most new names need no query
+
+    def add(self, place: int, number: int | None, text: str, names: Iterable[str]) -> None:
+        """The line at ``place`` (its line number ``number``, its ``text``), touching ``names``."""
+        roots: set[int] = set()
+        new: list[str] = []
+        for name in names:
+            part = self._part_of(name)
+            if part is None:
+                new.append(name)
+            else:
+                roots.add(self._root(part))
+        if roots:
+            root = min(roots)  # the oldest: parts are numbered in stream order
+            for other in roots:
+                if other != root:
+                    self._join(other, root)
+        else:
+            root = self._parts
+            self._parts += 1
+            self._db.execute("INSERT INTO part VALUES (?, ?)", (root, root))
+            self._remember(self._up, root, root)
+        seen = self._seen
+        for name in new:
+            if name not in self._new_names:
+                self._new_names[name] = root
+                self._remember(self._names, name, root)
+                for bit in _bits(name):
+                    seen[bit >> 3] |= 1 << (bit & 7)
+        self._lines.append((place, root, number, text))
+        if len(self._lines) >= 1024 or len(self._new_names) >= 4096:
+            self._flush()
+
+    def _part_of(self, name: str) -> int | None:
+        part = self._names.get(name)
+        if part is None:
+            part = self._new_names.get(name)
+        if part is not None:
+            return part
+        seen = self._seen
+        if not all(seen[bit >> 3] & (1 << (bit & 7)) for bit in _bits(name)):
+            return None  # never seen: the filter has no false negatives
+        row = self._db.execute("SELECT part FROM name WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return None
+        self._remember(self._names, name, row[0])
+        return int(row[0])
+
+    def _parent(self, part: int) -> int:
+        up = self._up.get(part)
+        if up is None:
+            up = int(self._db.execute("SELECT up FROM part WHERE part = ?", (part,)).fetchone()[0])
+            self._remember(self._up, part, up)
+        return up
+
+    def _root(self, part: int) -> int:
+        path = []
+        up = self._parent(part)
+        while up != part:
+            path.append(part)
+            part, up = up, self._parent(up)
+        for below in path[:-1]:  # each part on the way now points at the root
+            self._set_parent(below, part)
+        return part
+
+    def _join(self, other: int, root: int) -> None:
+        self._set_parent(other, root)
+
+    def _set_parent(self, part: int, up: int) -> None:
+        self._db.execute("UPDATE part SET up = ? WHERE part = ?", (up, part))
+        self._remember(self._up, part, up)
+
+    @staticmethod
+    def _remember(cache: dict, key: object, value: int) -> None:
+        cache.pop(key, None)
+        cache[key] = value
+        if len(cache) > _RECENT:
+            del cache[next(iter(cache))]  # the least recently learned
+
+    def _flush(self) -> None:
+        self._db.executemany("INSERT INTO name VALUES (?, ?)", self._new_names.items())
+        self._new_names.clear()
+        self._db.executemany("INSERT INTO line VALUES (?, ?, ?, ?)", self._lines)
+        self._lines.clear()
+
+    def batches(self) -> Iterator[list[tuple[int, int | None, str]]]:
+        """The lines again as ``(place, number, text)``, whole components at a time, each batch in stream order."""
+        self._flush()
+        db = self._db
+        # every part points at its root (pointer jumping: a few rounds, each halving the longest path)
+        while db.execute("UPDATE part SET up = (SELECT p.up FROM part AS p WHERE p.part = part.up) "
+                         "WHERE up != (SELECT p.up FROM part AS p WHERE p.part = part.up)").rowcount:
+            pass
+        db.executescript("""
+            UPDATE line SET part = (SELECT up FROM part WHERE part.part = line.part)
+                WHERE part IN (SELECT part FROM part WHERE up != part);
+            CREATE INDEX line_part ON line (part, place);
+            CREATE TABLE batch (part INTEGER PRIMARY KEY, batch INTEGER NOT NULL);
+        """)
+        batch, size = 0, 0
+        rows: list[tuple[int, int]] = []
+        for part, count in db.execute("SELECT part, count(*) FROM line GROUP BY part ORDER BY part"):
+            if size and size + count > self.batch_lines:
+                batch, size = batch + 1, 0
+            rows.append((part, batch))
+            size += count
+            if len(rows) >= 1024:
+                db.executemany("INSERT INTO batch VALUES (?, ?)", rows)
+                rows.clear()
+        db.executemany("INSERT INTO batch VALUES (?, ?)", rows)
+        current = 0
+        lines: list[tuple[int, int | None, str]] = []
+        for number, place, line_number, text in db.execute(
+                "SELECT batch.batch, line.place, line.number, line.text FROM batch JOIN line USING (part) "
+                "ORDER BY batch.batch, line.place"):
+            if number != current and lines:
+                yield lines
+                lines = []
+            current = number
+            lines.append((place, line_number, text))
+        if lines:
+            yield lines
+
+    def close(self) -> None:
+        self._db.close()
