@@ -23,9 +23,9 @@ import sqlite3
 from typing import Iterable, Iterator
 
 #: lines to a batch, about (a component is never split, so a batch can be larger)
-BATCH_LINES = 4096
+BATCH_LINES = 2048
 #: the database's page cache, in KiB
-CACHE_KIB = 2048
+CACHE_KIB = 512
 #: recent names and components kept in memory in front of the database
 _RECENT = 4096
 
@@ -157,30 +157,19 @@ class Components:
             UPDATE line SET part = (SELECT up FROM part WHERE part.part = line.part)
                 WHERE part IN (SELECT part FROM part WHERE up != part);
             CREATE INDEX line_part ON line (part, place);
-            CREATE TABLE batch (part INTEGER PRIMARY KEY, batch INTEGER NOT NULL);
         """)
-        batch, size = 0, 0
-        rows: list[tuple[int, int]] = []
+        ranges: list[tuple[int, int]] = []  # each batch: its first and last part (parts are in stream order)
+        size = 0
         for part, count in db.execute("SELECT part, count(*) FROM line GROUP BY part ORDER BY part"):
-            if size and size + count > self.batch_lines:
-                batch, size = batch + 1, 0
-            rows.append((part, batch))
-            size += count
-            if len(rows) >= 1024:
-                db.executemany("INSERT INTO batch VALUES (?, ?)", rows)
-                rows.clear()
-        db.executemany("INSERT INTO batch VALUES (?, ?)", rows)
-        current = 0
-        lines: list[tuple[int, int | None, str]] = []
-        for number, place, line_number, text in db.execute(
-                "SELECT batch.batch, line.place, line.number, line.text FROM batch JOIN line USING (part) "
-                "ORDER BY batch.batch, line.place"):
-            if number != current and lines:
-                yield lines
-                lines = []
-            current = number
-            lines.append((place, line_number, text))
-        if lines:
+            if ranges and size + count <= self.batch_lines:
+                ranges[-1] = (ranges[-1][0], part)
+                size += count
+            else:
+                ranges.append((part, part))
+                size = count
+        for low, high in ranges:
+            lines = db.execute("SELECT place, number, text FROM line WHERE part BETWEEN ? AND ?", (low, high)).fetchall()
+            lines.sort()
             yield lines
 
     def close(self) -> None:

@@ -1,0 +1,208 @@
+"""check_thread_spooled: the same report as check_thread, in memory that does not grow with the conversation.
+
+The spooled check cuts the conversation into the parts that touch nothing else
+(a reply and what it answers, one id used twice, one item, an undo and the
+act it reverses), checks a batch of parts at a time and merges the findings
+and ledger rows back into report order. The reference is check_thread, which
+reads the conversation whole: on random conversations over many items and
+every batch size down to one line, the two reports are equal, findings, order,
+ledger and JSON byte for byte. Each kind of link is shown to matter: drop it
+from what joins parts and a conversation below reports differently.
+``RW_PROPERTY_EXAMPLES`` raises the number of conversations (default 150).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+
+import pytest
+from hypothesis import example, given, settings, strategies as st
+
+from rogerwilco.checks import _components, thread
+from rogerwilco.checks._components import Components
+from rogerwilco.checks.thread import check_thread, check_thread_spooled
+from rogerwilco.core.semantics import check_line
+from rogerwilco.front.render import make_console
+from rogerwilco.front.render.thread import print_spooled, thread_report
+
+from .test_thread_kept import EXAMPLES, NOW, conversations
+
+ITEMS = tuple(f"gh:o/r#{n}" for n in range(1, 6))
+_OPTIONAL_ITEM = ("AQ", "AN", "UN")
+
+
+@st.composite
+def many_items(draw) -> list[str]:
+    """A conversation of :func:`conversations` whose lines are about five items, some about none."""
+    out = []
+    for line in draw(conversations()):
+        words = line.split(" ")
+        kind = words[1] if len(words) > 1 else ""
+        item = draw(st.sampled_from(ITEMS + ((None,) if kind in _OPTIONAL_ITEM else ())))
+        out.append(" ".join(w for w in (
+            (f"item={item}" if item else "") if w.startswith("item=gh:o/r#") else w for w in words) if w))
+    return out
+
+
+def _json(report) -> str:
+    return json.dumps(report.to_json(), ensure_ascii=True)
+
+
+def _spooled(lines, batch_lines, **kw):
+    with check_thread_spooled(lines, now=NOW, batch_lines=batch_lines, **kw) as spooled:
+        return spooled.report(), "".join(spooled.json_chunks()), (spooled.fails, spooled.notes)
+
+
+_E = " from=lead to=dev item=x"
+_B = " from=dev to=lead item=x"
+#: conversations whose parts are joined by one kind of link alone, each line in a batch of its own
+LINKED = {
+    "re": [f"RW1 HO lead-1{_E} ask=FIX", "RW1 HO qa-1 from=qa to=ops item=y ask=FIX",
+           "RW1 DN dev-1 re=lead-1 from=dev to=lead item=q1 out=OK",
+           "RW1 DN dev-2 re=lead-1 from=dev to=lead item=q2 out=OK"],
+    "later": ["RW1 DN dev-1 re=lead-1 from=dev to=lead item=q1 out=OK", "RW1 HO qa-1 from=qa to=ops item=y ask=FIX",
+              f"RW1 HO lead-1{_E} ask=FIX"],
+    "id": [f"RW1 HO lead-1{_E} ask=FIX", "RW1 HO qa-1 from=qa to=ops item=y ask=FIX",
+           "RW1 HO lead-1 from=lead to=dev item=z ask=FIX"],
+    "item": [f"RW1 HO lead-1{_E} ask=FIX rb=all", "RW1 HO qa-1 from=qa to=ops item=y ask=FIX",
+             f"RW1 RB dev-1 re=lead-1{_B} ask=FIX", f"RW1 ST lead-2{_E} eta=20261008",
+             f"RW1 DN dev-2 re=lead-1{_B} out=OK"],
+    "ctx": [f"RW1 HO lead-1{_E} ask=FIX", f"RW1 DN dev-1 re=lead-1{_B} out=OK",
+            "RW1 HO qa-1 from=qa to=ops item=y ask=FIX",
+            "RW1 HO lead-2 from=lead to=dev item=w ask=UNDO ctx=dev-1"],
+}
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(st.one_of(conversations(), many_items()), st.sampled_from((1, 2, 3, 5, 1000)))
+@example(LINKED["re"], 1)
+@example(LINKED["later"], 1)
+@example(LINKED["id"], 1)
+@example(LINKED["item"], 1)
+@example(LINKED["ctx"], 1)
+def test_the_spooled_report_is_check_threads_report(conversation, batch_lines):
+    whole = check_thread(conversation, now=NOW)
+    report, text, (fails, notes) = _spooled(conversation, batch_lines)
+    assert report == whole
+    assert text == _json(whole)
+    assert fails == sum(f.failed for f in whole.findings) and fails + notes == len(whole.findings)
+    results = [check_line(line, line_number=n) for n, line in enumerate(conversation, start=1)]
+    assert _spooled(results, batch_lines)[0] == whole  # as the command gives them: read results
+
+
+@pytest.mark.parametrize("kind", sorted(LINKED))
+def test_each_kind_of_link_keeps_its_parts_together(kind, monkeypatch):
+    conversation = LINKED[kind]
+    whole = check_thread(conversation, now=NOW)
+    assert _spooled(conversation, 1)[0] == whole
+    names = thread._names
+
+    def without(message):  # the names of one kind left out
+        keep = {"re": lambda n: n != "#" + (message.re or ""), "later": lambda n: n != "#" + (message.re or ""),
+                "id": lambda n: n != "#" + message.id, "item": lambda n: not n.startswith("@"),
+                "ctx": lambda n: n == "#" + message.id or n.startswith("@") or n == "#" + (message.re or "")}[kind]
+        found = [n for n in names(message) if keep(n)]
+        return found or ["#" + message.id + "/alone"]
+
+    monkeypatch.setattr(thread, "_names", without)
+    assert _spooled(conversation, 1)[0] != whole, f"{kind}: the check does not depend on this link"
+
+
+def test_a_message_object_is_refused_with_a_type_error():
+    message = check_line(f"RW1 HO lead-1{_E} ask=FIX").message
+    with pytest.raises(TypeError, match="not Message objects"):
+        check_thread_spooled([message], now=NOW)
+
+
+def test_blank_and_unreadable_lines_keep_their_place():
+    lines = ["", "not a message", f"RW1 HO lead-1{_E} ask=FIX", "\n", "RW1 ZZ x", f"RW1 DN dev-1 re=lead-1{_B} out=OK"]
+    report, text, _ = _spooled(lines, 1)
+    assert report == check_thread(lines, now=NOW)
+    assert [f.message.split(":")[0] for f in report.findings if f.kind == "form"] == ["line 2", "line 5"]
+
+
+# ---- the components -----------------------------------------------------------------------------
+
+def _reference(links: list[list[str]]) -> list[set[int]]:
+    """The lines' components, by a plain in-memory union-find over the same names."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i, names in enumerate(links):
+        for name in names:
+            parent[find(name)] = find(f"line{i}")
+    groups: dict[str, set[int]] = {}
+    for i in range(len(links)):
+        groups.setdefault(find(f"line{i}"), set()).add(i)
+    return sorted(groups.values(), key=min)
+
+
+@pytest.mark.parametrize("squeezed", [False, True])
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([f"n{i}" for i in range(40)]), min_size=1, max_size=4), max_size=60),
+       st.integers(1, 8))
+def test_components_are_what_a_plain_union_find_finds(squeezed, links, batch_lines):
+    # squeezed: two names of recent memory and a filter that knows nothing, so every name goes to the database
+    saved = (_components._RECENT, _components._bits)
+    if squeezed:
+        _components._RECENT, _components._bits = 2, (lambda name: (0, 0, 0))
+    try:
+        parts = Components(batch_lines=batch_lines)
+        for i, names in enumerate(links):
+            parts.add(i, i + 1, f"line {i}", names)
+        batches = list(parts.batches())
+        parts.close()
+    finally:
+        _components._RECENT, _components._bits = saved
+    places = [place for batch in batches for place, _, _ in batch]
+    assert sorted(places) == list(range(len(links)))  # every line once
+    assert all([p for p, _, _ in b] == sorted(p for p, _, _ in b) for b in batches)  # each batch in stream order
+    assert all(text == f"line {place}" and number == place + 1 for b in batches for place, number, text in b)
+    batch_of = {place: n for n, b in enumerate(batches) for place, _, _ in b}
+    for component in _reference(links):  # a component is never split across batches
+        assert len({batch_of[i] for i in component}) == 1
+    for n, b in enumerate(batches):  # a batch over its size holds one component alone, or starts with one
+        if len(b) > batch_lines:
+            firsts = [c for c in _reference(links) if batch_of[min(c)] == n]
+            assert len(firsts) == 1 or len(firsts[0]) > batch_lines
+
+
+def test_a_long_chain_of_joins_resolves_to_one_component():
+    parts = Components(batch_lines=10)
+    random.seed(7)
+    for i in range(3000):  # each line joins two earlier ones far apart: long paths, then path compression
+        parts.add(i, None, "x", [f"n{i}", f"n{random.randrange(i + 1)}"] if i % 500 else [f"n{i}"])
+    sizes = [len(b) for b in parts.batches()]
+    parts.close()
+    assert sum(sizes) == 3000 and len(sizes) < 3000
+
+
+# ---- the command's text --------------------------------------------------------------------------
+
+def _printed(render) -> str:
+    out = io.StringIO()
+    render(make_console(out, width=120, color=False))
+    return out.getvalue()
+
+
+def test_a_one_page_report_prints_as_the_whole_report_does():
+    conversation = LINKED["item"] + LINKED["ctx"][2:] + ["RW1 ZZ x"]
+    whole = check_thread(conversation, now=NOW)
+    with check_thread_spooled(conversation, now=NOW, batch_lines=2) as spooled:
+        assert _printed(lambda c: print_spooled(c, spooled)) == _printed(lambda c: c.print(thread_report(whole)))
+
+
+def test_a_long_report_prints_a_page_at_a_time_every_row_once():
+    conversation = [f"RW1 HO lead-{n} from=lead to=dev item=gh:o/r#{n} ask=FIX" for n in range(1, 8)]
+    with check_thread_spooled(conversation, now=NOW, batch_lines=3) as spooled:
+        text = _printed(lambda c: print_spooled(c, spooled, page=3))
+    assert text.count("Handoffs") == 3 and text.count("Owners") == 3  # 7 rows: pages of 3, 3 and 1
+    assert all(text.count(f"lead-{n} ") >= 2 for n in range(1, 8))  # its finding and its row
+    assert text.count("[open]") == 7 and "passed: 0 fails, 7 notes" in text
