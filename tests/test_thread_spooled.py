@@ -17,10 +17,11 @@ import io
 import json
 import random
 
+import attrs
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from rogerwilco.checks import _components, thread
+from rogerwilco.checks import _components
 from rogerwilco.checks._components import Components
 from rogerwilco.checks.thread import check_thread, check_thread_spooled
 from rogerwilco.core.semantics import check_line
@@ -97,7 +98,7 @@ def test_each_kind_of_link_keeps_its_parts_together(kind, monkeypatch):
     conversation = LINKED[kind]
     whole = check_thread(conversation, now=NOW)
     assert _spooled(conversation, 1)[0] == whole
-    names = thread._names
+    names = _components.names_of
 
     def without(message):  # the names of one kind left out
         keep = {"re": lambda n: n != "#" + (message.re or ""), "later": lambda n: n != "#" + (message.re or ""),
@@ -106,7 +107,7 @@ def test_each_kind_of_link_keeps_its_parts_together(kind, monkeypatch):
         found = [n for n in names(message) if keep(n)]
         return found or ["#" + message.id + "/alone"]
 
-    monkeypatch.setattr(thread, "_names", without)
+    monkeypatch.setattr(_components, "names_of", without)
     assert _spooled(conversation, 1)[0] != whole, f"{kind}: the check does not depend on this link"
 
 
@@ -206,3 +207,39 @@ def test_a_long_report_prints_a_page_at_a_time_every_row_once():
     assert text.count("Handoffs") == 3 and text.count("Owners") == 3  # 7 rows: pages of 3, 3 and 1
     assert all(text.count(f"lead-{n} ") >= 2 for n in range(1, 8))  # its finding and its row
     assert text.count("[open]") == 7 and "passed: 0 fails, 7 notes" in text
+
+
+# ---- lint reads the stream a part at a time too --------------------------------------------------
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(st.one_of(conversations(), many_items()), st.sampled_from((1, 2, 3)))
+@example(LINKED["id"], 1)
+@example(["RW1 HO lead-2 from=lead to=dev item=x ask=FIX", "RW1 HO qa-1 from=qa to=ops item=y ask=FIX",
+          "RW1 HO lead-1 from=lead to=dev item=z ask=FIX", "RW1 HO lead-2 from=lead to=dev item=x ask=FIX",
+          "RW1 HO lead-2 from=lead to=dev item=w ask=FIX"], 1)
+def test_lint_finds_the_same_whatever_the_batches(conversation, batch_lines):
+    # one batch for the whole stream reads it as one piece; batches of a line or two cut it into its parts
+    text = "\n".join(conversation) + "\n"
+    assert _lint(text, batch_lines) == _lint(text, 10**9)
+
+
+def _lint(text, batch_lines):
+    from rogerwilco.io.lint import lint_stream
+
+    saved = _components.BATCH_LINES
+    _components.BATCH_LINES = batch_lines
+    try:
+        return [attrs.asdict(f) for f in lint_stream(io.StringIO(text), file="t.rw1", now=NOW)]
+    finally:
+        _components.BATCH_LINES = saved
+
+
+def test_lint_rule_ids_go_forward_counts_each_id_once():
+    # RW101 reads the stream in order (each sender's last id); an id used again is RW100's alone
+    from rogerwilco.io.lint import lint_stream
+
+    lines = ["RW1 HO lead-2 from=lead to=dev item=x ask=FIX", "RW1 HO qa-1 from=qa to=ops item=y ask=FIX",
+             "RW1 HO lead-1 from=lead to=dev item=z ask=FIX", "RW1 HO lead-2 from=lead to=dev item=w ask=FIX"]
+    found = [(f.code, f.line) for f in lint_stream(io.StringIO("\n".join(lines)), file="t.rw1")
+             if f.code in ("RW100", "RW101")]
+    assert found == [("RW101", 3), ("RW100", 4)]

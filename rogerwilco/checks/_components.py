@@ -20,7 +20,7 @@ every name is read from the message as the never-guess pass read it.
 from __future__ import annotations
 
 import sqlite3
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 #: lines to a batch, about (a component is never split, so a batch can be larger)
 BATCH_LINES = 2048
@@ -40,6 +40,24 @@ def _bits(name: str) -> tuple[int, int, int]:
     return h & _MASK, (h >> 23) & _MASK, (h >> 46) & _MASK
 
 
+def names_of(message: Any) -> list[str]:
+    """What a message touches: its id, the message it answers, its item, and for an ``ask=UNDO`` the
+    messages its ``ctx=`` names."""
+    names = ["#" + message.id]
+    if message.re is not None:
+        names.append("#" + message.re)
+    if message.item is not None:
+        names.append("@" + message.item)
+    if message.type == "HO" and message.get("ask") == "UNDO":
+        names.extend("#" + ref for ref in message.get("ctx") or () if isinstance(ref, str))
+    return names
+
+
+def _bytes(text: str) -> bytes:
+    """Text as the database keeps it: UTF-8, a lone surrogate kept as it is (any str goes in and comes back)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
 class Components:
     """The lines of a conversation and the components they make (:meth:`add`, then :meth:`batches`)."""
 
@@ -51,14 +69,14 @@ class Components:
             PRAGMA synchronous = OFF;
             PRAGMA cache_size = -{CACHE_KIB};
             PRAGMA temp_store = FILE;
-            CREATE TABLE name (name TEXT PRIMARY KEY, part INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE name (name BLOB PRIMARY KEY, part INTEGER NOT NULL) WITHOUT ROWID;
             CREATE TABLE part (part INTEGER PRIMARY KEY, up INTEGER NOT NULL);
-            CREATE TABLE line (place INTEGER PRIMARY KEY, part INTEGER NOT NULL, number INTEGER, text TEXT NOT NULL);
+            CREATE TABLE line (place INTEGER PRIMARY KEY, part INTEGER NOT NULL, number INTEGER, text BLOB NOT NULL);
         """)
         self._parts = 0
         self._names: dict[str, int] = {}  # recent names -> a part they belong to (not always its root)
         self._up: dict[int, int] = {}  # recent parts -> the part they were joined to (a root: itself)
-        self._lines: list[tuple[int, int, int | None, str]] = []
+        self._lines: list[tuple[int, int, int | None, bytes]] = []
         self._new_names: dict[str, int] = {}  # names learned since the last write to the database
         self._seen = bytearray(_SEEN_BYTES)  # a Bloom filter of every name: most new names need no query
 
@@ -89,9 +107,13 @@ class Components:
                 self._remember(self._names, name, root)
                 for bit in _bits(name):
                     seen[bit >> 3] |= 1 << (bit & 7)
-        self._lines.append((place, root, number, text))
+        self._lines.append((place, root, number, _bytes(text)))
         if len(self._lines) >= 1024 or len(self._new_names) >= 4096:
             self._flush()
+
+    def known(self, name: str) -> bool:
+        """Whether a line added so far touches ``name``."""
+        return self._part_of(name) is not None
 
     def _part_of(self, name: str) -> int | None:
         part = self._names.get(name)
@@ -102,7 +124,7 @@ class Components:
         seen = self._seen
         if not all(seen[bit >> 3] & (1 << (bit & 7)) for bit in _bits(name)):
             return None  # never seen: the filter has no false negatives
-        row = self._db.execute("SELECT part FROM name WHERE name = ?", (name,)).fetchone()
+        row = self._db.execute("SELECT part FROM name WHERE name = ?", (_bytes(name),)).fetchone()
         if row is None:
             return None
         self._remember(self._names, name, row[0])
@@ -140,7 +162,7 @@ class Components:
             del cache[next(iter(cache))]  # the least recently learned
 
     def _flush(self) -> None:
-        self._db.executemany("INSERT INTO name VALUES (?, ?)", self._new_names.items())
+        self._db.executemany("INSERT INTO name VALUES (?, ?)", ((_bytes(n), p) for n, p in self._new_names.items()))
         self._new_names.clear()
         self._db.executemany("INSERT INTO line VALUES (?, ?, ?, ?)", self._lines)
         self._lines.clear()
@@ -168,9 +190,9 @@ class Components:
                 ranges.append((part, part))
                 size = count
         for low, high in ranges:
-            lines = db.execute("SELECT place, number, text FROM line WHERE part BETWEEN ? AND ?", (low, high)).fetchall()
-            lines.sort()
-            yield lines
+            rows = db.execute("SELECT place, number, text FROM line WHERE part BETWEEN ? AND ?", (low, high)).fetchall()
+            rows.sort()
+            yield [(place, number, text.decode("utf-8", "surrogatepass")) for place, number, text in rows]
 
     def close(self) -> None:
         self._db.close()

@@ -475,7 +475,7 @@ def check_thread_spooled(
     :class:`LineResult` (a line is read again when its batch comes); close the report (or use it in a
     ``with``) to delete its files.
     """
-    from ._components import BATCH_LINES, Components
+    from ._components import BATCH_LINES, Components, names_of
 
     at = parse_now(now)
     receiver = as_receiver(profiles)
@@ -493,7 +493,7 @@ def check_thread_spooled(
                 if message is None:
                     out._add([(_READ, number, _unreadable(number, result))], [], [])
                     continue
-                parts.add(number, result.line_number, result.text, _names(message))
+                parts.add(number, result.line_number, result.text, names_of(message))
             for batch in parts.batches():  # a batch is small: its messages are kept whole
                 numbered = ((place, LineResult(text=text, message=_reread(text, receiver), findings=(),
                                                line_number=line)) for place, line, text in batch)
@@ -507,19 +507,6 @@ def check_thread_spooled(
     finally:
         parts.close()
     return out
-
-
-def _names(message: Message) -> list[str]:
-    """What a message touches (:mod:`rogerwilco.checks._components`): its id, the message it answers, its
-    item, and for an ``ask=UNDO`` the messages its ``ctx=`` names."""
-    names = ["#" + message.id]
-    if message.re is not None:
-        names.append("#" + message.re)
-    if message.item is not None:
-        names.append("@" + message.item)
-    if message.type == "HO" and message.get("ask") == "UNDO":
-        names.extend("#" + ref for ref in message.get("ctx") or () if isinstance(ref, str))
-    return names
 
 
 class SpooledThreadReport:

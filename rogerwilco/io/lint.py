@@ -49,6 +49,7 @@ findings by fingerprint so that only new ones are reported.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import re
 import sys
@@ -65,6 +66,7 @@ from ..core import _deprecated
 from ..core.errors import RW1Error
 from ..core.message import Message
 from ..core.semantics import LineResult, check_line
+from ..core.speedups import loads_line
 from .stream import validate_stream
 from ..core.vocab import Receiver, as_receiver
 
@@ -287,11 +289,23 @@ class _Seen(NamedTuple):
     item: str | None
     place: int | str
     line: int
-    store: SpooledLines
+    store: "SpooledLines | _AsIs"
 
     @property
     def text(self) -> str:
         return self.store.text(self.place)
+
+
+class _AsIs:
+    """Where a line kept as its own text is (:attr:`_Seen.place` is the text)."""
+
+    @staticmethod
+    def text(place: int | str) -> str:
+        assert isinstance(place, str)
+        return place
+
+
+_AS_IS = _AsIs()
 
 
 def _seen(m: Message, store: SpooledLines) -> _Seen:
@@ -325,15 +339,54 @@ def _at(m: _Seen, file: str, code: str, message: str, *, token: str | None = Non
 
 
 def stream_findings(messages: Iterable[Message | LineResult], file: str, *, receiver: Receiver, now: str | None,
-                    enabled: frozenset[str]) -> list[LintFinding]:
+                    enabled: frozenset[str], batch_lines: int | None = None) -> list[LintFinding]:
     """The rules across the stream, over its valid messages in order.
 
-    One pass, linear in the messages: ``messages`` may be a generator, of
-    messages or of the :class:`LineResult` each was read as (then the thread
-    check keeps it small too, and reads its line again when it needs it whole);
-    what is kept of each is its envelope and its line (:class:`_Seen`), and the
-    thread rules read the same pass through :func:`rogerwilco.checks.thread.check_thread`.
+    Linear in the messages, in memory that does not grow with them (beyond
+    the findings): ``messages`` may be a generator, of messages or of the
+    :class:`LineResult` each was read as. One pass keeps each message's line
+    on disk, cut into the parts of the conversation that touch nothing else
+    (:mod:`rogerwilco.checks._components`), and checks the order of each
+    sender's ids; then each batch of parts (about ``batch_lines`` lines) is
+    read again and given the other rules, the thread rules through
+    :func:`rogerwilco.checks.thread.check_thread`. No rule reads across
+    parts, so the findings are those of the whole stream.
     """
+    from ..checks._components import BATCH_LINES, Components, names_of
+
+    out: list[LintFinding] = []
+    parts = Components(batch_lines=BATCH_LINES if batch_lines is None else batch_lines)
+    last_number: dict[str, tuple[int, str]] = {}
+    try:
+        for place, entry in enumerate(messages, start=1):
+            m = entry.message if isinstance(entry, LineResult) else entry
+            if m is None:
+                continue
+            text = m.source.text if m.source is not None else m.to_line()
+            line = m.source.line if m.source is not None and m.source.line is not None else 1
+            match = _ID_NUMBER.fullmatch(m.id)
+            if match is not None and not parts.known("=" + m.id):  # a repeated id is RW100's, in its part
+                n = int(match.group(2))
+                previous = last_number.get(m.from_)
+                if previous is not None and n <= previous[0]:
+                    out.append(_at(_Seen(m.type, m.id, m.re, m.from_, m.to, m.item, text, line, _AS_IS), file,
+                                   "RW101", f"{m.id} does not go forward from {m.from_}'s last id {previous[1]}",
+                                   token=m.id))
+                if previous is None or n > previous[0]:
+                    last_number[m.from_] = (n, m.id)
+            parts.add(place, line, text, ["=" + m.id, *names_of(m)])
+        for batch in parts.batches():
+            whole = (loads_line(text, receiver, line_number=line) for _, line, text in batch)
+            out.extend(_part_findings(whole, file, receiver=receiver, now=now, enabled=enabled))
+            gc.collect()  # the batch's endpoints hold one another: freed here, not at the end
+    finally:
+        parts.close()
+    return out
+
+
+def _part_findings(messages: Iterable[Message], file: str, *, receiver: Receiver, now: str | None,
+                   enabled: frozenset[str]) -> list[LintFinding]:
+    """The rules of a part of the stream that touches nothing else (all but RW101)."""
     from ..checks.thread import SpooledLines
 
     store = SpooledLines(receiver)
@@ -347,7 +400,6 @@ def _stream_findings(messages: Iterable[Message | LineResult], file: str, *, rec
                      enabled: frozenset[str], store: SpooledLines) -> list[LintFinding]:
     out: list[LintFinding] = []
     by_id: dict[str, _Seen] = {}
-    last_number: dict[str, tuple[int, str]] = {}
 
     def unique() -> Iterator[Message | LineResult]:
         for entry in messages:
@@ -364,15 +416,6 @@ def _stream_findings(messages: Iterable[Message | LineResult], file: str, *, rec
                                                            f"line {earlier.line}", token=m.id))
                 continue
             by_id[m.id] = _seen(m, store)
-            match = _ID_NUMBER.fullmatch(m.id)
-            if match is not None:
-                n = int(match.group(2))
-                previous = last_number.get(m.from_)
-                if previous is not None and n <= previous[0]:
-                    out.append(_at(by_id[m.id], file, "RW101", f"{m.id} does not go forward from {m.from_}'s last "
-                                                               f"id {previous[1]}", token=m.id))
-                if previous is None or n > previous[0]:
-                    last_number[m.from_] = (n, m.id)
             yield entry
 
     report = None
