@@ -331,18 +331,29 @@ def _unreadable(number: int, result: LineResult) -> Finding:
                 f"({problem.token or problem.kind}: {problem.message}); left out of the thread")
 
 
-def _read(numbered: Iterable[tuple[int, Any]], receiver: Receiver, kept: SpooledLines | None
+class _NoPlaces(dict):
+    """Every message's place, when no report is merged from parts: 0 (nothing is kept)."""
+
+    def __missing__(self, ident: str) -> int:
+        return 0
+
+
+_NO_PLACES = _NoPlaces()
+
+
+def _read(numbered: Iterable[tuple[int, Any]], receiver: Receiver, kept: SpooledLines | None, *, places: bool
           ) -> tuple[list[Any], list[tuple[int, Finding]], dict[str, Any], dict[str, int]]:
     """The stream's messages in order, each id once; ``form`` findings for the rest, each with its line's
     place; the index by id; each message's place in the stream.
 
     ``numbered`` gives each entry with its place in the stream. A line given as text or as a
     :class:`LineResult` is kept small (:class:`KeptMessage`), its text in ``kept``; a :class:`Message`
-    given as such is kept as given, and so is every message when ``kept`` is None."""
+    given as such is kept as given, and so is every message when ``kept`` is None. Without ``places``,
+    every message's place is 0 (a report read whole is in order already: no place to keep a message by)."""
     messages: list[Any] = []
     findings: list[tuple[int, Finding]] = []
     by_id: dict[str, Any] = {}
-    place: dict[str, int] = {}
+    place: dict[str, int] = {} if places else _NO_PLACES
     for number, entry in numbered:
         result = _result(number, entry, receiver)
         if result is None:
@@ -365,7 +376,8 @@ def _read(numbered: Iterable[tuple[int, Any]], receiver: Receiver, kept: Spooled
             named = by_id.get(message.re) if message.re is not None else None
             record = KeptMessage(message, named.id if named is not None else message.re, kept.add(text), kept)
         by_id[message.id] = record
-        place[message.id] = number
+        if places:
+            place[message.id] = number
         messages.append(record)
     return messages, findings, by_id, place
 
@@ -403,7 +415,7 @@ def check_thread(
     kept = SpooledLines(receiver)
     try:
         with _no_cycle_collection():
-            return _check(enumerate(lines, start=1), at, receiver, kept).report()
+            return _check(enumerate(lines, start=1), at, receiver, kept, places=False).report()
     finally:
         kept.close()
 
@@ -415,23 +427,26 @@ _READ, _UNKNOWN, _WRONG_PARTY, _HANDOFFS, _QUESTIONS = range(5)
 
 @attrs.define
 class _Keyed:
-    """A check's report with where each part goes: findings as (section, place, finding), ledger rows as
-    (place, row), each list in report order. The report of independent parts of a conversation, checked
-    apart, is their lists merged by these keys (:func:`check_thread_spooled`)."""
+    """A check's report with where each part goes: findings as (section, place, finding), ledger rows with
+    their places in lists beside them (empty when the places were not kept), each in report order. The
+    report of independent parts of a conversation, checked apart, is their lists merged by these keys
+    (:func:`check_thread_spooled`)."""
 
     findings: list[tuple[int, int, Finding]]
-    handoffs: list[tuple[int, HandoffStatus]]
-    items: list[tuple[int, ItemOwner]]
+    handoffs: list[HandoffStatus]
+    items: list[ItemOwner]
+    handoff_places: list[int]
+    item_places: list[int]
 
     def report(self) -> ThreadReport:
         findings = tuple(f for _, _, f in self.findings)
-        ledger = ThreadLedger(items=tuple(i for _, i in self.items), handoffs=tuple(h for _, h in self.handoffs))
+        ledger = ThreadLedger(items=tuple(self.items), handoffs=tuple(self.handoffs))
         return ThreadReport(passed=passed(findings), findings=findings, ledger=ledger)
 
 
-def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Receiver, kept: SpooledLines | None
-           ) -> _Keyed:
-    messages, read, by_id, place = _read(numbered, receiver, kept)
+def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Receiver, kept: SpooledLines | None,
+           *, places: bool) -> _Keyed:
+    messages, read, by_id, place = _read(numbered, receiver, kept, places=places)
     findings = [(_READ, number, f) for number, f in read]
     conversation = Conversation(index=by_id)
     findings += [(_UNKNOWN, place[m.id], f) for m, f in _unknown_replies(messages, conversation)]
@@ -453,8 +468,10 @@ def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Rece
             states[ho_id] = state
             findings += [(_HANDOFFS, where, f) for f in found]
     findings += [(_QUESTIONS, place[aq.id], f) for aq, f in _questions(messages, ends, at)]
-    return _Keyed(findings=findings, handoffs=[(place[ho.id], states[ho.id]) for ho in hos],
-                  items=[(place[first], owner) for first, owner in _owners(hos, ends)])
+    owners, firsts = _owners(hos, ends, firsts=places)
+    return _Keyed(findings=findings, handoffs=[states[ho.id] for ho in hos], items=owners,
+                  handoff_places=[place[ho.id] for ho in hos] if places else [],
+                  item_places=[place[first] for first in firsts])
 
 
 def check_thread_spooled(
@@ -491,14 +508,14 @@ def check_thread_spooled(
                     continue
                 message = result.message
                 if message is None:
-                    out._add([(_READ, number, _unreadable(number, result))], [], [])
+                    out._add([(_READ, number, _unreadable(number, result))])
                     continue
                 parts.add(number, result.line_number, result.text, names_of(message))
             for batch in parts.batches():  # a batch is small: its messages are kept whole
                 numbered = ((place, LineResult(text=text, message=_reread(text, receiver), findings=(),
                                                line_number=line)) for place, line, text in batch)
-                keyed = _check(numbered, at, receiver, None)
-                out._add(keyed.findings, keyed.handoffs, keyed.items)
+                keyed = _check(numbered, at, receiver, None, places=True)
+                out._add(keyed.findings, zip(keyed.handoff_places, keyed.handoffs), zip(keyed.item_places, keyed.items))
                 del keyed
                 gc.collect()  # the batch's endpoints hold one another: freed here, not at the end
     except BaseException:
@@ -533,8 +550,8 @@ class SpooledThreadReport:
     def passed(self) -> bool:
         return self.fails == 0
 
-    def _add(self, findings: list[tuple[int, int, Finding]], handoffs: list[tuple[int, HandoffStatus]],
-             items: list[tuple[int, ItemOwner]]) -> None:
+    def _add(self, findings: list[tuple[int, int, Finding]], handoffs: Iterable[tuple[int, HandoffStatus]] = (),
+             items: Iterable[tuple[int, ItemOwner]] = ()) -> None:
         dumps = json.dumps
         for _, _, f in findings:
             if f.failed:
@@ -701,18 +718,21 @@ def _questions(messages: list[Any], ends: Mapping[str, Endpoint], at: _dt.dateti
     return findings
 
 
-def _owners(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[tuple[str, ItemOwner]]:
+def _owners(hos: list[Any], ends: Mapping[str, Endpoint], *, firsts: bool) -> tuple[list[ItemOwner], list[str]]:
     """The owner of each item: the ``to`` of its latest HO whose readback passed, else its first sender;
-    with the item's first HO."""
-    owners: dict[str, tuple[str, ItemOwner]] = {}
+    and with ``firsts``, each item's first HO."""
+    owners: dict[str, ItemOwner] = {}
+    first: list[str] = []
     for ho in hos:
         if ho.item is None:
             continue
         if ho.item not in owners:
-            owners[ho.item] = (ho.id, ItemOwner(item=ho.item, owner=ho.from_, via=None))
+            owners[ho.item] = ItemOwner(item=ho.item, owner=ho.from_, via=None)
+            if firsts:
+                first.append(ho.id)
         if ends[ho.from_]._readbacks.get(ho.id, ("", ""))[0] == "passed":
-            owners[ho.item] = (owners[ho.item][0], ItemOwner(item=ho.item, owner=ho.to, via=ho.id))
-    return list(owners.values())
+            owners[ho.item] = ItemOwner(item=ho.item, owner=ho.to, via=ho.id)
+    return list(owners.values()), first
 
 
 __all__ = [
