@@ -15,7 +15,11 @@ peak RSS stays near the interpreter's own plus what the open handoffs need.
 ``check_thread`` function, whose report is an object in memory, and ``lint``
 the ``lint`` of the same file.
 
-Usage: python benchmarks/thread_bench.py [--sizes 20000,300000] [--what cli,thread,lint]
+``--items 1`` makes every handoff about one item (a long-lived item handed
+on again and again): the handoffs still touch nothing else, so the memory
+is the same.
+
+Usage: python benchmarks/thread_bench.py [--sizes 20000,300000] [--what cli,thread,lint] [--items N]
 """
 
 from __future__ import annotations
@@ -31,8 +35,8 @@ DATA = HERE / "_data"
 PAIRS = 40
 
 
-def conversation(lines: int):
-    """The lines of a conversation, in the order they were sent."""
+def conversation(lines: int, items: int = 0):
+    """The lines of a conversation, in the order they were sent; about ``items`` items (0: one per handoff)."""
     numbers: dict[str, int] = {}
 
     def nid(agent: str) -> str:
@@ -42,7 +46,7 @@ def conversation(lines: int):
     written, k = 0, 0
     while written < lines:
         a, b = f"lead{k % PAIRS}", f"dev{k % PAIRS}"
-        item = f"jira:OPS-{k}"
+        item = f"jira:OPS-{k % items if items else k}"
         env = f"from={a} to={b} item={item}"
         back = f"from={b} to={a} item={item}"
         ho = nid(a)
@@ -84,13 +88,13 @@ def conversation(lines: int):
         k += 1
 
 
-def data_file(lines: int) -> Path:
+def data_file(lines: int, items: int = 0) -> Path:
     DATA.mkdir(exist_ok=True)
-    path = DATA / f"thread-{lines}.rw1"
+    path = DATA / (f"thread-{lines}.rw1" if not items else f"thread-{lines}-items{items}.rw1")
     if not path.exists():
         tmp = path.with_suffix(".tmp")
         with open(tmp, "w", encoding="utf-8") as out:
-            for line in conversation(lines):
+            for line in conversation(lines, items):
                 out.write(line + "\n")
         tmp.replace(path)
     return path
@@ -134,6 +138,8 @@ def measure(what: str, path: Path) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="20000,300000", help="comma-separated line counts (first is the baseline)")
+    parser.add_argument("--items", type=int, default=0,
+                        help="handoffs about this many items in turn (default 0: an item of its own for each)")
     parser.add_argument("--what", default="cli,thread,lint",
                         help="cli (the check-thread command, report on disk), thread (check_thread, report in "
                              "memory), lint; comma-separated")
@@ -143,7 +149,7 @@ def main() -> int:
         base = None
         print(f"{what}:")
         for size in sizes:
-            figures = measure(what, data_file(size))
+            figures = measure(what, data_file(size, args.items))
             if base is None:
                 base = (size, figures)
             n0, f0 = base

@@ -98,17 +98,35 @@ def test_each_kind_of_link_keeps_its_parts_together(kind, monkeypatch):
     conversation = LINKED[kind]
     whole = check_thread(conversation, now=NOW)
     assert _spooled(conversation, 1)[0] == whole
-    names = _components.names_of
+    touches = _components.touches_of
 
-    def without(message):  # the names of one kind left out
-        keep = {"re": lambda n: n != "#" + (message.re or ""), "later": lambda n: n != "#" + (message.re or ""),
-                "id": lambda n: n != "#" + message.id, "item": lambda n: not n.startswith("@"),
-                "ctx": lambda n: n == "#" + message.id or n.startswith("@") or n == "#" + (message.re or "")}[kind]
-        found = [n for n in names(message) if keep(n)]
-        return found or ["#" + message.id + "/alone"]
+    def without(message):  # the links of one kind left out
+        names, listed, joins = touches(message)
+        if kind in ("re", "later"):
+            names = [n for n in names if n != "#" + (message.re or "")]
+        elif kind == "id":
+            names = [n if n != "#" + message.id else f"#{message.id}/{message.re}/{message.item}" for n in names]
+        elif kind == "ctx":
+            names = [n for n in names if n in ("#" + message.id, "#" + (message.re or ""))]
+        elif kind == "item":
+            joins = None
+        return names, listed, joins
 
-    monkeypatch.setattr(_components, "names_of", without)
+    monkeypatch.setattr(_components, "touches_of", without)
     assert _spooled(conversation, 1)[0] != whole, f"{kind}: the check does not depend on this link"
+
+
+def test_an_item_handed_on_in_parts_apart_has_one_owner():
+    # two handoffs of one item, in two parts: the latest whose readback passed gives the owner; before any
+    # passed, the first HO's sender
+    conversation = ["RW1 HO qa-1 from=qa to=ops item=y ask=FIX", f"RW1 HO lead-1{_E} ask=FIX",
+                    "RW1 HO qa-2 from=qa to=ops item=x ask=FIX", f"RW1 RB dev-1 re=lead-1{_B} ask=FIX",
+                    "RW1 RB ops-1 re=qa-2 from=ops to=qa item=x ask=FIX", "RW1 HO qa-3 from=qa to=ops item=y ask=FIX"]
+    whole = check_thread(conversation, now=NOW)
+    assert [(i.item, i.owner, i.via) for i in whole.ledger.items] == [("y", "qa", None), ("x", "ops", "qa-2")]
+    for batch_lines in (1, 2, 3):
+        assert _spooled(conversation, batch_lines)[0] == whole
+    assert _spooled(conversation[:4], 1)[0].ledger.items == check_thread(conversation[:4], now=NOW).ledger.items
 
 
 def test_a_message_object_is_refused_with_a_type_error():

@@ -40,17 +40,22 @@ def _bits(name: str) -> tuple[int, int, int]:
     return h & _MASK, (h >> 23) & _MASK, (h >> 46) & _MASK
 
 
-def names_of(message: Any) -> list[str]:
-    """What a message touches: its id, the message it answers, its item, and for an ``ask=UNDO`` the
-    messages its ``ctx=`` names."""
+def touches_of(message: Any) -> tuple[list[str], str | None, str | None]:
+    """What a message touches, as :meth:`Components.add` takes it: the names it joins (its id, the message
+    it answers, for an ``ask=UNDO`` the messages its ``ctx=`` names); the item an HO is listed under; and
+    for an ST that answers nothing, the item whose HOs it joins (it changes the latest open one)."""
     names = ["#" + message.id]
     if message.re is not None:
         names.append("#" + message.re)
-    if message.item is not None:
-        names.append("@" + message.item)
-    if message.type == "HO" and message.get("ask") == "UNDO":
-        names.extend("#" + ref for ref in message.get("ctx") or () if isinstance(ref, str))
-    return names
+    listed = joins = None
+    if message.type == "HO":
+        if message.item is not None:
+            listed = message.item
+        if message.get("ask") == "UNDO":
+            names.extend("#" + ref for ref in message.get("ctx") or () if isinstance(ref, str))
+    elif message.type == "ST" and message.re is None and message.item is not None:
+        joins = message.item
+    return names, listed, joins
 
 
 def _bytes(text: str) -> bytes:
@@ -72,16 +77,20 @@ class Components:
             CREATE TABLE name (name BLOB PRIMARY KEY, part INTEGER NOT NULL) WITHOUT ROWID;
             CREATE TABLE part (part INTEGER PRIMARY KEY, up INTEGER NOT NULL);
             CREATE TABLE line (place INTEGER PRIMARY KEY, part INTEGER NOT NULL, number INTEGER, text BLOB NOT NULL);
+            CREATE TABLE list (key BLOB NOT NULL, part INTEGER NOT NULL, joins INTEGER NOT NULL);
         """)
         self._parts = 0
         self._names: dict[str, int] = {}  # recent names -> a part they belong to (not always its root)
         self._up: dict[int, int] = {}  # recent parts -> the part they were joined to (a root: itself)
         self._lines: list[tuple[int, int, int | None, bytes]] = []
+        self._lists: list[tuple[bytes, int, int]] = []  # (key, part, 0: listed under it, 1: joins it)
         self._new_names: dict[str, int] = {}  # names learned since the last write to the database
         self._seen = bytearray(_SEEN_BYTES)  # a Bloom filter of every name: most new names need no query
 
-    def add(self, place: int, number: int | None, text: str, names: Iterable[str]) -> None:
-        """The line at ``place`` (its line number ``number``, its ``text``), touching ``names``."""
+    def add(self, place: int, number: int | None, text: str, names: Iterable[str], *, listed: str | None = None,
+            joins: str | None = None) -> None:
+        """The line at ``place`` (its line number ``number``, its ``text``), touching ``names``; listed under
+        ``listed``, and joining every line listed under ``joins`` (whenever it comes)."""
         roots: set[int] = set()
         new: list[str] = []
         for name in names:
@@ -108,6 +117,10 @@ class Components:
                 for bit in _bits(name):
                     seen[bit >> 3] |= 1 << (bit & 7)
         self._lines.append((place, root, number, _bytes(text)))
+        if listed is not None:
+            self._lists.append((_bytes(listed), root, 0))
+        if joins is not None:
+            self._lists.append((_bytes(joins), root, 1))
         if len(self._lines) >= 1024 or len(self._new_names) >= 4096:
             self._flush()
 
@@ -166,11 +179,25 @@ class Components:
         self._new_names.clear()
         self._db.executemany("INSERT INTO line VALUES (?, ?, ?, ?)", self._lines)
         self._lines.clear()
+        self._db.executemany("INSERT INTO list VALUES (?, ?, ?)", self._lists)
+        self._lists.clear()
 
     def batches(self) -> Iterator[list[tuple[int, int | None, str]]]:
         """The lines again as ``(place, number, text)``, whole components at a time, each batch in stream order."""
         self._flush()
         db = self._db
+        # a key some line joins: every line listed under it, and every line joining it, is one part
+        db.execute("CREATE INDEX list_key ON list (key, joins)")
+        key, root = None, 0
+        for at, part in db.execute("SELECT key, part FROM list WHERE key IN (SELECT key FROM list WHERE joins = 1) "
+                                   "ORDER BY key"):
+            if at != key:
+                key, root = at, self._root(part)
+                continue
+            other = self._root(part)
+            if other != root:
+                root, other = min(root, other), max(root, other)
+                self._join(other, root)
         # every part points at its root (pointer jumping: a few rounds, each halving the longest path)
         while db.execute("UPDATE part SET up = (SELECT p.up FROM part AS p WHERE p.part = part.up) "
                          "WHERE up != (SELECT p.up FROM part AS p WHERE p.part = part.up)").rowcount:

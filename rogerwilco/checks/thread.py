@@ -436,7 +436,8 @@ class _Keyed:
     handoffs: list[HandoffStatus]
     items: list[ItemOwner]
     handoff_places: list[int]
-    item_places: list[int]
+    #: each item's first HO's place, the owner that HO gives, and its latest HO whose readback passed (-1: none)
+    item_places: list[tuple[int, ItemOwner, int]]
 
     def report(self) -> ThreadReport:
         findings = tuple(f for _, _, f in self.findings)
@@ -471,7 +472,8 @@ def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Rece
     owners, firsts = _owners(hos, ends, firsts=places)
     return _Keyed(findings=findings, handoffs=[states[ho.id] for ho in hos], items=owners,
                   handoff_places=[place[ho.id] for ho in hos] if places else [],
-                  item_places=[place[first] for first in firsts])
+                  item_places=[(place[first], default, -1 if last is None else place[last])
+                               for first, default, last in firsts])
 
 
 def check_thread_spooled(
@@ -492,7 +494,7 @@ def check_thread_spooled(
     :class:`LineResult` (a line is read again when its batch comes); close the report (or use it in a
     ``with``) to delete its files.
     """
-    from ._components import BATCH_LINES, Components, names_of
+    from ._components import BATCH_LINES, Components, touches_of
 
     at = parse_now(now)
     receiver = as_receiver(profiles)
@@ -510,7 +512,8 @@ def check_thread_spooled(
                 if message is None:
                     out._add([(_READ, number, _unreadable(number, result))])
                     continue
-                parts.add(number, result.line_number, result.text, names_of(message))
+                names, listed, joins = touches_of(message)
+                parts.add(number, result.line_number, result.text, names, listed=listed, joins=joins)
             for batch in parts.batches():  # a batch is small: its messages are kept whole
                 numbered = ((place, LineResult(text=text, message=_reread(text, receiver), findings=(),
                                                line_number=line)) for place, line, text in batch)
@@ -541,7 +544,8 @@ class SpooledThreadReport:
             CREATE TABLE finding (section INTEGER NOT NULL, place INTEGER NOT NULL, seq INTEGER PRIMARY KEY,
                                   json TEXT NOT NULL);
             CREATE TABLE handoff (place INTEGER PRIMARY KEY, json TEXT NOT NULL);
-            CREATE TABLE item (place INTEGER PRIMARY KEY, json TEXT NOT NULL);
+            CREATE TABLE item (item BLOB PRIMARY KEY, first INTEGER NOT NULL, first_json TEXT NOT NULL,
+                               passed INTEGER NOT NULL, passed_json TEXT NOT NULL) WITHOUT ROWID;
         """)
         self.fails = 0
         self.notes = 0
@@ -551,7 +555,7 @@ class SpooledThreadReport:
         return self.fails == 0
 
     def _add(self, findings: list[tuple[int, int, Finding]], handoffs: Iterable[tuple[int, HandoffStatus]] = (),
-             items: Iterable[tuple[int, ItemOwner]] = ()) -> None:
+             items: Iterable[tuple[tuple[int, ItemOwner, int], ItemOwner]] = ()) -> None:
         dumps = json.dumps
         for _, _, f in findings:
             if f.failed:
@@ -562,8 +566,16 @@ class SpooledThreadReport:
                              ((section, place, dumps(f.to_json(), ensure_ascii=True)) for section, place, f in findings))
         self._db.executemany("INSERT INTO handoff VALUES (?, ?)",
                              ((place, dumps(h.to_json(), ensure_ascii=True)) for place, h in handoffs))
-        self._db.executemany("INSERT INTO item VALUES (?, ?)",
-                             ((place, dumps(i.to_json(), ensure_ascii=True)) for place, i in items))
+        # an item's HOs may lie in several parts: its first HO gives the owner until a readback passes, and
+        # the latest HO whose readback passed gives it after
+        self._db.executemany(
+            "INSERT INTO item VALUES (?, ?, ?, ?, ?) ON CONFLICT (item) DO UPDATE SET "
+            "first_json = CASE WHEN excluded.first < first THEN excluded.first_json ELSE first_json END, "
+            "first = min(first, excluded.first), "
+            "passed_json = CASE WHEN excluded.passed > passed THEN excluded.passed_json ELSE passed_json END, "
+            "passed = max(passed, excluded.passed)",
+            ((owner.item.encode("utf-8", "surrogatepass"), first, dumps(default.to_json(), ensure_ascii=True),
+              last, dumps(owner.to_json(), ensure_ascii=True)) for (first, default, last), owner in items))
 
     def _rows(self, query: str) -> Iterator[str]:
         for (text,) in self._db.execute(query):
@@ -576,7 +588,7 @@ class SpooledThreadReport:
         return self._rows("SELECT json FROM handoff ORDER BY place")
 
     def _items_json(self) -> Iterator[str]:
-        return self._rows("SELECT json FROM item ORDER BY place")
+        return self._rows("SELECT CASE WHEN passed >= 0 THEN passed_json ELSE first_json END FROM item ORDER BY first")
 
     def findings(self) -> Iterator[Finding]:
         for text in self._findings_json():
@@ -718,21 +730,26 @@ def _questions(messages: list[Any], ends: Mapping[str, Endpoint], at: _dt.dateti
     return findings
 
 
-def _owners(hos: list[Any], ends: Mapping[str, Endpoint], *, firsts: bool) -> tuple[list[ItemOwner], list[str]]:
+def _owners(hos: list[Any], ends: Mapping[str, Endpoint], *, firsts: bool
+            ) -> tuple[list[ItemOwner], list[tuple[str, ItemOwner, str | None]]]:
     """The owner of each item: the ``to`` of its latest HO whose readback passed, else its first sender;
-    and with ``firsts``, each item's first HO."""
+    and with ``firsts``, for each item its first HO, that HO's sender as the owner, and its latest HO whose
+    readback passed (what the owners of parts of a conversation checked apart are merged by)."""
     owners: dict[str, ItemOwner] = {}
-    first: list[str] = []
+    first: dict[str, tuple[str, ItemOwner]] = {}
+    passed_: dict[str, str] = {}
     for ho in hos:
         if ho.item is None:
             continue
         if ho.item not in owners:
             owners[ho.item] = ItemOwner(item=ho.item, owner=ho.from_, via=None)
             if firsts:
-                first.append(ho.id)
+                first[ho.item] = (ho.id, owners[ho.item])
         if ends[ho.from_]._readbacks.get(ho.id, ("", ""))[0] == "passed":
             owners[ho.item] = ItemOwner(item=ho.item, owner=ho.to, via=ho.id)
-    return list(owners.values()), first
+            if firsts:
+                passed_[ho.item] = ho.id
+    return list(owners.values()), [(*first[item], passed_.get(item)) for item in owners] if firsts else []
 
 
 __all__ = [

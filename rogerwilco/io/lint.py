@@ -352,7 +352,7 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
     :func:`rogerwilco.checks.thread.check_thread`. No rule reads across
     parts, so the findings are those of the whole stream.
     """
-    from ..checks._components import BATCH_LINES, Components, names_of
+    from ..checks._components import BATCH_LINES, Components, touches_of
 
     out: list[LintFinding] = []
     parts = Components(batch_lines=BATCH_LINES if batch_lines is None else batch_lines)
@@ -374,7 +374,8 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
                                    token=m.id))
                 if previous is None or n > previous[0]:
                     last_number[m.from_] = (n, m.id)
-            parts.add(place, line, text, ["=" + m.id, *names_of(m)])
+            names, listed, joins = touches_of(m)
+            parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins)
         for batch in parts.batches():
             whole = (loads_line(text, receiver, line_number=line) for _, line, text in batch)
             out.extend(_part_findings(whole, file, receiver=receiver, now=now, enabled=enabled))
