@@ -1,8 +1,9 @@
 """A conversation cut into the parts that do not touch: each checked alone, in bounded memory.
 
 Two messages touch when one names the other (``re=``, an ``ask=UNDO``'s
-``ctx=``), when they share an id, or when they are about the same item. A
-*component* is what touching joins, transitively; the thread checks read
+``ctx=``), when they share an id, or when one is an ST that answers nothing
+and the other an HO about its item (:func:`touches_of`). A *component* is
+what touching joins, transitively; the thread checks read
 nothing across components, so a conversation's report is its components'
 reports merged in stream order. :class:`Components` finds them in one pass
 over the lines, keeping everything it learns in a private temporary SQLite
