@@ -261,3 +261,20 @@ def test_lint_rule_ids_go_forward_counts_each_id_once():
     found = [(f.code, f.line) for f in lint_stream(io.StringIO("\n".join(lines)), file="t.rw1")
              if f.code in ("RW100", "RW101")]
     assert found == [("RW101", 3), ("RW100", 4)]
+
+
+def test_no_room_for_the_temporary_files_is_a_clear_error(monkeypatch, tmp_path, capsys):
+    import sqlite3
+
+    from rogerwilco.front.cli import main
+
+    def no_room(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    conversation = tmp_path / "c.rw1"
+    conversation.write_text("\n".join(LINKED["re"]) + "\n", encoding="utf-8")
+    monkeypatch.setattr(_components.sqlite3, "connect", no_room)
+    for command in (["check-thread", "--now", NOW], ["lint"]):
+        assert main([*command, str(conversation)]) == 2
+        err = capsys.readouterr().err
+        assert "temporary files failed (database or disk is full)" in err and "internal error" not in err

@@ -21,7 +21,10 @@ every name is read from the message as the never-guess pass read it.
 from __future__ import annotations
 
 import sqlite3
+from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
+
+from ..core.errors import RW1Error
 
 #: lines to a batch, about (a component is never split, so a batch can be larger)
 BATCH_LINES = 2048
@@ -57,6 +60,16 @@ def touches_of(message: Any) -> tuple[list[str], str | None, str | None]:
     elif message.type == "ST" and message.re is None and message.item is not None:
         joins = message.item
     return names, listed, joins
+
+
+@contextmanager
+def on_disk() -> Iterator[None]:
+    """A database error of the temporary files (no room, no temporary directory) as the package's error."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise RW1Error(f"the check's temporary files failed ({exc}); give it a temporary directory with room "
+                       "(TMPDIR or SQLITE_TMPDIR)") from None
 
 
 def _bytes(text: str) -> bytes:

@@ -494,14 +494,20 @@ def check_thread_spooled(
     :class:`LineResult` (a line is read again when its batch comes); close the report (or use it in a
     ``with``) to delete its files.
     """
-    from ._components import BATCH_LINES, Components, touches_of
+    from ._components import BATCH_LINES, Components, on_disk, touches_of
 
     at = parse_now(now)
     receiver = as_receiver(profiles)
-    parts = Components(batch_lines=BATCH_LINES if batch_lines is None else batch_lines)
-    out = SpooledThreadReport()
+    with on_disk():
+        parts = Components(batch_lines=BATCH_LINES if batch_lines is None else batch_lines)
     try:
-        with _no_cycle_collection():
+        with on_disk():
+            out = SpooledThreadReport()
+    except BaseException:
+        parts.close()
+        raise
+    try:
+        with _no_cycle_collection(), on_disk():
             for number, entry in enumerate(lines, start=1):
                 if isinstance(entry, Message):
                     raise TypeError("check_thread_spooled reads lines (text or LineResult), not Message objects")
@@ -578,8 +584,11 @@ class SpooledThreadReport:
               last, dumps(owner.to_json(), ensure_ascii=True)) for (first, default, last), owner in items))
 
     def _rows(self, query: str) -> Iterator[str]:
-        for (text,) in self._db.execute(query):
-            yield text
+        from ._components import on_disk
+
+        with on_disk():
+            for (text,) in self._db.execute(query):
+                yield text
 
     def _findings_json(self) -> Iterator[str]:
         return self._rows("SELECT json FROM finding ORDER BY section, place, seq")

@@ -352,34 +352,36 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
     :func:`rogerwilco.checks.thread.check_thread`. No rule reads across
     parts, so the findings are those of the whole stream.
     """
-    from ..checks._components import BATCH_LINES, Components, touches_of
+    from ..checks._components import BATCH_LINES, Components, on_disk, touches_of
 
     out: list[LintFinding] = []
-    parts = Components(batch_lines=BATCH_LINES if batch_lines is None else batch_lines)
+    with on_disk():
+        parts = Components(batch_lines=BATCH_LINES if batch_lines is None else batch_lines)
     last_number: dict[str, tuple[int, str]] = {}
     try:
-        for place, entry in enumerate(messages, start=1):
-            m = entry.message if isinstance(entry, LineResult) else entry
-            if m is None:
-                continue
-            text = m.source.text if m.source is not None else m.to_line()
-            line = m.source.line if m.source is not None and m.source.line is not None else 1
-            match = _ID_NUMBER.fullmatch(m.id)
-            if match is not None and not parts.known("=" + m.id):  # a repeated id is RW100's, in its part
-                n = int(match.group(2))
-                previous = last_number.get(m.from_)
-                if previous is not None and n <= previous[0]:
-                    out.append(_at(_Seen(m.type, m.id, m.re, m.from_, m.to, m.item, text, line, _AS_IS), file,
-                                   "RW101", f"{m.id} does not go forward from {m.from_}'s last id {previous[1]}",
-                                   token=m.id))
-                if previous is None or n > previous[0]:
-                    last_number[m.from_] = (n, m.id)
-            names, listed, joins = touches_of(m)
-            parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins)
-        for batch in parts.batches():
-            whole = (loads_line(text, receiver, line_number=line) for _, line, text in batch)
-            out.extend(_part_findings(whole, file, receiver=receiver, now=now, enabled=enabled))
-            gc.collect()  # the batch's endpoints hold one another: freed here, not at the end
+        with on_disk():  # the database's errors (no room on disk) as the package's
+            for place, entry in enumerate(messages, start=1):
+                m = entry.message if isinstance(entry, LineResult) else entry
+                if m is None:
+                    continue
+                text = m.source.text if m.source is not None else m.to_line()
+                line = m.source.line if m.source is not None and m.source.line is not None else 1
+                match = _ID_NUMBER.fullmatch(m.id)
+                if match is not None and not parts.known("=" + m.id):  # a repeated id is RW100's, in its part
+                    n = int(match.group(2))
+                    previous = last_number.get(m.from_)
+                    if previous is not None and n <= previous[0]:
+                        out.append(_at(_Seen(m.type, m.id, m.re, m.from_, m.to, m.item, text, line, _AS_IS), file,
+                                       "RW101", f"{m.id} does not go forward from {m.from_}'s last id {previous[1]}",
+                                       token=m.id))
+                    if previous is None or n > previous[0]:
+                        last_number[m.from_] = (n, m.id)
+                names, listed, joins = touches_of(m)
+                parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins)
+            for batch in parts.batches():
+                whole = (loads_line(text, receiver, line_number=line) for _, line, text in batch)
+                out.extend(_part_findings(whole, file, receiver=receiver, now=now, enabled=enabled))
+                gc.collect()  # the batch's endpoints hold one another: freed here, not at the end
     finally:
         parts.close()
     return out
