@@ -43,7 +43,7 @@ from rogerwilco.core.message import Message
 from rogerwilco.checks.readback import check_dn, check_ho, check_rb, make_rb
 from rogerwilco.core.semantics import check_line, refusal
 from rogerwilco.io.stream import read_lines, validate_stream
-from rogerwilco.checks.thread import check_thread
+from rogerwilco.checks.thread import check_thread, check_thread_spooled
 from rogerwilco.core.vocab import BUNDLED_PROFILES, Receiver, load_profile
 
 from .strategies import PIECES, fragments, messages, mutated_lines
@@ -247,6 +247,11 @@ def test_thread_checks_raise_only_our_errors(conversation, now):
     with only_our_errors():
         report = check_thread(conversation, now=now or "20260101T0000Z", profiles=RECEIVER)
         report.to_json()
+    # the check in flat memory, cut into parts a line or two to a batch, gives the same report
+    with only_our_errors(), check_thread_spooled(conversation, now=now or "20260101T0000Z", profiles=RECEIVER,
+                                                 batch_lines=2) as spooled:
+        assert spooled.report() == report
+        assert "".join(spooled.json_chunks()) == json.dumps(report.to_json(), ensure_ascii=True)
 
 
 @FUZZ

@@ -135,6 +135,15 @@ def test_a_message_object_is_refused_with_a_type_error():
         check_thread_spooled([message], now=NOW)
 
 
+def test_a_read_result_without_its_line_is_read_from_its_message():
+    from rogerwilco.core.semantics import LineResult
+
+    lines = [f"RW1 HO lead-1{_E} ask=FIX", f"RW1 DN dev-1 re=lead-1{_B} out=OK"]
+    bare = [LineResult(text="", message=check_line(line).message, findings=(), line_number=n)
+            for n, line in enumerate(lines, start=1)]
+    assert _spooled(bare, 1)[0] == check_thread(lines, now=NOW)
+
+
 def test_blank_and_unreadable_lines_keep_their_place():
     lines = ["", "not a message", f"RW1 HO lead-1{_E} ask=FIX", "\n", "RW1 ZZ x", f"RW1 DN dev-1 re=lead-1{_B} out=OK"]
     report, text, _ = _spooled(lines, 1)
@@ -278,3 +287,30 @@ def test_no_room_for_the_temporary_files_is_a_clear_error(monkeypatch, tmp_path,
         assert main([*command, str(conversation)]) == 2
         err = capsys.readouterr().err
         assert "temporary files failed (database or disk is full)" in err and "internal error" not in err
+
+
+def test_the_spooled_check_never_walks_the_whole_heap():
+    # after each batch the check frees the batch's objects by collecting the youngest generation alone: a
+    # process holding a large heap (a server, a notebook) pays for the batch, never for its heap
+    import gc
+
+    from rogerwilco.io.lint import lint_stream
+
+    generations = []
+
+    def seen(phase, info):
+        if phase == "start":
+            generations.append(info["generation"])
+
+    conversation = [line for n in range(12) for line in (
+        f"RW1 HO lead-{n + 1} from=lead to=dev item=gh:o/r#{n} ask=FIX",
+        f"RW1 DN dev-{n + 1} re=lead-{n + 1} from=dev to=lead item=gh:o/r#{n} out=OK")]
+    gc.collect()
+    gc.callbacks.append(seen)
+    try:
+        with check_thread_spooled(conversation, now=NOW, batch_lines=2) as spooled:
+            assert spooled.passed
+        lint_stream(io.StringIO("\n".join(conversation)), file="t.rw1")
+    finally:
+        gc.callbacks.remove(seen)
+    assert generations and max(generations) < 2, generations

@@ -66,6 +66,13 @@ one of :data:`HANDOFF_STATES`.
 **Keys.** Every finding about a handoff carries that handoff's live HO id as
 ``key`` (for a CX from the wrong party, the HO its ``re=`` names); findings
 about no handoff (``form``, ``reply-to-unknown``) carry ``key`` null.
+
+**In flat memory.** :func:`check_thread_spooled` runs the same check on a
+conversation of any length: it cuts the conversation into the parts that
+touch nothing else (:mod:`rogerwilco.checks._components`), checks a batch of
+parts at a time with the same code, and merges the findings and ledger rows
+by their places (each finding's section of the report and the place in the
+stream of what it is about; an item's owner from its parts), on disk.
 """
 
 from __future__ import annotations
@@ -519,14 +526,15 @@ def check_thread_spooled(
                     out._add([(_READ, number, _unreadable(number, result))])
                     continue
                 names, listed, joins = touches_of(message)
-                parts.add(number, result.line_number, result.text, names, listed=listed, joins=joins)
+                text = result.text or message.to_line()  # a LineResult made by hand may not hold its line
+                parts.add(number, result.line_number, text, names, listed=listed, joins=joins)
             for batch in parts.batches():  # a batch is small: its messages are kept whole
                 numbered = ((place, LineResult(text=text, message=_reread(text, receiver), findings=(),
                                                line_number=line)) for place, line, text in batch)
                 keyed = _check(numbered, at, receiver, None, places=True)
                 out._add(keyed.findings, zip(keyed.handoff_places, keyed.handoffs), zip(keyed.item_places, keyed.items))
                 del keyed
-                gc.collect()  # the batch's endpoints hold one another: freed here, not at the end
+                gc.collect(0)  # the batch's endpoints hold one another: freed here (the youngest objects alone)
     except BaseException:
         out.close()
         raise

@@ -381,7 +381,7 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
             for batch in parts.batches():
                 whole = (loads_line(text, receiver, line_number=line) for _, line, text in batch)
                 out.extend(_part_findings(whole, file, receiver=receiver, now=now, enabled=enabled))
-                gc.collect()  # the batch's endpoints hold one another: freed here, not at the end
+                gc.collect(0)  # the batch's endpoints hold one another: freed here (the youngest objects alone)
     finally:
         parts.close()
     return out
