@@ -150,6 +150,18 @@ def test_lines_inside_a_log_are_linted_at_their_physical_column():
     assert {f.code for f in lint_stream(log, file="app.rw1")} >= {"RW001"}
 
 
+def test_findings_in_escaped_json_and_across_the_stream_land_on_their_physical_column():
+    # where a candidate sits is kept on disk and read back for the findings alone: an escape before the
+    # candidate moves its columns; a finding of the stream rules (never read back) lands on its line too
+    log = ['{"ts": 1, "msg": "\\u00e9\\t RW1 HO ops-2 from=ops to=builder item=jira:OPS-8 ask=FIXX"}',
+           '{"a": "RW1 HO ops-3 from=ops to=builder item=x ask=FIX", "b": "RW1 HO ops-3 from=ops to=builder item=y ask=FIX"}']
+    found = {(f.code, f.line): f for f in lint_stream(log, file="app.log")}
+    assert found[("RW003", 1)].column == log[0].index("ask=FIXX") + 1 and found[("RW003", 1)].text == log[0]
+    never = found[("RW103", 2)]  # the first ops-3 (the second is the same id: RW100)
+    assert never.column == log[1].index("RW1 HO ops-3") + 1 + len("RW1 HO ") and never.text == log[1]
+    assert found[("RW100", 2)].column == log[1].rindex("ops-3") + 1
+
+
 def test_stdin_filename_names_stdin_and_chooses_its_mode(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     text = "INFO sent RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIXX\n"

@@ -156,10 +156,19 @@ elif how == "cli":
     out = os.open(os.devnull, os.O_WRONLY)
     os.dup2(out, 1)
     count = main(["check-thread", "--now", "20261003T0900Z", "--format", "json", str(path)])
-else:
+elif how == "lint":
     from rogerwilco.io.lint import lint_stream
     with open(data_file(lines), "rb") as fh:
         count = len(lint_stream(fh, file="t.rw1", now="20261003T0900Z"))
+else:  # the same conversation inside a log, each message after a timestamp: lint's embedded mode
+    from rogerwilco.io.lint import lint_stream
+    log = data_file(lines).with_suffix(".log")
+    if not log.exists():
+        with open(data_file(lines), encoding="utf-8") as src, open(log, "w", encoding="utf-8") as out:
+            for n, line in enumerate(src):
+                out.write(f"2026-10-02T14:{n // 60 % 60:02}:{n % 60:02}Z INFO sent {line}")
+    with open(log, "rb") as fh:
+        count = len(lint_stream(fh, file="t.log", now="20261003T0900Z"))
 try:  # this process's own high-water mark (ru_maxrss keeps the forking parent's across exec)
     with open("/proc/self/status") as status:
         peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
@@ -176,7 +185,7 @@ def _thread_peak(how: str, lines: int) -> tuple[int, int]:
     return int(marker[0]), int(marker[2])
 
 
-@pytest.mark.parametrize("how", ["cli", "lint"])
+@pytest.mark.parametrize("how", ["cli", "lint", "lint-log"])
 def test_check_thread_and_lint_run_in_memory_that_does_not_grow_with_the_conversation(how):
     # The conversation is cut into the parts that touch nothing else, on disk; each batch of parts is
     # checked alone, and the command's findings and ledger rows go to disk, read back in order as the

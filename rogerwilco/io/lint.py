@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import re
 import sys
 from pathlib import Path
@@ -515,12 +516,12 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     if embedded is None:
         embedded = not is_stream_file(file)
     findings: list[LintFinding] = []
-    places: dict[tuple[int, str], tuple[str, Any, int]] = {}
+    places = _Places() if embedded else None
 
     def valid() -> Iterator[Message | LineResult]:
-        if embedded:
+        if places is not None:
             for result, physical, frame, start in _embedded_results(fp, receiver, file):
-                places[(result.line_number or 1, result.text)] = (physical, frame, start)
+                places.put(result.line_number or 1, result.text, physical, frame, start)
                 findings.extend(_line_findings(result, file))
                 if result.message is not None:
                     yield result  # read from its candidate's text: the thread check keeps it small
@@ -535,11 +536,15 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
             if result.message is not None:
                 yield result  # the line it was read from goes along: the thread check keeps it small
 
-    across = stream_findings(valid(), file, receiver=receiver, now=now, enabled=enabled)
-    findings.extend(across)
-    kept = [f for f in findings if f.code in enabled]
-    if places:
-        kept = [_in_physical_line(f, places) for f in kept]
+    try:
+        across = stream_findings(valid(), file, receiver=receiver, now=now, enabled=enabled)
+        findings.extend(across)
+        kept = [f for f in findings if f.code in enabled]
+        if places is not None:
+            kept = [_in_physical_line(f, places) for f in kept]
+    finally:
+        if places is not None:
+            places.close()
     kept.sort(key=lambda f: (f.line, f.column or 0, f.code))
     seen: dict[tuple[str, ...], int] = {}
     for i, f in enumerate(kept):
@@ -574,7 +579,75 @@ def _embedded_results(fp: IO[bytes] | IO[str] | Iterable[str], receiver: Receive
                 yield result, text, frame, start
 
 
-def _in_physical_line(f: LintFinding, places: Mapping[tuple[int, str], tuple[str, Any, int]]) -> LintFinding:
+class _Places:
+    """Where each embedded candidate sits, by (line number, candidate text): its physical line, the frame
+    holding it and where in the frame it starts; the last one put for a key wins. Kept in a private
+    temporary database on disk, since a log may hold millions of candidates and only the few a finding
+    is about are read back."""
+
+    def __init__(self) -> None:
+        import sqlite3
+
+        from ..checks._components import on_disk
+
+        with on_disk():
+            self._db = sqlite3.connect("")  # "": a private temporary database on disk, deleted on close
+            self._db.executescript("""
+                PRAGMA journal_mode = OFF;
+                PRAGMA synchronous = OFF;
+                PRAGMA cache_size = -512;
+                CREATE TABLE place (line INTEGER NOT NULL, text BLOB NOT NULL, physical BLOB NOT NULL,
+                                    start INTEGER NOT NULL, frame BLOB, base INTEGER NOT NULL, offset INTEGER NOT NULL,
+                                    field BLOB, body BLOB, columns TEXT, PRIMARY KEY (line, text)) WITHOUT ROWID;
+            """)
+        self._pending: list[tuple[Any, ...]] = []
+
+    def put(self, line: int, text: str, physical: str, frame: Any, start: int) -> None:
+        self._pending.append((
+            line, _utf8(text), _utf8(physical), start,
+            None if frame.text == physical else _utf8(frame.text),  # most frames are their physical line
+            frame.base, frame.offset, None if frame.field is None else _utf8(frame.field),
+            None if frame.body is None else _utf8(frame.body),
+            None if frame.columns is None else json.dumps(list(frame.columns))))
+        if len(self._pending) >= 1024:
+            self._flush()
+
+    def _flush(self) -> None:
+        from ..checks._components import on_disk
+
+        with on_disk():
+            self._db.executemany("INSERT OR REPLACE INTO place VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self._pending)
+        self._pending.clear()
+
+    def get(self, key: tuple[int, str]) -> tuple[str, Any, int] | None:
+        from ..checks._components import on_disk
+        from .scan.frames import Frame
+
+        self._flush()
+        with on_disk():
+            row = self._db.execute("SELECT physical, start, frame, base, offset, field, body, columns FROM place "
+                                   "WHERE line = ? AND text = ?", (key[0], _utf8(key[1]))).fetchone()
+        if row is None:
+            return None
+        physical, start, text, base, offset, field, body, columns = row
+        physical = _text(physical)
+        frame = Frame(physical if text is None else _text(text), base, offset, None if field is None else _text(field),
+                      None if body is None else _text(body), None if columns is None else tuple(json.loads(columns)))
+        return physical, frame, start
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogatepass")
+
+
+def _in_physical_line(f: LintFinding, places: _Places) -> LintFinding:
     """A finding on an embedded candidate, moved to the column of the physical line that holds it."""
     place = places.get((f.line, f.text))
     if place is None:
