@@ -12,8 +12,9 @@ peak RSS stays near the interpreter's own plus what the open handoffs need.
 
 ``cli`` is the ``check-thread`` command (its report written as JSON to
 /dev/null): working state and report on disk, memory flat. ``thread`` is the
-``check_thread`` function, whose report is an object in memory, and ``lint``
-the ``lint`` of the same file.
+``check_thread`` function, whose report is an object in memory, ``lint``
+the ``lint`` of the same file, and ``lint-log`` the ``lint`` of the same
+conversation inside a log (each message after a timestamp: embedded mode).
 
 ``--items 1`` makes every handoff about one item (a long-lived item handed
 on again and again): the handoffs still touch nothing else, so the memory
@@ -120,7 +121,11 @@ elif what == "cli":
         sys.stdout.flush()
         os.dup2(saved, 1)
     count = f"exit {code}"  # the report went to /dev/null
-else:
+elif what == "lint":
+    from rogerwilco.io.lint import lint_stream
+    with open(path, "rb") as fh:
+        count = len(lint_stream(fh, file=path, now="20261003T0900Z"))
+else:  # lint-log: the conversation inside a log, each message after a timestamp (lint's embedded mode)
     from rogerwilco.io.lint import lint_stream
     with open(path, "rb") as fh:
         count = len(lint_stream(fh, file=path, now="20261003T0900Z"))
@@ -128,6 +133,19 @@ seconds = time.perf_counter() - start
 print(json.dumps({"seconds": seconds, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "findings": count}))
 """
+
+
+def log_file(lines: int, items: int = 0) -> Path:
+    """The conversation of :func:`data_file` inside a log: each message after a timestamp and a level."""
+    source = data_file(lines, items)
+    path = source.with_suffix(".log")
+    if not path.exists():
+        tmp = path.with_suffix(".tmp")
+        with open(source, encoding="utf-8") as src, open(tmp, "w", encoding="utf-8") as out:
+            for n, line in enumerate(src):
+                out.write(f"2026-10-02T14:{n // 60 % 60:02}:{n % 60:02}Z INFO sent {line}")
+        tmp.replace(path)
+    return path
 
 
 def measure(what: str, path: Path) -> dict:
@@ -142,14 +160,14 @@ def main() -> int:
                         help="handoffs about this many items in turn (default 0: an item of its own for each)")
     parser.add_argument("--what", default="cli,thread,lint",
                         help="cli (the check-thread command, report on disk), thread (check_thread, report in "
-                             "memory), lint; comma-separated")
+                             "memory), lint, lint-log (a log holding the conversation); comma-separated")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     for what in args.what.split(","):
         base = None
         print(f"{what}:")
         for size in sizes:
-            figures = measure(what, data_file(size, args.items))
+            figures = measure(what, (log_file if what == "lint-log" else data_file)(size, args.items))
             if base is None:
                 base = (size, figures)
             n0, f0 = base

@@ -144,7 +144,7 @@ FLAT_KIB = 10 * 1024
 THREAD_CHILD = r"""
 import os, resource, sys
 sys.path.insert(0, sys.argv[3])
-from thread_bench import conversation, data_file
+from thread_bench import conversation, data_file, log_file
 how, lines = sys.argv[1], int(sys.argv[2])
 if how == "api":
     from rogerwilco.checks.thread import check_thread
@@ -162,12 +162,7 @@ elif how == "lint":
         count = len(lint_stream(fh, file="t.rw1", now="20261003T0900Z"))
 else:  # the same conversation inside a log, each message after a timestamp: lint's embedded mode
     from rogerwilco.io.lint import lint_stream
-    log = data_file(lines).with_suffix(".log")
-    if not log.exists():
-        with open(data_file(lines), encoding="utf-8") as src, open(log, "w", encoding="utf-8") as out:
-            for n, line in enumerate(src):
-                out.write(f"2026-10-02T14:{n // 60 % 60:02}:{n % 60:02}Z INFO sent {line}")
-    with open(log, "rb") as fh:
+    with open(log_file(lines), "rb") as fh:
         count = len(lint_stream(fh, file="t.log", now="20261003T0900Z"))
 try:  # this process's own high-water mark (ru_maxrss keeps the forking parent's across exec)
     with open("/proc/self/status") as status:
