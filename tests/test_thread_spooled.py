@@ -220,8 +220,8 @@ def _printed(render) -> str:
     return out.getvalue()
 
 
-def test_a_one_page_report_prints_as_the_whole_report_does():
-    conversation = LINKED["item"] + LINKED["ctx"][2:] + ["RW1 ZZ x"]
+@pytest.mark.parametrize("conversation", [LINKED["item"] + LINKED["ctx"][2:] + ["RW1 ZZ x"], [], ["not a message"]])
+def test_a_one_page_report_prints_as_the_whole_report_does(conversation):
     whole = check_thread(conversation, now=NOW)
     with check_thread_spooled(conversation, now=NOW, batch_lines=2) as spooled:
         assert _printed(lambda c: print_spooled(c, spooled)) == _printed(lambda c: c.print(thread_report(whole)))
