@@ -121,11 +121,7 @@ elif what == "cli":
         sys.stdout.flush()
         os.dup2(saved, 1)
     count = f"exit {code}"  # the report went to /dev/null
-elif what == "lint":
-    from rogerwilco.io.lint import lint_stream
-    with open(path, "rb") as fh:
-        count = len(lint_stream(fh, file=path, now="20261003T0900Z"))
-else:  # lint-log: the conversation inside a log, each message after a timestamp (lint's embedded mode)
+else:  # lint, or lint-log: the conversation inside a log (lint's embedded mode, chosen by the file's name)
     from rogerwilco.io.lint import lint_stream
     with open(path, "rb") as fh:
         count = len(lint_stream(fh, file=path, now="20261003T0900Z"))

@@ -72,9 +72,23 @@ def on_disk() -> Iterator[None]:
                        "(TMPDIR or SQLITE_TMPDIR)") from None
 
 
-def _bytes(text: str) -> bytes:
-    """Text as the database keeps it: UTF-8, a lone surrogate kept as it is (any str goes in and comes back)."""
+def scratch_database(schema: str, *, cache_kib: int) -> sqlite3.Connection:
+    """A private temporary database on disk (deleted on close), unjournaled, with ``cache_kib`` of page
+    cache, made with ``schema``; its errors raise through :func:`on_disk`."""
+    with on_disk():
+        db = sqlite3.connect("")  # "": a private temporary database on disk, deleted on close
+        db.executescript(f"PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -{cache_kib};"
+                         f"PRAGMA temp_store = FILE; {schema}")
+    return db
+
+
+def encoded(text: str) -> bytes:
+    """Text as a scratch database keeps it: UTF-8, a lone surrogate kept as it is (any str comes back)."""
     return text.encode("utf-8", "surrogatepass")
+
+
+def decoded(data: bytes) -> str:
+    return data.decode("utf-8", "surrogatepass")
 
 
 class Components:
@@ -82,17 +96,12 @@ class Components:
 
     def __init__(self, *, batch_lines: int = BATCH_LINES) -> None:
         self.batch_lines = max(1, batch_lines)
-        self._db = sqlite3.connect("")  # "": a private temporary database on disk, deleted on close
-        self._db.executescript(f"""
-            PRAGMA journal_mode = OFF;
-            PRAGMA synchronous = OFF;
-            PRAGMA cache_size = -{CACHE_KIB};
-            PRAGMA temp_store = FILE;
+        self._db = scratch_database("""
             CREATE TABLE name (name BLOB PRIMARY KEY, part INTEGER NOT NULL) WITHOUT ROWID;
             CREATE TABLE part (part INTEGER PRIMARY KEY, up INTEGER NOT NULL);
             CREATE TABLE line (place INTEGER PRIMARY KEY, part INTEGER NOT NULL, number INTEGER, text BLOB NOT NULL);
             CREATE TABLE list (key BLOB NOT NULL, part INTEGER NOT NULL, joins INTEGER NOT NULL);
-        """)
+        """, cache_kib=CACHE_KIB)
         self._parts = 0
         self._names: dict[str, int] = {}  # recent names -> a part they belong to (not always its root)
         self._up: dict[int, int] = {}  # recent parts -> the part they were joined to (a root: itself)
@@ -117,7 +126,7 @@ class Components:
             root = min(roots)  # the oldest: parts are numbered in stream order
             for other in roots:
                 if other != root:
-                    self._join(other, root)
+                    self._set_parent(other, root)
         else:
             root = self._parts
             self._parts += 1
@@ -130,11 +139,11 @@ class Components:
                 self._remember(self._names, name, root)
                 for bit in _bits(name):
                     seen[bit >> 3] |= 1 << (bit & 7)
-        self._lines.append((place, root, number, _bytes(text)))
+        self._lines.append((place, root, number, encoded(text)))
         if listed is not None:
-            self._lists.append((_bytes(listed), root, 0))
+            self._lists.append((encoded(listed), root, 0))
         if joins is not None:
-            self._lists.append((_bytes(joins), root, 1))
+            self._lists.append((encoded(joins), root, 1))
         if len(self._lines) >= 1024 or len(self._new_names) >= 4096:
             self._flush()
 
@@ -151,7 +160,7 @@ class Components:
         seen = self._seen
         if not all(seen[bit >> 3] & (1 << (bit & 7)) for bit in _bits(name)):
             return None  # never seen: the filter has no false negatives
-        row = self._db.execute("SELECT part FROM name WHERE name = ?", (_bytes(name),)).fetchone()
+        row = self._db.execute("SELECT part FROM name WHERE name = ?", (encoded(name),)).fetchone()
         if row is None:
             return None
         self._remember(self._names, name, row[0])
@@ -174,9 +183,6 @@ class Components:
             self._set_parent(below, part)
         return part
 
-    def _join(self, other: int, root: int) -> None:
-        self._set_parent(other, root)
-
     def _set_parent(self, part: int, up: int) -> None:
         self._db.execute("UPDATE part SET up = ? WHERE part = ?", (up, part))
         self._remember(self._up, part, up)
@@ -189,7 +195,7 @@ class Components:
             del cache[next(iter(cache))]  # the least recently learned
 
     def _flush(self) -> None:
-        self._db.executemany("INSERT INTO name VALUES (?, ?)", ((_bytes(n), p) for n, p in self._new_names.items()))
+        self._db.executemany("INSERT INTO name VALUES (?, ?)", ((encoded(n), p) for n, p in self._new_names.items()))
         self._new_names.clear()
         self._db.executemany("INSERT INTO line VALUES (?, ?, ?, ?)", self._lines)
         self._lines.clear()
@@ -211,7 +217,7 @@ class Components:
             other = self._root(part)
             if other != root:
                 root, other = min(root, other), max(root, other)
-                self._join(other, root)
+                self._set_parent(other, root)
         # every part points at its root (pointer jumping: a few rounds, each halving the longest path)
         while db.execute("UPDATE part SET up = (SELECT p.up FROM part AS p WHERE p.part = part.up) "
                          "WHERE up != (SELECT p.up FROM part AS p WHERE p.part = part.up)").rowcount:
@@ -233,7 +239,7 @@ class Components:
         for low, high in ranges:
             rows = db.execute("SELECT place, number, text FROM line WHERE part BETWEEN ? AND ?", (low, high)).fetchall()
             rows.sort()
-            yield [(place, number, text.decode("utf-8", "surrogatepass")) for place, number, text in rows]
+            yield [(place, number, decoded(text)) for place, number, text in rows]
 
     def close(self) -> None:
         self._db.close()

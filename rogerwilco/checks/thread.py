@@ -505,13 +505,11 @@ def check_thread_spooled(
 
     at = parse_now(now)
     receiver = as_receiver(profiles)
-    with on_disk():
-        parts = Components(batch_lines=BATCH_LINES if batch_lines is None else batch_lines)
+    out = SpooledThreadReport()
     try:
-        with on_disk():
-            out = SpooledThreadReport()
+        parts = Components(batch_lines=BATCH_LINES if batch_lines is None else batch_lines)
     except BaseException:
-        parts.close()
+        out.close()
         raise
     try:
         with _no_cycle_collection(), on_disk():
@@ -548,19 +546,15 @@ class SpooledThreadReport:
     write its JSON in pieces, or load it whole (:meth:`report`)."""
 
     def __init__(self) -> None:
-        import sqlite3
+        from ._components import scratch_database
 
-        self._db = sqlite3.connect("")  # a private temporary database on disk, deleted on close
-        self._db.executescript("""
-            PRAGMA journal_mode = OFF;
-            PRAGMA synchronous = OFF;
-            PRAGMA cache_size = -1024;
+        self._db = scratch_database("""
             CREATE TABLE finding (section INTEGER NOT NULL, place INTEGER NOT NULL, seq INTEGER PRIMARY KEY,
                                   json TEXT NOT NULL);
             CREATE TABLE handoff (place INTEGER PRIMARY KEY, json TEXT NOT NULL);
             CREATE TABLE item (item BLOB PRIMARY KEY, first INTEGER NOT NULL, first_json TEXT NOT NULL,
                                passed INTEGER NOT NULL, passed_json TEXT NOT NULL) WITHOUT ROWID;
-        """)
+        """, cache_kib=1024)
         self.fails = 0
         self.notes = 0
 
@@ -570,6 +564,8 @@ class SpooledThreadReport:
 
     def _add(self, findings: list[tuple[int, int, Finding]], handoffs: Iterable[tuple[int, HandoffStatus]] = (),
              items: Iterable[tuple[tuple[int, ItemOwner, int], ItemOwner]] = ()) -> None:
+        from ._components import encoded
+
         dumps = json.dumps
         for _, _, f in findings:
             if f.failed:
@@ -588,7 +584,7 @@ class SpooledThreadReport:
             "first = min(first, excluded.first), "
             "passed_json = CASE WHEN excluded.passed > passed THEN excluded.passed_json ELSE passed_json END, "
             "passed = max(passed, excluded.passed)",
-            ((owner.item.encode("utf-8", "surrogatepass"), first, dumps(default.to_json(), ensure_ascii=True),
+            ((encoded(owner.item), first, dumps(default.to_json(), ensure_ascii=True),
               last, dumps(owner.to_json(), ensure_ascii=True)) for (first, default, last), owner in items))
 
     def _rows(self, query: str) -> Iterator[str]:

@@ -59,6 +59,8 @@ from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTup
 
 import attrs
 
+from ..checks import _components
+from ..checks._components import Components, decoded, encoded, on_disk, scratch_database, touches_of
 from ..checks.lifecycle import is_carried_forward
 
 if TYPE_CHECKING:
@@ -353,11 +355,8 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
     :func:`rogerwilco.checks.thread.check_thread`. No rule reads across
     parts, so the findings are those of the whole stream.
     """
-    from ..checks._components import BATCH_LINES, Components, on_disk, touches_of
-
     out: list[LintFinding] = []
-    with on_disk():
-        parts = Components(batch_lines=BATCH_LINES if batch_lines is None else batch_lines)
+    parts = Components(batch_lines=_components.BATCH_LINES if batch_lines is None else batch_lines)
     last_number: dict[str, tuple[int, str]] = {}
     try:
         with on_disk():  # the database's errors (no room on disk) as the package's
@@ -586,65 +585,45 @@ class _Places:
     is about are read back."""
 
     def __init__(self) -> None:
-        import sqlite3
-
-        from ..checks._components import on_disk
-
-        with on_disk():
-            self._db = sqlite3.connect("")  # "": a private temporary database on disk, deleted on close
-            self._db.executescript("""
-                PRAGMA journal_mode = OFF;
-                PRAGMA synchronous = OFF;
-                PRAGMA cache_size = -512;
-                CREATE TABLE place (line INTEGER NOT NULL, text BLOB NOT NULL, physical BLOB NOT NULL,
-                                    start INTEGER NOT NULL, frame BLOB, base INTEGER NOT NULL, offset INTEGER NOT NULL,
-                                    field BLOB, body BLOB, columns TEXT, PRIMARY KEY (line, text)) WITHOUT ROWID;
-            """)
+        self._db = scratch_database("""
+            CREATE TABLE place (line INTEGER NOT NULL, text BLOB NOT NULL, physical BLOB NOT NULL,
+                                start INTEGER NOT NULL, frame BLOB, base INTEGER NOT NULL, offset INTEGER NOT NULL,
+                                field BLOB, body BLOB, columns TEXT, PRIMARY KEY (line, text)) WITHOUT ROWID;
+        """, cache_kib=512)
         self._pending: list[tuple[Any, ...]] = []
 
     def put(self, line: int, text: str, physical: str, frame: Any, start: int) -> None:
         self._pending.append((
-            line, _utf8(text), _utf8(physical), start,
-            None if frame.text == physical else _utf8(frame.text),  # most frames are their physical line
-            frame.base, frame.offset, None if frame.field is None else _utf8(frame.field),
-            None if frame.body is None else _utf8(frame.body),
+            line, encoded(text), encoded(physical), start,
+            None if frame.text == physical else encoded(frame.text),  # most frames are their physical line
+            frame.base, frame.offset, None if frame.field is None else encoded(frame.field),
+            None if frame.body is None else encoded(frame.body),
             None if frame.columns is None else json.dumps(list(frame.columns))))
         if len(self._pending) >= 1024:
             self._flush()
 
     def _flush(self) -> None:
-        from ..checks._components import on_disk
-
         with on_disk():
             self._db.executemany("INSERT OR REPLACE INTO place VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self._pending)
         self._pending.clear()
 
     def get(self, key: tuple[int, str]) -> tuple[str, Any, int] | None:
-        from ..checks._components import on_disk
         from .scan.frames import Frame
 
         self._flush()
         with on_disk():
             row = self._db.execute("SELECT physical, start, frame, base, offset, field, body, columns FROM place "
-                                   "WHERE line = ? AND text = ?", (key[0], _utf8(key[1]))).fetchone()
+                                   "WHERE line = ? AND text = ?", (key[0], encoded(key[1]))).fetchone()
         if row is None:
             return None
         physical, start, text, base, offset, field, body, columns = row
-        physical = _text(physical)
-        frame = Frame(physical if text is None else _text(text), base, offset, None if field is None else _text(field),
-                      None if body is None else _text(body), None if columns is None else tuple(json.loads(columns)))
+        physical = decoded(physical)
+        frame = Frame(physical if text is None else decoded(text), base, offset, None if field is None else decoded(field),
+                      None if body is None else decoded(body), None if columns is None else tuple(json.loads(columns)))
         return physical, frame, start
 
     def close(self) -> None:
         self._db.close()
-
-
-def _utf8(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
-
-
-def _text(data: bytes) -> str:
-    return data.decode("utf-8", "surrogatepass")
 
 
 def _in_physical_line(f: LintFinding, places: _Places) -> LintFinding:
