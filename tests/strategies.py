@@ -35,7 +35,10 @@ nums = st.one_of(
     st.builds(lambda a, b: f"{a}/{b}", st.integers(40, 250), st.integers(30, 150)),
 )
 hexes = st.text("0123456789abcdef", min_size=12, max_size=12)
-tail_words = st.text(VISIBLE + "\u00a0\u3000\u2009", min_size=1, max_size=12)  # a tail may hold no-break spaces
+# A tail may hold no-break spaces, and joiners and variation selectors bound to visible characters (D16).
+JOINED = ("\U0001f469\u200d\U0001f4bb", "\u2764\ufe0f", "\U0001f3f3\ufe0f\u200d\U0001f308", "\u0645\u06cc\u200c\u062e",
+          "\u0915\u094d\u200d\u0937", "#\ufe0f\u20e3")
+tail_words = st.text(VISIBLE + "\u00a0\u3000\u2009", min_size=1, max_size=12) | st.sampled_from(JOINED)
 tails = st.lists(tail_words, min_size=1, max_size=8).map(" ".join).filter(lambda t: len(t) <= 300)
 
 
@@ -119,12 +122,13 @@ def messages(draw, profile: str | None | object = ..., types=None) -> Message:
 
 
 # Pieces that sit near every boundary of the grammar: separators, marks,
-# control and Unicode space characters, astral characters, surrogates.
+# control, invisible and Unicode space characters, astral characters, surrogates.
 PIECES = [
     "RW1", "RW2", "RW", "rw1", "HO", "ho", "H0", "a-1", "a-", "-1", "a--1", "x.y_z-0012", " ", "  ", "=", "==",
     "k=v", "K=v", "k=", "=v", "k_1=a=b:c", "//", " // ", " //", "// ", "\t", "\n", "\r", "\x00", "\x7f",
     "\x85", "\xa0", "\u1680", "\u2000", "\u200a", "\u200b", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000",
     "\ufeff", "\U0010ffff", "\U0001f600", "é", "\ud7ff", "\ue000", "\ud800", "+", "x+y", "tail words",
+    "\u200c", "\u200d", "\ufe0f", "\u2060", "\u00ad", "\U000e0041", "\U000e007f", *JOINED,
 ]
 
 fragments = st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=12).map("".join)

@@ -60,19 +60,19 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # ---------------------------------------------------------------- characters
 
 @lru_cache(maxsize=None)
+def _terminal_ranges(name: str) -> tuple[tuple[int, int], ...]:
+    """The code point ranges of a grammar terminal that is one character class."""
+    for item in grammar_file_tree(grammar_text()).children:
+        if item.data == "term" and str(item.children[0]) == name:
+            token = next(item.scan_values(lambda v: getattr(v, "type", None) == "REGEXP"))
+            return tuple(RegexReader(str(token)[1:].rpartition("/")[0]).char_class())
+    raise LookupError(f"grammar/rw1.lark defines no {name} terminal")
+
+
+@lru_cache(maxsize=None)
 def _invisible_class(terminals: tuple[str, ...] = ("VCHAR",)) -> str:
     """A regex class body of the BMP code points the named class terminals exclude (space included)."""
-    tree = grammar_file_tree(grammar_text())
-    visible: list[tuple[int, int]] = []
-    for name in terminals:
-        body = None
-        for item in tree.children:
-            if item.data == "term" and str(item.children[0]) == name:
-                token = next(item.scan_values(lambda v: getattr(v, "type", None) == "REGEXP"))
-                body = str(token)[1:].rpartition("/")[0]
-        if body is None:
-            raise LookupError(f"grammar/rw1.lark defines no {name} terminal")
-        visible += RegexReader(body).char_class()
+    visible = [span for name in terminals for span in _terminal_ranges(name)]
     # Surrogates are excluded here; a well-formed pair (an astral character,
     # which VCHAR admits) is matched by its own alternative in _visible.
     allowed = sorted(visible)
@@ -84,22 +84,50 @@ def _invisible_class(terminals: tuple[str, ...] = ("VCHAR",)) -> str:
         nxt = max(nxt, hi + 1)
     if nxt <= 0xFFFF:
         excluded.append((nxt, 0xFFFF))
-    return "".join(f"\\u{lo:04x}" if lo == hi else f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in excluded)
+    return _class_body([(lo, min(hi, 0xFFFF)) for lo, hi in excluded if lo <= 0xFFFF])
 
 
-_PAIR = "[\\ud800-\\udbff][\\udc00-\\udfff]"
+def _class_body(ranges: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> str:
+    return "".join(f"\\u{lo:04x}" if lo == hi else f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in ranges)
+
+
+def _utf16_pairs(ranges: list[tuple[int, int]]) -> str:
+    """The astral part of ``ranges`` as surrogate pairs: a regex a UTF-16 engine reads as those characters."""
+    out: list[str] = []
+    for lo, hi in ranges:
+        lo = max(lo, 0x10000)
+        if lo > hi:
+            continue
+        (hi_lo, lo_lo), (hi_hi, lo_hi) = (divmod(code - 0x10000, 0x400) for code in (lo, hi))
+        if hi_lo == hi_hi:
+            out.append(f"\\u{0xD800 + hi_lo:04x}[\\u{0xDC00 + lo_lo:04x}-\\u{0xDC00 + lo_hi:04x}]")
+            continue
+        out.append(f"\\u{0xD800 + hi_lo:04x}[\\u{0xDC00 + lo_lo:04x}-\\udfff]")
+        if hi_hi - hi_lo > 1:
+            out.append(f"[\\u{0xD800 + hi_lo + 1:04x}-\\u{0xD800 + hi_hi - 1:04x}][\\udc00-\\udfff]")
+        out.append(f"\\u{0xD800 + hi_hi:04x}[\\udc00-\\u{0xDC00 + lo_hi:04x}]")
+    return "|".join(out)
+
+
+@lru_cache(maxsize=None)
+def _pairs(terminals: tuple[str, ...]) -> str:
+    return _utf16_pairs(sorted(span for name in terminals for span in _terminal_ranges(name)))
 
 
 def _visible(extra_excluded: str = "", terminals: tuple[str, ...] = ("VCHAR",)) -> str:
-    """One visible character: a BMP character the class admits, or a surrogate pair.
+    """One visible character: a BMP character the class admits, or a surrogate pair of one it admits.
 
     In a code point engine (Python, ECMA-262 with ``u``, as ajv compiles) an
     astral character is one code point outside the excluded set and a lone
     surrogate is inside it; in a UTF-16 engine (ECMA-262 without ``u``) the
-    pair is matched by the second alternative and a lone half by neither.
-    Either way a lone surrogate is refused (decision D9).
+    pair is matched by an alternative of its own and a lone half by none.
+    Either way a lone surrogate is refused (decision D9). The invisible
+    characters outside the BMP (tag characters and the like, D16) are refused
+    by the pairs in a UTF-16 engine only: a class both kinds of engine read
+    alike cannot name a range of them, so in a code point engine the schema
+    admits them and the package's grammar refuses them.
     """
-    return f"(?:[^{_invisible_class(terminals)}{extra_excluded}]|{_PAIR})"
+    return f"(?:[^{_invisible_class(terminals)}{extra_excluded}]|{_pairs(terminals)})"
 
 
 def visible_pattern() -> str:
@@ -107,8 +135,12 @@ def visible_pattern() -> str:
 
 
 def tail_pattern() -> str:
+    """The grammar's TAIL: words of TCHAR, each joiner between two of them, each selector after one (D16)."""
     char = _visible(terminals=("VCHAR", "USPACE"))  # the grammar's TCHAR
-    return f"^{char}+(?: {char}+)*$"
+    selector = f"[{_class_body(_terminal_ranges('TSEL'))}]"  # both classes lie in the BMP
+    joiner = f"[{_class_body(_terminal_ranges('TJOIN'))}]"
+    word = f"{char}{selector}?(?:{joiner}?{char}{selector}?)*"
+    return f"^{word}(?: {word})*$"
 
 
 # ---------------------------------------------------------------- slot types

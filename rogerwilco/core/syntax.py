@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._fastpath import LINE_REGEX, TERMINALS
 from ._resources import grammar_path
+from .display import INVISIBLE_RANGES
 from .errors import RW1SyntaxError, printable
 
 if TYPE_CHECKING:
@@ -47,6 +48,10 @@ TAIL_MARK = " // "
 # The bidirectional controls the grammar refuses anywhere in a line (D14): a
 # value holding one displays as another ("Trojan Source").
 BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# The invisible characters a tail may hold, each bound to visible characters
+# (D16): a joiner between two of them, a variation selector right after one.
+TAIL_JOINERS = frozenset("\u200c\u200d")
+TAIL_SELECTORS = frozenset(chr(code) for code in range(0xFE00, 0xFE10))
 
 # What each terminal looks like, for error messages a person can act on.
 _EXPECTED = {
@@ -459,8 +464,61 @@ def _error_at(text: str, column: int, expected: list[str], line_number: int | No
     )
 
 
-_NEVER_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff" + "".join(sorted(BIDI_CONTROLS)) + "]")
+def _never_in_a_line() -> list[tuple[int, int]]:
+    """The code point ranges no line may hold anywhere (D3, D14, D16): controls, line and paragraph
+    separators, lone surrogates, and every invisible character that is no whitespace, but a tail's
+    joiners and selectors."""
+    kept = {ord(ch) for ch in TAIL_JOINERS | TAIL_SELECTORS}
+    codes = [code for lo, hi in INVISIBLE_RANGES for code in range(lo, hi + 1)
+             if code not in kept and (code < 0xA0 or 0xD800 <= code <= 0xDFFF or not chr(code).isspace())]
+    ranges: list[tuple[int, int]] = []
+    for code in sorted(codes + [0x2028, 0x2029]):
+        if ranges and code == ranges[-1][1] + 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    return ranges
+
+
+_NEVER_IN_A_LINE = re.compile(_class_source(_never_in_a_line(), negated=False))
 _SPACING = re.compile("[^\\S ]")  # whitespace (str.isspace) other than the space
+_TAIL_ONLY = re.compile("[" + "".join(sorted(TAIL_JOINERS | TAIL_SELECTORS)) + "]")
+
+
+def _unbound_in_tail(text: str, start: int) -> int | None:
+    """Index of the first joiner or selector of the tail at ``start`` that the grammar's TWORD does not bind (D16)."""
+    before = " "  # what precedes: " " (a word's start), "join", "selector", or "char"
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch in TAIL_SELECTORS:
+            if before != "char":
+                return i
+            before = "selector"
+        elif ch in TAIL_JOINERS:
+            if before not in ("char", "selector") or i + 1 == len(text) or text[i + 1] == " " \
+                    or text[i + 1] in TAIL_JOINERS or text[i + 1] in TAIL_SELECTORS:
+                return i
+            before = "join"
+        else:
+            before = " " if ch == " " else "char"
+    return None
+
+
+def _refused_character(ch: str, column: int, in_tail: bool) -> str:
+    """Why a character at ``column`` cannot stand where it does."""
+    code = ord(ch)
+    shown = f"{printable(ch)} (U+{code:04X}) at column {column}"
+    if ch in BIDI_CONTROLS:
+        return f"bidirectional control {shown} is not allowed in a line: it changes how the text around it displays"
+    if ch in TAIL_JOINERS or ch in TAIL_SELECTORS:
+        if not in_tail:
+            return f"invisible character {shown} is not allowed outside the tail: values hold only visible characters"
+        if ch in TAIL_JOINERS:
+            return f"joiner {shown} is allowed in the tail only between two visible characters"
+        return f"variation selector {shown} is allowed in the tail only right after a visible character"
+    if code >= 0xA0 and not ch.isspace() and not 0xD800 <= code <= 0xDFFF:
+        return f"invisible character {shown} is not allowed in a line: it shows as nothing, so text holding it looks like other text"
+    return f"character {shown} is not allowed in a line"
 
 
 def _describe(text: str, column: int, expected: list[str]) -> str:
@@ -470,17 +528,17 @@ def _describe(text: str, column: int, expected: list[str]) -> str:
         return "empty line"
     tail_from = text.find(TAIL_MARK)
     tail_from = len(text) if tail_from < 0 else tail_from + len(TAIL_MARK)
-    # The first character no line may hold; whitespace other than a space only
-    # before the tail (the tail may hold no-break spaces).
-    found = [m.start() for m in (_NEVER_IN_A_LINE.search(text), _SPACING.search(text, 0, tail_from)) if m]
+    # The first character no line may hold; whitespace other than a space, and
+    # a tail's joiners and selectors, only before the tail (the tail may hold
+    # no-break spaces, and joiners and selectors bound to visible characters).
+    found = [m.start() for m in (_NEVER_IN_A_LINE.search(text), _SPACING.search(text, 0, tail_from),
+                                 _TAIL_ONLY.search(text, 0, tail_from)) if m]
+    unbound = _unbound_in_tail(text, tail_from)
+    if unbound is not None:
+        found.append(unbound)
     if found:
         i = min(found)
-        ch = text[i]
-        code = ord(ch)
-        if ch in BIDI_CONTROLS:
-            return (f"bidirectional control {printable(ch)} (U+{code:04X}) at column {i + 1} is not allowed in a line: "
-                    "it changes how the text around it displays")
-        return f"character {printable(ch)} (U+{code:04X}) at column {i + 1} is not allowed in a line"
+        return _refused_character(text[i], i + 1, i >= tail_from)
     if text[0] == " ":
         return "leading space"
     if text.endswith(" "):

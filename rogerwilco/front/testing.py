@@ -15,7 +15,7 @@ check-dn check-thread``) from the grammar's shape and the vocabulary data:
 * mutations of them: unknown versions, types and codes, values of the wrong
   type or out of range, missing and repeated slots, an id that is not
   ``<from>-<n>``, a profile not held, a tail over 300 characters, broken
-  spacing, control, bidirectional and line-separator characters, lone
+  spacing, control, bidirectional, invisible and line-separator characters, lone
   surrogates; and lines with two or three of those faults at once, so the
   refusal order (decision D10) is exercised;
 * JSON forms of valid lines for ``encode``, and mutations of them, with
@@ -60,17 +60,19 @@ _WORDS = ("copy", "spec", "plain", "x", "v2", "em-dash", "monday-problem", "q3.r
           "AbC", "100%")
 # Values may hold any visible character: JSON escaping and canonical text (D9) are where ports differ.
 _ODD_TEXT = ('say"hi"', "back\\slash", "a/b", "<b>&amp;</b>", "crème", "cre\u0300me", "naïve", "\u4e2d\u6587",
-             "\U0001f600", "e\u0301\u0302", "\u05e9\u05dc\u05d5\u05dd", "zw\u200bsp", "\u00bd", "\u2028x"[1:],
-             "x\u007e", "\u0130stanbul", "stra\u00dfe", "\U0001d400bold", "\u200d")
+             "\U0001f600", "e\u0301\u0302", "\u05e9\u05dc\u05d5\u05dd", "a\u02bcb", "\u00bd", "\u2028x"[1:],
+             "x\u007e", "\u0130stanbul", "stra\u00dfe", "\U0001d400bold", "\u2764")
 _TAIL_WORDS = ("hero copy", "120 words", "no em dashes", 'quote "this"', "a\\b", "<tag> & co", "crème brûlée",
                "cre\u0300me", "\U0001f44d\u200d\U0001f3fd", "\u00a0no-break", "narrow\u202fspace", "\u4e2d\u6587",
-               "\U0001f600 done", "tab-free", "//", "a // b", "x=y", "RW1 HO fake-1", "\u3000ideographic")
+               "\U0001f600 done", "\u2764\ufe0f", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "tab-free",
+               "//", "a // b", "x=y", "RW1 HO fake-1", "\u3000ideographic")
 _REFS = ("gh:crox/site#42", "jira:ABC-12", "url:https://example.com/x?a=b&c=d", "file:path/to/thing.md",
          "sha256:9f3e1c", "msg:writer-07", "inv:MD-2026-057", "doc:12#l4", "pensive:4102", "x", "notion:\u00e9t\u00e9")
 
-# Characters a line may never hold, each a fault of its own (D3, D14).
+# Characters a line may never hold, each a fault of its own (D3, D14, D16).
 _FORBIDDEN = ("\t", "\r", "\n", "\u0000", "\u007f", "\u0085", "\u2028", "\u2029", "\u202e", "\u2066", "\u200f",
-              "\u061c", "\ud800", "\udfff", "\u00a0")
+              "\u061c", "\ud800", "\udfff", "\u00a0", "\u200b", "\u2060", "\ufeff", "\u00ad",
+              "\U000e0041")
 
 
 def _r_date(rng: random.Random, valid: bool = True) -> str:

@@ -204,23 +204,64 @@ function expectedNames(exc) {
 // The bidirectional controls the grammar refuses anywhere in a line (D14).
 const BIDI_CONTROLS = new Set([0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e,
   0x2066, 0x2067, 0x2068, 0x2069]);
+// The invisible characters a tail may hold, each bound to visible characters
+// (D16): a joiner between two of them, a variation selector right after one.
+const isTailJoiner = (code) => code === 0x200c || code === 0x200d;
+const isTailSelector = (code) => code >= 0xfe00 && code <= 0xfe0f;
+const isTailOnly = (code) => isTailJoiner(code) || isTailSelector(code);
+const isSurrogate = (code) => code >= 0xd800 && code <= 0xdfff;
+// Every other invisible character that is no whitespace, control or surrogate: refused anywhere (D16).
+const isInvisibleFormat = (code) => isInvisible(code) && code >= 0xa0 && !isSurrogate(code) && !PY_SPACE.has(code) && !isTailOnly(code);
+
+// Index of the first joiner or selector of the tail at `start` that the grammar's TWORD does not bind.
+function unboundInTail(t, start) {
+  let before = " ";
+  for (let i = start; i < t.length; i++) {
+    const code = t[i].codePointAt(0);
+    if (isTailSelector(code)) {
+      if (before !== "char") return i;
+      before = "selector";
+    } else if (isTailJoiner(code)) {
+      const next = i + 1 < t.length ? t[i + 1].codePointAt(0) : null;
+      if ((before !== "char" && before !== "selector") || next === null || next === 0x20 || isTailOnly(next)) return i;
+      before = "join";
+    } else {
+      before = t[i] === " " ? " " : "char";
+    }
+  }
+  return null;
+}
+
+// Why a character at `column` cannot stand where it does.
+function refusedCharacter(ch, column, inTail) {
+  const code = ch.codePointAt(0);
+  const shown = `${printable(ch)} (U+${hex(code, 4).toUpperCase()}) at column ${column}`;
+  if (BIDI_CONTROLS.has(code)) return `bidirectional control ${shown} is not allowed in a line: it changes how the text around it displays`;
+  if (isTailOnly(code)) {
+    if (!inTail) return `invisible character ${shown} is not allowed outside the tail: values hold only visible characters`;
+    if (isTailJoiner(code)) return `joiner ${shown} is allowed in the tail only between two visible characters`;
+    return `variation selector ${shown} is allowed in the tail only right after a visible character`;
+  }
+  if (isInvisibleFormat(code)) return `invisible character ${shown} is not allowed in a line: it shows as nothing, so text holding it looks like other text`;
+  return `character ${shown} is not allowed in a line`;
+}
 
 function describe(text, column, expected, exc) {
   const t = cps(text);
   const idx = column - 1;
   if (!text) return "empty line";
-  // the tail (after the first " // ") may hold no-break and other non-breaking spaces
+  // the tail (after the first " // ") may hold no-break and other non-breaking spaces,
+  // and joiners and selectors bound to visible characters
   const mark = text.indexOf(" // ");
   const tailFrom = mark < 0 ? t.length : cpLen(text.slice(0, mark)) + 4;
+  const unbound = unboundInTail(t, tailFrom);
   for (let i = 0; i < t.length; i++) {
     const ch = t[i];
     const code = ch.codePointAt(0);
-    const spacing = PY_SPACE.has(code) && ch !== " " && i < tailFrom;
-    if (BIDI_CONTROLS.has(code)) {
-      return `bidirectional control ${printable(ch)} (U+${hex(code, 4).toUpperCase()}) at column ${i + 1} is not allowed in a line: it changes how the text around it displays`;
-    }
-    if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || spacing || ch === "\u2028" || ch === "\u2029" || (code >= 0xd800 && code <= 0xdfff)) {
-      return `character ${printable(ch)} (U+${hex(code, 4).toUpperCase()}) at column ${i + 1} is not allowed in a line`;
+    const headOnly = i < tailFrom && ((PY_SPACE.has(code) && ch !== " ") || isTailOnly(code));
+    if (headOnly || i === unbound || BIDI_CONTROLS.has(code) || isInvisibleFormat(code) || code < 0x20
+        || (code >= 0x7f && code <= 0x9f) || ch === "\u2028" || ch === "\u2029" || isSurrogate(code)) {
+      return refusedCharacter(ch, i + 1, i >= tailFrom);
     }
   }
   if (t[0] === " ") return "leading space";
