@@ -139,7 +139,7 @@ def tail_pattern() -> str:
     char = _visible(terminals=("VCHAR", "USPACE"))  # the grammar's TCHAR
     selector = f"[{_class_body(_terminal_ranges('TSEL'))}]"  # both classes lie in the BMP
     joiner = f"[{_class_body(_terminal_ranges('TJOIN'))}]"
-    word = f"{char}{selector}?(?:{joiner}?{char}{selector}?)*"
+    word = f"{char}+(?:(?:{selector}{joiner}?|{joiner}){char}+)*{selector}?"
     return f"^{word}(?: {word})*$"
 
 
