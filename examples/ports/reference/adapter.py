@@ -127,9 +127,9 @@ _SENTENCES: list[tuple[re.Pattern[str], int, str | None]] = [
     (re.compile(r"^unknown profile '(?P<name>.*)'"), _PROFILE, "p="),
     (re.compile(r"^profile \S+ redefines"), _PROFILE, "p="),
     (re.compile(r"^id '(?P<tok>.*)' must be <from>-<n>"), _ID, "tok"),
-    (re.compile(r"^\w+ requires (?P<key>\S+)$"), _REQUIRED, "type"),
-    (re.compile(r"^AQ with need=ENUM requires opts"), _RULE, "type"),
-    (re.compile(r"^AN with val=tail needs a tail"), _RULE, "type"),
+    (re.compile(r"^\w+ requires (?P<key>\S+)$"), _REQUIRED, "key"),
+    (re.compile(r"^AQ with need=ENUM requires (?P<key>opts)"), _RULE, "key"),
+    (re.compile(r"^AN with val=tail needs a tail"), _RULE, "val="),
     (re.compile(r"^(?P<key>opts|val)=(?P<val>\S*): not in the profile's answer"), _RULE, "key="),
     (re.compile(r"^tail is \d+ characters"), _TAIL, "tail"),
     (re.compile(r"^(?P<key>[a-z][a-z0-9_]*)=(?P<val>.*?): "), _VALUE, "key="),
@@ -164,8 +164,12 @@ def _fault(line: str, sentence: str) -> tuple[int, str, str]:
             return rank, why, line
         if where == "tok":
             return rank, why, m.group("tok")
+        if where == "key":  # a slot that is not there is named by its key
+            return rank, why, m.group("key")
         if where == "key=":
             return rank, why, _token_of(line, m.group("key"))
+        if where == "val=":
+            return rank, why, _token_of(line, "val")
         if where == "dup=":
             return rank, why, _token_of(line, m.group("key"), 2)
         if where == "p=":
@@ -175,6 +179,17 @@ def _fault(line: str, sentence: str) -> tuple[int, str, str]:
         if where == "tail":
             return rank, why, "//"
     return _GRAMMAR, "UNK", ""
+
+
+def _sentences(joined: str) -> list[str]:
+    """A FormError's message back into its sentences: joined by "; ", which a sentence may hold too."""
+    out: list[str] = []
+    for part in joined.split("; "):
+        if out and not any(pattern.search(part) for pattern, _, _ in _SENTENCES):
+            out[-1] += "; " + part
+        else:
+            out.append(part)
+    return out
 
 
 def _refusal(line: str, errors: list[str]) -> dict[str, Any]:
@@ -215,7 +230,7 @@ def op_encode(request: dict[str, Any]) -> dict[str, Any]:
     try:
         line = REF.encode(form)
     except REF.FormError as exc:
-        errors = str(exc).split("; ")
+        errors = _sentences(str(exc))
         guess = _written_guess(form)
         return _refusal(guess, errors)
     not_held = _unheld(line, held)
@@ -300,7 +315,7 @@ def _rb_note(sentence: str) -> list[dict[str, Any]]:
         (r"^assumption: receiver added (?P<k>[^:]*):", lambda m: [_finding("note", "assumption", 4, m["k"], sentence)]),
         (r"^tier4: no expected criteria", lambda m: [_finding("note", "unchecked", 4, "acc", sentence)]),
         (r"^tier5 execution: the profile names no execution slots",
-         lambda m: [_finding("note", "no-exec", 5, None, sentence)]),
+         lambda m: [_finding("note", "no-exec", 5, "ask", sentence)]),
     ]
     return _by_rules(rules, sentence, "note")
 
