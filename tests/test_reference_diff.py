@@ -181,11 +181,20 @@ def _msgid_shape(request: Request, ours: Answer, theirs: Answer) -> bool:
 def _nine_keys(request: Request, ours: Answer, theirs: Answer) -> bool:
     form = request.get("json")
     keys = ("v", "type", "id", "re", "from", "to", "item", "slots", "tail")
-    return _refused(ours) and isinstance(form, dict) and ours.get("token") in keys and (
-        ours.get("token") not in form or not isinstance(form[ours["token"]], (str, dict, type(None))))
+    if not _refused(ours) or not isinstance(form, dict):
+        return False
+    token = ours.get("token")
+    return (token in form and token not in keys) or (token in keys and (
+        token not in form or not isinstance(form[token], (str, dict, type(None)))))
 
 
-@cls("check-notes", ("check-dn", "check-thread", "check-ho"), "Notes")
+@cls("slot-value-types", ("encode",), "A JSON value of the wrong type, or a key that is not a key")
+def _slot_value_types(request: Request, ours: Answer, theirs: Answer) -> bool:
+    slots = request["json"].get("slots") if isinstance(request.get("json"), dict) else None
+    return _refused(ours) and isinstance(slots, dict) and ours.get("token") in slots
+
+
+@cls("check-notes", ("check-rb", "check-dn", "check-thread", "check-ho"), "Notes")
 def _check_notes(request: Request, ours: Answer, theirs: Answer) -> bool:
     return ours.get("passed") == theirs.get("passed") and _only(
         ours, theirs, ours_extra=lambda f: f[0] == "note", theirs_extra=lambda f: f[0] == "note")
@@ -208,7 +217,10 @@ def _rb_all_keys(request: Request, ours: Answer, theirs: Answer) -> bool:
 
 @cls("make-rb-criteria", ("make-rb",), "A readback made without the criteria its HO asks for")
 def _make_rb_criteria(request: Request, ours: Answer, theirs: Answer) -> bool:
-    return ours.get("ok") is False and "acceptance criteria" in str(ours.get("error")) and theirs.get("ok") is True
+    if ours.get("ok") is False:  # the HO asks rb=acc or rb=plan and the request gives no acc or do
+        return theirs.get("ok") is True and re.search(r"rb=(acc|plan): ", str(ours.get("error"))) is not None
+    mine, other = str(ours.get("line")).split(" "), str(theirs.get("line")).split(" ")
+    return [t for t in mine if not t.startswith("acc=")] == other and len(mine) == len(other) + 1
 
 
 @cls("thread-stricter", ("check-thread",), "Ids used twice, and replies to nothing")
@@ -217,7 +229,8 @@ def _thread_stricter(request: Request, ours: Answer, theirs: Answer) -> bool:
     reply = any(re.search(r" re=", line.split(" // ")[0]) for line in request["lines"])
     twice = len(ids) != len(set(ids))  # a line left out changes what the rest of the thread says
     return (twice or reply) and _only(
-        ours, theirs, ours_extra=lambda f: f[1] in ("form", "reply-to-unknown") or f[0] == "note" or twice,
+        ours, theirs, ours_extra=lambda f: f[1] in ("form", "reply-to-unknown") or f[0] == "note" or twice
+        or (f[1] == "open-past-due" and ("fail", "open-past-exp", None, f[3]) in _findings(ours)),
         theirs_extra=lambda f: f[0] == "note" or twice)
 
 
@@ -263,14 +276,41 @@ def _faults(line: str, request: Request) -> int:
 
 @cls("refusal-order", ("parse",), "Which fault a refusal names")
 def _refusal_order(request: Request, ours: Answer, theirs: Answer) -> bool:
+    held = request.get("profiles") or []
+    unheld = str(theirs.get("token", "")).startswith("p=") and theirs["token"][2:] not in held
     return (_refused(ours) and _refused(theirs) and ours.get("why") == theirs.get("why")
-            and _faults(request["line"], request) >= 2)
+            and (_faults(request["line"], request) >= 2 or unheld))
 
 
 @cls("stricter-values", ("check-rb", "check-dn", "check-ho", "check-thread"), "A value the reference's types let through")
 def _stricter_values(request: Request, ours: Answer, theirs: Answer) -> bool:
     return (ours.get("passed") is False and theirs.get("passed") is False
             and ("fail", "form", None, None) in _findings(ours) - _findings(theirs))
+
+
+@cls("constraint-shape", ("check-rb", "check-dn", "check-thread", "parse", "make-rb"), "A criterion that is not key:value")
+def _constraint_shape(request: Request, ours: Answer, theirs: Answer) -> bool:
+    bad = re.compile(r" (acc)=(\S*)")
+    return any(any(not re.fullmatch(r"[^:+]+:[^+]+", item) for item in m.group(2).split("+"))
+               for line in _lines(request) for m in bad.finditer(line.split(" // ")[0])) and _cannot_read(ours)
+
+
+@cls("both-limits", ("check-thread",), "An HO open past both its exp= and its due=")
+def _both_limits(request: Request, ours: Answer, theirs: Answer) -> bool:
+    return _only(ours, theirs, ours_extra=lambda f: f[1] == "open-past-due"
+                 and ("fail", "open-past-exp", None, f[3]) in _findings(ours))
+
+
+@cls("decoded-values", ("check-ho",), "A record compared by decoded value")
+def _decoded_values(request: Request, ours: Answer, theirs: Answer) -> bool:
+    return _only(ours, theirs, theirs_extra=lambda f: f[1] == "mismatch" and isinstance(
+        request["record"].get(f[3]), str) and re.fullmatch(r"0[0-9]+", request["record"][f[3]]) is not None)
+
+
+@cls("no-acc-gaps", ("check-rb",), "Criteria against a readback with no acc=")
+def _no_acc_gaps(request: Request, ours: Answer, theirs: Answer) -> bool:
+    return ("fail", "missing", 4, "acc") in _findings(ours) & _findings(theirs) and _only(
+        ours, theirs, ours_extra=lambda f: f[1] == "gap" or f[0] == "note")
 
 
 #: Classes that changes under way elsewhere remove: not allowed here, only counted by ``main``.
@@ -419,7 +459,37 @@ def main(argv: list[str]) -> int:
     print(f"  unexplained: {len(rest)}")
     for item in rest[:int(os.environ.get("SHOW", "10"))]:
         print(_shown(item))
-    return 1 if result.unexplained else 0
+    if os.environ.get("REPRODUCERS"):
+        print(reproducers(result))
+    return 1 if rest else 0
+
+
+def reproducers(result: Run) -> str:
+    """Each class's first example, shrunk while it stays in its class: the docs' reproducers."""
+    from rogerwilco.front.conformance import dumps_request
+    from rogerwilco.front.difftest import shrink
+
+    differ = Differ([sys.executable, str(ADAPTER)])
+    out = []
+    try:
+        differ.start()
+        for name, (request, _, _, _) in result.examples.items():
+            entry = next(c for c in CLASSES + PENDING if c.name == name)
+
+            def stays(candidate: Request, entry: Class = entry) -> bool:
+                outcome, ours, theirs, crashed = differ.check(candidate)
+                ours = _comparable(candidate["op"], ours, theirs)
+                return (not crashed and judge(ours, theirs or {}) is not None
+                        and classify(candidate, ours, theirs, CLASSES + PENDING) == entry.name)
+
+            small = shrink(request, stays)
+            _, ours, theirs, _ = differ.check(small)
+            ours = _comparable(small["op"], ours, theirs)
+            out.append(f"## {name}\n{dumps_request(small)}\n  this:   {json.dumps(ours, ensure_ascii=False)}\n"
+                       f"  theirs: {json.dumps(theirs, ensure_ascii=False)}")
+    finally:
+        differ.stop()
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

@@ -313,7 +313,7 @@ def _rb_note(sentence: str) -> list[dict[str, Any]]:
         (r"^key (?P<k>\S+) is not in the closed", lambda m: [_finding("note", "unknown-key", 4, m["k"], sentence)]),
         (r"^loose match: sender (?P<k>[^:]*):", lambda m: [_finding("note", "loose", 4, m["k"], sentence)]),
         (r"^assumption: receiver added (?P<k>[^:]*):", lambda m: [_finding("note", "assumption", 4, m["k"], sentence)]),
-        (r"^tier4: no expected criteria", lambda m: [_finding("note", "unchecked", 4, "acc", sentence)]),
+        (r"^tier4: no expected criteria", lambda m: [_finding("note", "unchecked", 4, None, sentence)]),
         (r"^tier5 execution: the profile names no execution slots",
          lambda m: [_finding("note", "no-exec", 5, "ask", sentence)]),
     ]
