@@ -65,7 +65,7 @@ def _lines(request: Request) -> list[str]:
 
 def _form_text(form: Any) -> str:
     if isinstance(form, dict):
-        return " ".join(_form_text(v) for v in form.values())
+        return " ".join(text for text in map(_form_text, form.values()) if text)
     if isinstance(form, list):
         return "+".join(_form_text(v) for v in form)
     return "" if form is None else str(form)
@@ -104,7 +104,7 @@ class Class:
     name: str
     ops: tuple[str, ...]
     holds: Callable[[Request, Answer, Answer], bool]
-    section: str  # the heading in docs/reference.md
+    section: str  # its entry in docs/reference.md, "The differential run" (R1, R2...)
 
 
 CLASSES: list[Class] = []
@@ -128,12 +128,29 @@ def _cannot_read(answer: Answer) -> bool:
     return _refused(answer) or ("fail", "form", None, None) in _findings(answer) or answer.get("ok") is False
 
 
-@cls("line-shape", OPS, "Spacing, invisible and control characters")
+@cls("line-shape", OPS, "R1")
 def _line_shape(request: Request, ours: Answer, theirs: Answer) -> bool:
+    if request["op"] == "encode" and isinstance(request.get("json"), dict):
+        form = request["json"]
+        values = [v for v in _strings(form.get("slots")) + [form.get(k) for k in ("v", "type", "id", "re", "from",
+                                                                                    "to", "item")]
+                  if isinstance(v, str)]
+        tail = form.get("tail")
+        bad = any(v == "" or re.search(r"\s", v) or _UNSPACED.search(v) for v in values) or tail == "" or (
+            isinstance(tail, str) and _UNSPACED.search(tail) is not None)
+        return bool(bad) and _refused(ours)
     return any(_UNSPACED.search(line) for line in _lines(request)) and _cannot_read(ours)
 
 
-@cls("version-token", ("parse", "encode"), "A first token that is not RW<digits>")
+def _strings(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _strings(v)] + list(value)
+    if isinstance(value, list):
+        return [x for v in value for x in _strings(v)]
+    return [value]
+
+
+@cls("version-token", ("parse", "encode"), "R2")
 def _version_token(request: Request, ours: Answer, theirs: Answer) -> bool:
     return ours.get("why") == "UNK" and theirs.get("why") == "VER" and not re.match(r"RW[0-9]+$", theirs.get("token", ""))
 
@@ -145,17 +162,17 @@ def _same_tokens(a: Any, b: Any) -> bool:
     return a != b and ta == tb and ha.split(" ")[:3] == hb.split(" ")[:3] and sorted(ha.split(" ")) == sorted(hb.split(" "))
 
 
-@cls("slot-order", ("encode", "make-rb"), "Slot order in a written line")
+@cls("slot-order", ("encode", "make-rb"), "R3")
 def _slot_order(request: Request, ours: Answer, theirs: Answer) -> bool:
     return _same_tokens(ours.get("line"), theirs.get("line"))
 
 
-@cls("reference-raises", ("encode",), "A JSON form the reference cannot write")
+@cls("reference-raises", ("encode",), "R4")
 def _reference_raises(request: Request, ours: Answer, theirs: Answer) -> bool:
     return _refused(ours) and str(theirs.get("error", "")).startswith("the reference raised")
 
 
-@cls("digest-note", ("check-rb",), "An RB without h=")
+@cls("digest-note", ("check-rb",), "R8")
 def _digest_note(request: Request, ours: Answer, theirs: Answer) -> bool:
     return _only(ours, theirs, ours_extra=lambda f: f == ("note", "digest", 2, "h"))
 
@@ -172,12 +189,12 @@ def _bad_msgid(line: str) -> bool:
     return len(head) > 2 and not _MSGID.fullmatch(head[2])
 
 
-@cls("msgid-shape", OPS, "A message id that is not <agent>-<n>")
+@cls("msgid-shape", OPS, "R6")
 def _msgid_shape(request: Request, ours: Answer, theirs: Answer) -> bool:
     return any(_bad_msgid(line) for line in _lines(request)) and _cannot_read(ours)
 
 
-@cls("nine-keys", ("encode",), "A JSON form without its nine keys")
+@cls("nine-keys", ("encode",), "R4")
 def _nine_keys(request: Request, ours: Answer, theirs: Answer) -> bool:
     form = request.get("json")
     keys = ("v", "type", "id", "re", "from", "to", "item", "slots", "tail")
@@ -188,19 +205,19 @@ def _nine_keys(request: Request, ours: Answer, theirs: Answer) -> bool:
         token not in form or not isinstance(form[token], (str, dict, type(None)))))
 
 
-@cls("slot-value-types", ("encode",), "A JSON value of the wrong type, or a key that is not a key")
+@cls("slot-value-types", ("encode",), "R4")
 def _slot_value_types(request: Request, ours: Answer, theirs: Answer) -> bool:
     slots = request["json"].get("slots") if isinstance(request.get("json"), dict) else None
     return _refused(ours) and isinstance(slots, dict) and ours.get("token") in slots
 
 
-@cls("check-notes", ("check-rb", "check-dn", "check-thread", "check-ho"), "Notes")
+@cls("check-notes", ("check-rb", "check-dn", "check-thread", "check-ho"), "R8")
 def _check_notes(request: Request, ours: Answer, theirs: Answer) -> bool:
     return ours.get("passed") == theirs.get("passed") and _only(
         ours, theirs, ours_extra=lambda f: f[0] == "note", theirs_extra=lambda f: f[0] == "note")
 
 
-@cls("criteria-given", ("check-rb",), "Criteria given to the check of an HO that did not ask rb=acc")
+@cls("criteria-given", ("check-rb",), "R9")
 def _criteria_given(request: Request, ours: Answer, theirs: Answer) -> bool:
     levels = re.search(r" rb=(\S+)", request["ho"].split(" // ")[0])
     asked = levels is not None and bool({"acc", "plan"} & set(levels.group(1).split("+")))
@@ -208,14 +225,14 @@ def _criteria_given(request: Request, ours: Answer, theirs: Answer) -> bool:
         ours, theirs, ours_extra=lambda f: f[2] == 4 or f == ("note", "digest", 2, "h"))
 
 
-@cls("rb-all-keys", ("check-rb",), "What rb=all echoes")
+@cls("rb-all-keys", ("check-rb",), "R10")
 def _rb_all_keys(request: Request, ours: Answer, theirs: Answer) -> bool:
     return " rb=" in request["ho"] and "keys=" in request["ho"] and _only(
         ours, theirs, ours_extra=lambda f: f[2] in (2, 4),
         theirs_extra=lambda f: f[1:] in (("missing", 3, "keys"), ("mismatch", 3, "keys")) or f[2] == 4)
 
 
-@cls("make-rb-criteria", ("make-rb",), "A readback made without the criteria its HO asks for")
+@cls("make-rb-criteria", ("make-rb",), "R11")
 def _make_rb_criteria(request: Request, ours: Answer, theirs: Answer) -> bool:
     if ours.get("ok") is False:  # the HO asks rb=acc or rb=plan and the request gives no acc or do
         return theirs.get("ok") is True and re.search(r"rb=(acc|plan): ", str(ours.get("error"))) is not None
@@ -223,7 +240,7 @@ def _make_rb_criteria(request: Request, ours: Answer, theirs: Answer) -> bool:
     return [t for t in mine if not t.startswith("acc=")] == other and len(mine) == len(other) + 1
 
 
-@cls("thread-stricter", ("check-thread",), "Ids used twice, and replies to nothing")
+@cls("thread-stricter", ("check-thread",), "R13")
 def _thread_stricter(request: Request, ours: Answer, theirs: Answer) -> bool:
     ids = [line.split(" ")[2] for line in request["lines"] if line.count(" ") >= 2]
     reply = any(re.search(r" re=", line.split(" // ")[0]) for line in request["lines"])
@@ -247,7 +264,7 @@ def _unknown_keys(line: str) -> set[str]:
 
 
 @cls("unknown-key-kept", ("parse", "digest", "make-rb", "check-rb", "check-dn", "check-ho"),
-     "An unknown key is kept, not dropped")
+     "R12")
 def _unknown_key_kept(request: Request, ours: Answer, theirs: Answer) -> bool:
     if not any(_unknown_keys(line) for line in _lines(request)):
         return False
@@ -260,7 +277,7 @@ def _unknown_key_kept(request: Request, ours: Answer, theirs: Answer) -> bool:
     return _only(ours, theirs, ours_extra=lambda f: True, theirs_extra=lambda f: f[1] in ("digest", "mismatch", "missing"))
 
 
-@cls("envelope-in-slots", ("encode",), "An envelope key inside slots")
+@cls("envelope-in-slots", ("encode",), "R4")
 def _envelope_in_slots(request: Request, ours: Answer, theirs: Answer) -> bool:
     slots = request["json"].get("slots") if isinstance(request.get("json"), dict) else None
     return (_refused(ours) and _refused(theirs) and isinstance(slots, dict)
@@ -274,7 +291,7 @@ def _faults(line: str, request: Request) -> int:
     return sum(f.failed for f in check_line(line, Receiver.load(request.get("profiles") or [])).findings)
 
 
-@cls("refusal-order", ("parse",), "Which fault a refusal names")
+@cls("refusal-order", ("parse",), "R5")
 def _refusal_order(request: Request, ours: Answer, theirs: Answer) -> bool:
     held = request.get("profiles") or []
     unheld = str(theirs.get("token", "")).startswith("p=") and theirs["token"][2:] not in held
@@ -282,32 +299,32 @@ def _refusal_order(request: Request, ours: Answer, theirs: Answer) -> bool:
             and (_faults(request["line"], request) >= 2 or unheld))
 
 
-@cls("stricter-values", ("check-rb", "check-dn", "check-ho", "check-thread"), "A value the reference's types let through")
+@cls("stricter-values", ("check-rb", "check-dn", "check-ho", "check-thread"), "R7")
 def _stricter_values(request: Request, ours: Answer, theirs: Answer) -> bool:
     return (ours.get("passed") is False and theirs.get("passed") is False
             and ("fail", "form", None, None) in _findings(ours) - _findings(theirs))
 
 
-@cls("constraint-shape", ("check-rb", "check-dn", "check-thread", "parse", "make-rb"), "A criterion that is not key:value")
+@cls("constraint-shape", ("check-rb", "check-dn", "check-thread", "parse", "make-rb"), "R7")
 def _constraint_shape(request: Request, ours: Answer, theirs: Answer) -> bool:
     bad = re.compile(r" (acc)=(\S*)")
     return any(any(not re.fullmatch(r"[^:+]+:[^+]+", item) for item in m.group(2).split("+"))
                for line in _lines(request) for m in bad.finditer(line.split(" // ")[0])) and _cannot_read(ours)
 
 
-@cls("both-limits", ("check-thread",), "An HO open past both its exp= and its due=")
+@cls("both-limits", ("check-thread",), "R13")
 def _both_limits(request: Request, ours: Answer, theirs: Answer) -> bool:
     return _only(ours, theirs, ours_extra=lambda f: f[1] == "open-past-due"
                  and ("fail", "open-past-exp", None, f[3]) in _findings(ours))
 
 
-@cls("decoded-values", ("check-ho",), "A record compared by decoded value")
+@cls("decoded-values", ("check-ho",), "R14")
 def _decoded_values(request: Request, ours: Answer, theirs: Answer) -> bool:
     return _only(ours, theirs, theirs_extra=lambda f: f[1] == "mismatch" and isinstance(
         request["record"].get(f[3]), str) and re.fullmatch(r"0[0-9]+", request["record"][f[3]]) is not None)
 
 
-@cls("no-acc-gaps", ("check-rb",), "Criteria against a readback with no acc=")
+@cls("no-acc-gaps", ("check-rb",), "R9")
 def _no_acc_gaps(request: Request, ours: Answer, theirs: Answer) -> bool:
     return ("fail", "missing", 4, "acc") in _findings(ours) & _findings(theirs) and _only(
         ours, theirs, ours_extra=lambda f: f[1] == "gap" or f[0] == "note")
@@ -433,6 +450,13 @@ def test_the_reference_adapter_refuses_to_start_without_the_reference(tmp_path: 
                               capture_output=True, text=True, env={**os.environ, "RW1_REFERENCE_DIR": value})
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.count("\n") == 1 and "RW1_REFERENCE_DIR" in done.stderr
+
+
+def test_every_allowed_class_is_written_down() -> None:
+    text = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    section = text.split("## The differential run", 1)[1]
+    for entry in CLASSES:
+        assert f"### {entry.section} " in section and f"`{entry.name}`" in section, entry.name
 
 
 def test_every_disagreement_with_the_reference_is_a_documented_class() -> None:
