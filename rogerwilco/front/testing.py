@@ -133,7 +133,7 @@ class RequestGenerator:
             value = rng.randint(lo, hi)
             return f"0{value}" if value >= 0 and rng.random() < 0.1 else str(value)
         if name == "agent":
-            return _r_agent(rng)
+            return self.agent(vocab)
         if name == "msgid":
             return f"{_r_agent(rng)}-{rng.choice(('1', '07', '12', '0', '999'))}"
         if name == "ref":
@@ -160,6 +160,13 @@ class RequestGenerator:
         if name in ("token", "text"):
             return _r_token(rng)
         return _r_token(rng)
+
+    def agent(self, vocab: Vocabulary) -> str:
+        """An agent name: mostly one the profile names (a profile that names its
+        agents refuses the others), sometimes any, so that rule is exercised too."""
+        if vocab.agents and self.rng.random() < 0.85:
+            return self.rng.choice(sorted(vocab.agents))
+        return _r_agent(self.rng)
 
     def bad_value(self, vocab: Vocabulary, key: str) -> str:
         """A value slot ``key`` refuses: an unknown code, a wrong type or a value out of range."""
@@ -203,7 +210,7 @@ class RequestGenerator:
         vocab = profile.vocab
         mtype = mtype or rng.choice(sorted(vocab.types))
         table = vocab.types[mtype]
-        sender = _r_agent(rng)
+        sender = self.agent(vocab)
         keys = list(table.required)
         optional = [k for k in table.slots if k not in keys and k != "p"]
         rng.shuffle(optional)
