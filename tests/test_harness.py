@@ -506,3 +506,21 @@ def test_an_adapter_killed_by_one_case_without_a_handshake_is_restarted_for_the_
     ])
     code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite), "--contract", "1")
     assert code == 1 and out.rstrip().endswith("1 passed, 0 failed, 0 skipped (1 errored)")
+
+
+def test_an_adapter_writing_line_after_line_is_read_only_as_far_as_the_harness_needs():
+    from rogerwilco.front.conformance import ImplProcess
+
+    script = _HANDSHAKE + ("line = 'x' * 100_000 + '\\n'\n"
+                           "for _ in range(10_000):\n"  # a gigabyte of stray lines, if anyone read them
+                           "    sys.stdout.write(line); sys.stdout.flush()\n")
+    process = ImplProcess([sys.executable, "-c", script])
+    try:
+        process.start()
+        while not process.lines.full():  # the reader fills what it may hold, then waits
+            time.sleep(0.01)
+        time.sleep(0.2)  # and reads nothing more while it waits
+        held = process.bytes_read
+    finally:
+        process.stop()
+    assert held < 1_000_000  # a few lines: not the gigabyte, nor sixty-four lines of it

@@ -299,8 +299,9 @@ MAX_REPLY_BYTES = 4 * 1024 * 1024
 _STDERR_LINE_BYTES = 2000
 # what the stdout reader hands over in place of a line too long to hold
 _OVERSIZED = object()
-# responses read ahead of the request that wants them (an adapter writing many lines at once waits)
-_QUEUED_LINES = 64
+# lines read ahead of the request that wants them: one answer per request is all a well-behaved adapter
+# writes, and an adapter writing many at once waits, so the harness holds at most this many capped lines
+_QUEUED_LINES = 4
 
 
 class ImplProcess:
