@@ -143,3 +143,48 @@ def test_the_cli_exits_0_when_nothing_disagrees(capsys):
 def test_an_implementation_that_cannot_start_exits_2(tmp_path, capsys):
     assert main(["conformance", "--diff", "--impl", str(tmp_path / "nothing-here"), "--count", "5"]) == 2
     assert "cannot start" in capsys.readouterr().err
+
+
+# ---- shrinking has a budget ----------------------------------------------------------------
+
+
+def test_shrinking_stops_at_the_runs_budget_and_at_its_own():
+    from rogerwilco.front.difftest import ShrinkBudget
+
+    request = {"op": "parse", "line": "RW1 HO a-1 from=a to=b item=x ask=PAYY pri=2 due=20261002 // tail words here"}
+    tries = []
+    budget = ShrinkBudget(steps=7)
+    shrink(request, lambda r: tries.append(r) or True, 300, budget)
+    assert len(tries) == 7 and budget.used == 7
+    assert shrink(request, lambda r: tries.append(r) or True, 300, budget) == request  # nothing left
+    assert len(tries) == 7
+    tries.clear()
+    shrink(request, lambda r: tries.append(r) or True, 4, ShrinkBudget())
+    assert len(tries) == 4
+
+
+GARBAGE = ("import sys, json\n"
+           "sys.stdin.readline()\n"
+           "sys.stdout.write(json.dumps({'ok': False, 'error': 'unsupported'}) + '\\n'); sys.stdout.flush()\n"
+           "for line in sys.stdin:\n"
+           "    sys.stdout.write('garbage, not JSON\\n'); sys.stdout.flush()\n")
+
+
+def test_an_implementation_answering_garbage_is_reported_with_a_bounded_shrink(capsys):
+    from rogerwilco.front.difftest import CRASH_SHRINK_STEPS
+
+    count = 6
+    code = main(["conformance", "--diff", "--impl", shlex.join([sys.executable, "-c", GARBAGE]),
+                 "--count", str(count), "--op", "parse", "--timeout", "30", "--json", "-"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 1 and doc["count"] == count and doc["disagreed"] == count
+    assert all(d["crashed"] and "response is not JSON" in d["why"] for d in doc["disagreements"])
+    assert 0 < doc["shrink_steps"] <= count * CRASH_SHRINK_STEPS
+
+
+def test_an_implementation_that_dies_at_the_handshake_stops_the_diff_with_one_line(capsys):
+    code = main(["conformance", "--diff", "--impl", shlex.join([sys.executable, "-c", "import sys; sys.exit(3)"]),
+                 "--count", "20", "--timeout", "30"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and len(captured.err.splitlines()) == 1
+    assert "did not answer the start handshake" in captured.err and "status 3" in captured.err

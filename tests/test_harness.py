@@ -431,3 +431,96 @@ def test_the_python_adapter_answers_start_and_echoes_seq():
     assert {"parse", "encode", "digest", "reply"} <= set(hello["ops"])
     assert handle({"op": "nope", "seq": 7}) == {"ok": False, "error": "unsupported", "seq": 7}
     assert "seq" not in handle({"op": "nope"})
+
+
+# ---- a bad adapter costs the harness a bounded amount --------------------------------------
+
+# Each answers the start handshake as a contract-1 adapter would (unsupported), then misbehaves.
+_HANDSHAKE = ("import sys, json\n"
+              "first = sys.stdin.readline()\n"
+              "sys.stdout.write(json.dumps({'ok': False, 'error': 'unsupported'}) + '\\n'); sys.stdout.flush()\n")
+FLOOD = _HANDSHAKE + ("sys.stdin.readline()\n"
+                      "chunk = 'x' * 65536\n"
+                      "for _ in range(PIECES):\n"
+                      "    sys.stdout.write(chunk); sys.stdout.flush()\n"
+                      "sys.stdin.readline()\n")
+
+
+def python_c(script: str) -> str:
+    return shlex.join([sys.executable, "-c", script])
+
+
+def test_a_reply_flooding_without_a_newline_is_cut_at_the_cap_and_the_harness_reads_no_more():
+    from rogerwilco.front.conformance import ImplError, ImplProcess
+
+    cap = 256 * 1024
+    process = ImplProcess([sys.executable, "-c", FLOOD.replace("PIECES", "10_000")], max_reply_bytes=cap)
+    try:
+        process.start()
+        handshake = process.bytes_read
+        with pytest.raises(ImplError, match=r"longer than 262,144 bytes without a line end"):
+            process.ask({"op": "parse", "line": "RW1 AK a-1 from=a to=b"}, 30)
+        assert cap < process.bytes_read - handshake <= cap + 1
+    finally:
+        process.stop()
+
+
+def test_a_flooding_adapter_errors_its_case_in_one_block_and_the_run_goes_on(tmp_path, capsys):
+    from rogerwilco.front.conformance import MAX_REPLY_BYTES
+
+    pieces = 3 * MAX_REPLY_BYTES // 65536  # three times what the harness may hold, then it waits
+    suite = write_suite(tmp_path / "suite", [case("floods", parse("x"), token(1))])
+    code, out, err = run(capsys, "--impl", python_c(FLOOD.replace("PIECES", str(pieces))), "--suite", str(suite),
+                         "--timeout", "60")
+    assert code == 1 and "Traceback" not in err
+    assert f"ERROR area/file:floods: response longer than {MAX_REPLY_BYTES:,} bytes" in out
+    assert out.rstrip().endswith("0 passed, 0 failed, 0 skipped (1 errored)")
+
+
+@pytest.mark.parametrize("script, said", [
+    ("import sys; sys.stderr.write('adapter: no config\\n'); sys.exit(4)", "exited with status 4"),
+    ("print('hello, I am not JSON', flush=True); import sys; sys.stdin.read()", "not JSON"),
+])
+def test_an_adapter_that_dies_or_garbles_at_the_handshake_is_one_line_and_exit_2(tmp_path, capsys, script, said):
+    suite = write_suite(tmp_path / "suite", [case(f"c{i}", parse(f"echo {i}"), token(i)) for i in range(40)])
+    code, out, err = run(capsys, "--impl", python_c(script), "--suite", str(suite), "--timeout", "30")
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and "did not answer the start handshake" in err and said in err
+
+
+def test_without_a_handshake_an_adapter_that_exits_before_answering_stops_the_run(tmp_path, capsys):
+    from rogerwilco.front.conformance import ImplProcess
+
+    suite = write_suite(tmp_path / "suite", [case(f"c{i}", parse(f"echo {i}"), token(i)) for i in range(40)])
+    code, out, err = run(capsys, "--impl", python_c("import sys; sys.exit(4)"), "--suite", str(suite),
+                         "--contract", "1", "--timeout", "30")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert f"exited before answering anything, {ImplProcess.FRESH_DEATHS} starts in a row" in err
+    assert out.count("ERROR ") == ImplProcess.FRESH_DEATHS - 1
+
+
+def test_an_adapter_killed_by_one_case_without_a_handshake_is_restarted_for_the_next(tmp_path, adapter, capsys):
+    suite = write_suite(tmp_path / "suite", [
+        case("dies", parse("die"), token(1)),
+        case("after", parse("echo 7"), token(7)),
+    ])
+    code, out, _ = run(capsys, "--impl", adapter, "--suite", str(suite), "--contract", "1")
+    assert code == 1 and out.rstrip().endswith("1 passed, 0 failed, 0 skipped (1 errored)")
+
+
+def test_an_adapter_writing_line_after_line_is_read_only_as_far_as_the_harness_needs():
+    from rogerwilco.front.conformance import ImplProcess
+
+    script = _HANDSHAKE + ("line = 'x' * 100_000 + '\\n'\n"
+                           "for _ in range(10_000):\n"  # a gigabyte of stray lines, if anyone read them
+                           "    sys.stdout.write(line); sys.stdout.flush()\n")
+    process = ImplProcess([sys.executable, "-c", script])
+    try:
+        process.start()
+        while not process.lines.full():  # the reader fills what it may hold, then waits
+            time.sleep(0.01)
+        time.sleep(0.2)  # and reads nothing more while it waits
+        held = process.bytes_read
+    finally:
+        process.stop()
+    assert held < 1_000_000  # a few lines: not the gigabyte, nor sixty-four lines of it

@@ -191,7 +191,59 @@ def test_matching_agrees_with_a_backtracking_engine_on_small_inputs(generated, v
 
 def test_the_dfa_cache_stays_bounded_on_a_value_of_many_distinct_characters():
     compiled = IRegexp("(.|a)*Z")
-    value = "".join(chr(0x4E00 + i) for i in range(20_000)) + "Z"
-    assert compiled.fullmatch(value) is True
+    for start in range(0x4E00, 0x4E00 + 40_000, 2000):  # values within the step limit, 40,000 characters in all
+        value = "".join(chr(start + i) for i in range(2000)) + "Z"
+        assert compiled.fullmatch(value) is True
     assert sum(len(row) for row in compiled._dfa.values()) <= 512 * len(compiled._dfa)
     assert compiled._held <= iregexp._DFA_BUDGET + compiled.states
+
+
+# ---------------------------------------------------------------- work per value
+
+COSTLY = "[ab]*a[ab]{999}"  # within the pattern limits; every character is a new DFA state
+
+
+def _refused_at(compiled: IRegexp, value: str) -> int:
+    """The shortest prefix of ``value`` whose plain NFA simulation visits more than MAX_MATCH_STEPS states."""
+    low, high = 0, len(value)
+    while low < high:
+        mid = (low + high) // 2
+        if compiled.count_steps(value[:mid])[1] > iregexp.MAX_MATCH_STEPS:
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+@pytest.mark.parametrize("length", [20_000, 100_000])
+def test_a_value_costs_at_most_the_step_limit_whatever_its_length(length):
+    value = "ab" * (length // 2)
+    compiled = iregexp.compile(COSTLY)
+    assert compiled.count_steps(value)[1] > 100 * iregexp.MAX_MATCH_STEPS  # what matching it whole would cost
+    assert compiled.matches(value) is None and compiled.fullmatch(value) is False
+    # the verdict is exactly the documented bound: a prefix within the limit is decided, one past it refused
+    cut = _refused_at(compiled, value)
+    assert cut < 1000  # far shorter than any value the pattern could match
+    assert compiled.matches(value[:cut - 1]) is False and compiled.matches(value[:cut]) is None
+
+
+def test_the_verdict_counts_the_same_work_warm_or_cold():
+    compiled = iregexp.IRegexp("[a-z][a-z0-9_-]*:[^ ]+")
+    fits = "a:" + "b" * 3000
+    assert compiled.count_steps(fits)[1] <= iregexp.MAX_MATCH_STEPS
+    too_long = "a:" + "b" * 5000
+    assert compiled.count_steps(too_long)[1] > iregexp.MAX_MATCH_STEPS
+    for _ in range(3):  # the DFA cache warms up; the verdicts do not move
+        assert compiled.matches(fits) is True
+        assert compiled.matches(too_long) is None
+
+
+def test_a_value_past_the_work_limit_is_refused_naming_the_pattern():
+    pattern, value = "x:" + COSTLY, "x:" + "ab" * 10_000
+    line = f"RW1 ST a-1 from=a to=b item={value} p=t"
+    got = handle({"op": "parse", "line": line, "profiles": [profile_with(pattern)]})
+    assert got["ok"] is True and got["valid"] is False and got["token"] == f"item={value}"
+    findings = check_line(line, [profile_with(pattern)]).findings
+    assert any(pattern in f.message and "within 20,000 steps" in f.message for f in findings)
+    short = "x:" + "ab" * 10
+    assert not any("steps" in f.message for f in check_line(line.replace(value, short), [profile_with(pattern)]).findings)

@@ -44,6 +44,7 @@ import attrs
 from ..core._resources import data_dir
 from ..core import _deprecated
 from ..core.errors import ProfileError
+from ..core.files import DATA_MAX_BYTES, read_limited
 from ..core.findings import fail, note
 from ..core.message import Message
 from ..core.vocab import Receiver, Vocabulary, as_receiver
@@ -87,9 +88,13 @@ def load_crosswalk(source: str | Path | Mapping[str, Any], receiver: Receiver | 
         text = str(source)
         path = crosswalk_path(text) if _NAME_RE.fullmatch(text) and crosswalk_path(text).is_file() else Path(text)
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = json.loads(read_limited(path, what="crosswalk", limit=DATA_MAX_BYTES, error=CrosswalkError).decode("utf-8"))
+        except CrosswalkError:  # not a regular file, or past the cap: already says which and why
+            raise
         except FileNotFoundError:
             raise CrosswalkError(f"crosswalk file not found: {path}") from None
+        except OSError as exc:
+            raise CrosswalkError(f"cannot read crosswalk {path}: {exc.strerror or exc}") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise CrosswalkError(f"crosswalk {path} is not JSON: {exc}") from None
     if not isinstance(doc, dict):

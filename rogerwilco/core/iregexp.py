@@ -46,11 +46,14 @@ from typing import Any, Iterable
 
 from .errors import RW1Error
 
-__all__ = ["IRegexp", "PatternError", "check", "compile", "MAX_PATTERN_LENGTH", "MAX_REPEAT", "MAX_STATES"]
+__all__ = ["IRegexp", "PatternError", "check", "compile", "MAX_PATTERN_LENGTH", "MAX_REPEAT", "MAX_STATES",
+           "MAX_MATCH_STEPS"]
 
 MAX_PATTERN_LENGTH = 1000
 MAX_REPEAT = 1000
 MAX_STATES = 10_000
+#: NFA states visited in matching one value, at most: past it the value is refused (a few milliseconds of work)
+MAX_MATCH_STEPS = 20_000
 _DFA_CACHE_LIMIT = 4096  # cached DFA states per pattern before the cache is cleared
 _DFA_ROW_LIMIT = 512  # cached transitions per DFA state (distinct characters)
 _DFA_BUDGET = 200_000  # NFA states held in all cached transitions of one pattern before the cache is cleared
@@ -387,7 +390,8 @@ class IRegexp:
         self._final = final
         self.states = len(builder.kind)
         self._start = self._closure((entry,))
-        self._dfa: dict[frozenset[int], dict[str, frozenset[int]]] = {}
+        # a cached transition keeps what the step costs in the NFA, so the work counted is the same cold or warm
+        self._dfa: dict[frozenset[int], dict[str, tuple[frozenset[int], int]]] = {}
         self._held = 0  # NFA states held by the cached transitions (memory bound)
 
     def __repr__(self) -> str:
@@ -422,9 +426,21 @@ class IRegexp:
         return self._closure(moved, counter)
 
     def fullmatch(self, value: str) -> bool:
-        """Whether the whole of ``value`` matches: a lazily built DFA over the NFA's state sets."""
+        """Whether the whole of ``value`` matches (a value past the work limit does not: see :meth:`matches`)."""
+        return self.matches(value) is True
+
+    def matches(self, value: str) -> bool | None:
+        """Whether the whole of ``value`` matches, or None when deciding it would take more than
+        :data:`MAX_MATCH_STEPS` NFA states visited (the value is then refused, never matched at length).
+
+        A lazily built DFA over the NFA's state sets answers warm values with
+        one lookup per character; the work is counted in NFA steps whether a
+        transition is cached or not, so the verdict never depends on what was
+        matched before.
+        """
         dfa = self._dfa
         current = self._start
+        work = len(current)
         for ch in value:
             row = dfa.get(current)
             if row is None:
@@ -432,12 +448,21 @@ class IRegexp:
                     dfa.clear()
                     self._held = 0
                 row = dfa[current] = {}
-            nxt = row.get(ch)
-            if nxt is None:
-                nxt = self._step(current, ch)
+            cached = row.get(ch)
+            if cached is None:
+                # a step visits every live state at least: one that cannot fit is not taken
+                # (the same verdict as the cached path, which adds the step's whole cost and then checks)
+                if work + len(current) > MAX_MATCH_STEPS:
+                    return None
+                counter = [0]
+                cached = (self._step(current, ch, counter), counter[0])
                 if len(row) < _DFA_ROW_LIMIT:
-                    row[ch] = nxt
-                    self._held += len(nxt)
+                    row[ch] = cached
+                    self._held += len(cached[0])
+            nxt, cost = cached
+            work += cost
+            if work > MAX_MATCH_STEPS:
+                return None
             if not nxt:
                 return False
             current = nxt

@@ -41,6 +41,7 @@ from . import suggest
 from .codec import encode, same
 from .errors import EncodeError, RefusedError, RW1SyntaxError, printable
 from .findings import Finding, fail, note
+from .iregexp import MAX_MATCH_STEPS
 from .message import JSON_KEYS, Message, Source
 from .slottypes import AGENT_RE, KEY_RE, MSGID_RE
 from .syntax import RawLine, parse_raw
@@ -281,8 +282,13 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
             findings.append(fail(kind="rule", token=asked, message=f"tail required: {why}", why="UNK"))
         for key, pattern in rule.match.items():
             written = written_as(key)
-            if written is not None and not pattern.fullmatch(written):
+            matched = None if written is None else pattern.matches(written)
+            if matched is False:
                 findings.append(fail(kind="rule", token=f"{key}={written}", message=f"does not have the required shape: {why}", key=key, why="UNK"))
+            elif written is not None and matched is None:  # past the work a value may cost (docs/profiles.md)
+                findings.append(fail(kind="rule", token=f"{key}={written}", key=key, why="UNK",
+                                     message=f"too long ({len(written)} characters) to match against the pattern "
+                                             f"{pattern.pattern!r} within {MAX_MATCH_STEPS:,} steps: {why}"))
         if rule.sum is not None:
             parts, total = rule.sum["parts"], rule.sum["total"]
             if all(k in values for k in (*parts, total)):

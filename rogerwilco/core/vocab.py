@@ -38,6 +38,7 @@ from . import _deprecated
 from ._resources import data_dir, profile_path
 from . import iregexp
 from .errors import ProfileError
+from .files import PROFILE_MAX_BYTES, read_limited
 from .slottypes import AGENT_RE, CONSTRAINT_KEY_RE, KEY_RE, PROFILE_TYPES, SlotType, compile_type
 
 BUNDLED_PROFILES = ("pay", "clin", "pform")
@@ -122,19 +123,16 @@ class Vocabulary:
 
 def read_json(path: Path) -> dict[str, Any]:
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        doc = json.loads(read_limited(path, what="profile", limit=PROFILE_MAX_BYTES, error=ProfileError).decode("utf-8"))
+    except ProfileError:  # not a regular file, or past the cap: already says which and why
+        raise
     except FileNotFoundError:
         raise ProfileError(f"{path} is neither a bundled profile ({', '.join(BUNDLED_PROFILES)}) "
                            "nor a profile file that exists") from None
-    except IsADirectoryError:
-        raise ProfileError(f"{path} is a directory, not a profile file") from None
     except UnicodeDecodeError:
         raise ProfileError(f"{path} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise ProfileError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except UnicodeDecodeError as exc:
-        raise ProfileError(f"not UTF-8 text: byte {exc.start}") from None
     except (ValueError, RecursionError) as exc:  # an integer past the digit limit, nesting past the stack
         raise ProfileError(f"not a usable JSON document: {type(exc).__name__}") from None
     except OSError as exc:

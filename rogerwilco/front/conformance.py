@@ -33,6 +33,13 @@ restarted (fresh, so a half-written answer cannot shift every later
 response by one). What the adapter wrote on stderr is kept, and the last of
 it is shown with an error caused by the adapter dying.
 
+What a bad adapter can cost the harness is bounded: a response line is at
+most :data:`MAX_REPLY_BYTES` (a longer one, or a flood without a newline,
+errors its case after the harness has read that much and no more), a case
+waits at most its timeout, and an adapter that cannot answer its start
+handshake (it exits, hangs or writes garbage) is :class:`StartError`, one
+line and exit status 2, not a restart for every case.
+
 A case's full id is ``<area>/<name>:<id>``; ``--run`` and ``--skip`` take
 globs over it, ``--op`` keeps the cases of some ops, and a known-failures
 file lists ids or globs (one per line, ``#`` comments) that are reported but
@@ -44,9 +51,11 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import queue
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -59,6 +68,8 @@ from typing import Any, Iterable, Iterator
 import attrs
 
 from ..core._resources import data_dir
+from ..core.errors import RW1Error
+from ..core.files import DATA_MAX_BYTES, read_limited
 from ..core.codec import same
 from ..core.schemacheck import Checker
 
@@ -157,8 +168,10 @@ def report_checker() -> Checker:
 
 def _read_json(path: Path, shown: str, *, raw_numbers: bool = False) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_limited(path, what="case file", limit=DATA_MAX_BYTES).decode("utf-8")
         return json.loads(text, parse_float=RawNumber) if raw_numbers else json.loads(text)
+    except RW1Error as exc:  # not a regular file, or past the cap
+        raise SuiteError(shown, "$", exc.message) from None
     except UnicodeDecodeError:
         raise SuiteError(shown, "$", "not UTF-8 text") from None
     except json.JSONDecodeError as exc:
@@ -279,71 +292,106 @@ class StartError(RuntimeError):
     """The implementation command cannot be started at all."""
 
 
+#: The most one response line may hold. A reply longer than this (or a flood
+#: with no newline) errors its case: the harness never holds more than this of it.
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+# stderr is kept for the last words of a dying adapter: its lines are cut to this
+_STDERR_LINE_BYTES = 2000
+# what the stdout reader hands over in place of a line too long to hold
+_OVERSIZED = object()
+# lines read ahead of the request that wants them: one answer per request is all a well-behaved adapter
+# writes, and an adapter writing many at once waits, so the harness holds at most this many capped lines
+_QUEUED_LINES = 4
+
+
 class ImplProcess:
     """The implementation process, restarted when it dies, hangs, garbles or loses count.
 
     ``start()`` opens with the contract-2 handshake unless ``handshake`` is
-    off; ``contract`` is then 2 (requests carry ``seq``) or 1.
+    off; ``contract`` is then 2 (requests carry ``seq``) or 1. An adapter
+    that does not answer its handshake cannot run at all (StartError); so is
+    one that, driven without a handshake, exits before answering anything
+    twice in a row, rather than being started again for every case.
     """
 
     STDERR_LINES = 20
+    # without a handshake, a case may kill the adapter once; twice in a row on a fresh start is the adapter
+    FRESH_DEATHS = 2
 
-    def __init__(self, command: list[str], *, handshake: bool = True, start_timeout: float = 10.0) -> None:
+    def __init__(self, command: list[str], *, handshake: bool = True, start_timeout: float = 10.0,
+                 max_reply_bytes: int = MAX_REPLY_BYTES) -> None:
         self.command = command
-        self.proc: subprocess.Popen[str] | None = None
-        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.lines: queue.Queue[Any] = queue.Queue(maxsize=_QUEUED_LINES)
         self.stderr: deque[str] = deque(maxlen=self.STDERR_LINES)
+        self.readers: list[threading.Thread] = []
         self.starts = 0
         self.want_handshake = handshake
         self.start_timeout = start_timeout
+        self.max_reply_bytes = max_reply_bytes
+        self.bytes_read = 0  # of stdout, over every start: what the reader took in, never more than it may hold
+        self.answered = False  # the running process has answered a request
+        self.fresh_deaths = 0
         self.contract = 1
         self.hello: dict[str, Any] | None = None
         self.seq = 0
 
     def start(self) -> None:
         try:
-            self.proc = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, encoding="utf-8", errors="replace", bufsize=1,
-            )
+            # a session of its own, so that stop() ends whatever the command started too
+            self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, start_new_session=hasattr(os, "killpg"))
         except OSError as exc:
             raise StartError(f"cannot start {shlex.join(self.command)}: {exc.strerror or exc}") from None
         self.starts += 1
-        self.lines = queue.Queue()
+        self.lines = queue.Queue(maxsize=_QUEUED_LINES)
         self.stderr = deque(maxlen=self.STDERR_LINES)
         self.seq = 0
         self.contract = 1
-        proc, lines, errors = self.proc, self.lines, self.stderr
-
-        def pump_out() -> None:
-            assert proc.stdout is not None
-            try:
-                for line in proc.stdout:
-                    lines.put(line)
-            except (OSError, ValueError):
-                pass  # closed by stop()
-            lines.put(None)
-
-        def pump_err() -> None:
-            assert proc.stderr is not None
-            try:
-                for line in proc.stderr:
-                    errors.append(line.rstrip("\n"))
-            except (OSError, ValueError):
-                pass
-
-        threading.Thread(target=pump_out, daemon=True).start()
-        threading.Thread(target=pump_err, daemon=True).start()
+        self.answered = False
+        self.readers = [threading.Thread(target=self._pump_out, args=(self.proc, self.lines), daemon=True),
+                        threading.Thread(target=self._pump_err, args=(self.proc, self.stderr), daemon=True)]
+        for reader in self.readers:
+            reader.start()
         if self.want_handshake:
             try:
                 answer = self._exchange({"op": "start", "contract": CONTRACT}, self.start_timeout)
             except ImplError as exc:
-                raise ImplError(f"no usable answer to the start handshake: {exc}") from None
+                raise StartError(f"{shlex.join(self.command)} did not answer the start handshake: {exc}") from None
             if answer.get("ok") is True and answer.get("contract") == CONTRACT:
                 self.contract = CONTRACT
                 self.hello = {k: v for k, v in answer.items() if k not in ("ok", "seq")}
             else:
                 self.hello = None
+
+    def _pump_out(self, proc: subprocess.Popen[bytes], lines: queue.Queue[Any]) -> None:
+        """Hand stdout over line by line; a line past the cap ends the reading (the process is then stopped)."""
+        assert proc.stdout is not None
+        cap = self.max_reply_bytes
+        try:
+            while True:
+                line = proc.stdout.readline(cap + 1)
+                self.bytes_read += len(line)
+                if not line:
+                    break
+                if len(line) > cap and not line.endswith(b"\n"):
+                    lines.put(_OVERSIZED)
+                    return
+                lines.put(line.decode("utf-8", errors="replace"))
+        except (OSError, ValueError):
+            pass  # closed by stop()
+        lines.put(None)
+
+    def _pump_err(self, proc: subprocess.Popen[bytes], errors: deque[str]) -> None:
+        assert proc.stderr is not None
+        try:
+            while True:
+                piece = proc.stderr.readline(_STDERR_LINE_BYTES)
+                if not piece:
+                    break
+                errors.append(piece.decode("utf-8", errors="replace").rstrip("\n"))
+        except (OSError, ValueError):
+            pass
 
     def _stderr_note(self) -> str:
         # give the reader thread a moment to collect the last words
@@ -385,7 +433,7 @@ class ImplProcess:
     def _exchange(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.proc is not None and self.proc.stdin is not None
         try:
-            self.proc.stdin.write(dumps_request(request) + "\n")
+            self.proc.stdin.write(dumps_request(request).encode("ascii") + b"\n")
             self.proc.stdin.flush()
             line = self.lines.get(timeout=timeout)
         except queue.Empty:
@@ -393,13 +441,19 @@ class ImplProcess:
             raise ImplError(f"timed out: no response in {timeout:g}s (implementation restarted)") from None
         except (OSError, ValueError) as exc:
             note = self._stderr_note()
-            self.stop()
+            self._died()
             raise ImplError(f"implementation died: {getattr(exc, 'strerror', None) or exc}{note}") from None
         if line is None:
             code = self.proc.wait()
             note = self._stderr_note()
-            self.stop()
+            self._died()
             raise ImplError(f"implementation exited with status {code} without answering{note}")
+        if line is _OVERSIZED:
+            self.stop()
+            raise ImplError(f"response longer than {self.max_reply_bytes:,} bytes without a line end "
+                            "(the harness read no more of it; implementation restarted)")
+        self.answered = True
+        self.fresh_deaths = 0
         try:
             response = json.loads(line)
         except (json.JSONDecodeError, RecursionError):
@@ -410,20 +464,54 @@ class ImplProcess:
             raise ImplError(f"response is not a JSON object (implementation restarted): {line.strip()[:200]}")
         return response
 
+    def _died(self) -> None:
+        """The process ended without answering: stopped; a second fresh start that does so cannot run."""
+        fresh = not self.answered
+        self.stop()
+        if not fresh:
+            self.fresh_deaths = 0
+            return
+        self.fresh_deaths += 1
+        if not self.want_handshake and self.fresh_deaths >= self.FRESH_DEATHS:
+            raise StartError(f"{shlex.join(self.command)} exited before answering anything, "
+                             f"{self.fresh_deaths} starts in a row{self._stderr_note()}")
+
     def stop(self) -> None:
-        if self.proc is not None:
+        proc = self.proc
+        if proc is None:
+            return
+        self.proc = None
+        try:
+            if hasattr(os, "killpg"):
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+        except OSError:
+            pass  # already gone
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        if proc.stdin is not None:
             try:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
+                proc.stdin.close()
+            except OSError:
                 pass
-            for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        # the readers end at the pipes' end; one may wait on a full queue: make room until it is gone
+        # (a process that left the session may hold a pipe open: its reader is left, a daemon thread)
+        deadline = time.monotonic() + 2.0
+        for reader in self.readers:
+            while reader.is_alive() and time.monotonic() < deadline:
                 try:
-                    if stream is not None:
-                        stream.close()
-                except OSError:
-                    pass
-            self.proc = None
+                    self.lines.get_nowait()
+                except queue.Empty:
+                    reader.join(0.05)
+        for stream in (proc.stdout, proc.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
 
 
 def default_impl() -> list[str]:
@@ -449,7 +537,13 @@ def read_known(path: str | None) -> set[str]:
     if not path:
         return set()
     known = set()
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    try:
+        text = read_limited(path, what="known-failures file", limit=DATA_MAX_BYTES).decode("utf-8")
+    except OSError as exc:
+        raise RW1Error(f"cannot read the known-failures file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RW1Error(f"the known-failures file {path} is not UTF-8 text") from None
+    for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
             known.add(line)
@@ -484,11 +578,8 @@ class Run:
         return self.process.hello
 
     def start(self) -> None:
-        """Start the implementation (and shake hands). StartError if the command cannot run."""
-        try:
-            self.process.ensure_started()
-        except ImplError:
-            pass  # reported on the first case, which then starts it again
+        """Start the implementation (and shake hands). StartError if the command cannot run or answer it."""
+        self.process.ensure_started()
 
     def __iter__(self) -> Iterator[Outcome]:
         process = self.process

@@ -16,6 +16,14 @@ characters are taken away one at a time while the two still disagree, so
 what is printed is a minimal request, with a one-line shell reproducer. An
 implementation that dies, hangs or writes garbage on a request is restarted
 for the next one, and the request that killed it is reported the same way.
+
+Shrinking has a budget, so that an implementation disagreeing on everything
+cannot stretch a run: :data:`MAX_SHRINK_STEPS` tries per disagreement
+(:data:`CRASH_SHRINK_STEPS` when each try restarts a crashed implementation;
+none after a timeout, and a try that times out ends the shrink) and
+:data:`RUN_SHRINK_STEPS` tries over the run; past it, a disagreement is
+shown as drawn. The budget counts tries, never seconds: a seed gives the
+same report on any machine.
 """
 
 from __future__ import annotations
@@ -30,7 +38,12 @@ from .conformance import ImplError, ImplProcess, compare, default_impl
 from .conformance import dumps_request, plain_request
 from .testing import OPS, RequestGenerator
 
+#: Tries to shrink one disagreement.
 MAX_SHRINK_STEPS = 300
+#: Tries to shrink a request that crashed the implementation: each try restarts it.
+CRASH_SHRINK_STEPS = 10
+#: Tries to shrink, over a whole run: past it, disagreements are shown as drawn.
+RUN_SHRINK_STEPS = 5000
 
 
 @attrs.define
@@ -48,10 +61,37 @@ class Disagreement:
 
 
 @attrs.define
+class ShrinkBudget:
+    """The tries shrinking may spend over one run.
+
+    An implementation that disagrees on every request (answering garbage,
+    say) would otherwise cost a full shrink per request, each try a round
+    trip or a restart; with the budget spent, disagreements are reported
+    unshrunk and the run ends in time. The budget counts tries, not
+    seconds, so a run is the same run on a fast machine and a slow one.
+    """
+
+    steps: int = RUN_SHRINK_STEPS
+    used: int = 0
+
+    def take(self) -> bool:
+        """Whether one more try is allowed (and, if so, count it)."""
+        if self.used >= self.steps:
+            return False
+        self.used += 1
+        return True
+
+
+class StopShrinking(Exception):
+    """Raised by a ``still_fails`` whose try cost too much to try again (a timeout): keep what is reached."""
+
+
+@attrs.define
 class DiffReport:
     count: int = 0
     agreed: int = 0
     skipped: int = 0
+    shrink: ShrinkBudget = attrs.Factory(ShrinkBudget)
     disagreements: list[Disagreement] = attrs.Factory(list)
     by_op: dict[str, list[int]] = attrs.Factory(dict)  # op -> [agreed, disagreed, skipped]
 
@@ -87,10 +127,7 @@ class Differ:
 
     def start(self) -> None:
         for side in (self.ours, self.theirs):
-            try:
-                side.ensure_started()
-            except ImplError:
-                pass
+            side.ensure_started()  # StartError for a side that cannot run or does not answer its handshake
 
     def supports(self, op: str) -> bool:
         self.start()
@@ -181,8 +218,9 @@ def _candidates(request: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def shrink(request: dict[str, Any], still_fails: Callable[[dict[str, Any]], bool],
-           budget: int = MAX_SHRINK_STEPS) -> dict[str, Any]:
-    """The smallest request reached by taking things away while ``still_fails`` holds."""
+           budget: int = MAX_SHRINK_STEPS, run: ShrinkBudget | None = None) -> dict[str, Any]:
+    """The smallest request reached by taking things away while ``still_fails`` holds,
+    in at most ``budget`` tries and what is left of the run's budget."""
     steps = 0
     current = request
     improved = True
@@ -190,9 +228,13 @@ def shrink(request: dict[str, Any], still_fails: Callable[[dict[str, Any]], bool
         improved = False
         for candidate in _candidates(current):
             steps += 1
-            if steps > budget:
-                break
-            if still_fails(candidate):
+            if steps > budget or (run is not None and not run.take()):
+                return current
+            try:
+                fails = still_fails(candidate)
+            except StopShrinking:
+                return current
+            if fails:
                 current = candidate
                 improved = True
                 break
@@ -241,7 +283,8 @@ def run_diff(
                 report.by_op[op][0] += 1
             else:
                 report.by_op[op][1] += 1
-                report.disagreements.append(_shrunk(differ, op, request, outcome, ours, theirs, crashed))
+                report.disagreements.append(_shrunk(differ, op, request, outcome, ours, theirs, crashed,
+                                                    report.shrink))
             if progress is not None:
                 progress(report.count, count, len(report.disagreements))
     finally:
@@ -250,15 +293,17 @@ def run_diff(
 
 
 def _shrunk(differ: Differ, op: str, request: dict[str, Any], outcome: str, ours: Any, theirs: Any,
-            crashed: bool) -> Disagreement:
+            crashed: bool, budget: ShrinkBudget) -> Disagreement:
     def still(candidate: dict[str, Any]) -> bool:
         result, _, _, died = differ.check(candidate)
+        if died and result is not None and "timed out" in result:
+            raise StopShrinking  # each further try could cost a whole timeout
         return died if crashed else result not in (None, "skip")
 
     if crashed and "timed out" in outcome:
         small = request  # each try would cost a whole timeout
     else:
-        small = shrink(request, still)
+        small = shrink(request, still, CRASH_SHRINK_STEPS if crashed else MAX_SHRINK_STEPS, budget)
     if small is not request:
         outcome_small, ours, theirs, _ = differ.check(small)
         outcome = outcome_small or outcome
@@ -274,7 +319,7 @@ def describe(report: DiffReport) -> str:
 def to_json(report: DiffReport, command: list[str], seed: int) -> dict[str, Any]:
     return {
         "seed": seed, "impl": command, "count": report.count, "agreed": report.agreed,
-        "disagreed": len(report.disagreements), "skipped": report.skipped,
+        "disagreed": len(report.disagreements), "skipped": report.skipped, "shrink_steps": report.shrink.used,
         "by_op": {op: {"agreed": a, "disagreed": d, "skipped": s} for op, (a, d, s) in report.by_op.items()},
         "disagreements": [
             {"op": d.op, "request": plain_request(d.request), "ours": d.ours, "theirs": d.theirs, "why": d.why,

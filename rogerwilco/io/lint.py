@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from ..checks.thread import SpooledLines
 from ..core import _deprecated
 from ..core.errors import RW1Error
+from ..core.files import BASELINE_MAX_BYTES, read_limited
 from ..core.message import Message
 from ..core.semantics import LineResult, check_line
 from ..core.speedups import loads_line
@@ -717,9 +718,11 @@ def read_baseline(path: str | Path) -> frozenset[str]:
 
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_limited(path, what="baseline", limit=BASELINE_MAX_BYTES).decode("utf-8"))
     except OSError as exc:
         raise RW1Error(f"cannot read baseline {path}: {exc.strerror}") from None
+    except RW1Error:  # not a regular file, or past the cap: already says which and why
+        raise
     except ValueError as exc:
         raise RW1Error(f"{path}: not a baseline (not JSON: {exc})") from None
     if not isinstance(doc, dict) or doc.get("tool") != "rogerwilco" or not isinstance(doc.get("findings"), list):

@@ -41,6 +41,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import attrs
 
 from ..core.errors import RW1Error
+from ..core.files import CONFIG_MAX_BYTES, read_limited
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -183,10 +184,11 @@ def glob_match(pattern: str, rel: str, name: str) -> bool:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
+        return tomllib.loads(read_limited(path, what="lint configuration", limit=CONFIG_MAX_BYTES).decode("utf-8"))
     except OSError as exc:
         raise RW1Error(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise RW1Error(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise RW1Error(f"{path}: not valid TOML: {exc}") from None
 
@@ -246,8 +248,6 @@ def load_config(path: Path | None, *, root: Path | None = None) -> LintConfig:
     if path is None:
         return LintConfig(root=root or Path.cwd())
     path = Path(path)
-    if not path.is_file():
-        raise RW1Error(f"cannot read {path}: no such file")
     section, table = _section(path, _read_toml(path))
     folder = path.resolve().parent
     if section is None:

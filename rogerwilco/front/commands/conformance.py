@@ -14,6 +14,11 @@ given to ``--check-report``) does not match its schema.
 ``--diff`` runs no cases: it draws requests from :mod:`rogerwilco.front.testing`
 and compares this package's answers with the implementation's
 (:mod:`rogerwilco.front.difftest`), exit status 1 on any disagreement.
+
+``--agent REPLIES`` runs no adapter: it scores an agent's replies against the
+agent-behaviour cases of ``--cases`` (:mod:`rogerwilco.front.agentscore`), one
+line per case and a summary; exit status 0 when every case passes, 1 when
+one does not, 2 when a file cannot be scored (naming the file and line).
 """
 
 from __future__ import annotations
@@ -57,6 +62,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--show", type=int, default=20, metavar="N", help="--diff: print at most N disagreements (default 20)")
     p.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="--diff: a progress bar on stderr (auto: when stderr is a terminal)")
+    p.add_argument("--agent", metavar="REPLIES",
+                   help="run no adapter: score an agent's replies (JSON Lines of {\"id\", \"reply\"}) "
+                        "against agent-behaviour cases")
+    p.add_argument("--cases", action="append", metavar="PATH",
+                   help="--agent: a JSON Lines file of agent cases, such as the reference's "
+                        "tests/conformance.jsonl (repeatable; default: this package's conformance/agent/cases.jsonl)")
     p.set_defaults(func=cmd_conformance)
 
 
@@ -92,6 +103,8 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         return 0
     if args.diff:
         return cmd_diff(args)
+    if args.agent:
+        return cmd_agent(args)
     try:
         suite = load_suite(Path(args.suite) if args.suite else None, raw_numbers=True)
     except SuiteError as exc:
@@ -242,3 +255,35 @@ def cmd_diff(args: argparse.Namespace) -> int:
             out.write(f"  {op}: {row['agreed']} agree, {row['disagreed']} disagree, {row['skipped']} skipped\n")
     out.write(f"diff (seed {args.seed}): {describe(report)}\n")
     return 1 if report.disagreements else 0
+
+
+# ---------------------------------------------------------------- --agent
+
+def cmd_agent(args: argparse.Namespace) -> int:
+    from ...core.display import printable
+    from ..agentscore import AgentInputError, default_cases, load_cases, load_replies, score
+
+    try:
+        cases = load_cases(args.cases or [default_cases()])
+        replies = load_replies(args.agent)
+    except AgentInputError as exc:
+        sys.stderr.write(f"rogerwilco conformance --agent: {exc}\n")
+        return 2
+    if not cases:
+        sys.stderr.write("rogerwilco conformance --agent: the case files hold no agent case (\"kind\": \"agent\")\n")
+        return 2
+    out = sys.stdout
+    scores = score(cases, replies)
+    for s in scores:
+        if s.passed:
+            out.write(f"PASS {s.case.id}\n")
+            continue
+        out.write(f"FAIL {s.case.id}: {printable('; '.join(s.reasons))}\n")
+        if s.reply is not None:
+            out.write(f"  reply: {printable(s.reply)}\n")
+    unknown = sorted(set(replies) - {c.id for c in cases})
+    if unknown:
+        out.write(f"NOTE replies to no case: {printable(', '.join(unknown))}\n")
+    passed = sum(s.passed for s in scores)
+    out.write(f"{passed} of {len(scores)} agent cases passed\n")
+    return 0 if passed == len(scores) else 1

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from ...core.errors import RW1Error
+from ...core.files import DATA_MAX_BYTES, read_limited
 from ._common import add_format, add_profiles, line_argument, receiver_from
 
 
@@ -66,10 +67,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def read_json_object(path: str, what: str) -> dict[str, Any]:
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        doc = json.loads(read_limited(path, what=what, limit=DATA_MAX_BYTES).decode("utf-8"))
     except OSError as exc:
         raise RW1Error(f"cannot read {what} {path}: {exc.strerror}") from None
+    except RW1Error:  # not a regular file, or past the cap: already says which and why
+        raise
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RW1Error(f"{what} {path} is not JSON: {exc}") from None
     except (ValueError, RecursionError) as exc:  # numbers past the digit limit, nesting past the stack
@@ -82,8 +84,7 @@ def read_json_object(path: str, what: str) -> dict[str, Any]:
 def _record_or_line(path: str) -> Any:
     """check-ho's record: a JSON object, or a file whose first line is the received HO."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        text = read_limited(path, what="record", limit=DATA_MAX_BYTES).decode("utf-8")
     except OSError as exc:
         raise RW1Error(f"cannot read record {path}: {exc.strerror}") from None
     except UnicodeDecodeError:
