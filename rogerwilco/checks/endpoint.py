@@ -33,7 +33,9 @@ returns them as :class:`Reply` events for the caller to deliver. Replies that
 wait on the caller are carried by their event and sent with :meth:`send`:
 the readback composed by code for an offered handoff, the ``AN val=Y`` that
 clears an execution readback, the re-issue after a void readback, the answer
-to a cancel once what it names is abandoned.
+to a cancel once what it names is abandoned. A cancel that arrives before the
+HO it names (a transport that reorders) is held and applied when that HO
+arrives: the handoff is cancelled on arrival, and no readback is offered.
 
 **Sending** validates the line, numbers it ``<me>-<n>`` when asked, and runs
 the same table: a transition that would raise a finding against this end is a
@@ -527,6 +529,9 @@ class Endpoint:
         self._changes: dict[str, Handoff] = {}  # under rb=all: a sender's ST or AN -> the handoff it changes
         self._item_passed: dict[str, int] = {}  # item -> the place of its latest HO whose readback passed
         self._questions: dict[str, str | None] = {}  # AQ id -> the AN/UN that answered it
+        # a CX that came before what it names (a transport that reorders): the id it names -> the CXs, applied
+        # when that HO arrives, so a cancel received before the act stops it whatever the order of arrival
+        self._early_cancels: dict[str, tuple[str, ...]] = {}
         self._composed: dict[str, list[Message]] = {}  # HO id -> readbacks composed for it
         self._used: set[int] = set()
         self.findings: list[Finding] = []
@@ -818,6 +823,8 @@ class Endpoint:
         if ho is None or h is None:  # no handoff this end took part in
             if kind == "UN" and named is not None and not mine:
                 return [Refused(message=message)]
+            if kind == "CX" and named is None and message.re is not None and not mine and not self._observer:
+                self._early_cancels[message.re] = self._early_cancels.get(message.re, ()) + (message.id,)
             return [] if mine else [Noted(message=message)]
         if kind == "UN" and message.get("why") == "DUP" and named is not None and named.type == "HO":
             split = self._split_dup(h, named, message)
@@ -926,6 +933,7 @@ class Endpoint:
             self._handoffs[ho.id] = h
             if not mine:
                 events.append(self._offered(ho, h))
+                return self._apply_early_cancels(ho, h, events, at, live=live)
             return events
         earlier, how = link
         h = self._handoffs[earlier]
@@ -946,11 +954,26 @@ class Endpoint:
                                   profile=ho.profile, tail=f"already read back {earlier}")
             self._record(reply, "out", {}, at)
             self._apply(reply, outgoing=True, at=at, live=live)
-            return [Duplicate(message=ho, handoff=earlier, readback=self._text[mine_rb.id] if mine_rb else None),
-                    Reply(line=reply.to_line())]
+            return self._apply_early_cancels(ho, h, [
+                Duplicate(message=ho, handoff=earlier, readback=self._text[mine_rb.id] if mine_rb else None),
+                Reply(line=reply.to_line())], at, live=live)
         offered = self._offered(ho, h)
-        return [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
-                             resend_of=earlier if how == "resend" else None)]
+        return self._apply_early_cancels(ho, h, [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
+                                                              resend_of=earlier if how == "resend" else None)],
+                                         at, live=live)
+
+    def _apply_early_cancels(self, ho: Message, h: Handoff, events: list[Any], at: str, *, live: bool) -> list[Any]:
+        """The CXs that named ``ho`` before it arrived, applied now (spec 5.4: the receiver abandons what a
+        cancel names); a handoff they cancel is offered no readback."""
+        held = self._early_cancels.pop(ho.id, ())
+        if not held:
+            return events
+        cancels: list[Any] = []
+        for cx in held:
+            cancels += self._apply(self._messages[cx], outgoing=False, at=at, live=live)
+        if h.close != "open":
+            events = [e for e in events if not isinstance(e, HandoffOffered)]
+        return events + cancels
 
     def _offered(self, ho: Message, h: Handoff) -> HandoffOffered:
         if not self.compose:
