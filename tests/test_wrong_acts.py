@@ -61,3 +61,57 @@ def test_a_cancel_from_a_third_party_held_for_a_handoff_cancels_nothing():
     assert offered.readback is not None
     assert b.send(offered.readback, number=True)
     assert b.may_act("a-1")
+
+
+# ---- 3. no act on a readback the sender has not accepted -------------------------------------
+
+KEPT = "len:120w+tone:plain+no:em-dash+must:monday-problem"
+HO_ACC = ("RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT due=20261002 rb=acc "
+          "keys=len+tone+must+no // hero copy for the landing page, 120 words, plain tone, no em dashes")
+ACC_DN = "RW1 DN writer-09 re=research-01 from=writer to=research item=gh:crox/site#42 out=OK"
+
+
+def acc_pair(acc: str):
+    research, writer = Endpoint("research"), Endpoint("writer")
+    writer.receive(research.send(HO_ACC, expect_acc=KEPT))
+    rb = writer.send(writer.readback("research-01", acc=acc, do="copy"), number=True)
+    return research, writer, rb
+
+
+def test_under_rb_acc_the_receiver_waits_for_the_senders_verdict():
+    research, writer, rb = acc_pair("len:150w+tone:plain+must:monday-problem+no:em-dash")  # a contradiction
+    assert not writer.may_act("research-01")
+    assert refused(writer, ACC_DN) == "act-before-wilco"
+    events = research.receive(rb)
+    assert type(events[0]).__name__ == "ReadbackVoid"
+    assert refused(research, f"RW1 AN research-02 re={rb.split()[2]} from=research to=writer val=Y") == "confirm-void"
+    # the thread holds no criteria: it reports the act before the sender's verdict all the same
+    assert ("act-before-wilco", "writer-09") in failed_kinds([HO_ACC, rb, ACC_DN])
+
+
+def test_under_rb_acc_the_senders_an_val_y_clears_the_act():
+    research, writer, rb = acc_pair("len:120w+tone:plain+must:monday-problem+no:em-dash")
+    passed = research.receive(rb)[0]
+    assert type(passed).__name__ == "ReadbackPassed" and passed.confirm is not None
+    confirm = research.send(passed.confirm, number=True)
+    assert type(writer.receive(confirm)[0]).__name__ == "Confirmed"
+    assert writer.may_act("research-01")
+    assert writer.send(ACC_DN) == ACC_DN
+    report = check_thread([HO_ACC, rb, confirm, ACC_DN], now="20261001T0000Z")
+    assert [f for f in report.findings if f.failed] == []
+
+
+def test_criteria_kept_back_need_a_level_that_waits_for_the_verdict():
+    research = Endpoint("research")
+    echo = HO_ACC.replace(" rb=acc keys=len+tone+must+no", "")
+    assert refused(research, echo, expect_acc=KEPT) == "criteria-not-asked"
+
+
+def test_an_act_with_no_readback_at_all_is_reported_by_the_thread_check():
+    assert ("act-before-wilco", "b-2") in failed_kinds([HO, DN])
+    assert ("act-before-wilco", "b-2") not in failed_kinds([HO, RB, DN])
+
+
+def test_a_confirmation_of_a_void_readback_is_reported_by_the_thread_check():
+    bad = RB.replace("ask=FIX", "ask=TEST")
+    assert ("confirm-void", "a-2") in failed_kinds([HO, bad, "RW1 AN a-2 re=b-1 from=a to=b val=Y"])

@@ -67,7 +67,7 @@ from ..core.errors import RW1Error
 from ..core.findings import NOTE, Finding, fail
 # the table and the rule are the lifecycle's; the names stay importable from here
 from .lifecycle import (CLOSE_STATES, CLOSERS, ECHO_STATES, EVENTS, READBACK_STATES, REPLIES, TRANSITIONS,  # noqa: F401
-                        Step, handoff_of, is_duplicate_answer, issue_link, whole)
+                        Step, handoff_of, is_duplicate_answer, issue_link, waits_for_verdict, whole)
 from .ledger import MemoryLedger, SQLiteLedger, Transaction, open_ledger
 from ..core.message import Message
 from .readback import ReadbackInputError, ReadbackReport, check_dn, check_ho, check_rb, levels_of, make_rb
@@ -181,8 +181,8 @@ class Duplicate(Event):
 
 @attrs.frozen(kw_only=True)
 class ReadbackPassed(Event):
-    """My handoff's readback passed every tier asked. ``confirm`` is the ``AN val=Y`` that clears an
-    execution readback (None where the level needs none)."""
+    """My handoff's readback passed every tier asked. ``confirm`` is the ``AN val=Y`` that clears the act
+    under ``rb=acc``, ``plan`` or ``exec`` (None where the level needs none)."""
 
     handoff: str = ""
     report: ReadbackReport | None = None
@@ -208,7 +208,7 @@ class OwnershipTransferred(Event):
 
 @attrs.frozen(kw_only=True)
 class Confirmed(Event):
-    """The sender answered my execution readback ``val=Y``: I may act."""
+    """The sender answered my readback ``val=Y`` (``rb=acc``, ``plan``, ``exec``): I may act."""
 
     handoff: str = ""
 
@@ -399,7 +399,8 @@ def _utcnow() -> _dt.datetime:
 
 
 _FINDING_TEXT = {
-    "act-before-wilco": "{t} {m} reports an act on {k} before its readback passed (and, under rb=exec, before AN val=Y)",
+    "act-before-wilco": "{t} {m} reports an act on {k} before its readback passed (and, under rb=acc, plan or exec, "
+                        "before AN val=Y)",
     "act-after-cancel": "DN {m} reports out={out} after a cancel of {k}; out=NOOP is the answer to a cancel that "
                         "arrived first",
     "closed-twice": "{k} is closed more than once: {t} {m} after {first}",
@@ -619,8 +620,8 @@ class Endpoint:
         return self._messages[hos[0]].from_
 
     def may_act(self, ho_id: str) -> bool:
-        """True when this end received the handoff, its readback passed (and, under ``rb=exec``,
-        ``AN val=Y`` came), nobody closed or cancelled it, and the item is still mine."""
+        """True when this end received the handoff, its readback passed (and, under ``rb=acc``, ``plan`` or
+        ``exec``, the sender's ``AN val=Y`` came), nobody closed or cancelled it, and the item is still mine."""
         self.refresh()
         h = self._handoffs.get(ho_id)
         if h is None or h.receiver != self.me or h.rb != "wilco" or h.close != "open" or h.echo != "echoed":
@@ -785,7 +786,7 @@ class Endpoint:
         if not report.passed:
             event = "RB-void"
         else:
-            event = "RB-pass-exec" if "exec" in levels_of(whole_ho) else "RB-pass"
+            event = "RB-pass-wait" if waits_for_verdict(levels_of(whole_ho)) else "RB-pass"
         if not private and self._peers is None:  # (with its senders' ends alone, a replay checks each RB once)
             # a replay keeps the outcome alone: the report holds both messages whole, and nobody reads it
             self._rb_cache[rb.id] = (event, None) if self._observer else (event, report)
@@ -1111,7 +1112,7 @@ class Endpoint:
                                     profile=None)
             return [ReadbackVoid(message=rb, handoff=h.live, report=report, reissue=reissue)]
         confirm = None
-        if event == "RB-pass-exec":
+        if event == "RB-pass-wait":
             confirm = self._compose("AN", re=rb.id, to=rb.from_, slots={"val": "Y"}, profile=ho.profile)
         events: list[Any] = [ReadbackPassed(message=rb, handoff=h.live, report=report, confirm=confirm)]
         after = self._owner(ho.item) if ho.item is not None else None
@@ -1132,6 +1133,8 @@ class Endpoint:
                 return [] if mine else [Noted(message=an)]
             findings, _ = self._step(h, "confirm" if val == "Y" else "refuse", an)
             self.findings.extend(findings)
+            if findings:
+                h.findings += tuple(findings)
             if mine:
                 return []
             cls = Confirmed if val == "Y" else ConfirmRefused
@@ -1195,6 +1198,12 @@ class Endpoint:
                                         token=f"from={msg.from_}")
                 extra: dict[str, Any] = {}
                 if msg.type == "HO":
+                    if expect_acc is not None and not {"acc", "plan"} & set(levels_of(msg)):
+                        # criteria kept back at a level whose act does not wait for AN val=Y: the receiver
+                        # would judge its readback passed without them, and act on one the sender voids
+                        raise ProtocolError(f"{msg.id} keeps criteria back (expect_acc) but asks rb="
+                                            f"{'+'.join(levels_of(msg))}: ask rb=acc or rb=plan, so the receiver "
+                                            "waits for AN val=Y", kind="criteria-not-asked", token=msg.id)
                     if expect_acc is not None:
                         extra["expect_acc"] = expect_acc if isinstance(expect_acc, str) else "+".join(expect_acc)
                     if record is not None:
@@ -1329,9 +1338,9 @@ class Endpoint:
                         and named.id != h.key and named.id in h.issues:
                     return
                 event = kind if kind != "DN" else ("DN-noop" if msg.get("out") == "NOOP" else "DN-act")
-                if kind == "DN" and h.rb != "wilco" and h.close == "open":
+                if event == "DN-act" and h.rb != "wilco" and h.close == "open":  # out=NOOP reports no act
                     raise ProtocolError(f"{h.live} is not wilco ({h.rb}): no DN before the readback passes"
-                                        + (" and AN val=Y comes" if "exec" in levels_of(self._messages[h.live])
+                                        + (" and AN val=Y comes" if waits_for_verdict(levels_of(self._messages[h.live]))
                                            else ""), kind="act-before-wilco", token=msg.id)
             findings = self._evaluate(h, event, msg)
             if findings:

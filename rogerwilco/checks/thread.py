@@ -36,9 +36,13 @@ an ST or AN of the handoff's sender to its receiver about the open handoff
 changes what the receiver will do, and a DN reporting the act (``out=OK`` or
 ``PARTIAL``) while such a change waits for an echo that passes the sender's
 check (:func:`rogerwilco.checks.endpoint.check_echo`) acted on an un-echoed change
-(spec 5 rule 1). The table's other findings (an act before wilco, a
-confirmation of a void readback) are the live endpoint's, not this check's
-contract.
+(spec 5 rule 1). The readback region gives ``act-before-wilco``: a DN
+reporting the act before a readback of the live issue passed, or, at a
+level whose act waits for the sender's verdict (``rb=acc``, ``plan``,
+``exec``: :data:`rogerwilco.checks.lifecycle.VERDICT_LEVELS`), before the
+sender's ``AN re=<RB> val=Y``; and ``confirm-void`` and
+``confirm-without-readback``: an ``AN val=Y`` to a readback that did not pass,
+or before any. The live endpoint refuses each of these acts before it leaves.
 
 **Undo.** An HO ``ask=UNDO`` whose ``ctx=`` names a DN is linked in the
 ledger to the act it reverses (spec 5.4): ``undoes`` is the HO that DN
@@ -98,7 +102,8 @@ from ..core.slottypes import parse_time
 from ..core.vocab import Receiver, as_receiver
 
 #: the table's finding kinds that are this check's (the others are the live endpoint's alone)
-_TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel", "act-before-echo"})
+_TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel", "act-before-echo", "act-before-wilco", "confirm-void",
+                          "confirm-without-readback"})
 _TIME_RE = re.compile(r"[0-9]{8}T[0-9]{4}Z")
 
 @attrs.frozen(kw_only=True)
