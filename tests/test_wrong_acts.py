@@ -115,3 +115,64 @@ def test_an_act_with_no_readback_at_all_is_reported_by_the_thread_check():
 def test_a_confirmation_of_a_void_readback_is_reported_by_the_thread_check():
     bad = RB.replace("ask=FIX", "ask=TEST")
     assert ("confirm-void", "a-2") in failed_kinds([HO, bad, "RW1 AN a-2 re=b-1 from=a to=b val=Y"])
+
+
+# ---- spec 3.1 exp, live -------------------------------------------------------------------------
+
+HO_EXP = "RW1 HO a-1 from=a to=b item=x:1 ask=FIX exp=20261002T1700Z"
+
+
+class Clock:
+    """The caller's clock, moved by hand."""
+
+    def __init__(self, text: str) -> None:
+        self.set(text)
+
+    def set(self, text: str) -> None:
+        from rogerwilco.core.slottypes import parse_time
+
+        self.at = parse_time(text)
+
+    def __call__(self):
+        return self.at
+
+
+def test_nothing_is_done_on_a_handoff_after_its_exp():
+    clock = Clock("20261002T1600Z")
+    a, b = Endpoint("a", clock=clock), Endpoint("b", clock=clock)
+    b.receive(a.send(HO_EXP))
+    clock.set("20261002T1701Z")
+    assert refused(b, RB) == "expired"
+    clock.set("20261002T1700Z")  # the exp minute itself is still in time
+    a.receive(b.send(RB))
+    assert b.may_act("a-1")
+    clock.set("20261002T1701Z")
+    assert not b.may_act("a-1")
+    assert b.may_act("a-1", now="20261002T1659Z")  # the caller's own time, when it gives one
+    assert refused(b, DN) == "expired"
+    assert b.send(DN.replace("out=OK", "out=NOOP"))  # closing it is no act
+
+
+def test_a_statement_cannot_be_confirmed_after_its_exp_nor_after_the_handoffs():
+    clock = Clock("20261002T1200Z")
+    pay = ("RW1 HO a-1 from=a to=b item=x:1 ask=FIX rb=exec exp=20261002T1700Z")
+    rb = "RW1 RB b-1 re=a-1 from=b to=a item=x:1 ask=FIX exp=20261002T1230Z"
+    a, b = Endpoint("a", clock=clock), Endpoint("b", clock=clock)
+    b.receive(a.send(pay))
+    a.receive(b.send(rb))
+    confirm = "RW1 AN a-2 re=b-1 from=a to=b val=Y"
+    clock.set("20261002T1231Z")
+    assert refused(a, confirm) == "expired"  # past the RB's own exp
+    clock.set("20261002T1230Z")
+    assert a.send(confirm) == confirm
+    b.receive(confirm)
+    assert b.may_act("a-1")
+
+
+def test_a_confirmation_after_the_handoffs_exp_is_refused():
+    clock = Clock("20261002T1200Z")
+    a, b = Endpoint("a", clock=clock), Endpoint("b", clock=clock)
+    b.receive(a.send(HO_EXP.replace(" exp=", " rb=exec exp=")))
+    a.receive(b.send(RB))
+    clock.set("20261002T1800Z")
+    assert refused(a, "RW1 AN a-2 re=b-1 from=a to=b val=Y") == "expired"

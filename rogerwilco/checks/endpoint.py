@@ -398,6 +398,12 @@ def _utcnow() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc)
 
 
+def _past_exp(message: Message, at: _dt.datetime) -> str | None:
+    """``message``'s ``exp=`` when ``at`` is past it (the ``exp`` minute itself is still in time), else None."""
+    exp = message.get("exp")
+    return exp if exp is not None and at > parse_time(exp) else None
+
+
 _FINDING_TEXT = {
     "act-before-wilco": "{t} {m} reports an act on {k} before its readback passed (and, under rb=acc, plan or exec, "
                         "before AN val=Y)",
@@ -619,12 +625,17 @@ class Endpoint:
             return self._messages[hos[latest]].to
         return self._messages[hos[0]].from_
 
-    def may_act(self, ho_id: str) -> bool:
+    def may_act(self, ho_id: str, now: _dt.datetime | str | None = None) -> bool:
         """True when this end received the handoff, its readback passed (and, under ``rb=acc``, ``plan`` or
-        ``exec``, the sender's ``AN val=Y`` came), nobody closed or cancelled it, and the item is still mine."""
+        ``exec``, the sender's ``AN val=Y`` came), nobody closed or cancelled it, its live HO's ``exp=`` has
+        not passed (``now``, by default the endpoint's clock), and the item is still mine."""
+        from .thread import parse_now
+
         self.refresh()
         h = self._handoffs.get(ho_id)
         if h is None or h.receiver != self.me or h.rb != "wilco" or h.close != "open" or h.echo != "echoed":
+            return False
+        if _past_exp(self._messages[h.live], parse_now(now) if now is not None else self.clock()):
             return False
         return h.item is None or self._owner(h.item) == self.me
 
@@ -1213,8 +1224,9 @@ class Endpoint:
                             raise ProtocolError(f"{msg.id} differs from the record: "
                                                 + "; ".join(f.message for f in checked.failures()),
                                                 kind="check-ho", findings=checked.findings)
-                self._guard(msg)
-                at = _stamp(self.clock())
+                now = self.clock()
+                self._guard(msg, now)
+                at = _stamp(now)
                 # a line given as text goes out as written (it parsed to this message); anything else is written
                 line = message if isinstance(message, str) and not number else msg.to_line()
                 self._record(msg, "out", extra, at, line)
@@ -1249,8 +1261,37 @@ class Endpoint:
             raise ProtocolError(f"not a valid message: {exc.token} {exc.message}".strip(), kind="form",
                                 why=exc.why, token=exc.token, column=exc.column, findings=exc.findings) from None
 
-    def _guard(self, msg: Message) -> None:
-        """Raise ProtocolError for what the protocol forbids this end to send; change nothing."""
+    def _guard(self, msg: Message, now: _dt.datetime | None = None) -> None:
+        """Raise ProtocolError for what the protocol forbids this end to send at ``now``; change nothing."""
+        self._guard_table(msg)
+        if now is not None:
+            self._guard_expiry(msg, now)
+
+    def _guard_expiry(self, msg: Message, now: _dt.datetime) -> None:
+        """Spec 3.1 ``exp``: on an HO, nothing may be done on it after (no readback, no act, no
+        confirmation); on an RB, the statement cannot be confirmed after."""
+        named = self._messages.get(msg.re) if msg.re else None
+        ho = None
+        if msg.type == "RB" and named is not None and named.type == "HO":
+            ho = named
+        elif msg.type == "DN" and msg.get("out") != "NOOP":
+            ho = self._target(msg)
+        elif msg.type == "AN" and msg.get("val") == "Y" and named is not None and named.type == "RB":
+            exp = _past_exp(named, now)
+            if exp is not None:
+                raise ProtocolError(f"{named.id} expired at exp={exp}: a statement cannot be confirmed after its "
+                                    "exp (spec 3.1); ask for a new readback", kind="expired", token=msg.id)
+            ho = self._target(named)
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        if ho is None or h is None:
+            return
+        exp = _past_exp(self._messages[h.live], now)
+        if exp is not None:
+            raise ProtocolError(f"{h.live} expired at exp={exp}: nothing may be done on it after (spec 3.1); "
+                                "its sender cancels it (CX why=EXPIRED) or sends a new HO", kind="expired",
+                                token=msg.id)
+
+    def _guard_table(self, msg: Message) -> None:
         kind = msg.type
         if msg.id in self._messages:
             raise ProtocolError(f"{msg.id} was already sent or received", kind="id-reused", token=msg.id)
@@ -1369,8 +1410,8 @@ class Endpoint:
                 continue
             ho = self._messages[h.live]
             reasons = []
-            exp = ho.get("exp")
-            if exp is not None and at > parse_time(exp):
+            exp = _past_exp(ho, at)
+            if exp is not None:
                 reasons.append(f"open past its exp={exp}")
             due = ho.get("due")
             if due is not None and at.date() > _dt.date(int(due[:4]), int(due[4:6]), int(due[6:])):
