@@ -176,3 +176,59 @@ def test_a_confirmation_after_the_handoffs_exp_is_refused():
     a.receive(b.send(RB))
     clock.set("20261002T1800Z")
     assert refused(a, "RW1 AN a-2 re=b-1 from=a to=b val=Y") == "expired"
+
+
+# ---- 2. two owners of one item -----------------------------------------------------------------
+
+TO_C = "RW1 HO a-3 from=a to=c item=x:1 ask=FIX"
+
+
+def test_an_end_cannot_hand_on_an_item_its_open_handoff_gave_away():
+    a, b, c = Endpoint("a"), Endpoint("b"), Endpoint("c")
+    b.receive(a.send(HO))
+    a.receive(b.send(RB))
+    assert b.may_act("a-1")
+    with pytest.raises(ProtocolError) as exc:
+        a.send(TO_C)
+    assert exc.value.kind == "two-owners" and "CX re=a-1" in str(exc.value)
+    assert ("two-owners", "a-3") in failed_kinds([HO, RB, TO_C])
+    # withdrawn first, the item may go to another agent
+    cx = a.send(CX)
+    b.receive(cx)
+    assert not b.may_act("a-1")
+    offered = c.receive(a.send(TO_C))[0]
+    a.receive(c.send(offered.readback, number=True))
+    assert c.may_act("a-3")
+    assert [f for f in check_thread([HO, RB, cx, TO_C, offered.readback.replace(id="c-1").to_line()],
+                                    now="20261001T0000Z").findings if f.failed] == []
+
+
+def test_a_handoff_not_yet_read_back_stands_too():
+    a = Endpoint("a")
+    a.send(HO)
+    assert refused(a, TO_C) == "two-owners"  # b's readback may still pass: two owners then
+    assert ("two-owners", "a-3") in failed_kinds([HO, TO_C])
+
+
+def test_after_the_close_the_item_may_be_handed_on_and_to_the_same_receiver_always():
+    a = Endpoint("a")
+    a.send(HO)
+    a.send("RW1 HO a-2 from=a to=b item=x:1 ask=TEST")  # the same receiver: one end owns it
+    a.receive(RB)
+    a.receive(DN)
+    a.receive("RW1 UN b-3 re=a-2 from=b to=a why=BUSY")
+    assert a.send(TO_C) == TO_C
+    assert [f for f in check_thread([HO, "RW1 HO a-2 from=a to=b item=x:1 ask=TEST", RB, DN,
+                                     "RW1 UN b-3 re=a-2 from=b to=a why=BUSY", TO_C],
+                                    now="20261001T0000Z").findings if f.failed] == []
+
+
+def test_the_spooled_check_finds_two_owners_across_batches():
+    from rogerwilco.checks.thread import check_thread_spooled
+
+    lines = [HO, "RW1 HO q-1 from=q to=r item=y:1 ask=FIX", RB, "RW1 RB r-1 re=q-1 from=r to=q item=y:1 ask=FIX",
+             TO_C]
+    whole = check_thread(lines, now="20261001T0000Z")
+    assert ("two-owners", "a-3") in {(f.kind, f.token) for f in whole.findings}
+    with check_thread_spooled(lines, now="20261001T0000Z", batch_lines=1) as spooled:
+        assert spooled.report() == whole

@@ -1267,6 +1267,18 @@ class Endpoint:
         if now is not None:
             self._guard_expiry(msg, now)
 
+    def _standing(self, ho: Message) -> Handoff | None:
+        """An open handoff of ``ho``'s item that this end sent to another agent: while it stands, its
+        receiver owns the item or may yet (spec 5 rule 1), so a new handoff of it to a third agent would
+        make two owners."""
+        if ho.item is None:
+            return None
+        for ho_id in self._item_hos.get(ho.item, ()):
+            h = self._handoffs.get(ho_id)
+            if h is not None and h.sender == self.me and h.receiver != ho.to and h.close == "open":
+                return h
+        return None
+
     def _guard_expiry(self, msg: Message, now: _dt.datetime) -> None:
         """Spec 3.1 ``exp``: on an HO, nothing may be done on it after (no readback, no act, no
         confirmation); on an RB, the statement cannot be confirmed after."""
@@ -1305,6 +1317,15 @@ class Endpoint:
                 if link[0] != h.live:
                     raise ProtocolError(f"{link[0]} was carried forward by {h.live}; continue from that",
                                         kind="stale")
+                return
+            standing = self._standing(msg)
+            if standing is not None:
+                state = "its readback passed: " + standing.receiver + " owns " + str(msg.item) \
+                    if standing.rb in ("read-back", "wilco") else "its readback may still pass"
+                raise ProtocolError(f"{msg.id} hands {msg.item} to {msg.to}, but {standing.live} handed it to "
+                                    f"{standing.receiver} and is still open ({state}): withdraw that first "
+                                    f"(CX re={standing.live} why=SUPERSEDED), or wait for its close",
+                                    kind="two-owners", token=msg.id)
             return
         if kind == "RB" and named is not None and named.type in ("ST", "AN"):
             h = self._changes.get(named.id)

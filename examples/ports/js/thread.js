@@ -33,7 +33,9 @@
 // reporting the act before a readback of the live issue passed, or, under
 // rb=acc, plan or exec, before the sender's AN re=<RB> val=Y; and
 // confirm-void / confirm-without-readback: an AN val=Y to a readback that
-// did not pass, or before any.
+// did not pass, or before any. An HO that starts a handoff of an item while
+// a handoff of it its sender made to another agent is still open (no close
+// earlier in the stream) is `two-owners` (spec 5 rule 1).
 //
 // An HO's readback passed when any RB answering it passes checkRb. The owner
 // of an item is the `to` of the most recent HO whose readback passed, else
@@ -432,11 +434,34 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     return {};
   };
 
+  // two owners (spec 5 rule 1): an HO that starts a handoff of an item while a handoff of it its sender
+  // made to another agent is still open (no close of it earlier in the stream)
+  const ownersTwice = new Map(); // handoff (its root) -> [[HO, [other root, other receiver, close]]]
+  const standing = new Map(); // "from item" -> [[root, receiver, place of its first close or null]]
+  const seenGroups = new Set();
+  for (const ho of hos) {
+    const g = root(ho.id);
+    if (ho.item === null || seenGroups.has(g)) continue;
+    seenGroups.add(g);
+    const here = position.get(ho.id);
+    const k = `${ho.from} ${ho.item}`;
+    const earlier = (standing.get(k) || []).filter(([, , close]) => close === null || close > here);
+    const other = earlier.find(([, to]) => to !== ho.to);
+    if (other !== undefined) ownersTwice.set(g, [...(ownersTwice.get(g) || []), [ho, other]]);
+    const closer = state.get(g).firstCloser;
+    earlier.push([g, ho.to, closer !== null ? position.get(closer.id) : null]);
+    standing.set(k, earlier);
+  }
+
   const states = new Map();
   for (const [groupRoot, members] of groups) {
     const live = members.filter((h) => !carriedTo.has(h));
     const { firstCloser, cancels, kinds } = state.get(groupRoot);
     const key = live.length ? live[live.length - 1] : members[members.length - 1];
+    for (const [ho, [otherRoot, otherTo]] of ownersTwice.get(groupRoot) || []) {
+      const held = liveOf.get(otherRoot);
+      findings.push(fail("two-owners", key, `HO ${ho.id} hands ${ho.item} to ${ho.to} while ${held} (to ${otherTo}) is still open: two agents could own ${ho.item}; ${ho.from} withdraws ${held} first (CX)`, ho.id));
+    }
     for (const [kind, closer] of kinds) {
       if (kind === "closed-twice") {
         findings.push(fail(kind, key, `${key} is closed more than once: ${closer.type} ${closer.id} after ${firstCloser.type} ${firstCloser.id}`, closer.id));
