@@ -1,4 +1,10 @@
-"""The ways to a wrong act: each reproducer stopped live, and reported the same by ``check_thread``."""
+"""The ways to a wrong act: each reproducer stopped live, and reported the same by ``check_thread``.
+
+The property at the end runs hypothesis-generated conversations between three endpoints, every line
+delivered at once: what an end refuses of a kind the thread check knows, the thread check reports on the same
+lines, and what its receiver finds in it is among what the thread check reports; what the ends let out
+passes the thread check. ``RW_WRONG_ACTS_EXAMPLES`` raises the number of conversations (default 60).
+"""
 
 from __future__ import annotations
 
@@ -232,3 +238,100 @@ def test_the_spooled_check_finds_two_owners_across_batches():
     assert ("two-owners", "a-3") in {(f.kind, f.token) for f in whole.findings}
     with check_thread_spooled(lines, now="20261001T0000Z", batch_lines=1) as spooled:
         assert spooled.report() == whole
+
+
+# ---- the live endpoints and the thread check agree ------------------------------------------------
+
+import os  # noqa: E402
+
+from hypothesis import example, given, settings, strategies as st  # noqa: E402
+
+#: ``RW_WRONG_ACTS_EXAMPLES`` raises the number of conversations (default 60)
+EXAMPLES = int(os.environ.get("RW_WRONG_ACTS_EXAMPLES", "60"))
+#: what a live end refuses that the thread check reports from the lines alone
+SHARED_KINDS = {"act-before-wilco", "act-after-cancel", "closed-twice", "cancel-wrong-party", "confirm-void",
+                "confirm-without-readback", "two-owners"}
+STEPS = st.lists(st.one_of(
+    st.tuples(st.just("HO"), st.sampled_from("bc"), st.sampled_from(["x:1", "x:2"]), st.sampled_from(["echo", "exec"])),
+    st.tuples(st.just("RB"), st.integers(0, 5), st.sampled_from(["FIX", "TEST"])),  # TEST: a misread
+    st.tuples(st.just("AN"), st.integers(0, 5)),
+    st.tuples(st.just("DN"), st.integers(0, 5), st.sampled_from(["OK", "NOOP"])),
+    st.tuples(st.just("UN"), st.integers(0, 5)),
+    st.tuples(st.just("CX"), st.integers(0, 5), st.sampled_from("ab")),
+), max_size=14)
+
+
+def _line(step, hos: list[tuple[str, str, str]], ends: dict[str, Endpoint]) -> tuple[str, str] | None:
+    """The line a step writes (with the id its author's end gives next), and its author; None for no HO yet."""
+    if step[0] == "HO":
+        _, to, item, level = step
+        return f"RW1 HO {ends['a']._peek_id()} from=a to={to} item={item} ask=FIX rb={level}", "a"
+    if not hos:
+        return None
+    ho, to, item = hos[step[1] % len(hos)]
+    if step[0] == "RB":
+        return f"RW1 RB {ends[to]._peek_id()} re={ho} from={to} to=a item={item} ask={step[2]}", to
+    if step[0] == "AN":
+        rb = next((m for m in reversed(list(ends["a"]._messages.values())) if m.type == "RB" and m.re == ho), None)
+        return (f"RW1 AN {ends['a']._peek_id()} re={rb.id} from=a to={to} val=Y", "a") if rb is not None else None
+    if step[0] == "DN":
+        return f"RW1 DN {ends[to]._peek_id()} re={ho} from={to} to=a item={item} out={step[2]}", to
+    if step[0] == "UN":
+        return f"RW1 UN {ends[to]._peek_id()} re={ho} from={to} to=a why=BUSY", to
+    author = "a" if step[2] == "a" else to  # a CX from the receiver is from the wrong party
+    return f"RW1 CX {ends[author]._peek_id()} re={ho} from={author} to={'a' if author != 'a' else to} item={item}", author
+
+
+def _rebuilt(line: str, log: list[str]) -> Endpoint:
+    """The end ``line`` is addressed to, as the log left it (a fresh end, so the forced line changes nothing)."""
+    me = line.split(" to=")[1].split(" ")[0]
+    end = Endpoint(me)
+    for earlier in log:
+        if f" from={me} " in earlier:
+            end.send(earlier)
+        elif f" to={me} " in earlier:
+            end.receive(earlier)
+    return end
+
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(STEPS)
+# each refusal the two share, reached at least once whatever the generator draws
+@example([("HO", "b", "x:1", "echo"), ("DN", 0, "OK")])  # act-before-wilco
+@example([("HO", "b", "x:1", "exec"), ("RB", 0, "FIX"), ("DN", 0, "OK")])  # the same, before AN val=Y
+@example([("HO", "b", "x:1", "echo"), ("RB", 0, "FIX"), ("CX", 0, "a"), ("DN", 0, "OK")])  # act-after-cancel
+@example([("HO", "b", "x:1", "echo"), ("UN", 0), ("DN", 0, "NOOP")])  # closed-twice
+@example([("HO", "b", "x:1", "echo"), ("CX", 0, "b")])  # cancel-wrong-party
+@example([("HO", "b", "x:1", "exec"), ("RB", 0, "TEST"), ("AN", 0)])  # confirm-void
+@example([("HO", "b", "x:1", "echo"), ("RB", 0, "FIX"), ("HO", "c", "x:1", "echo")])  # two-owners
+def test_what_the_endpoints_refuse_the_thread_check_reports_and_what_they_let_out_it_passes(steps):
+    ends = {name: Endpoint(name) for name in "abc"}
+    log: list[str] = []
+    hos: list[tuple[str, str, str]] = []
+    for step in steps:
+        made = _line(step, hos, ends)
+        if made is None:
+            continue
+        line, author = made
+        token = line.split(" ")[2]
+        try:
+            ends[author].send(line)
+        except ProtocolError as exc:
+            if exc.kind in SHARED_KINDS:  # the same line, let through, is reported by the thread check
+                forced = check_thread(log + [line], now="20261001T0000Z")
+                reported = {(f.kind, f.token) for f in forced.findings if f.failed}
+                assert (exc.kind, token) in reported, (log, line)
+                # and what its receiver finds in it (a fault of order may be a note there: it may have crossed)
+                received = {(f.kind, f.token) for e in _rebuilt(line, log).receive(line) for f in e.findings}
+                assert received <= reported, (log, line, received)
+            continue
+        log.append(line)
+        to = line.split(" to=")[1].split(" ")[0]
+        for event in ends[to].receive(line):  # delivered at once: the log's order is everyone's order
+            assert not [f for f in event.findings if f.failed], (log, event)
+        if step[0] == "HO":
+            hos.append((token, step[1], step[2]))
+        report = check_thread(log, now="20261001T0000Z")
+        assert [f for f in report.findings if f.failed] == [], log
+
