@@ -44,7 +44,13 @@ must answer the live issue of a handoff offered to this end (and, with
 ``composed_only``, equal the readback :func:`~rogerwilco.readback.make_rb`
 composed), an answer may not repeat, a cancel is answered with the act's DN
 when the act ran, and a handoff sent with a record is checked against it
-first (``check_ho``).
+first (``check_ho``). An HO may not start a handoff of an item while one this
+end sent of it to another agent is still open (``two-owners``: withdraw that
+one first). Under ``rb=acc``, ``plan`` and ``exec`` the act waits for the
+sender's ``AN val=Y`` (the receiver cannot judge the tiers the sender checks
+against what it keeps back). After an HO's ``exp=`` (by the endpoint's clock)
+nothing is done on it: no readback, no act, no confirmation; after an RB's,
+no confirmation of it (``expired``).
 
 **Durability.** Every step is one ledger transaction (:mod:`rogerwilco.checks.ledger`):
 the endpoint first reads what other processes sharing the ledger recorded,

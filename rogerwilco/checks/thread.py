@@ -44,6 +44,15 @@ sender's ``AN re=<RB> val=Y``; and ``confirm-void`` and
 ``confirm-without-readback``: an ``AN val=Y`` to a readback that did not pass,
 or before any. The live endpoint refuses each of these acts before it leaves.
 
+**Two owners.** An HO that starts a handoff of an item while a handoff of
+it from the same sender to another agent is still open (no close of it
+earlier in the stream) is ``two-owners``: that receiver owns the item, or may
+yet (spec 5 rule 1). The live endpoint refuses such an HO.
+
+**Expiry** is judged at the end alone (``open-past-exp``): a line carries no
+time of sending, so an RB or an act after an HO's ``exp=`` is the live
+endpoint's to refuse (docs/endpoint.md, "Expiry").
+
 **Undo.** An HO ``ask=UNDO`` whose ``ctx=`` names a DN is linked in the
 ledger to the act it reverses (spec 5.4): ``undoes`` is the HO that DN
 answers, ``reverses`` the DN. It is a link, not a finding: the reversal is a
