@@ -279,7 +279,8 @@ def _line(step, hos: list[tuple[str, str, str]], ends: dict[str, Endpoint]) -> t
     if step[0] == "UN":
         return f"RW1 UN {ends[to]._peek_id()} re={ho} from={to} to=a why=BUSY", to
     author = "a" if step[2] == "a" else to  # a CX from the receiver is from the wrong party
-    return f"RW1 CX {ends[author]._peek_id()} re={ho} from={author} to={'a' if author != 'a' else to} item={item}", author
+    addressee = "a" if author != "a" else to
+    return f"RW1 CX {ends[author]._peek_id()} re={ho} from={author} to={addressee} item={item}", author
 
 
 def _rebuilt(line: str, log: list[str]) -> Endpoint:

@@ -1310,6 +1310,7 @@ class Endpoint:
                                 token=msg.id)
 
     def _guard_table(self, msg: Message) -> None:
+        """What the table and the handoff rules forbid this end to send, whatever the time."""
         kind = msg.type
         if msg.id in self._messages:
             raise ProtocolError(f"{msg.id} was already sent or received", kind="id-reused", token=msg.id)

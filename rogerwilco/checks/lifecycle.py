@@ -88,8 +88,8 @@ __all__ = [
     "CLOSE_TRANSITIONS", "CLOSERS", "Conversation", "ECHO_STATES", "EVENTS", "Envelope", "Enveloped", "HANDOFF_STATES",
     "HO_TYPE", "Lookup", "READBACK_STATES", "REISSUE", "REPLIES", "RESEND", "RESUME", "STATEMENT_EVENTS",
     "STATEMENT_LIVE", "STATEMENT_START", "STATEMENT_STATES", "STATEMENT_TRANSITIONS", "Step", "THROUGH",
-    "TRANSITIONS", "TYPES", "VERDICT_LEVELS", "handoff_of", "is_carried_forward", "is_duplicate_answer", "issue_link", "same_parties",
-    "waits_for_verdict", "whole",
+    "TRANSITIONS", "TYPES", "VERDICT_LEVELS", "handoff_of", "is_carried_forward", "is_duplicate_answer", "issue_link",
+    "same_parties", "waits_for_verdict", "whole",
 ]
 
 # --------------------------------------------------------------------------
