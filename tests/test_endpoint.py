@@ -94,7 +94,7 @@ def test_every_reachable_state_answers_every_close_event():
         for event in close_events:
             assert (state, event) in TRANSITIONS, (state, event)
     for state in READBACK_STATES:
-        for event in ("resend", "reissue", "RB-pass", "RB-pass-exec", "RB-void", "confirm", "refuse", "DN-act"):
+        for event in ("resend", "reissue", "RB-pass", "RB-pass-wait", "RB-void", "confirm", "refuse", "DN-act"):
             assert (state, event) in TRANSITIONS, (state, event)
     assert {s.next for (state, _), s in TRANSITIONS.items() if state in CLOSE_STATES} <= set(CLOSE_STATES)
     assert {s.next for (state, _), s in TRANSITIONS.items() if state in READBACK_STATES} <= set(READBACK_STATES)

@@ -208,7 +208,8 @@ def test_random_interleavings_keep_the_invariants(actions):
 
 # ---- live enforcement and the thread check agree ------------------------------------------------
 
-THREAD_KINDS_OF_THE_TABLE = {"closed-twice", "act-after-cancel", "cancel-wrong-party"}
+THREAD_KINDS_OF_THE_TABLE = {"closed-twice", "act-after-cancel", "cancel-wrong-party", "act-before-wilco",
+                             "confirm-void", "confirm-without-readback"}
 
 
 class Immediate(World):

@@ -191,6 +191,7 @@ def test_cycles_of_re_are_walked_once_and_end():
     lines = ["RW1 HO lead-1 re=lead-2 from=lead to=dev item=x:1 ask=FIX due=20261010",
              "RW1 HO lead-2 re=lead-1 from=lead to=dev item=x:1 ask=FIX due=20261010",
              "RW1 HO lead-3 re=lead-2 from=lead to=dev item=x:1 ask=FIX due=20261010",
+             "RW1 RB dev-9 re=lead-3 from=dev to=lead item=x:1 ask=FIX due=20261010",
              "RW1 DN dev-1 re=lead-3 from=dev to=lead item=x:1 out=OK",
              "RW1 CX lead-4 re=lead-5 from=lead to=dev item=x:1 why=REVOKED",
              "RW1 CX lead-5 re=lead-4 from=lead to=dev item=x:1 why=REVOKED",
@@ -207,7 +208,8 @@ def test_a_long_chain_of_re_sends_is_one_handoff():
     lines = ["RW1 HO lead-1 from=lead to=dev item=x:1 ask=FIX due=20261010"]
     lines += [f"RW1 HO lead-{n} re=lead-{n - 1} from=lead to=dev item=x:1 ask=FIX due=20261010"
               for n in range(2, 3001)]
-    lines += ["RW1 DN dev-1 re=lead-1 from=dev to=lead item=x:1 out=OK",
+    lines += ["RW1 RB dev-9 re=lead-3000 from=dev to=lead item=x:1 ask=FIX due=20261010",
+              "RW1 DN dev-1 re=lead-1 from=dev to=lead item=x:1 out=OK",
               "RW1 DN dev-2 re=lead-1500 from=dev to=lead item=x:1 out=OK"]
     report = check_thread(lines, now=NOW)
     assert [(f.kind, f.key, f.token) for f in report.findings] == [("closed-twice", "lead-3000", "dev-2")]

@@ -304,7 +304,7 @@ def test_the_spooled_check_never_walks_the_whole_heap():
 
     conversation = [line for n in range(12) for line in (
         f"RW1 HO lead-{n + 1} from=lead to=dev item=gh:o/r#{n} ask=FIX",
-        f"RW1 DN dev-{n + 1} re=lead-{n + 1} from=dev to=lead item=gh:o/r#{n} out=OK")]
+        f"RW1 DN dev-{n + 1} re=lead-{n + 1} from=dev to=lead item=gh:o/r#{n} out=NOOP")]
     gc.collect()
     gc.callbacks.append(seen)
     try:

@@ -4,9 +4,9 @@ Starts ``rogerwilco mcp`` as a subprocess, connects with the MCP SDK's
 client over stdio, and plays both sides of a payment handoff under the pay
 profile: the sender checks its HO against the approval record (check_ho),
 the receiver composes its readback by code (make_rb), the sender checks it
-(check_rb), the receiver reports the payment tool's values (DN), the sender
-checks the done report (check_dn), and check_thread confirms the handoff
-closed. Run it from the repository root:
+(check_rb) and gives the go-ahead (AN val=Y: under rb=exec the act waits for
+it), the receiver reports the payment tool's values (DN), the sender checks
+the done report (check_dn), and check_thread confirms the handoff closed. Run it from the repository root:
 
     python examples/agents/transcript.py
 """
@@ -27,6 +27,8 @@ HO = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask
       "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
 RECORD = {"item": "inv:MD-2026-057", "sup": "marlow", "amt": "5400.00", "cur": "GBP", "kind": "GROSS",
           "acct": "40-12-88/61102938", "paid": "20261002", "ref": "MD-2026-057", "apref": "FD-0929"}
+# The sender's go-ahead once the readback passed (spec 5.3: the act waits for it under rb=exec).
+GO = "RW1 AN scheduler-2 re=payer-1 p=pay from=scheduler to=payer val=Y // readback matches the approved run; proceed"
 # What the payment tool printed after it ran, reported as executed.
 DN = ("RW1 DN payer-2 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-2026-057 out=OK sup=marlow "
       "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929 "
@@ -85,6 +87,8 @@ async def main() -> int:
 
             print("# scheduler: the readback, tier by tier")
             verdict = await call("check_rb", {"ho": HO, "rb": rb, "profiles": ["pay"]}, ("passed", "tiers"))
+            SHOWN[GO] = "<AN>"
+            print(f"scheduler -> payer: <AN> = {GO}\n")
 
             print("# payer, after the payment tool ran: the done report carries its values")
             SHOWN[DN] = "<DN>"
@@ -94,7 +98,7 @@ async def main() -> int:
             done = await call("check_dn", {"ho": HO, "dn": DN, "rb": rb, "profiles": ["pay"]}, ("passed",))
 
             print("# scheduler: the handoff closed exactly once")
-            thread = await call("check_thread", {"lines": [HO, rb, DN], "now": "20261002T1200Z", "profiles": ["pay"]},
+            thread = await call("check_thread", {"lines": [HO, rb, GO, DN], "now": "20261002T1200Z", "profiles": ["pay"]},
                                 ("passed",))
             ledger = thread["ledger"]
             print(f"ledger: {json.dumps(ledger['handoffs'][0], ensure_ascii=False)}")

@@ -46,7 +46,8 @@ def _bits(name: str) -> tuple[int, int, int]:
 
 def touches_of(message: Any) -> tuple[list[str], str | None, str | None]:
     """What a message touches, as :meth:`Components.add` takes it: the names it joins (its id, the message
-    it answers, for an ``ask=UNDO`` the messages its ``ctx=`` names); the item an HO is listed under; and
+    it answers, for an ``ask=UNDO`` the messages its ``ctx=`` names, for an HO its sender and item together:
+    the ``two-owners`` rule reads one sender's HOs of an item); the item an HO is listed under; and
     for an ST that answers nothing, the item whose HOs it joins (it changes the latest open one)."""
     names = ["#" + message.id]
     if message.re is not None:
@@ -55,6 +56,8 @@ def touches_of(message: Any) -> tuple[list[str], str | None, str | None]:
     if message.type == "HO":
         if message.item is not None:
             listed = message.item
+            # one sender's HOs of one item are one part: whether a new one makes two owners reads them all
+            names.append(f"@{message.from_} {message.item}")
         if message.get("ask") == "UNDO":
             names.extend("#" + ref for ref in message.get("ctx") or () if isinstance(ref, str))
     elif message.type == "ST" and message.re is None and message.item is not None:

@@ -33,7 +33,9 @@ returns them as :class:`Reply` events for the caller to deliver. Replies that
 wait on the caller are carried by their event and sent with :meth:`send`:
 the readback composed by code for an offered handoff, the ``AN val=Y`` that
 clears an execution readback, the re-issue after a void readback, the answer
-to a cancel once what it names is abandoned.
+to a cancel once what it names is abandoned. A cancel that arrives before the
+HO it names (a transport that reorders) is held and applied when that HO
+arrives: the handoff is cancelled on arrival, and no readback is offered.
 
 **Sending** validates the line, numbers it ``<me>-<n>`` when asked, and runs
 the same table: a transition that would raise a finding against this end is a
@@ -42,7 +44,13 @@ must answer the live issue of a handoff offered to this end (and, with
 ``composed_only``, equal the readback :func:`~rogerwilco.readback.make_rb`
 composed), an answer may not repeat, a cancel is answered with the act's DN
 when the act ran, and a handoff sent with a record is checked against it
-first (``check_ho``).
+first (``check_ho``). An HO may not start a handoff of an item while one this
+end sent of it to another agent is still open (``two-owners``: withdraw that
+one first). Under ``rb=acc``, ``plan`` and ``exec`` the act waits for the
+sender's ``AN val=Y`` (the receiver cannot judge the tiers the sender checks
+against what it keeps back). After an HO's ``exp=`` (by the endpoint's clock)
+nothing is done on it: no readback, no act, no confirmation; after an RB's,
+no confirmation of it (``expired``).
 
 **Durability.** Every step is one ledger transaction (:mod:`rogerwilco.checks.ledger`):
 the endpoint first reads what other processes sharing the ledger recorded,
@@ -65,7 +73,7 @@ from ..core.errors import RW1Error
 from ..core.findings import NOTE, Finding, fail
 # the table and the rule are the lifecycle's; the names stay importable from here
 from .lifecycle import (CLOSE_STATES, CLOSERS, ECHO_STATES, EVENTS, READBACK_STATES, REPLIES, TRANSITIONS,  # noqa: F401
-                        Step, handoff_of, is_duplicate_answer, issue_link, whole)
+                        Step, handoff_of, is_duplicate_answer, issue_link, waits_for_verdict, whole)
 from .ledger import MemoryLedger, SQLiteLedger, Transaction, open_ledger
 from ..core.message import Message
 from .readback import ReadbackInputError, ReadbackReport, check_dn, check_ho, check_rb, levels_of, make_rb
@@ -179,8 +187,8 @@ class Duplicate(Event):
 
 @attrs.frozen(kw_only=True)
 class ReadbackPassed(Event):
-    """My handoff's readback passed every tier asked. ``confirm`` is the ``AN val=Y`` that clears an
-    execution readback (None where the level needs none)."""
+    """My handoff's readback passed every tier asked. ``confirm`` is the ``AN val=Y`` that clears the act
+    under ``rb=acc``, ``plan`` or ``exec`` (None where the level needs none)."""
 
     handoff: str = ""
     report: ReadbackReport | None = None
@@ -206,7 +214,7 @@ class OwnershipTransferred(Event):
 
 @attrs.frozen(kw_only=True)
 class Confirmed(Event):
-    """The sender answered my execution readback ``val=Y``: I may act."""
+    """The sender answered my readback ``val=Y`` (``rb=acc``, ``plan``, ``exec``): I may act."""
 
     handoff: str = ""
 
@@ -396,8 +404,15 @@ def _utcnow() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc)
 
 
+def _past_exp(message: Message, at: _dt.datetime) -> str | None:
+    """``message``'s ``exp=`` when ``at`` is past it (the ``exp`` minute itself is still in time), else None."""
+    exp = message.get("exp")
+    return exp if exp is not None and at > parse_time(exp) else None
+
+
 _FINDING_TEXT = {
-    "act-before-wilco": "{t} {m} reports an act on {k} before its readback passed (and, under rb=exec, before AN val=Y)",
+    "act-before-wilco": "{t} {m} reports an act on {k} before its readback passed (and, under rb=acc, plan or exec, "
+                        "before AN val=Y)",
     "act-after-cancel": "DN {m} reports out={out} after a cancel of {k}; out=NOOP is the answer to a cancel that "
                         "arrived first",
     "closed-twice": "{k} is closed more than once: {t} {m} after {first}",
@@ -527,6 +542,9 @@ class Endpoint:
         self._changes: dict[str, Handoff] = {}  # under rb=all: a sender's ST or AN -> the handoff it changes
         self._item_passed: dict[str, int] = {}  # item -> the place of its latest HO whose readback passed
         self._questions: dict[str, str | None] = {}  # AQ id -> the AN/UN that answered it
+        # a CX that came before what it names (a transport that reorders): the id it names -> the CXs, applied
+        # when that HO arrives, so a cancel received before the act stops it whatever the order of arrival
+        self._early_cancels: dict[str, tuple[str, ...]] = {}
         self._composed: dict[str, list[Message]] = {}  # HO id -> readbacks composed for it
         self._used: set[int] = set()
         self.findings: list[Finding] = []
@@ -613,12 +631,17 @@ class Endpoint:
             return self._messages[hos[latest]].to
         return self._messages[hos[0]].from_
 
-    def may_act(self, ho_id: str) -> bool:
-        """True when this end received the handoff, its readback passed (and, under ``rb=exec``,
-        ``AN val=Y`` came), nobody closed or cancelled it, and the item is still mine."""
+    def may_act(self, ho_id: str, now: _dt.datetime | str | None = None) -> bool:
+        """True when this end received the handoff, its readback passed (and, under ``rb=acc``, ``plan`` or
+        ``exec``, the sender's ``AN val=Y`` came), nobody closed or cancelled it, its live HO's ``exp=`` has
+        not passed (``now``, by default the endpoint's clock), and the item is still mine."""
+        from .thread import parse_now
+
         self.refresh()
         h = self._handoffs.get(ho_id)
         if h is None or h.receiver != self.me or h.rb != "wilco" or h.close != "open" or h.echo != "echoed":
+            return False
+        if _past_exp(self._messages[h.live], parse_now(now) if now is not None else self.clock()):
             return False
         return h.item is None or self._owner(h.item) == self.me
 
@@ -780,7 +803,7 @@ class Endpoint:
         if not report.passed:
             event = "RB-void"
         else:
-            event = "RB-pass-exec" if "exec" in levels_of(whole_ho) else "RB-pass"
+            event = "RB-pass-wait" if waits_for_verdict(levels_of(whole_ho)) else "RB-pass"
         if not private and self._peers is None:  # (with its senders' ends alone, a replay checks each RB once)
             # a replay keeps the outcome alone: the report holds both messages whole, and nobody reads it
             self._rb_cache[rb.id] = (event, None) if self._observer else (event, report)
@@ -818,6 +841,8 @@ class Endpoint:
         if ho is None or h is None:  # no handoff this end took part in
             if kind == "UN" and named is not None and not mine:
                 return [Refused(message=message)]
+            if kind == "CX" and named is None and message.re is not None and not mine and not self._observer:
+                self._early_cancels[message.re] = self._early_cancels.get(message.re, ()) + (message.id,)
             return [] if mine else [Noted(message=message)]
         if kind == "UN" and message.get("why") == "DUP" and named is not None and named.type == "HO":
             split = self._split_dup(h, named, message)
@@ -926,6 +951,7 @@ class Endpoint:
             self._handoffs[ho.id] = h
             if not mine:
                 events.append(self._offered(ho, h))
+                return self._apply_early_cancels(ho, h, events, at, live=live)
             return events
         earlier, how = link
         h = self._handoffs[earlier]
@@ -946,11 +972,26 @@ class Endpoint:
                                   profile=ho.profile, tail=f"already read back {earlier}")
             self._record(reply, "out", {}, at)
             self._apply(reply, outgoing=True, at=at, live=live)
-            return [Duplicate(message=ho, handoff=earlier, readback=self._text[mine_rb.id] if mine_rb else None),
-                    Reply(line=reply.to_line())]
+            return self._apply_early_cancels(ho, h, [
+                Duplicate(message=ho, handoff=earlier, readback=self._text[mine_rb.id] if mine_rb else None),
+                Reply(line=reply.to_line())], at, live=live)
         offered = self._offered(ho, h)
-        return [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
-                             resend_of=earlier if how == "resend" else None)]
+        return self._apply_early_cancels(ho, h, [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
+                                                              resend_of=earlier if how == "resend" else None)],
+                                         at, live=live)
+
+    def _apply_early_cancels(self, ho: Message, h: Handoff, events: list[Any], at: str, *, live: bool) -> list[Any]:
+        """The CXs that named ``ho`` before it arrived, applied now (spec 5.4: the receiver abandons what a
+        cancel names); a handoff they cancel is offered no readback."""
+        held = self._early_cancels.pop(ho.id, ())
+        if not held:
+            return events
+        cancels: list[Any] = []
+        for cx in held:
+            cancels += self._apply(self._messages[cx], outgoing=False, at=at, live=live)
+        if h.close != "open":
+            events = [e for e in events if not isinstance(e, HandoffOffered)]
+        return events + cancels
 
     def _offered(self, ho: Message, h: Handoff) -> HandoffOffered:
         if not self.compose:
@@ -1088,7 +1129,7 @@ class Endpoint:
                                     profile=None)
             return [ReadbackVoid(message=rb, handoff=h.live, report=report, reissue=reissue)]
         confirm = None
-        if event == "RB-pass-exec":
+        if event == "RB-pass-wait":
             confirm = self._compose("AN", re=rb.id, to=rb.from_, slots={"val": "Y"}, profile=ho.profile)
         events: list[Any] = [ReadbackPassed(message=rb, handoff=h.live, report=report, confirm=confirm)]
         after = self._owner(ho.item) if ho.item is not None else None
@@ -1109,6 +1150,8 @@ class Endpoint:
                 return [] if mine else [Noted(message=an)]
             findings, _ = self._step(h, "confirm" if val == "Y" else "refuse", an)
             self.findings.extend(findings)
+            if findings:
+                h.findings += tuple(findings)
             if mine:
                 return []
             cls = Confirmed if val == "Y" else ConfirmRefused
@@ -1172,6 +1215,12 @@ class Endpoint:
                                         token=f"from={msg.from_}")
                 extra: dict[str, Any] = {}
                 if msg.type == "HO":
+                    if expect_acc is not None and not {"acc", "plan"} & set(levels_of(msg)):
+                        # criteria kept back at a level whose act does not wait for AN val=Y: the receiver
+                        # would judge its readback passed without them, and act on one the sender voids
+                        raise ProtocolError(f"{msg.id} keeps criteria back (expect_acc) but asks rb="
+                                            f"{'+'.join(levels_of(msg))}: ask rb=acc or rb=plan, so the receiver "
+                                            "waits for AN val=Y", kind="criteria-not-asked", token=msg.id)
                     if expect_acc is not None:
                         extra["expect_acc"] = expect_acc if isinstance(expect_acc, str) else "+".join(expect_acc)
                     if record is not None:
@@ -1181,8 +1230,9 @@ class Endpoint:
                             raise ProtocolError(f"{msg.id} differs from the record: "
                                                 + "; ".join(f.message for f in checked.failures()),
                                                 kind="check-ho", findings=checked.findings)
-                self._guard(msg)
-                at = _stamp(self.clock())
+                now = self.clock()
+                self._guard(msg, now)
+                at = _stamp(now)
                 # a line given as text goes out as written (it parsed to this message); anything else is written
                 line = message if isinstance(message, str) and not number else msg.to_line()
                 self._record(msg, "out", extra, at, line)
@@ -1217,8 +1267,50 @@ class Endpoint:
             raise ProtocolError(f"not a valid message: {exc.token} {exc.message}".strip(), kind="form",
                                 why=exc.why, token=exc.token, column=exc.column, findings=exc.findings) from None
 
-    def _guard(self, msg: Message) -> None:
-        """Raise ProtocolError for what the protocol forbids this end to send; change nothing."""
+    def _guard(self, msg: Message, now: _dt.datetime | None = None) -> None:
+        """Raise ProtocolError for what the protocol forbids this end to send at ``now``; change nothing."""
+        self._guard_table(msg)
+        if now is not None:
+            self._guard_expiry(msg, now)
+
+    def _standing(self, ho: Message) -> Handoff | None:
+        """An open handoff of ``ho``'s item that this end sent to another agent: while it stands, its
+        receiver owns the item or may yet (spec 5 rule 1), so a new handoff of it to a third agent would
+        make two owners."""
+        if ho.item is None:
+            return None
+        for ho_id in self._item_hos.get(ho.item, ()):
+            h = self._handoffs.get(ho_id)
+            if h is not None and h.sender == self.me and h.receiver != ho.to and h.close == "open":
+                return h
+        return None
+
+    def _guard_expiry(self, msg: Message, now: _dt.datetime) -> None:
+        """Spec 3.1 ``exp``: on an HO, nothing may be done on it after (no readback, no act, no
+        confirmation); on an RB, the statement cannot be confirmed after."""
+        named = self._messages.get(msg.re) if msg.re else None
+        ho = None
+        if msg.type == "RB" and named is not None and named.type == "HO":
+            ho = named
+        elif msg.type == "DN" and msg.get("out") != "NOOP":
+            ho = self._target(msg)
+        elif msg.type == "AN" and msg.get("val") == "Y" and named is not None and named.type == "RB":
+            exp = _past_exp(named, now)
+            if exp is not None:
+                raise ProtocolError(f"{named.id} expired at exp={exp}: a statement cannot be confirmed after its "
+                                    "exp (spec 3.1); ask for a new readback", kind="expired", token=msg.id)
+            ho = self._target(named)
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        if ho is None or h is None:
+            return
+        exp = _past_exp(self._messages[h.live], now)
+        if exp is not None:
+            raise ProtocolError(f"{h.live} expired at exp={exp}: nothing may be done on it after (spec 3.1); "
+                                "its sender cancels it (CX why=EXPIRED) or sends a new HO", kind="expired",
+                                token=msg.id)
+
+    def _guard_table(self, msg: Message) -> None:
+        """What the table and the handoff rules forbid this end to send, whatever the time."""
         kind = msg.type
         if msg.id in self._messages:
             raise ProtocolError(f"{msg.id} was already sent or received", kind="id-reused", token=msg.id)
@@ -1232,6 +1324,15 @@ class Endpoint:
                 if link[0] != h.live:
                     raise ProtocolError(f"{link[0]} was carried forward by {h.live}; continue from that",
                                         kind="stale")
+                return
+            standing = self._standing(msg)
+            if standing is not None:
+                state = "its readback passed: " + standing.receiver + " owns " + str(msg.item) \
+                    if standing.rb in ("read-back", "wilco") else "its readback may still pass"
+                raise ProtocolError(f"{msg.id} hands {msg.item} to {msg.to}, but {standing.live} handed it to "
+                                    f"{standing.receiver} and is still open ({state}): withdraw that first "
+                                    f"(CX re={standing.live} why=SUPERSEDED), or wait for its close",
+                                    kind="two-owners", token=msg.id)
             return
         if kind == "RB" and named is not None and named.type in ("ST", "AN"):
             h = self._changes.get(named.id)
@@ -1306,9 +1407,9 @@ class Endpoint:
                         and named.id != h.key and named.id in h.issues:
                     return
                 event = kind if kind != "DN" else ("DN-noop" if msg.get("out") == "NOOP" else "DN-act")
-                if kind == "DN" and h.rb != "wilco" and h.close == "open":
+                if event == "DN-act" and h.rb != "wilco" and h.close == "open":  # out=NOOP reports no act
                     raise ProtocolError(f"{h.live} is not wilco ({h.rb}): no DN before the readback passes"
-                                        + (" and AN val=Y comes" if "exec" in levels_of(self._messages[h.live])
+                                        + (" and AN val=Y comes" if waits_for_verdict(levels_of(self._messages[h.live]))
                                            else ""), kind="act-before-wilco", token=msg.id)
             findings = self._evaluate(h, event, msg)
             if findings:
@@ -1337,8 +1438,8 @@ class Endpoint:
                 continue
             ho = self._messages[h.live]
             reasons = []
-            exp = ho.get("exp")
-            if exp is not None and at > parse_time(exp):
+            exp = _past_exp(ho, at)
+            if exp is not None:
                 reasons.append(f"open past its exp={exp}")
             due = ho.get("due")
             if due is not None and at.date() > _dt.date(int(due[:4]), int(due[4:6]), int(due[6:])):

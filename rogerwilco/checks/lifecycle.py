@@ -57,9 +57,12 @@ table                              read by
 and every message about it is one event:
 
 * the **readback** region: ``offered`` (no readback yet), ``void`` (the
-  readback failed the sender's check), ``read-back`` (it passed under
-  ``rb=exec``: ownership moved, the act waits for ``AN val=Y``) and
-  ``wilco`` (cleared to act);
+  readback failed the sender's check), ``read-back`` (it passed at a level
+  whose act waits for the sender's verdict, :data:`VERDICT_LEVELS`:
+  ownership moved, the act waits for ``AN val=Y``) and ``wilco`` (cleared
+  to act). A passing readback is the event ``RB-pass`` at the levels the
+  receiver can judge itself (``echo``, ``all``, slot names) and
+  ``RB-pass-wait`` at the others;
 * the **close** region: ``open``, ``done`` (closed by a DN that ran the
   act), ``closed`` (by a DN with ``out=NOOP``, a UN or an FL),
   ``cancelled`` (the sender's CX, not yet answered by a close),
@@ -85,8 +88,8 @@ __all__ = [
     "CLOSE_TRANSITIONS", "CLOSERS", "Conversation", "ECHO_STATES", "EVENTS", "Envelope", "Enveloped", "HANDOFF_STATES",
     "HO_TYPE", "Lookup", "READBACK_STATES", "REISSUE", "REPLIES", "RESEND", "RESUME", "STATEMENT_EVENTS",
     "STATEMENT_LIVE", "STATEMENT_START", "STATEMENT_STATES", "STATEMENT_TRANSITIONS", "Step", "THROUGH",
-    "TRANSITIONS", "TYPES", "handoff_of", "is_carried_forward", "is_duplicate_answer", "issue_link", "same_parties",
-    "whole",
+    "TRANSITIONS", "TYPES", "VERDICT_LEVELS", "handoff_of", "is_carried_forward", "is_duplicate_answer", "issue_link",
+    "same_parties", "waits_for_verdict", "whole",
 ]
 
 # --------------------------------------------------------------------------
@@ -259,10 +262,20 @@ def is_carried_forward(earlier: Enveloped, later: Enveloped, lookup: Lookup) -> 
 # the handoff table (the endpoint, live and replayed by check_thread)
 
 READBACK_STATES = ("offered", "void", "read-back", "wilco")
+#: The readback levels whose act waits for the sender's verdict, ``AN re=<RB> val=Y``: the sender checks them
+#: against what the receiver does not hold (criteria kept back under ``acc`` and ``plan``, spec 5.2; its record
+#: under ``exec``, 5.3), so the receiver cannot know that its readback passed until the sender says so.
+VERDICT_LEVELS = frozenset({"acc", "plan", "exec"})
+
+
+def waits_for_verdict(levels: Iterable[str]) -> bool:
+    """Whether a handoff asking ``levels`` (:func:`rogerwilco.checks.readback.levels_of`) waits for ``AN val=Y``."""
+    return not VERDICT_LEVELS.isdisjoint(levels)
+
 CLOSE_STATES = ("open", "done", "closed", "cancelled", "answered", "late-cancel", "cancel-after-close")
 #: under rb=all, every ST or AN of the sender's that the receiver will act on is echoed first (spec 5 rule 1)
 ECHO_STATES = ("echoed", "unechoed")
-EVENTS = ("resend", "reissue", "RB-pass", "RB-pass-exec", "RB-void", "confirm", "refuse",
+EVENTS = ("resend", "reissue", "RB-pass", "RB-pass-wait", "RB-void", "confirm", "refuse",
           "DN-act", "DN-noop", "UN", "FL", "CX", "change", "echo")
 #: what each automatic or composed reply is
 REPLIES = {
@@ -291,9 +304,9 @@ def _table() -> dict[tuple[str, str], Step]:
     t[("offered", "RB-pass")] = t[("void", "RB-pass")] = Step("wilco")
     t[("read-back", "RB-pass")] = Step("read-back")
     t[("wilco", "RB-pass")] = Step("wilco")
-    t[("offered", "RB-pass-exec")] = t[("void", "RB-pass-exec")] = Step("read-back")
-    t[("read-back", "RB-pass-exec")] = Step("read-back")
-    t[("wilco", "RB-pass-exec")] = Step("wilco")
+    t[("offered", "RB-pass-wait")] = t[("void", "RB-pass-wait")] = Step("read-back")
+    t[("read-back", "RB-pass-wait")] = Step("read-back")
+    t[("wilco", "RB-pass-wait")] = Step("wilco")
     t[("offered", "RB-void")] = t[("void", "RB-void")] = Step("void")
     t[("read-back", "RB-void")] = Step("read-back")  # one passing readback is enough
     t[("wilco", "RB-void")] = Step("wilco")

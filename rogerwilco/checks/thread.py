@@ -36,9 +36,22 @@ an ST or AN of the handoff's sender to its receiver about the open handoff
 changes what the receiver will do, and a DN reporting the act (``out=OK`` or
 ``PARTIAL``) while such a change waits for an echo that passes the sender's
 check (:func:`rogerwilco.checks.endpoint.check_echo`) acted on an un-echoed change
-(spec 5 rule 1). The table's other findings (an act before wilco, a
-confirmation of a void readback) are the live endpoint's, not this check's
-contract.
+(spec 5 rule 1). The readback region gives ``act-before-wilco``: a DN
+reporting the act before a readback of the live issue passed, or, at a
+level whose act waits for the sender's verdict (``rb=acc``, ``plan``,
+``exec``: :data:`rogerwilco.checks.lifecycle.VERDICT_LEVELS`), before the
+sender's ``AN re=<RB> val=Y``; and ``confirm-void`` and
+``confirm-without-readback``: an ``AN val=Y`` to a readback that did not pass,
+or before any. The live endpoint refuses each of these acts before it leaves.
+
+**Two owners.** An HO that starts a handoff of an item while a handoff of
+it from the same sender to another agent is still open (no close of it
+earlier in the stream) is ``two-owners``: that receiver owns the item, or may
+yet (spec 5 rule 1). The live endpoint refuses such an HO.
+
+**Expiry** is judged at the end alone (``open-past-exp``): a line carries no
+time of sending, so an RB or an act after an HO's ``exp=`` is the live
+endpoint's to refuse (docs/endpoint.md, "Expiry").
 
 **Undo.** An HO ``ask=UNDO`` whose ``ctx=`` names a DN is linked in the
 ledger to the act it reverses (spec 5.4): ``undoes`` is the HO that DN
@@ -98,7 +111,8 @@ from ..core.slottypes import parse_time
 from ..core.vocab import Receiver, as_receiver
 
 #: the table's finding kinds that are this check's (the others are the live endpoint's alone)
-_TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel", "act-before-echo"})
+_TABLE_KINDS = frozenset({"closed-twice", "act-after-cancel", "act-before-echo", "act-before-wilco", "confirm-void",
+                          "confirm-without-readback"})
 _TIME_RE = re.compile(r"[0-9]{8}T[0-9]{4}Z")
 
 @attrs.frozen(kw_only=True)
@@ -465,11 +479,13 @@ def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Rece
     several = {i for _, handoff, _ in groups if len(handoff.issues) > 1 for i in handoff.issues}
     position = {ho.id: i for i, ho in enumerate(hos) if ho.id in several}  # stream order, among the HOs
     states: dict[str, HandoffStatus] = {}
+    owners_twice = _two_owners(messages, hos, groups, ends)
     for first, handoff, end in groups:
         where = place[first]
         members = sorted(handoff.issues, key=lambda i: position[i]) if len(handoff.issues) > 1 else handoff.issues
         live = [i for i in members if i not in end._carried]
         key = live[-1] if live else members[-1]
+        findings += [(_HANDOFFS, where, attrs.evolve(f, key=key)) for f in owners_twice.get(id(handoff), ())]
         findings += [(_HANDOFFS, where, f) for f in _close_findings(handoff, key, conversation)]
         for ho_id in members:
             state, found = _issue_state(conversation.get(ho_id), handoff, end, conversation, ends, at)
@@ -679,6 +695,35 @@ def _handoffs(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[tuple[str, H
             seen.add(id(handoff))
             groups.append((ho.id, handoff, end))
     return groups
+
+
+def _two_owners(messages: list[Any], hos: list[Any], groups: list[tuple[str, Handoff, Endpoint]],
+                ends: Mapping[str, Endpoint]) -> dict[int, list[Finding]]:
+    """By handoff (``id()``): an HO that starts a handoff of an item while a handoff of it its sender made to
+    another agent is still open (no close of it earlier in the stream): its receiver owns the item, or may yet
+    (spec 5 rule 1), so the item would have two owners. The live endpoint refuses the HO (``two-owners``)."""
+    closers = {handoff.first_closer for _, handoff, _ in groups if handoff.first_closer is not None}
+    at = {m.id: i for i, m in enumerate(messages) if m.type == "HO" or m.id in closers}
+    standing: dict[tuple[str, str], list[tuple[Handoff, str, int | None]]] = {}
+    seen: set[int] = set()
+    found: dict[int, list[Finding]] = {}
+    for ho in hos:
+        handoff = ends[ho.from_]._handoffs[ho.id]
+        if ho.item is None or id(handoff) in seen:
+            continue
+        seen.add(id(handoff))
+        here = at[ho.id]
+        earlier = standing.setdefault((ho.from_, ho.item), [])
+        earlier[:] = [entry for entry in earlier if entry[2] is None or entry[2] > here]  # closed before: gone
+        other = next((entry for entry in earlier if entry[1] != ho.to), None)
+        if other is not None:
+            found.setdefault(id(handoff), []).append(fail(
+                kind="two-owners", key=ho.id, token=ho.id,
+                message=f"HO {ho.id} hands {ho.item} to {ho.to} while {other[0].live} (to {other[1]}) is still open: "
+                        f"two agents could own {ho.item}; {ho.from_} withdraws {other[0].live} first (CX)"))
+        close = at[handoff.first_closer] if handoff.first_closer is not None else None
+        earlier.append((handoff, ho.to, close))
+    return found
 
 
 def _close_findings(handoff: Handoff, key: str, conversation: Conversation) -> list[Finding]:

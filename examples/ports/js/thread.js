@@ -29,6 +29,14 @@
 // DN is linked in the ledger to the act it reverses: `undoes` (the HO that DN
 // answers) and `reverses` (the DN), spec 5.4.
 //
+// The readback region (READBACK_TRANSITIONS) gives act-before-wilco: a DN
+// reporting the act before a readback of the live issue passed, or, under
+// rb=acc, plan or exec, before the sender's AN re=<RB> val=Y; and
+// confirm-void / confirm-without-readback: an AN val=Y to a readback that
+// did not pass, or before any. An HO that starts a handoff of an item while
+// a handoff of it its sender made to another agent is still open (no close
+// earlier in the stream) is `two-owners` (spec 5 rule 1).
+//
 // An HO's readback passed when any RB answering it passes checkRb. The owner
 // of an item is the `to` of the most recent HO whose readback passed, else
 // the sender of its first HO. Every finding about a handoff carries that
@@ -38,8 +46,30 @@ import { RW1Error, checkLine, refusalOf, canonicalJson } from "./rw1.js";
 import { checkRb, checkEcho, asReceiver, get, levelsOf } from "./readback.js";
 
 const CLOSERS = new Set(["DN", "UN", "FL", "CX"]);
+// The readback levels whose act waits for the sender's verdict, AN re=<RB> val=Y: the sender checks them
+// against what the receiver does not hold (criteria kept back, its record).
+const VERDICT_LEVELS = new Set(["acc", "plan", "exec"]);
 const HANDOFF_STATES = ["awaiting-readback", "owned", "held", "orphaned", "closed", "reissued"];
 const TIME_RE = /^([0-9]{4})([0-9]{2})([0-9]{2})T([0-9]{2})([0-9]{2})Z$/;
+
+// Readback states: offered (no readback yet); void (it failed the check);
+// read-back (it passed at a level whose act waits for the sender's AN val=Y);
+// wilco (cleared to act). Events: RB-pass, RB-pass-wait (a pass at a verdict
+// level), RB-void, confirm (AN val=Y to the RB), refuse (val=N), DN-act.
+const READBACK_TRANSITIONS = new Map(Object.entries({
+  "offered RB-pass": ["wilco", []], "void RB-pass": ["wilco", []],
+  "read-back RB-pass": ["read-back", []], "wilco RB-pass": ["wilco", []],
+  "offered RB-pass-wait": ["read-back", []], "void RB-pass-wait": ["read-back", []],
+  "read-back RB-pass-wait": ["read-back", []], "wilco RB-pass-wait": ["wilco", []],
+  "offered RB-void": ["void", []], "void RB-void": ["void", []],
+  "read-back RB-void": ["read-back", []], "wilco RB-void": ["wilco", []],
+  "read-back confirm": ["wilco", []], "wilco confirm": ["wilco", []],
+  "offered confirm": ["offered", ["confirm-without-readback"]], "void confirm": ["void", ["confirm-void"]],
+  "read-back refuse": ["void", []], "wilco refuse": ["void", []],
+  "offered refuse": ["offered", []], "void refuse": ["void", []],
+  "offered DN-act": ["offered", ["act-before-wilco"]], "void DN-act": ["void", ["act-before-wilco"]],
+  "read-back DN-act": ["read-back", ["act-before-wilco"]], "wilco DN-act": ["wilco", []],
+}));
 
 // Close states: open; done (by a DN that ran the act); closed (by a DN
 // out=NOOP, a UN or an FL); cancelled (by a CX, not yet answered); answered (a
@@ -284,7 +314,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   // sender's to the receiver about the open handoff is a change, echoed when
   // an RB answering it passes checkEcho; a DN reporting the act (DN-act) while
   // a change waits for its echo is act-before-echo (spec 5 rule 1).
-  const state = new Map([...groups.keys()].map((g) => [g, { close: "open", echo: "echoed", pending: [], firstCloser: null, cancels: [], kinds: [] }]));
+  const state = new Map([...groups.keys()].map((g) => [g, { rb: "offered", close: "open", echo: "echoed", pending: [], firstCloser: null, cancels: [], kinds: [] }]));
   const changes = new Map(); // an ST or AN -> the handoff it changes
   const changeOf = (m) => {
     const named = m.re !== null ? byId.get(m.re) : undefined;
@@ -314,9 +344,25 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     if (ho.from !== m.from || ho.to !== m.to || state.get(g).close !== "open") return null;
     return levelsOf(byId.get(liveOf.get(g))).includes("all") ? g : null;
   };
+  const readbackStep = (s, event, m) => {
+    const [next, raised] = READBACK_TRANSITIONS.get(`${s.rb} ${event}`);
+    s.rb = next;
+    for (const kind of raised) s.kinds.push([kind, m]);
+  };
   const acknowledged = new Set();
   for (const m of messages) {
     if (m.type === "HO") continue;
+    if (m.type === "AN" && byId.has(m.re) && byId.get(m.re).type === "RB") {
+      // the sender's verdict on the live issue's readback: confirm (val=Y) or refuse (val=N)
+      const rb = byId.get(m.re);
+      const ho = rb.re !== null ? byId.get(rb.re) : undefined;
+      const val = get(m, "val");
+      if (ho !== undefined && ho.type === "HO" && m.from === ho.from && m.to === ho.to
+          && liveOf.get(root(ho.id)) === ho.id && (val === "Y" || val === "N")) {
+        readbackStep(state.get(root(ho.id)), val === "Y" ? "confirm" : "refuse", m);
+      }
+      continue;
+    }
     if (m.type === "AN" && byId.has(m.re) && byId.get(m.re).type === "CX") {
       if (m.from === byId.get(m.re).to) acknowledged.add(m.re);
       continue;
@@ -333,6 +379,15 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     }
     if (m.type === "RB") {
       const named = m.re !== null ? byId.get(m.re) : undefined;
+      if (named !== undefined && named.type === "HO") {
+        const g = root(named.id);
+        if (liveOf.get(g) === named.id) {
+          const event = !checkRb(named, m, { profiles: receiver }).passed ? "RB-void"
+            : levelsOf(named).some((level) => VERDICT_LEVELS.has(level)) ? "RB-pass-wait" : "RB-pass";
+          readbackStep(state.get(g), event, m);
+        }
+        continue;
+      }
       const g = named !== undefined ? changes.get(named.id) : undefined;
       if (g !== undefined) {
         const s = state.get(g);
@@ -357,6 +412,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     const s = state.get(root(ho.id));
     const event = m.type === "DN" ? (get(m, "out") === "NOOP" ? "DN-noop" : "DN-act") : m.type;
     if (m.type !== "CX") for (const c of s.cancels) acknowledged.add(c.id);
+    if (event === "DN-act") readbackStep(s, event, m);
     const [next, raised] = CLOSE_TRANSITIONS.get(`${s.close} ${event}`);
     s.close = next;
     if (s.firstCloser === null) s.firstCloser = m;
@@ -378,14 +434,43 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     return {};
   };
 
+  // two owners (spec 5 rule 1): an HO that starts a handoff of an item while a handoff of it its sender
+  // made to another agent is still open (no close of it earlier in the stream)
+  const ownersTwice = new Map(); // handoff (its root) -> [[HO, [other root, other receiver, close]]]
+  const standing = new Map(); // "from item" -> [[root, receiver, place of its first close or null]]
+  const seenGroups = new Set();
+  for (const ho of hos) {
+    const g = root(ho.id);
+    if (ho.item === null || seenGroups.has(g)) continue;
+    seenGroups.add(g);
+    const here = position.get(ho.id);
+    const k = `${ho.from} ${ho.item}`;
+    const earlier = (standing.get(k) || []).filter(([, , close]) => close === null || close > here);
+    const other = earlier.find(([, to]) => to !== ho.to);
+    if (other !== undefined) ownersTwice.set(g, [...(ownersTwice.get(g) || []), [ho, other]]);
+    const closer = state.get(g).firstCloser;
+    earlier.push([g, ho.to, closer !== null ? position.get(closer.id) : null]);
+    standing.set(k, earlier);
+  }
+
   const states = new Map();
   for (const [groupRoot, members] of groups) {
     const live = members.filter((h) => !carriedTo.has(h));
     const { firstCloser, cancels, kinds } = state.get(groupRoot);
     const key = live.length ? live[live.length - 1] : members[members.length - 1];
+    for (const [ho, [otherRoot, otherTo]] of ownersTwice.get(groupRoot) || []) {
+      const held = liveOf.get(otherRoot);
+      findings.push(fail("two-owners", key, `HO ${ho.id} hands ${ho.item} to ${ho.to} while ${held} (to ${otherTo}) is still open: two agents could own ${ho.item}; ${ho.from} withdraws ${held} first (CX)`, ho.id));
+    }
     for (const [kind, closer] of kinds) {
       if (kind === "closed-twice") {
         findings.push(fail(kind, key, `${key} is closed more than once: ${closer.type} ${closer.id} after ${firstCloser.type} ${firstCloser.id}`, closer.id));
+      } else if (kind === "act-before-wilco") {
+        findings.push(fail(kind, key, `${closer.type} ${closer.id} reports an act on ${key} before its readback passed (and, under rb=acc, plan or exec, before AN val=Y)`, closer.id));
+      } else if (kind === "confirm-void") {
+        findings.push(fail(kind, key, `AN ${closer.id} confirms a readback of ${key} that did not pass`, closer.id));
+      } else if (kind === "confirm-without-readback") {
+        findings.push(fail(kind, key, `AN ${closer.id} confirms ${key} before any readback`, closer.id));
       } else if (kind === "act-before-echo") {
         findings.push(fail(kind, key, `DN ${closer.id} reports an act on ${key} before the sender's change to it was echoed (rb=all)`, closer.id));
       } else {

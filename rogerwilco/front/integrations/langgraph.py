@@ -100,7 +100,7 @@ def handoff_graph(sender: Any, receiver: Any, ho: str | Callable[[HandoffState],
         out: dict[str, Any] = {"lines": replies(events)}
         for event in events:
             if isinstance(event, ReadbackPassed):
-                if event.confirm is not None:  # rb=exec: the receiver may act once it has the AN val=Y
+                if event.confirm is not None:  # rb=acc, plan or exec: the receiver may act once it has the AN val=Y
                     return {"lines": out["lines"] + [sender.send(event.confirm)], "status": "confirm",
                             "findings": []}
                 return {**out, "status": "wilco", "findings": []}

@@ -85,10 +85,14 @@ test("checkHo, checkDn and checkThread report findings", () => {
   assert.deepEqual(bad.findings.map((f) => f.kind), ["mismatch"]);
   const dn = "RW1 DN b-3 re=a-1 from=b to=a item=x out=OK";
   assert.equal(rw.checkDn(ho, dn).passed, true);
-  const thread = rw.checkThread([ho, dn, "RW1 DN b-4 re=a-1 from=b to=a item=x out=OK"], { now: "20261001T0000Z" });
+  const rb = "RW1 RB b-2 re=a-1 from=b to=a item=x ask=DRAFT due=20261010";
+  const thread = rw.checkThread([ho, rb, dn, "RW1 DN b-4 re=a-1 from=b to=a item=x out=OK"], { now: "20261001T0000Z" });
   assert.equal(thread.passed, false);
   assert.deepEqual(thread.findings.map((f) => [f.kind, f.key]), [["closed-twice", "a-1"]]);
   assert.equal(thread.ledger.handoffs[0].state, "closed");
+  // an act with no readback before it (spec 5 rule 1)
+  const early = rw.checkThread([ho, dn], { now: "20261001T0000Z" });
+  assert.deepEqual(early.findings.map((f) => [f.kind, f.key, f.token]), [["act-before-wilco", "a-1", "b-3"]]);
 });
 
 test("only RW1Error escapes the API", () => {

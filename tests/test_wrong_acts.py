@@ -1,0 +1,338 @@
+"""The ways to a wrong act: each reproducer stopped live, and reported the same by ``check_thread``.
+
+The property at the end runs hypothesis-generated conversations between three endpoints, every line
+delivered at once: what an end refuses of a kind the thread check knows, the thread check reports on the same
+lines, and what its receiver finds in it is among what the thread check reports; what the ends let out
+passes the thread check. ``RW_WRONG_ACTS_EXAMPLES`` raises the number of conversations (default 60).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rogerwilco import Endpoint, ProtocolError
+from rogerwilco.checks.endpoint import Cancelled, HandoffOffered, Redelivered
+from rogerwilco.checks.thread import check_thread
+
+HO = "RW1 HO a-1 from=a to=b item=x:1 ask=FIX"
+CX = "RW1 CX a-2 re=a-1 from=a to=b item=x:1 why=REVOKED"
+RB = "RW1 RB b-1 re=a-1 from=b to=a item=x:1 ask=FIX"
+DN = "RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=OK"
+
+
+def refused(endpoint: Endpoint, line: str, **kw) -> str:
+    with pytest.raises(ProtocolError) as exc:
+        endpoint.send(line, **kw)
+    return exc.value.kind
+
+
+def failed_kinds(lines: list[str], now: str = "20261001T0000Z") -> set[tuple[str, str | None]]:
+    return {(f.kind, f.token) for f in check_thread(lines, now=now).findings if f.failed}
+
+
+# ---- 1. a cancel that arrives before its handoff --------------------------------------------
+
+
+def test_a_cancel_that_arrives_before_its_handoff_cancels_it_on_arrival():
+    b = Endpoint("b")
+    b.receive(CX)
+    assert isinstance(b.receive(CX)[0], Redelivered)  # the transport delivers it again: still held
+    events = b.receive(HO)
+    assert not any(isinstance(e, HandoffOffered) for e in events)  # no readback offered
+    cancelled = next(e for e in events if isinstance(e, Cancelled))
+    assert cancelled.handoff == "a-1" and cancelled.abandon == ("a-1",)
+    assert cancelled.reply.to_line() == "RW1 AN b-1 re=a-2 from=b to=a val=Y // abandoned; nothing executed"
+    assert not b.may_act("a-1")
+    assert refused(b, RB) == "closed"
+    assert refused(b, DN) in ("act-before-wilco", "act-after-cancel")
+    assert b.send(cancelled.reply, number=True).startswith("RW1 AN b-1 re=a-2 ")
+    # the thread check says the same of the lines the receiver would have let out before
+    assert ("act-after-cancel", "b-2") in failed_kinds([HO, CX, RB, DN])
+
+
+def test_a_cancel_held_for_its_handoff_survives_a_restart(tmp_path):
+    path = tmp_path / "b.ledger"
+    Endpoint("b", ledger=path).receive(CX)
+    b = Endpoint("b", ledger=path)
+    events = b.receive(HO)
+    assert [type(e).__name__ for e in events] == ["Cancelled"]
+    assert not b.may_act("a-1")
+
+
+def test_a_cancel_from_a_third_party_held_for_a_handoff_cancels_nothing():
+    b = Endpoint("b")
+    b.receive("RW1 CX c-1 re=a-1 from=c to=b item=x:1 why=REVOKED")
+    events = b.receive(HO)
+    offered = next(e for e in events if isinstance(e, HandoffOffered))
+    assert offered.readback is not None
+    assert b.send(offered.readback, number=True)
+    assert b.may_act("a-1")
+
+
+# ---- 3. no act on a readback the sender has not accepted -------------------------------------
+
+KEPT = "len:120w+tone:plain+no:em-dash+must:monday-problem"
+HO_ACC = ("RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT due=20261002 rb=acc "
+          "keys=len+tone+must+no // hero copy for the landing page, 120 words, plain tone, no em dashes")
+ACC_DN = "RW1 DN writer-09 re=research-01 from=writer to=research item=gh:crox/site#42 out=OK"
+
+
+def acc_pair(acc: str):
+    research, writer = Endpoint("research"), Endpoint("writer")
+    writer.receive(research.send(HO_ACC, expect_acc=KEPT))
+    rb = writer.send(writer.readback("research-01", acc=acc, do="copy"), number=True)
+    return research, writer, rb
+
+
+def test_under_rb_acc_the_receiver_waits_for_the_senders_verdict():
+    research, writer, rb = acc_pair("len:150w+tone:plain+must:monday-problem+no:em-dash")  # a contradiction
+    assert not writer.may_act("research-01")
+    assert refused(writer, ACC_DN) == "act-before-wilco"
+    events = research.receive(rb)
+    assert type(events[0]).__name__ == "ReadbackVoid"
+    assert refused(research, f"RW1 AN research-02 re={rb.split()[2]} from=research to=writer val=Y") == "confirm-void"
+    # the thread holds no criteria: it reports the act before the sender's verdict all the same
+    assert ("act-before-wilco", "writer-09") in failed_kinds([HO_ACC, rb, ACC_DN])
+
+
+def test_under_rb_acc_the_senders_an_val_y_clears_the_act():
+    research, writer, rb = acc_pair("len:120w+tone:plain+must:monday-problem+no:em-dash")
+    passed = research.receive(rb)[0]
+    assert type(passed).__name__ == "ReadbackPassed" and passed.confirm is not None
+    confirm = research.send(passed.confirm, number=True)
+    assert type(writer.receive(confirm)[0]).__name__ == "Confirmed"
+    assert writer.may_act("research-01")
+    assert writer.send(ACC_DN) == ACC_DN
+    report = check_thread([HO_ACC, rb, confirm, ACC_DN], now="20261001T0000Z")
+    assert [f for f in report.findings if f.failed] == []
+
+
+def test_criteria_kept_back_need_a_level_that_waits_for_the_verdict():
+    research = Endpoint("research")
+    echo = HO_ACC.replace(" rb=acc keys=len+tone+must+no", "")
+    assert refused(research, echo, expect_acc=KEPT) == "criteria-not-asked"
+
+
+def test_an_act_with_no_readback_at_all_is_reported_by_the_thread_check():
+    assert ("act-before-wilco", "b-2") in failed_kinds([HO, DN])
+    assert ("act-before-wilco", "b-2") not in failed_kinds([HO, RB, DN])
+
+
+def test_a_confirmation_of_a_void_readback_is_reported_by_the_thread_check():
+    bad = RB.replace("ask=FIX", "ask=TEST")
+    assert ("confirm-void", "a-2") in failed_kinds([HO, bad, "RW1 AN a-2 re=b-1 from=a to=b val=Y"])
+
+
+# ---- spec 3.1 exp, live -------------------------------------------------------------------------
+
+HO_EXP = "RW1 HO a-1 from=a to=b item=x:1 ask=FIX exp=20261002T1700Z"
+
+
+class Clock:
+    """The caller's clock, moved by hand."""
+
+    def __init__(self, text: str) -> None:
+        self.set(text)
+
+    def set(self, text: str) -> None:
+        from rogerwilco.core.slottypes import parse_time
+
+        self.at = parse_time(text)
+
+    def __call__(self):
+        return self.at
+
+
+def test_nothing_is_done_on_a_handoff_after_its_exp():
+    clock = Clock("20261002T1600Z")
+    a, b = Endpoint("a", clock=clock), Endpoint("b", clock=clock)
+    b.receive(a.send(HO_EXP))
+    clock.set("20261002T1701Z")
+    assert refused(b, RB) == "expired"
+    clock.set("20261002T1700Z")  # the exp minute itself is still in time
+    a.receive(b.send(RB))
+    assert b.may_act("a-1")
+    clock.set("20261002T1701Z")
+    assert not b.may_act("a-1")
+    assert b.may_act("a-1", now="20261002T1659Z")  # the caller's own time, when it gives one
+    assert refused(b, DN) == "expired"
+    assert b.send(DN.replace("out=OK", "out=NOOP"))  # closing it is no act
+
+
+def test_a_statement_cannot_be_confirmed_after_its_exp_nor_after_the_handoffs():
+    clock = Clock("20261002T1200Z")
+    pay = ("RW1 HO a-1 from=a to=b item=x:1 ask=FIX rb=exec exp=20261002T1700Z")
+    rb = "RW1 RB b-1 re=a-1 from=b to=a item=x:1 ask=FIX exp=20261002T1230Z"
+    a, b = Endpoint("a", clock=clock), Endpoint("b", clock=clock)
+    b.receive(a.send(pay))
+    a.receive(b.send(rb))
+    confirm = "RW1 AN a-2 re=b-1 from=a to=b val=Y"
+    clock.set("20261002T1231Z")
+    assert refused(a, confirm) == "expired"  # past the RB's own exp
+    clock.set("20261002T1230Z")
+    assert a.send(confirm) == confirm
+    b.receive(confirm)
+    assert b.may_act("a-1")
+
+
+def test_a_confirmation_after_the_handoffs_exp_is_refused():
+    clock = Clock("20261002T1200Z")
+    a, b = Endpoint("a", clock=clock), Endpoint("b", clock=clock)
+    b.receive(a.send(HO_EXP.replace(" exp=", " rb=exec exp=")))
+    a.receive(b.send(RB))
+    clock.set("20261002T1800Z")
+    assert refused(a, "RW1 AN a-2 re=b-1 from=a to=b val=Y") == "expired"
+
+
+# ---- 2. two owners of one item -----------------------------------------------------------------
+
+TO_C = "RW1 HO a-3 from=a to=c item=x:1 ask=FIX"
+
+
+def test_an_end_cannot_hand_on_an_item_its_open_handoff_gave_away():
+    a, b, c = Endpoint("a"), Endpoint("b"), Endpoint("c")
+    b.receive(a.send(HO))
+    a.receive(b.send(RB))
+    assert b.may_act("a-1")
+    with pytest.raises(ProtocolError) as exc:
+        a.send(TO_C)
+    assert exc.value.kind == "two-owners" and "CX re=a-1" in str(exc.value)
+    assert ("two-owners", "a-3") in failed_kinds([HO, RB, TO_C])
+    # withdrawn first, the item may go to another agent
+    cx = a.send(CX)
+    b.receive(cx)
+    assert not b.may_act("a-1")
+    offered = c.receive(a.send(TO_C))[0]
+    a.receive(c.send(offered.readback, number=True))
+    assert c.may_act("a-3")
+    assert [f for f in check_thread([HO, RB, cx, TO_C, offered.readback.replace(id="c-1").to_line()],
+                                    now="20261001T0000Z").findings if f.failed] == []
+
+
+def test_a_handoff_not_yet_read_back_stands_too():
+    a = Endpoint("a")
+    a.send(HO)
+    assert refused(a, TO_C) == "two-owners"  # b's readback may still pass: two owners then
+    assert ("two-owners", "a-3") in failed_kinds([HO, TO_C])
+
+
+def test_after_the_close_the_item_may_be_handed_on_and_to_the_same_receiver_always():
+    a = Endpoint("a")
+    a.send(HO)
+    a.send("RW1 HO a-2 from=a to=b item=x:1 ask=TEST")  # the same receiver: one end owns it
+    a.receive(RB)
+    a.receive(DN)
+    a.receive("RW1 UN b-3 re=a-2 from=b to=a why=BUSY")
+    assert a.send(TO_C) == TO_C
+    assert [f for f in check_thread([HO, "RW1 HO a-2 from=a to=b item=x:1 ask=TEST", RB, DN,
+                                     "RW1 UN b-3 re=a-2 from=b to=a why=BUSY", TO_C],
+                                    now="20261001T0000Z").findings if f.failed] == []
+
+
+def test_the_spooled_check_finds_two_owners_across_batches():
+    from rogerwilco.checks.thread import check_thread_spooled
+
+    lines = [HO, "RW1 HO q-1 from=q to=r item=y:1 ask=FIX", RB, "RW1 RB r-1 re=q-1 from=r to=q item=y:1 ask=FIX",
+             TO_C]
+    whole = check_thread(lines, now="20261001T0000Z")
+    assert ("two-owners", "a-3") in {(f.kind, f.token) for f in whole.findings}
+    with check_thread_spooled(lines, now="20261001T0000Z", batch_lines=1) as spooled:
+        assert spooled.report() == whole
+
+
+# ---- the live endpoints and the thread check agree ------------------------------------------------
+
+import os  # noqa: E402
+
+from hypothesis import example, given, settings, strategies as st  # noqa: E402
+
+#: ``RW_WRONG_ACTS_EXAMPLES`` raises the number of conversations (default 60)
+EXAMPLES = int(os.environ.get("RW_WRONG_ACTS_EXAMPLES", "60"))
+#: what a live end refuses that the thread check reports from the lines alone
+SHARED_KINDS = {"act-before-wilco", "act-after-cancel", "closed-twice", "cancel-wrong-party", "confirm-void",
+                "confirm-without-readback", "two-owners"}
+STEPS = st.lists(st.one_of(
+    st.tuples(st.just("HO"), st.sampled_from("bc"), st.sampled_from(["x:1", "x:2"]), st.sampled_from(["echo", "exec"])),
+    st.tuples(st.just("RB"), st.integers(0, 5), st.sampled_from(["FIX", "TEST"])),  # TEST: a misread
+    st.tuples(st.just("AN"), st.integers(0, 5)),
+    st.tuples(st.just("DN"), st.integers(0, 5), st.sampled_from(["OK", "NOOP"])),
+    st.tuples(st.just("UN"), st.integers(0, 5)),
+    st.tuples(st.just("CX"), st.integers(0, 5), st.sampled_from("ab")),
+), max_size=14)
+
+
+def _line(step, hos: list[tuple[str, str, str]], ends: dict[str, Endpoint]) -> tuple[str, str] | None:
+    """The line a step writes (with the id its author's end gives next), and its author; None for no HO yet."""
+    if step[0] == "HO":
+        _, to, item, level = step
+        return f"RW1 HO {ends['a']._peek_id()} from=a to={to} item={item} ask=FIX rb={level}", "a"
+    if not hos:
+        return None
+    ho, to, item = hos[step[1] % len(hos)]
+    if step[0] == "RB":
+        return f"RW1 RB {ends[to]._peek_id()} re={ho} from={to} to=a item={item} ask={step[2]}", to
+    if step[0] == "AN":
+        rb = next((m for m in reversed(list(ends["a"]._messages.values())) if m.type == "RB" and m.re == ho), None)
+        return (f"RW1 AN {ends['a']._peek_id()} re={rb.id} from=a to={to} val=Y", "a") if rb is not None else None
+    if step[0] == "DN":
+        return f"RW1 DN {ends[to]._peek_id()} re={ho} from={to} to=a item={item} out={step[2]}", to
+    if step[0] == "UN":
+        return f"RW1 UN {ends[to]._peek_id()} re={ho} from={to} to=a why=BUSY", to
+    author = "a" if step[2] == "a" else to  # a CX from the receiver is from the wrong party
+    addressee = "a" if author != "a" else to
+    return f"RW1 CX {ends[author]._peek_id()} re={ho} from={author} to={addressee} item={item}", author
+
+
+def _rebuilt(line: str, log: list[str]) -> Endpoint:
+    """The end ``line`` is addressed to, as the log left it (a fresh end, so the forced line changes nothing)."""
+    me = line.split(" to=")[1].split(" ")[0]
+    end = Endpoint(me)
+    for earlier in log:
+        if f" from={me} " in earlier:
+            end.send(earlier)
+        elif f" to={me} " in earlier:
+            end.receive(earlier)
+    return end
+
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(STEPS)
+# each refusal the two share, reached at least once whatever the generator draws
+@example([("HO", "b", "x:1", "echo"), ("DN", 0, "OK")])  # act-before-wilco
+@example([("HO", "b", "x:1", "exec"), ("RB", 0, "FIX"), ("DN", 0, "OK")])  # the same, before AN val=Y
+@example([("HO", "b", "x:1", "echo"), ("RB", 0, "FIX"), ("CX", 0, "a"), ("DN", 0, "OK")])  # act-after-cancel
+@example([("HO", "b", "x:1", "echo"), ("UN", 0), ("DN", 0, "NOOP")])  # closed-twice
+@example([("HO", "b", "x:1", "echo"), ("CX", 0, "b")])  # cancel-wrong-party
+@example([("HO", "b", "x:1", "exec"), ("RB", 0, "TEST"), ("AN", 0)])  # confirm-void
+@example([("HO", "b", "x:1", "echo"), ("RB", 0, "FIX"), ("HO", "c", "x:1", "echo")])  # two-owners
+def test_what_the_endpoints_refuse_the_thread_check_reports_and_what_they_let_out_it_passes(steps):
+    ends = {name: Endpoint(name) for name in "abc"}
+    log: list[str] = []
+    hos: list[tuple[str, str, str]] = []
+    for step in steps:
+        made = _line(step, hos, ends)
+        if made is None:
+            continue
+        line, author = made
+        token = line.split(" ")[2]
+        try:
+            ends[author].send(line)
+        except ProtocolError as exc:
+            if exc.kind in SHARED_KINDS:  # the same line, let through, is reported by the thread check
+                forced = check_thread(log + [line], now="20261001T0000Z")
+                reported = {(f.kind, f.token) for f in forced.findings if f.failed}
+                assert (exc.kind, token) in reported, (log, line)
+                # and what its receiver finds in it (a fault of order may be a note there: it may have crossed)
+                received = {(f.kind, f.token) for e in _rebuilt(line, log).receive(line) for f in e.findings}
+                assert received <= reported, (log, line, received)
+            continue
+        log.append(line)
+        to = line.split(" to=")[1].split(" ")[0]
+        for event in ends[to].receive(line):  # delivered at once: the log's order is everyone's order
+            assert not [f for f in event.findings if f.failed], (log, event)
+        if step[0] == "HO":
+            hos.append((token, step[1], step[2]))
+        report = check_thread(log, now="20261001T0000Z")
+        assert [f for f in report.findings if f.failed] == [], log
+
