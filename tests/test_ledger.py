@@ -192,7 +192,7 @@ def test_commit_waits_for_wilco_in_the_ledger_and_never_runs_after_a_cancel(tmp_
 
     payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
     scheduler = Endpoint("scheduler", profiles=["pay"])
-    store = ToolStore.open(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
+    store = ToolStore.open(tmp_path / "payer.ledger", profiles=["pay"], endpoint=payer)
     with pytest.raises(ToolRefused) as unknown:
         store.prepare(PAY_HO)
     assert unknown.value.reason == "not-offered"  # the endpoint never received it
@@ -215,7 +215,7 @@ def test_a_cancel_in_the_ledger_stops_the_commit(tmp_path):
     from rogerwilco.front.tool import ToolRefused, ToolStore
 
     payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
-    store = ToolStore.open(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
+    store = ToolStore.open(tmp_path / "payer.ledger", profiles=["pay"], endpoint=payer)
     payer.receive(PAY_HO)
     prepared = store.prepare(PAY_HO)
     payer.send(prepared.rb.replace(id="payer-1"))
@@ -234,15 +234,57 @@ def test_the_tool_command_takes_the_ledger(tmp_path):
     payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
     payer.receive(PAY_HO)
     run = [sys.executable, "-m", "rogerwilco", "tool"]
-    prepared = subprocess.run(run + ["prepare", PAY_HO, "--store", str(tmp_path / "t.db"), "--ledger",
-                                     str(tmp_path / "payer.ledger"), "--profile", "pay", "--format", "json"],
+    prepared = subprocess.run(run + ["prepare", PAY_HO, "--ledger", str(tmp_path / "payer.ledger"), "--profile",
+                                     "pay", "--format", "json"],
                               capture_output=True, text=True, timeout=120)
     assert prepared.returncode == 0, prepared.stderr
     import json
 
     token = json.loads(prepared.stdout)["token"]
-    refused = subprocess.run(run + ["commit", token, "--store", str(tmp_path / "t.db"), "--ledger",
-                                    str(tmp_path / "payer.ledger"), "--as", "payer", "--profile", "pay",
+    refused = subprocess.run(run + ["commit", token, "--ledger", str(tmp_path / "payer.ledger"), "--as", "payer",
+                                    "--profile", "pay",
                                     "--exec", sys.executable, "-c", EXECUTOR],
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 1 and "wilco" in refused.stderr
+
+
+# ---- damaged text, symbolic links ---------------------------------------------------------------
+
+
+def test_text_that_is_not_utf8_is_a_ledger_error_naming_the_file(tmp_path):
+    path = tmp_path / "dev.ledger"
+    Endpoint("dev", ledger=path).receive(HO)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE journal SET line = CAST(x'52573120ff' AS TEXT)")  # "RW1 " and a byte no UTF-8 has
+    db.commit()
+    db.close()
+    with pytest.raises(LedgerError, match="not UTF-8") as damaged:
+        Endpoint("dev", ledger=path)
+    assert str(path) in str(damaged.value) and "restore it from a copy" in str(damaged.value)
+
+
+def test_a_dangling_symlink_at_the_ledger_path_is_refused_and_nothing_is_created(tmp_path):
+    target, link = tmp_path / "elsewhere.ledger", tmp_path / "dev.ledger"
+    link.symlink_to(target)
+    with pytest.raises(LedgerError, match="symbolic link"):
+        Endpoint("dev", ledger=link)
+    assert not target.exists()
+
+
+def test_a_symlink_to_an_existing_file_is_refused_and_the_file_left_as_it_is(tmp_path):
+    target, link = tmp_path / "empty", tmp_path / "dev.ledger"
+    target.write_bytes(b"")
+    link.symlink_to(target)
+    with pytest.raises(LedgerError, match="symbolic link"):
+        SQLiteLedger(link)
+    assert target.read_bytes() == b""
+
+
+def test_the_tool_store_refuses_a_symlink_too(tmp_path):
+    from rogerwilco.front.tool import ToolStore
+
+    target, link = tmp_path / "elsewhere.db", tmp_path / "tool.db"
+    link.symlink_to(target)
+    with pytest.raises(LedgerError, match="symbolic link"):
+        ToolStore.open(link, profiles=["pay"])
+    assert not target.exists()
