@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -288,3 +289,143 @@ def test_the_tool_store_refuses_a_symlink_too(tmp_path):
     with pytest.raises(LedgerError, match="symbolic link"):
         ToolStore.open(link, profiles=["pay"])
     assert not target.exists()
+
+
+# ---- one store per agent: the tool's steps and the endpoint's are one state --------------------------
+
+CANCEL = "RW1 CX scheduler-3 re=scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 why=REVOKED"
+MARKING = ("import json, sys, pathlib\nstatement = json.load(sys.stdin)\npathlib.Path(sys.argv[1]).write_text('ran')\n"
+           "print(json.dumps({'out': 'OK', 'values': statement['values']}))\n")
+
+
+def wilco(tmp_path):
+    """payer's endpoint and tool on one ledger, its statement read back and confirmed."""
+    from rogerwilco.front.tool import ToolStore
+
+    path = tmp_path / "payer.ledger"
+    payer = Endpoint("payer", profiles=["pay"], ledger=path)
+    store = ToolStore.open(path, profiles=["pay"], endpoint=payer)
+    payer.receive(PAY_HO)
+    prepared = store.prepare(PAY_HO)
+    payer.send(prepared.rb)
+    payer.receive("RW1 AN scheduler-2 re=payer-1 p=pay from=scheduler to=payer val=Y")
+    return path, payer, store, prepared
+
+
+def test_a_cancel_another_process_records_after_prepare_is_honoured_at_commit(tmp_path):
+    from rogerwilco.front.tool import ToolRefused
+
+    path, payer, store, prepared = wilco(tmp_path)
+    Endpoint("payer", profiles=["pay"], ledger=path).receive(CANCEL)  # another process, its own connection
+    with pytest.raises(ToolRefused) as refused:
+        store.commit(prepared.token, [sys.executable, "-c", MARKING, str(tmp_path / "ran")])
+    assert refused.value.reason == "cancelled" and not (tmp_path / "ran").exists()
+
+
+def test_no_cancel_lands_between_the_ledgers_answer_and_the_mark_in_doubt(tmp_path, monkeypatch):
+    path, payer, store, prepared = wilco(tmp_path)
+    other = Endpoint("payer", profiles=["pay"], ledger=SQLiteLedger(path, busy_timeout=0))  # another process
+    tries = []
+    asked = payer.may_act
+
+    def may_act_then_another_process_records_a_cancel(ho_id):
+        answer = asked(ho_id)
+        try:
+            other.receive(CANCEL)
+            tries.append("recorded")
+        except LedgerError:  # the commit's transaction holds the ledger from the question to the mark
+            tries.append("waits")
+        return answer
+
+    monkeypatch.setattr(payer, "may_act", may_act_then_another_process_records_a_cancel)
+    dn = store.commit(prepared.token, [sys.executable, "-c", MARKING, str(tmp_path / "ran")])
+    assert tries == ["waits"] and (tmp_path / "ran").exists()
+    # the cancel lands after the act, and the endpoint answers it with the act's DN, which the tool journalled
+    cancelled = other.receive(CANCEL)[0]
+    assert cancelled.reply is not None and cancelled.reply.to_line() == dn.to_line()
+    order = [line.split(" ")[1] for d, line in journal_of(path)]
+    assert order.index("DN") < order.index("CX")
+
+
+def test_one_agent_never_issues_one_id_twice_across_the_tool_and_the_endpoint(tmp_path):
+    from rogerwilco.front.tool import ToolStore
+
+    path = tmp_path / "payer.ledger"
+    payer = Endpoint("payer", profiles=["pay"], ledger=path)
+    store = ToolStore.open(path, profiles=["pay"], endpoint=payer)
+    issued = []
+    payer.receive("RW1 AQ scheduler-9 from=scheduler to=payer need=TEXT // when?")
+    issued.append(payer.send("RW1 AN payer-0 re=scheduler-9 from=payer to=scheduler val=today", number=True))
+    payer.receive(PAY_HO)
+    prepared = store.prepare(PAY_HO)  # the tool's readback takes the next number of the one counter
+    issued.append(prepared.rb.to_line())
+    issued += replies(payer.receive(BAD.format(n=5)))  # an automatic UN in between
+    issued.append(payer.send(prepared.rb))
+    payer.receive("RW1 AN scheduler-2 re=payer-2 p=pay from=scheduler to=payer val=Y")
+    issued.append(store.commit(prepared.token, [sys.executable, "-c", EXECUTOR]).to_line())
+    issued.append(payer.send("RW1 ST payer-0 from=payer to=scheduler item=inv:MD-2026-057 pct=100", number=True))
+    ids = [line.split(" ")[2] for line in issued]
+    assert ids == ["payer-1", "payer-2", "payer-3", "payer-2", "payer-4", "payer-5"]
+    outs = [line.split(" ")[2] for d, line in journal_of(path) if d == "out"]
+    assert len(outs) == len(set(outs)) == 5  # the DN is in the journal: the endpoint knows the act ran
+
+
+def test_the_tool_keeps_one_store_with_its_endpoint(tmp_path):
+    from rogerwilco.front.tool import ToolError, ToolStore
+
+    payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
+    with pytest.raises(ToolError, match="one store"):
+        ToolStore.open(tmp_path / "tool.db", profiles=["pay"], endpoint=payer)
+    with pytest.raises(ToolError, match="SQLite ledger"):
+        ToolStore.open(None, profiles=["pay"], endpoint=Endpoint("payer", profiles=["pay"]))
+
+
+def test_a_ledger_of_version_1_is_upgraded_in_place(tmp_path):
+    path = tmp_path / "dev.ledger"
+    Endpoint("dev", ledger=path).receive(HO)
+    db = sqlite3.connect(path)
+    db.executescript("DROP TABLE statements; DROP TABLE cancels; DROP TABLE issues; "
+                     "UPDATE meta SET value = '1' WHERE key = 'version';")
+    db.close()
+    again = Endpoint("dev", ledger=path)
+    assert again.handoff("lead-1") is not None
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == ("2",)
+    assert db.execute("SELECT count(*) FROM statements").fetchone() == (0,)
+    db.close()
+
+
+# ---- refused input is journalled cut short -------------------------------------------------------------
+
+
+def test_oversized_refused_lines_are_journalled_cut_short_and_never_parsed_again(tmp_path, monkeypatch):
+    import hashlib
+
+    from rogerwilco.checks import endpoint as endpoint_module
+    from rogerwilco.checks.ledger import REFUSED_PREFIX
+    from rogerwilco.core.message import Message
+
+    path = tmp_path / "dev.ledger"
+    dev = Endpoint("dev", ledger=path)
+    big = "RW1 HO lead-{n} from=lead to=dev item=x ask=FIX // " + "x" * (10 * 2**20)
+    answered = [replies(dev.receive(big.format(n=n))) for n in (1, 2, 3)]
+    assert all(len(a) == 1 for a in answered)  # each refused, and answered UN
+    size = sum(p.stat().st_size for p in tmp_path.iterdir() if p.name.startswith("dev.ledger"))
+    assert size < 256 * 1024  # three 10 MiB lines cost the file kilobytes
+    db = sqlite3.connect(path)
+    kept = db.execute("SELECT line, extra FROM journal WHERE dir = 'in' ORDER BY seq").fetchall()
+    db.close()
+    line, extra = kept[0]
+    whole = big.format(n=1).encode()
+    assert len(line) == REFUSED_PREFIX and big.format(n=1).startswith(line)
+    assert json.loads(extra)["refused"] == {"sha256": hashlib.sha256(whole).hexdigest(), "size": len(whole)}
+    longest = []
+    parse_line, from_line = endpoint_module.check_line, Message.from_line
+    monkeypatch.setattr(endpoint_module, "check_line", lambda text, *a, **k: (longest.append(len(text)),
+                                                                              parse_line(text, *a, **k))[1])
+    monkeypatch.setattr(Message, "from_line", classmethod(lambda cls, text, *a, **k: (
+        longest.append(len(text)), from_line.__func__(cls, text, *a, **k))[1]))
+    again = Endpoint("dev", ledger=path)
+    assert max(longest) <= REFUSED_PREFIX  # the restart parsed no big text
+    longest.clear()
+    assert replies(again.receive(big.format(n=2))) == answered[1]  # delivered again: recognised by its hash
