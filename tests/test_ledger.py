@@ -429,3 +429,22 @@ def test_oversized_refused_lines_are_journalled_cut_short_and_never_parsed_again
     assert max(longest) <= REFUSED_PREFIX  # the restart parsed no big text
     longest.clear()
     assert replies(again.receive(big.format(n=2))) == answered[1]  # delivered again: recognised by its hash
+
+
+def test_a_version_1_ledgers_refused_lines_are_cut_short_when_it_is_upgraded(tmp_path):
+    from rogerwilco.checks.ledger import REFUSED_PREFIX
+
+    path = tmp_path / "dev.ledger"
+    dev = Endpoint("dev", ledger=path)
+    big = BAD.format(n=1) + " // " + "y" * 100_000
+    unk = replies(dev.receive(big))
+    db = sqlite3.connect(path)  # as version 1 journalled it: whole
+    db.execute("UPDATE journal SET line = ?, extra = ? WHERE dir = 'in'", (big, json.dumps({"replies": ["dev-1"]})))
+    db.execute("UPDATE meta SET value = '1' WHERE key = 'version'")
+    db.commit()
+    db.close()
+    again = Endpoint("dev", ledger=path)
+    assert replies(again.receive(big)) == unk  # still recognised
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT max(length(line)) FROM journal").fetchone()[0] <= REFUSED_PREFIX
+    db.close()

@@ -273,6 +273,19 @@ class _SQLiteTransaction:
                         (agent, n, n))
 
 
+def _cut_refused_lines(db: sqlite3.Connection) -> None:
+    """Journal a version 1 ledger's refused lines (received, no id) as this version does: cut short."""
+    for seq, line, extra in db.execute("SELECT seq, line, extra FROM journal WHERE dir = 'in' AND msg_id IS NULL "
+                                       "AND length(line) > ?", (REFUSED_PREFIX,)).fetchall():
+        kept, refused = refused_entry(line)
+        try:
+            merged = {**json.loads(extra), **refused}
+        except ValueError:
+            continue  # damaged extras: left for the endpoint to report when it reads them
+        db.execute("UPDATE journal SET line = ?, extra = ? WHERE seq = ?", (kept, json.dumps(merged, sort_keys=True),
+                                                                          seq))
+
+
 class SQLiteLedger:
     """The journal in a SQLite file (WAL): durable, shared safely between processes."""
 
@@ -368,6 +381,7 @@ class SQLiteLedger:
             if db.execute("PRAGMA application_id").fetchone()[0] == 0:
                 db.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
             run_script(db, _SCHEMA)
+            _cut_refused_lines(db)
             if has_handoff_keys(db):  # else the tool store gives its statements their keys first
                 run_script(db, TOOL_INDEXES)
             db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('format', ?)", (_FORMAT,))

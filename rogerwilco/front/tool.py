@@ -283,6 +283,8 @@ class ToolStore:
                 yield tx.db
         except sqlite3.Error as exc:
             raise ToolError(f"store {self.path}: {exc}") from None
+        except (ToolRefused, ToolError):
+            raise  # refused before anything was journalled: the endpoint holds nothing the ledger lost
         except BaseException:
             if self.endpoint is not None:
                 self.endpoint._reset()  # it may hold what was rolled back: it reads the ledger again
