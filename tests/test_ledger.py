@@ -448,3 +448,19 @@ def test_a_version_1_ledgers_refused_lines_are_cut_short_when_it_is_upgraded(tmp
     db = sqlite3.connect(path)
     assert db.execute("SELECT max(length(line)) FROM journal").fetchone()[0] <= REFUSED_PREFIX
     db.close()
+
+
+def test_a_cancel_while_the_act_is_in_doubt_is_not_answered_nothing_was_done(tmp_path):
+    from rogerwilco import ProtocolError
+    from rogerwilco.front.tool import ToolRefused
+
+    path, payer, store, prepared = wilco(tmp_path)
+    dying = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"  # the act may have run
+    with pytest.raises(ToolRefused):
+        store.commit(prepared.token, [sys.executable, "-c", dying])
+    answer = payer.receive(CANCEL)[0].reply
+    with pytest.raises(ProtocolError) as refused:
+        payer.send(answer, number=True)
+    assert refused.value.kind == "act-ran" and "in-doubt" in str(refused.value)
+    store.settle(prepared.token, ran=False, note="the bank has no such payment", who="ops")
+    assert payer.send(answer, number=True).startswith("RW1 AN payer-3 re=scheduler-3 ")

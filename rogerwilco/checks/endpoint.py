@@ -1258,6 +1258,7 @@ class Endpoint:
                                                 + "; ".join(f.message for f in checked.failures()),
                                                 kind="check-ho", findings=checked.findings)
                 self._guard(msg)
+                self._guard_act(tx, msg)
                 # a line given as text goes out as written (it parsed to this message); anything else is written
                 line = message if isinstance(message, str) and not number else msg.to_line()
                 self._journal_out(tx, msg, line, extra)
@@ -1267,6 +1268,18 @@ class Endpoint:
         except BaseException:
             self._reset()
             raise
+
+    def _guard_act(self, tx: Transaction, msg: Message) -> None:
+        """An AN answering a cancel says nothing was done: refused while the agent's tool holds the act as
+        in doubt or run (one store: the tool's statements are in this ledger)."""
+        named = self._messages.get(msg.re) if msg.type == "AN" and msg.re else None
+        ho = self._target(named) if named is not None and named.type == "CX" else None
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        acts = getattr(tx, "acts", None)
+        states = acts(tuple(h.issues)) if h is not None and acts is not None else []
+        if states:
+            raise ProtocolError(f"the act on {h.live} is {states[0]} in {self.me}'s tool store: answer "  # type: ignore[union-attr]
+                                f"{msg.re} with the act's DN once it is known, not AN", kind="act-ran", token=msg.id)
 
     def _journal_out(self, tx: Transaction, msg: Message, line: str, extra: Mapping[str, Any]) -> None:
         """Record a line this end sends, in memory and in the ledger, and move the counter past its number."""

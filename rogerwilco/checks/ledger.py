@@ -56,7 +56,7 @@ import stat
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Protocol
+from typing import Any, Iterator, Mapping, Protocol, Sequence
 
 import attrs
 
@@ -187,6 +187,8 @@ class Transaction(Protocol):
 
     def use_number(self, agent: str, n: int) -> None: ...
 
+    def acts(self, ho_ids: Sequence[str]) -> list[str]: ...
+
 
 class Ledger(Protocol):
     def transaction(self) -> Any: ...  # a context manager yielding a Transaction
@@ -215,6 +217,9 @@ class _MemoryTransaction:
 
     def use_number(self, agent: str, n: int) -> None:
         self.numbers[agent] = max(self.numbers.get(agent, 0), n)
+
+    def acts(self, ho_ids: Sequence[str]) -> list[str]:
+        return []  # the tool keeps no statements in memory
 
 
 class MemoryLedger:
@@ -271,6 +276,13 @@ class _SQLiteTransaction:
     def use_number(self, agent: str, n: int) -> None:
         self.db.execute("INSERT INTO numbers (agent, n) VALUES (?, ?) ON CONFLICT(agent) DO UPDATE SET n = MAX(n, ?)",
                         (agent, n, n))
+
+    def acts(self, ho_ids: Sequence[str]) -> list[str]:
+        """The states of the tool's statements for these HOs whose act ran or may have (``committed``,
+        ``in-doubt``)."""
+        marks = ", ".join("?" * len(ho_ids))
+        return [row[0] for row in self.db.execute(f"SELECT state FROM statements WHERE ho_id IN ({marks}) AND "
+                                                  "state IN ('in-doubt', 'committed')", tuple(ho_ids))]
 
 
 def _cut_refused_lines(db: sqlite3.Connection) -> None:
