@@ -464,3 +464,18 @@ def test_a_cancel_while_the_act_is_in_doubt_is_not_answered_nothing_was_done(tmp
     assert refused.value.kind == "act-ran" and "in-doubt" in str(refused.value)
     store.settle(prepared.token, ran=False, note="the bank has no such payment", who="ops")
     assert payer.send(answer, number=True).startswith("RW1 AN payer-3 re=scheduler-3 ")
+
+
+def test_the_tool_command_keeps_one_store_and_one_counter(tmp_path):
+    payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
+    payer.receive(PAY_HO)
+    payer.send("RW1 ST payer-0 from=payer to=scheduler item=inv:MD-2026-057 pct=0", number=True)
+    run = [sys.executable, "-m", "rogerwilco", "tool", "prepare", PAY_HO, "--profile", "pay"]
+    elsewhere = subprocess.run(run + ["--ledger", str(tmp_path / "payer.ledger"), "--store", str(tmp_path / "t.db")],
+                               capture_output=True, text=True)
+    assert elsewhere.returncode == 2 and "one store" in elsewhere.stderr and not (tmp_path / "t.db").exists()
+    used = subprocess.run(run + ["--ledger", str(tmp_path / "payer.ledger"), "--n", "1"], capture_output=True,
+                          text=True)
+    assert used.returncode == 2 and "payer-1 is not free" in used.stderr
+    fine = subprocess.run(run + ["--ledger", str(tmp_path / "payer.ledger")], capture_output=True, text=True)
+    assert fine.returncode == 0 and fine.stdout.startswith("RW1 RB payer-2 ")
