@@ -26,7 +26,10 @@ same table, so what one refuses the other reports.
 
 **Receiving** never raises on what a peer sent. A line that cannot be taken
 yields :class:`Unreadable` and, where it names who sent it, the
-``UN why=UNK|VER`` reply. A re-send of a handoff this end already read back
+``UN why=UNK|VER`` reply; a line claiming ``from=<me>`` that this end never
+sent yields :class:`Forged`, is never recorded as mine, and takes no number
+(numbering skips the number it carried, so a squatted id neither goes out
+again nor blocks). A re-send of a handoff this end already read back
 yields :class:`Duplicate` and the ``UN why=DUP`` reply. Those replies are the
 protocol's alone, so the endpoint records them as sent in the same step and
 returns them as :class:`Reply` events for the caller to deliver. Replies that
@@ -49,7 +52,14 @@ the endpoint first reads what other processes sharing the ledger recorded,
 then handles the line and appends it with its automatic replies. A line
 received twice (a redelivery after a restart) is recognised by its id and
 answered with the replies recorded the first time, so a restart neither loses
-nor doubles a message.
+nor doubles a message. A refused line is journalled cut short, with its hash
+and size (:func:`rogerwilco.checks.ledger.refused_entry`), and never parsed again.
+
+**One counter.** The next number (:meth:`Endpoint._next_number`) is past every
+number this end used and the ledger's counter, which the agent's tool moves
+too (:meth:`Endpoint.reserve_number`): the tool keeps its statements in the
+same ledger, asks :meth:`Endpoint.may_act` inside its own transaction, and
+journals the act's report with :meth:`Endpoint.record_act`.
 """
 
 from __future__ import annotations
