@@ -1,4 +1,4 @@
-"""The endpoint's ledger: what an agent sent and received, and its message numbers.
+"""The agent's ledger: what it sent and received, its message numbers, and its tool's statements.
 
 Theory of operation
 -------------------
