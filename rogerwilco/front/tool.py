@@ -99,7 +99,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
-from ..checks.ledger import TOOL_INDEXES, LedgerError, SQLiteLedger, has_handoff_keys, run_script
+from ..checks.ledger import TOOL_INDEXES, SQLiteLedger, has_handoff_keys, run_script
 from ..checks.lifecycle import (REISSUE, RESEND, STATEMENT_EVENTS, STATEMENT_LIVE, STATEMENT_START, STATEMENT_STATES,
                                 Envelope, issue_link)
 from ..checks.readback import exec_slots, make_rb, vocabulary_of
