@@ -449,3 +449,36 @@ def test_a_done_report_that_matches_needs_no_undo():
         else:
             reports += [e for e in scheduler.receive(line) if isinstance(e, DoneReport)]
     assert [(r.report.passed, r.undo) for r in reports] == [(True, None)]
+
+
+# ---- a line claiming to be mine that I never sent (id squatting) ---------------------------------
+
+SQUAT = "RW1 ST dev-1 from=dev to=qa item=gh:org/app#7 pct=90 // not sent by dev"
+
+
+def test_a_line_claiming_to_be_mine_is_refused_as_forged_and_never_blocks_numbering(tmp_path):
+    from rogerwilco.checks.endpoint import Forged
+
+    dev = Endpoint("dev", ledger=tmp_path / "dev.ledger")
+    events = dev.receive(SQUAT)
+    assert [type(e).__name__ for e in events] == ["Forged"] and events[0].findings[0].kind == "forged"
+    assert isinstance(events[0], Unreadable) and events[0].reply is None
+    assert dev.journal() == []  # never recorded as a message of this end
+    assert isinstance(dev.receive(SQUAT)[0], Forged)  # delivered again: refused again
+    dev.receive(HO)
+    sent = dev.send(dev.readback("lead-1"), number=True)
+    assert sent.startswith("RW1 RB dev-2 ")  # the squatted number is skipped, not refused for ever
+    with pytest.raises(ProtocolError) as taken:
+        dev.send(SQUAT)
+    assert taken.value.kind == "id-reused"
+    again = Endpoint("dev", ledger=tmp_path / "dev.ledger")  # the same after a restart
+    assert again.journal() == dev.journal()
+    assert again.send("RW1 ST dev-0 from=dev to=lead item=gh:org/app#7 pct=5", number=True).startswith("RW1 ST dev-3 ")
+
+
+def test_an_automatic_reply_never_reuses_a_squatted_id():
+    dev = Endpoint("dev")
+    dev.receive(SQUAT.replace("dev-1", "dev-2"))  # the number after the first reply
+    first = replies(dev.receive("RW1 HO lead-1 from=lead to=dev item=x ask=FIXX"))
+    second = replies(dev.receive("RW1 HO lead-2 from=lead to=dev item=y ask=FIXX"))
+    assert [line.split(" ")[2] for line in first + second] == ["dev-1", "dev-3"]

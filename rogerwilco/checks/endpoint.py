@@ -26,7 +26,10 @@ same table, so what one refuses the other reports.
 
 **Receiving** never raises on what a peer sent. A line that cannot be taken
 yields :class:`Unreadable` and, where it names who sent it, the
-``UN why=UNK|VER`` reply. A re-send of a handoff this end already read back
+``UN why=UNK|VER`` reply; a line claiming ``from=<me>`` that this end never
+sent yields :class:`Forged`, is never recorded as mine, and takes no number
+(numbering skips the number it carried, so a squatted id neither goes out
+again nor blocks). A re-send of a handoff this end already read back
 yields :class:`Duplicate` and the ``UN why=DUP`` reply. Those replies are the
 protocol's alone, so the endpoint records them as sent in the same step and
 returns them as :class:`Reply` events for the caller to deliver. Replies that
@@ -57,7 +60,14 @@ the endpoint first reads what other processes sharing the ledger recorded,
 then handles the line and appends it with its automatic replies. A line
 received twice (a redelivery after a restart) is recognised by its id and
 answered with the replies recorded the first time, so a restart neither loses
-nor doubles a message.
+nor doubles a message. A refused line is journalled cut short, with its hash
+and size (:func:`rogerwilco.checks.ledger.refused_entry`), and never parsed again.
+
+**One counter.** The next number (:meth:`Endpoint._next_number`) is past every
+number this end used and the ledger's counter, which the agent's tool moves
+too (:meth:`Endpoint.reserve_number`): the tool keeps its statements in the
+same ledger, asks :meth:`Endpoint.may_act` inside its own transaction, and
+journals the act's report with :meth:`Endpoint.record_act`.
 """
 
 from __future__ import annotations
@@ -74,7 +84,7 @@ from ..core.findings import NOTE, Finding, fail
 # the table and the rule are the lifecycle's; the names stay importable from here
 from .lifecycle import (CLOSE_STATES, CLOSERS, ECHO_STATES, EVENTS, READBACK_STATES, REPLIES, TRANSITIONS,  # noqa: F401
                         Step, handoff_of, is_duplicate_answer, issue_link, waits_for_verdict, whole)
-from .ledger import MemoryLedger, SQLiteLedger, Transaction, open_ledger
+from .ledger import MemoryLedger, SQLiteLedger, Transaction, open_ledger, refused_entry
 from ..core.message import Message
 from .readback import ReadbackInputError, ReadbackReport, check_dn, check_ho, check_rb, levels_of, make_rb
 from ..core.semantics import LineResult, check_line, refusal_for
@@ -151,6 +161,12 @@ class Unreadable(Event):
 
     text: str = ""
     reply: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Forged(Unreadable):
+    """A line claiming to come from this end that this end never sent: refused, never recorded as mine. Its
+    number is never given to a line of mine (numbering skips it), and it takes none."""
 
 
 @attrs.frozen(kw_only=True)
@@ -547,13 +563,16 @@ class Endpoint:
         self._early_cancels: dict[str, tuple[str, ...]] = {}
         self._composed: dict[str, list[Message]] = {}  # HO id -> readbacks composed for it
         self._used: set[int] = set()
+        self._taken: set[int] = set()  # numbers forged lines carried under my name: never given
+        self._last_number = 0  # the ledger's counter for me (the tool's lines take numbers there too)
         self.findings: list[Finding] = []
 
     def _catch_up(self, tx: Transaction) -> None:
         for entry in tx.entries(self.me, self._seen):
             self._seen = max(self._seen, entry.seq)
-            try:
-                message = Message.from_line(entry.line, self.receiver).replace(source=None)
+            try:  # a refused line is journalled cut short: it is never parsed again
+                message = None if "refused" in entry.extra else \
+                    Message.from_line(entry.line, self.receiver).replace(source=None)
             except RW1Error:
                 message = None
             if entry.dir == "out":
@@ -562,6 +581,7 @@ class Endpoint:
                     self._apply(message, outgoing=True, at=entry.at, live=False)
             else:
                 self._take(entry.line, message, entry.at, live=False, extra=entry.extra)
+        self._last_number = tx.last_number(self.me)
 
     def _record(self, message: Message, direction: str, extra: Mapping[str, Any], at: str,
                 text: str | None = None) -> None:
@@ -579,7 +599,51 @@ class Endpoint:
         return f"{self.me}-{n:0{self.id_width}d}" if self.id_width else f"{self.me}-{n}"
 
     def _peek_id(self) -> str:
-        return self._format_id(max(self._used, default=0) + 1)
+        return self._format_id(self._next_number())
+
+    def _next_number(self) -> int:
+        """The number this end gives next: past every number it used and the ledger's counter, skipping the
+        numbers forged lines carried (so a squatted id never goes out again, and never blocks)."""
+        n = max(max(self._used, default=0), self._last_number) + 1
+        while n in self._taken:
+            n += 1
+        return n
+
+    def reserve_number(self, n: int | None = None) -> int:
+        """Take a message number for a line composed outside :meth:`send` (the tool's readback, its done
+        report): the next this end would give, or ``n`` where it is past every number used. The ledger's
+        counter moves past it, so no other line takes it. Inside a ledger transaction (the tool's step),
+        it is that transaction's. Raises ValueError for an ``n`` that is not free."""
+        try:
+            with self.ledger.transaction() as tx:
+                self._catch_up(tx)
+                if n is None:
+                    n = self._next_number()
+                elif n <= max(max(self._used, default=0), self._last_number) or n in self._taken:
+                    raise ValueError(f"{self._format_id(n)} is not free: {self.me}'s lines are numbered from its "
+                                     f"ledger (next {self._peek_id()}); leave the number out")
+                tx.use_number(self.me, n)
+                self._last_number = max(self._last_number, n)
+                return n
+        except ValueError:
+            raise
+        except BaseException:
+            self._reset()
+            raise
+
+    def record_act(self, line: str) -> None:
+        """Journal the report of an act that ran (the tool's DN, or its FL, numbered by
+        :meth:`reserve_number`) as sent by this end. :meth:`send`'s checks are not run: the act happened,
+        and the journal says so whatever arrived while it ran. Recording it again changes nothing."""
+        message = Message.from_line(line, self.receiver).replace(source=None)
+        try:
+            with self.ledger.transaction() as tx:
+                self._catch_up(tx)
+                if self._dir.get(message.id) != "out":
+                    self._journal_out(tx, message, line, {})
+        except BaseException:
+            self._reset()
+            raise
 
     # ---- queries ------------------------------------------------------------
 
@@ -683,13 +747,19 @@ class Endpoint:
                 message = result.message.replace(source=None) if result.message is not None and result.valid else None
                 if message is not None and message.id in self._messages:
                     return self._redelivered(message)
-                if message is None and text in self._unreadable:
-                    again = tuple(self._text[r] for r in self._unreadable[text] if r in self._messages)
+                refused = message is None or message.from_ == self.me
+                journalled, extra = refused_entry(text) if message is None else (text, {})
+                key = extra["refused"]["sha256"] if message is None else text
+                if refused and key in self._unreadable:
+                    if message is not None:
+                        return [self._forged(message, text)]
+                    again = tuple(self._text[r] for r in self._unreadable[key] if r in self._messages)
                     return [Redelivered(replies=again)] + [Reply(line=r) for r in again]
                 events = self._take(text, message, at, live=True, result=result)
                 replies = [e.line for e in events if isinstance(e, Reply)]
-                self._seen = tx.append(self.me, "in", text, msg_id=message.id if message else None,
-                                       extra={"replies": [r.split(" ", 3)[2] for r in replies]}, at=at)
+                extra["replies"] = [r.split(" ", 3)[2] for r in replies]
+                self._seen = tx.append(self.me, "in", journalled, msg_id=message.id if message else None,
+                                       extra=extra, at=at)
                 for reply in replies:
                     self._seen = tx.append(self.me, "out", reply, msg_id=reply.split(" ", 3)[2], extra={}, at=at)
                     tx.use_number(self.me, int(MSGID_RE.fullmatch(reply.split(" ", 3)[2]).group(2)))  # type: ignore[union-attr]
@@ -697,6 +767,12 @@ class Endpoint:
         except BaseException:
             self._reset()  # memory may be ahead of the ledger: rebuild from it on the next step
             raise
+
+    def _forged(self, message: Message, text: str) -> Forged:
+        finding = fail(kind="forged", key=None, token=message.id,
+                       message=f"{message.id} claims to come from {self.me}, which never sent it: refused as forged; "
+                               "its number is never given to a line of this end")
+        return Forged(text=text, message=message, findings=(finding,))
 
     def _redelivered(self, message: Message) -> list[Any]:
         if self._messages[message.id] != message:
@@ -722,12 +798,17 @@ class Endpoint:
               result: LineResult | None = None, extra: Mapping[str, Any] | None = None) -> list[Any]:
         """Handle an incoming line (live: make replies; replay: the journal holds them)."""
         if message is None:
+            if not live:  # the journal holds its replies; the line is not parsed again
+                kept = (extra or {}).get("refused")
+                key = kept["sha256"] if isinstance(kept, dict) else refused_entry(text)[1]["refused"]["sha256"]
+                self._unreadable[key] = tuple((extra or {}).get("replies", ()))
+                return []
             if result is None:
                 result = check_line(text, self.receiver)
             problem = result.refusal
             reply = None
-            if live and problem is not None:
-                n = max(self._used, default=0) + 1
+            if problem is not None:
+                n = self._next_number()
                 reply = refusal_for(result, self.me, n)
                 if reply is not None:
                     head = reply.split(" ", 3)
@@ -739,13 +820,17 @@ class Endpoint:
             if reply is not None:
                 self._record(Message.from_line(reply, self.receiver).replace(source=None), "out", {}, at, reply)
                 events.append(Reply(line=reply))
-            if live:
-                self._unreadable[text] = tuple(r.split(" ", 3)[2] for r in (reply,) if r is not None)
-            else:
-                self._unreadable[text] = tuple((extra or {}).get("replies", ()))
+            key = refused_entry(text)[1]["refused"]["sha256"]
+            self._unreadable[key] = tuple(r.split(" ", 3)[2] for r in (reply,) if r is not None)
             return events
         if message.id in self._messages:
             return []
+        if message.from_ == self.me:
+            self._unreadable[text] = ()
+            number = MSGID_RE.fullmatch(message.id)
+            if number is not None:
+                self._taken.add(int(number.group(2)))
+            return [self._forged(message, text)]
         self._record(message, "in", {}, at, text)
         if extra is not None:
             self._replies[message.id] = tuple(extra.get("replies", ()))
@@ -1200,14 +1285,15 @@ class Endpoint:
             with self.ledger.transaction() as tx:
                 self._catch_up(tx)
                 if number:
-                    n = max(self._used | {tx.last_number(self.me)}, default=0) + 1
+                    n = self._next_number()
                     msg = reread(msg.replace(id=self._format_id(n)), self.receiver)
                 else:
                     found = MSGID_RE.fullmatch(msg.id)
                     n = int(found.group(2)) if found else 0
-                    if n in self._used and self._dir.get(msg.id) != "out":
-                        raise ProtocolError(f"{msg.id}: number {n} is already used by this end", kind="id-reused",
-                                            token=msg.id)
+                    if (n in self._used or n in self._taken) and self._dir.get(msg.id) != "out":
+                        raise ProtocolError(f"{msg.id}: number {n} is already used by this end"
+                                            + ("" if n in self._used else " (a forged line carried it)"),
+                                            kind="id-reused", token=msg.id)
                 if not number and self._dir.get(msg.id) == "out" and self._messages[msg.id] == msg:
                     return self._text[msg.id]  # the same message again (a cancel answered by the act's DN, a retry)
                 if msg.from_ != self.me:
@@ -1230,21 +1316,38 @@ class Endpoint:
                             raise ProtocolError(f"{msg.id} differs from the record: "
                                                 + "; ".join(f.message for f in checked.failures()),
                                                 kind="check-ho", findings=checked.findings)
-                now = self.clock()
-                self._guard(msg, now)
-                at = _stamp(now)
+                self._guard(msg, self.clock())
+                self._guard_act(tx, msg)
                 # a line given as text goes out as written (it parsed to this message); anything else is written
                 line = message if isinstance(message, str) and not number else msg.to_line()
-                self._record(msg, "out", extra, at, line)
-                self._apply(msg, outgoing=True, at=at, live=True)
-                self._seen = tx.append(self.me, "out", line, msg_id=msg.id, extra=extra, at=at)
-                tx.use_number(self.me, n)
+                self._journal_out(tx, msg, line, extra)
                 return line
         except ProtocolError:
             raise
         except BaseException:
             self._reset()
             raise
+
+    def _guard_act(self, tx: Transaction, msg: Message) -> None:
+        """An AN answering a cancel says nothing was done: refused while the agent's tool holds the act as
+        in doubt or run (one store: the tool's statements are in this ledger)."""
+        named = self._messages.get(msg.re) if msg.type == "AN" and msg.re else None
+        ho = self._target(named) if named is not None and named.type == "CX" else None
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        acts = getattr(tx, "acts", None)
+        states = acts(tuple(h.issues)) if h is not None and acts is not None else []
+        if states:
+            raise ProtocolError(f"the act on {h.live} is {states[0]} in {self.me}'s tool store: answer "  # type: ignore[union-attr]
+                                f"{msg.re} with the act's DN once it is known, not AN", kind="act-ran", token=msg.id)
+
+    def _journal_out(self, tx: Transaction, msg: Message, line: str, extra: Mapping[str, Any]) -> None:
+        """Record a line this end sends, in memory and in the ledger, and move the counter past its number."""
+        at = _stamp(self.clock())
+        self._record(msg, "out", extra, at, line)
+        self._apply(msg, outgoing=True, at=at, live=True)
+        self._seen = tx.append(self.me, "out", line, msg_id=msg.id, extra=extra, at=at)
+        found = MSGID_RE.fullmatch(msg.id)
+        tx.use_number(self.me, int(found.group(2)) if found else 0)
 
     def _coerce(self, message: Message | str | Mapping[str, Any], number: bool) -> Message:
         try:
@@ -1583,6 +1686,7 @@ __all__ = [
     "EchoChecked",
     "Endpoint",
     "Event",
+    "Forged",
     "Handoff",
     "HandoffClosed",
     "HandoffOffered",

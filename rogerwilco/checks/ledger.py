@@ -1,4 +1,4 @@
-"""The endpoint's ledger: what an agent sent and received, and its message numbers.
+"""The agent's ledger: what it sent and received, its message numbers, and its tool's statements.
 
 Theory of operation
 -------------------
@@ -21,26 +21,52 @@ file in WAL mode, each transaction a ``BEGIN IMMEDIATE`` one: SQLite lets one
 writer hold it at a time, so two processes sharing a ledger for the same
 agent see each other's entries before they act and never take the same
 message number, and a process killed at any point leaves the file as it was
-before the transaction or after it. A file that is not a ledger, or whose
-pages are damaged, is refused with :class:`LedgerError`; it is never reset.
+before the transaction or after it. A file that is not a ledger, whose
+pages or text are damaged, or that is reached through a symbolic link, is
+refused with :class:`LedgerError`; it is never reset.
+
+**One store per agent.** The same file holds the tool's prepared statements
+(:class:`rogerwilco.tool.ToolStore`: the tables ``statements``, ``issues`` and
+``cancels``), so the tool's steps and the endpoint's are transactions over one
+state, and one counter (``numbers``) numbers every line the agent sends. A
+transaction opened while this thread already holds one joins it: the
+endpoint's queries made inside a tool's step read, and are decided by, that
+step's transaction. A tool store kept in a file of its own is the same schema
+with an empty journal.
+
+**Versions.** ``meta.version`` is 2. A version 1 ledger (no tool tables) and a
+tool store from before the ledger held it (its tables alone, no
+``application_id``) are upgraded in place when opened; a later version is
+refused.
+
+**Refused input.** A line the endpoint cannot take is journalled as a prefix
+of :data:`REFUSED_PREFIX` characters, with the SHA-256 and the size of the
+whole line in its extras (:func:`refused_entry`), so a peer's oversized line
+costs the file a few hundred bytes and a restart never parses it again.
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import json
 import os
 import sqlite3
+import stat
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Protocol
+from typing import Any, Iterator, Mapping, Protocol, Sequence
 
 import attrs
 
 from ..core.errors import RW1Error
+from .lifecycle import STATEMENT_LIVE
 
 _FORMAT = "rogerwilco-ledger"
-_VERSION = 1
+_VERSION = 2
+#: how many characters of a refused line the journal keeps (its hash and size say what the rest was)
+REFUSED_PREFIX = 512
 #: ``PRAGMA application_id``: the file says what it is ("RWLG").
 _APPLICATION_ID = 0x52574C47
 _SCHEMA = """
@@ -56,11 +82,86 @@ CREATE TABLE IF NOT EXISTS journal (
 );
 CREATE INDEX IF NOT EXISTS journal_agent ON journal (agent, seq);
 CREATE TABLE IF NOT EXISTS numbers (agent TEXT PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS statements (
+    token TEXT PRIMARY KEY,
+    ho_id TEXT NOT NULL,
+    ho_from TEXT NOT NULL,
+    ho_to TEXT NOT NULL,
+    item TEXT,
+    ask TEXT NOT NULL,
+    profile TEXT,
+    ho_line TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    statement TEXT NOT NULL,
+    rb_line TEXT NOT NULL,
+    exp TEXT NOT NULL,
+    state TEXT NOT NULL,
+    prepared_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    pid INTEGER,
+    reply_n INTEGER,
+    executed TEXT,
+    reply_line TEXT,
+    cx_id TEXT,
+    detail TEXT,
+    handoff TEXT,
+    rb_id TEXT
+);
+CREATE INDEX IF NOT EXISTS statements_ho ON statements (ho_id);
+CREATE TABLE IF NOT EXISTS cancels (ho_id TEXT PRIMARY KEY, cx_id TEXT NOT NULL, cx_line TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS issues (
+    ho_id TEXT PRIMARY KEY,
+    handoff TEXT NOT NULL,
+    ho_from TEXT NOT NULL,
+    ho_to TEXT NOT NULL,
+    item TEXT,
+    re TEXT,
+    prev TEXT,
+    seen INTEGER NOT NULL,
+    reply_line TEXT
+);
+CREATE INDEX IF NOT EXISTS issues_handoff ON issues (handoff);
+CREATE INDEX IF NOT EXISTS issues_re ON issues (re);
+CREATE INDEX IF NOT EXISTS issues_parties ON issues (ho_from, ho_to, item);
 """
+#: The statements' handoff indexes, created once the columns exist (a tool store from before handoff keys
+#: gains them first: :meth:`rogerwilco.tool.ToolStore.open`). The partial unique index allows one statement
+#: per handoff in the states that can commit or have run.
+TOOL_INDEXES = """
+CREATE INDEX IF NOT EXISTS statements_rb ON statements (rb_id);
+CREATE INDEX IF NOT EXISTS statements_handoff ON statements (handoff);
+CREATE UNIQUE INDEX IF NOT EXISTS one_act_per_handoff ON statements (handoff)
+    WHERE state IN (%s);
+""" % ", ".join(f"'{state}'" for state in STATEMENT_LIVE)
+#: the tables of a tool store from before the ledger held it
+_TOOL_TABLES = {"statements", "cancels", "numbers", "issues"}
 
 
 class LedgerError(RW1Error):
     """A ledger that cannot be opened, read or written."""
+
+
+def run_script(db: sqlite3.Connection, script: str) -> None:
+    """Each statement of ``script`` in turn (inside the caller's transaction, unlike ``executescript``)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def has_handoff_keys(db: sqlite3.Connection) -> bool:
+    """Whether the statements table has its handoff key (a tool store written before it had not)."""
+    return "handoff" in {row[1] for row in db.execute("PRAGMA table_info(statements)")}
+
+
+def refused_entry(text: str) -> tuple[str, dict[str, Any]]:
+    """What the journal keeps of a line the endpoint refused: a prefix, and the whole line's hash and size.
+
+    The hash (of the line's UTF-8) recognises the same line delivered again; the size says how much was
+    left out."""
+    data = text.encode("utf-8", "surrogatepass")
+    kept = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+    return text[:REFUSED_PREFIX], {"refused": kept}
 
 
 @attrs.frozen(kw_only=True)
@@ -85,6 +186,8 @@ class Transaction(Protocol):
     def last_number(self, agent: str) -> int: ...
 
     def use_number(self, agent: str, n: int) -> None: ...
+
+    def acts(self, ho_ids: Sequence[str]) -> list[str]: ...
 
 
 class Ledger(Protocol):
@@ -114,6 +217,9 @@ class _MemoryTransaction:
 
     def use_number(self, agent: str, n: int) -> None:
         self.numbers[agent] = max(self.numbers.get(agent, 0), n)
+
+    def acts(self, ho_ids: Sequence[str]) -> list[str]:
+        return []  # the tool keeps no statements in memory
 
 
 class MemoryLedger:
@@ -171,6 +277,26 @@ class _SQLiteTransaction:
         self.db.execute("INSERT INTO numbers (agent, n) VALUES (?, ?) ON CONFLICT(agent) DO UPDATE SET n = MAX(n, ?)",
                         (agent, n, n))
 
+    def acts(self, ho_ids: Sequence[str]) -> list[str]:
+        """The states of the tool's statements for these HOs whose act ran or may have (``committed``,
+        ``in-doubt``)."""
+        marks = ", ".join("?" * len(ho_ids))
+        return [row[0] for row in self.db.execute(f"SELECT state FROM statements WHERE ho_id IN ({marks}) AND "
+                                                  "state IN ('in-doubt', 'committed')", tuple(ho_ids))]
+
+
+def _cut_refused_lines(db: sqlite3.Connection) -> None:
+    """Journal a version 1 ledger's refused lines (received, no id) as this version does: cut short."""
+    for seq, line, extra in db.execute("SELECT seq, line, extra FROM journal WHERE dir = 'in' AND msg_id IS NULL "
+                                       "AND length(line) > ?", (REFUSED_PREFIX,)).fetchall():
+        kept, refused = refused_entry(line)
+        try:
+            merged = {**json.loads(extra), **refused}
+        except ValueError:
+            continue  # damaged extras: left for the endpoint to report when it reads them
+        db.execute("UPDATE journal SET line = ?, extra = ? WHERE seq = ?", (kept, json.dumps(merged, sort_keys=True),
+                                                                          seq))
+
 
 class SQLiteLedger:
     """The journal in a SQLite file (WAL): durable, shared safely between processes."""
@@ -184,7 +310,8 @@ class SQLiteLedger:
         self.synchronous = synchronous
         self._busy_timeout = busy_timeout
         self._local = threading.local()
-        existed = self.path.exists() and self.path.stat().st_size > 0
+        found = self._lstat()
+        existed = found is not None and found.st_size > 0
         db = self._connect()
         try:
             self._check(db, existed)
@@ -193,40 +320,85 @@ class SQLiteLedger:
         finally:
             db.close()
 
-    def _connect(self) -> sqlite3.Connection:
+    def _lstat(self) -> os.stat_result | None:
+        """The path's own status (a symbolic link is refused, never followed), or None where nothing is there."""
         try:
-            db = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise LedgerError(f"cannot open the ledger {self.path}: {exc}") from None
+            found = os.lstat(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise LedgerError(f"cannot open the ledger {self.path}: {exc.strerror or exc}") from None
+        if stat.S_ISLNK(found.st_mode):
+            raise LedgerError(f"{self.path} is a symbolic link: a ledger is opened only where it is, never through "
+                              "a link (give the path of the file itself)")
+        if not stat.S_ISREG(found.st_mode):
+            raise LedgerError(f"{self.path} is not a regular file: a ledger is a SQLite file")
+        return found
+
+    def _connect(self) -> sqlite3.Connection:
+        """A connection to the file at the path itself: created (without following a link) when absent."""
+        self._lstat()
+        try:
+            # O_NOFOLLOW: a link put at the path after the check above is refused here, not followed
+            fd = os.open(self.path, os.O_RDONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                self._lstat()  # says it is a link
+            raise LedgerError(f"cannot open the ledger {self.path}: {exc.strerror or exc}") from None
+        try:
+            opened = os.fstat(fd)
+            try:
+                db = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None)
+            except sqlite3.Error as exc:
+                raise LedgerError(f"cannot open the ledger {self.path}: {exc}") from None
+        finally:
+            os.close(fd)
+        now = self._lstat()
+        if now is None or (now.st_dev, now.st_ino) != (opened.st_dev, opened.st_ino):
+            db.close()
+            raise LedgerError(f"{self.path} was replaced while it was being opened; open it again")
+        db.row_factory = sqlite3.Row
         return db
 
     def _check(self, db: sqlite3.Connection, existed: bool) -> None:
-        if existed and (db.execute("PRAGMA application_id").fetchone()[0] != 0
-                        or db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] != 0):
-            app = db.execute("PRAGMA application_id").fetchone()[0]
-            if app != _APPLICATION_ID:
+        app = db.execute("PRAGMA application_id").fetchone()[0]
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} - {
+            "sqlite_sequence"}
+        version = None
+        if existed and (app != 0 or tables):
+            # a tool store from before the ledger held it: its own tables and no application id
+            adopt = app == 0 and "statements" in tables and tables <= _TOOL_TABLES
+            if app != _APPLICATION_ID and not adopt:
                 raise LedgerError(f"{self.path} is not a rogerwilco ledger (another kind of SQLite file); "
                                   "it was left as it is")
             problems = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
             if problems != ["ok"]:
                 raise LedgerError(f"{self.path} is damaged ({'; '.join(problems[:3])}); it was left as it is: "
                                   "restore it from a copy")
-            row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-            if row is None or row[0] != str(_VERSION):
-                raise LedgerError(f"{self.path} is a ledger of another version ({row[0] if row else 'none'}); "
-                                  f"this package reads version {_VERSION}")
-            db.execute("PRAGMA journal_mode=WAL")
-            return
+            if not adopt:
+                row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+                version = row[0] if row else None
+                if version not in ("1", str(_VERSION)):
+                    raise LedgerError(f"{self.path} is a ledger of another version ({version or 'none'}); "
+                                      f"this package reads versions 1 and {_VERSION}")
         db.execute("PRAGMA journal_mode=WAL")
+        if version != str(_VERSION):
+            self._create(db)
+
+    @staticmethod
+    def _create(db: sqlite3.Connection) -> None:
+        """Create the tables, or upgrade an older file to this version, in one transaction."""
         db.execute("BEGIN IMMEDIATE")
         try:
             if db.execute("PRAGMA application_id").fetchone()[0] == 0:
                 db.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('format', ?), ('version', ?)",
-                       (_FORMAT, str(_VERSION)))
+            run_script(db, _SCHEMA)
+            _cut_refused_lines(db)
+            if has_handoff_keys(db):  # else the tool store gives its statements their keys first
+                run_script(db, TOOL_INDEXES)
+            db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('format', ?)", (_FORMAT,))
+            db.execute("INSERT INTO meta (key, value) VALUES ('version', ?) "
+                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(_VERSION),))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -238,26 +410,47 @@ class SQLiteLedger:
         if getattr(local, "db", None) is None or local.pid != os.getpid():
             db = self._connect()
             db.execute(f"PRAGMA synchronous={self.synchronous}")
-            local.db, local.pid = db, os.getpid()
+            local.db, local.pid, local.depth = db, os.getpid(), 0
         return local.db
+
+    def _damaged(self, exc: sqlite3.Error) -> LedgerError:
+        if "decode" in str(exc).lower():
+            return LedgerError(f"{self.path} holds text that is not UTF-8 ({exc}): the file is damaged; it was "
+                               "left as it is: restore it from a copy")
+        return LedgerError(f"ledger {self.path}: {exc}")
 
     @contextmanager
     def transaction(self) -> Iterator[_SQLiteTransaction]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error."""
+        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error.
+
+        Opened while this thread already holds one, it joins it (the outer block commits or rolls back)."""
         db = self._connection()
+        local = self._local
+        if local.depth:
+            local.depth += 1
+            try:
+                yield _SQLiteTransaction(db)
+            finally:
+                local.depth -= 1
+            return
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             raise LedgerError(f"ledger {self.path}: {exc}") from None
+        local.depth = 1
         try:
             yield _SQLiteTransaction(db)
-        except BaseException:
+        except BaseException as exc:
+            local.depth = 0
             try:
                 db.execute("ROLLBACK")
             except sqlite3.Error:
                 self._local.db = None
                 db.close()
+            if isinstance(exc, sqlite3.Error):
+                raise self._damaged(exc) from None
             raise
+        local.depth = 0
         try:
             db.execute("COMMIT")
         except sqlite3.Error as exc:
@@ -283,5 +476,10 @@ __all__ = [
     "MemoryLedger",
     "SQLiteLedger",
     "Transaction",
+    "REFUSED_PREFIX",
+    "TOOL_INDEXES",
+    "has_handoff_keys",
     "open_ledger",
+    "refused_entry",
+    "run_script",
 ]

@@ -64,8 +64,24 @@ means it failed and did nothing (recorded ``failed``, answered with ``FL
 why=ERR``); death by a signal, a timeout, or output that cannot be read
 leaves the statement ``in-doubt``.
 
-Message numbers: the store keeps, per agent, the last number it used; a
-caller that knows the conversation passes ``n`` to set it.
+**One store per agent.** The store is a ledger
+(:class:`rogerwilco.checks.ledger.SQLiteLedger`): the statements live in the
+tables ``statements``, ``issues`` and ``cancels`` of the same SQLite file as
+the agent's journal. Given the agent's endpoint, the tool works in the
+endpoint's ledger, and every step is one transaction over both: ``commit``
+asks :meth:`rogerwilco.checks.endpoint.Endpoint.may_act`, moves the statement to
+``in-doubt`` and takes the DN's number in one ``BEGIN IMMEDIATE`` transaction,
+so a cancel another process records is either seen there (and nothing runs) or
+recorded after the act (and answered with its DN); the second transaction
+records the result and journals the DN (or FL) as sent by the agent.
+
+Message numbers: one counter per agent, the ledger's. With an endpoint, the
+readback, the DN, the ``UN why=DUP`` and the cancel's AN take the next number
+the endpoint would give (:meth:`rogerwilco.checks.endpoint.Endpoint.reserve_number`),
+so the tool and the endpoint never issue one id twice; ``n``, where given,
+must be a number this agent has not used. Without one, the store keeps the
+last number per agent and a caller that knows the conversation passes ``n``
+to set it.
 """
 
 from __future__ import annotations
@@ -83,6 +99,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
+from ..checks.ledger import TOOL_INDEXES, SQLiteLedger, has_handoff_keys, run_script
 from ..checks.lifecycle import (REISSUE, RESEND, STATEMENT_EVENTS, STATEMENT_LIVE, STATEMENT_START, STATEMENT_STATES,
                                 Envelope, issue_link)
 from ..checks.readback import exec_slots, make_rb, vocabulary_of
@@ -95,60 +112,6 @@ from ..core.vocab import Profiles, Receiver, Vocabulary, as_receiver
 DEFAULT_WINDOW = _dt.timedelta(minutes=15)
 STATES = STATEMENT_STATES
 _LIVE = STATEMENT_LIVE  # a statement that can commit, or whose act ran
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS statements (
-    token TEXT PRIMARY KEY,
-    ho_id TEXT NOT NULL,
-    ho_from TEXT NOT NULL,
-    ho_to TEXT NOT NULL,
-    item TEXT,
-    ask TEXT NOT NULL,
-    profile TEXT,
-    ho_line TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    statement TEXT NOT NULL,
-    rb_line TEXT NOT NULL,
-    exp TEXT NOT NULL,
-    state TEXT NOT NULL,
-    prepared_at TEXT NOT NULL,
-    started_at TEXT,
-    finished_at TEXT,
-    pid INTEGER,
-    reply_n INTEGER,
-    executed TEXT,
-    reply_line TEXT,
-    cx_id TEXT,
-    detail TEXT,
-    handoff TEXT,
-    rb_id TEXT
-);
-CREATE INDEX IF NOT EXISTS statements_ho ON statements (ho_id);
-CREATE TABLE IF NOT EXISTS cancels (ho_id TEXT PRIMARY KEY, cx_id TEXT NOT NULL, cx_line TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS numbers (agent TEXT PRIMARY KEY, n INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS issues (
-    ho_id TEXT PRIMARY KEY,
-    handoff TEXT NOT NULL,
-    ho_from TEXT NOT NULL,
-    ho_to TEXT NOT NULL,
-    item TEXT,
-    re TEXT,
-    prev TEXT,
-    seen INTEGER NOT NULL,
-    reply_line TEXT
-);
-CREATE INDEX IF NOT EXISTS issues_handoff ON issues (handoff);
-CREATE INDEX IF NOT EXISTS issues_re ON issues (re);
-CREATE INDEX IF NOT EXISTS issues_parties ON issues (ho_from, ho_to, item);
-"""
-# Created after the columns exist (a store from before handoff keys gains them first).
-_INDEXES = """
-CREATE INDEX IF NOT EXISTS statements_rb ON statements (rb_id);
-CREATE INDEX IF NOT EXISTS statements_handoff ON statements (handoff);
-CREATE UNIQUE INDEX IF NOT EXISTS one_act_per_handoff ON statements (handoff)
-    WHERE state IN (%s);
-""" % ", ".join(f"'{state}'" for state in STATEMENT_LIVE)
-
-
 def _move(db: sqlite3.Connection, event: str, where: str, params: Sequence[Any], *, also: str = "",
           values: Sequence[Any] = ()) -> None:
     """Move the statements ``where`` selects along :data:`rogerwilco.checks.lifecycle.STATEMENT_TRANSITIONS`:
@@ -225,17 +188,17 @@ def _stamp(at: _dt.datetime) -> str:
 
 
 class ToolStore:
-    """Prepared statements in a SQLite file; every method is one short transaction or two."""
+    """Prepared statements in the agent's ledger (a SQLite file); every method is one short transaction or two."""
 
-    def __init__(self, path: str | os.PathLike[str], *, receiver: Receiver | None = None,
+    def __init__(self, path: str | os.PathLike[str] | None, *, receiver: Receiver | None = None,
                  window: _dt.timedelta = DEFAULT_WINDOW, busy_timeout: float = 60.0, endpoint: Any = None,
                  profiles: Profiles = None) -> None:
         """A store over a file :meth:`open` made ready; no I/O here.
 
-        ``endpoint``: the receiver's :class:`rogerwilco.checks.endpoint.Endpoint` (over its ledger). Given one,
-        ``prepare`` takes only a handoff the endpoint received and nobody closed, and ``commit`` runs only
-        while the endpoint says the receiver may act: wilco (under ``rb=exec``, after ``AN val=Y``), not
-        cancelled, not closed.
+        ``endpoint``: the receiver's :class:`rogerwilco.checks.endpoint.Endpoint` (over its SQLite ledger).
+        Given one, the statements live in its ledger (``path`` is that file, or None), ``prepare`` takes only
+        a handoff the endpoint received and nobody closed, and ``commit`` runs only while the endpoint says
+        the receiver may act: wilco (under ``rb=exec``, after ``AN val=Y``), not cancelled, not closed.
 
         Called without ``receiver`` (the earlier form, ``ToolStore(path, profiles=...)``), it also opens
         the file and creates its tables, as :meth:`open` does; that form is deprecated and goes in the
@@ -244,6 +207,18 @@ class ToolStore:
         if window <= _dt.timedelta(0):
             raise ToolError("the window for confirmation is a positive time")
         self.endpoint = endpoint
+        self._ledger: SQLiteLedger | None = None
+        if endpoint is not None:
+            ledger = getattr(endpoint, "ledger", None)
+            if not isinstance(ledger, SQLiteLedger):
+                raise ToolError(f"the tool keeps its statements in {endpoint.me}'s ledger: give the endpoint a "
+                                "SQLite ledger (ledger=PATH)")
+            if path is not None and os.path.abspath(path) != os.path.abspath(ledger.path):
+                raise ToolError(f"{endpoint.me}'s statements live in its ledger {ledger.path}, not in {path}: an "
+                                "agent keeps one store (open the store at its ledger's path)")
+            self._ledger, path = ledger, ledger.path
+        if path is None:
+            raise ToolError("a store needs a path, or an endpoint whose ledger holds it")
         self.path = Path(path)
         self.window = window
         self._busy_timeout = busy_timeout
@@ -256,30 +231,21 @@ class ToolStore:
             self.receiver = receiver
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, profiles: Profiles = None,
+    def open(cls, path: str | os.PathLike[str] | None, *, profiles: Profiles = None,
              window: _dt.timedelta = DEFAULT_WINDOW, busy_timeout: float = 60.0, endpoint: Any = None) -> "ToolStore":
-        """The store in the SQLite file at ``path``: created, or upgraded from an older layout, as needed."""
+        """The store in the SQLite file at ``path`` (with ``endpoint``: its ledger): created, or upgraded from an
+        older layout, as needed."""
         store = cls(path, receiver=as_receiver(profiles), window=window, busy_timeout=busy_timeout, endpoint=endpoint)
         store._create()
         return store
 
     def _create(self) -> None:
         with self._transaction() as db:
-            for command in _SCHEMA.split(";"):
-                if command.strip():
-                    db.execute(command)
-            if not self._columns(db):  # a store written before handoff keys
+            if not has_handoff_keys(db):  # a store written before handoff keys
                 db.execute("ALTER TABLE statements ADD COLUMN handoff TEXT")
                 db.execute("ALTER TABLE statements ADD COLUMN rb_id TEXT")
                 self._backfill(db)
-            for command in _INDEXES.split(";"):
-                if command.strip():
-                    db.execute(command)
-
-    @staticmethod
-    def _columns(db: sqlite3.Connection) -> bool:
-        """Whether the statements table has its handoff key (a store written before it had not)."""
-        return "handoff" in {row[1] for row in db.execute("PRAGMA table_info(statements)")}
+                run_script(db, TOOL_INDEXES)
 
     def _backfill(self, db: sqlite3.Connection) -> None:
         """Give the statements of an older store their handoff keys, keeping one live statement per handoff."""
@@ -297,36 +263,47 @@ class ToolStore:
 
     # ---- storage -------------------------------------------------------------
 
+    @property
+    def ledger(self) -> SQLiteLedger:
+        """The file the statements live in (the agent's ledger, or the store's own), opened on first use."""
+        if self._ledger is None:
+            self._ledger = SQLiteLedger(self.path, busy_timeout=self._busy_timeout)
+        return self._ledger
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on any error."""
+        """One ``BEGIN IMMEDIATE`` transaction of the ledger: committed on success, rolled back on any error.
+
+        With an endpoint, it first reads what the ledger recorded since the endpoint's last step, and every
+        question put to the endpoint inside it is answered by this transaction."""
         try:
-            db = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise ToolError(f"cannot open the store {self.path}: {exc}") from None
-        db.row_factory = sqlite3.Row
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+            with self.ledger.transaction() as tx:
+                if self.endpoint is not None:
+                    self.endpoint.refresh()
+                yield tx.db
         except sqlite3.Error as exc:
             raise ToolError(f"store {self.path}: {exc}") from None
-        finally:
-            db.close()
+        except (ToolRefused, ToolError):
+            raise  # refused before anything was journalled: the endpoint holds nothing the ledger lost
+        except BaseException:
+            if self.endpoint is not None:
+                self.endpoint._reset()  # it may hold what was rolled back: it reads the ledger again
+            raise
 
-    @staticmethod
-    def _number(db: sqlite3.Connection, agent: str, n: int | None) -> int:
-        """The message number to use for ``agent``: ``n`` if given, else one more than the last."""
+    def _number(self, db: sqlite3.Connection, agent: str, n: int | None) -> int:
+        """The message number to use for ``agent``: with the agent's endpoint, the next it would give (or
+        ``n``, if no line of it has that number); else ``n`` if given, or one more than the last."""
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+            raise ToolError("n is a message number (an integer, 0 or more)")
+        if self.endpoint is not None and agent == self.endpoint.me:
+            try:
+                return int(self.endpoint.reserve_number(n))
+            except ValueError as exc:
+                raise ToolError(str(exc)) from None
         row = db.execute("SELECT n FROM numbers WHERE agent = ?", (agent,)).fetchone()
         last = row["n"] if row else 0
         if n is None:
             n = last + 1
-        elif isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise ToolError("n is a message number (an integer, 0 or more)")
         db.execute("INSERT INTO numbers (agent, n) VALUES (?, ?) ON CONFLICT(agent) DO UPDATE SET n = MAX(n, ?)",
                    (agent, n, n))
         return n
@@ -539,14 +516,6 @@ class ToolStore:
         agent = as_ or message.to
         if agent != message.to:
             raise ToolRefused(f"the handoff is addressed to {message.to}, not {agent}", reason="not-addressed")
-        if self.endpoint is not None:
-            view = self.endpoint.handoff(message.id)
-            if view is None or view.receiver != self.endpoint.me or message.to != self.endpoint.me:
-                raise ToolRefused(f"{self.endpoint.me}'s ledger holds no handoff {message.id} to it",
-                                  reason="not-offered")
-            if view.close != "open":
-                raise ToolRefused(f"{message.id} is {view.close} in {self.endpoint.me}'s ledger: nothing may be "
-                                  "prepared for it", reason="cancelled" if view.close == "cancelled" else "closed")
         ho_exp = message.get("exp")
         if ho_exp is not None and at > parse_time(ho_exp):
             raise ToolRefused(f"the handoff expired at {ho_exp}: nothing may be done on it", reason="expired")
@@ -564,6 +533,7 @@ class ToolStore:
             "values": {k: as_json(v) for k, v in values.items()},
         }
         with self._transaction() as db:
+            self._offered(message)
             refused = None
             key, link = self._register(db, Envelope.of(message))
             cancel = self._cancelled(db, key)
@@ -611,6 +581,30 @@ class ToolStore:
             raise refused
         return Prepared(token=token, rb=rb, exp=exp)
 
+    # ---- the endpoint's answers, inside the store's transaction --------------------------
+
+    def _offered(self, message: Message) -> None:
+        """With an endpoint: refuse an HO its ledger does not hold open, offered to it."""
+        if self.endpoint is None:
+            return
+        view = self.endpoint.handoff(message.id)
+        if view is None or view.receiver != self.endpoint.me or message.to != self.endpoint.me:
+            raise ToolRefused(f"{self.endpoint.me}'s ledger holds no handoff {message.id} to it",
+                              reason="not-offered")
+        if view.close != "open":
+            raise ToolRefused(f"{message.id} is {view.close} in {self.endpoint.me}'s ledger: nothing may be "
+                              "prepared for it", reason="cancelled" if view.close == "cancelled" else "closed")
+
+    def _cleared(self, ho_id: str) -> None:
+        """With an endpoint: refuse an act its ledger does not clear (asked inside the commit's transaction)."""
+        if self.endpoint is None or self.endpoint.may_act(ho_id):
+            return
+        view = self.endpoint.handoff(ho_id)
+        state = "unknown to it" if view is None else f"readback {view.readback}, {view.close}"
+        raise ToolRefused(f"{self.endpoint.me}'s ledger does not clear the act on {ho_id} ({state}): "
+                          "only a handoff that is wilco, not cancelled and not closed may commit",
+                          reason="cancelled" if view is not None and view.close == "cancelled" else "not-wilco")
+
     # ---- commit ----------------------------------------------------------------
 
     @staticmethod
@@ -637,20 +631,12 @@ class ToolStore:
         if not argv or not all(isinstance(a, str) for a in argv):
             raise ToolError("the executor is a program and its arguments, as a list of strings")
         at = _utc(now)
-        if self.endpoint is not None:
-            with self._transaction() as db:
-                ho_id = self._row(db, token)["ho_id"]
-            if not self.endpoint.may_act(ho_id):
-                view = self.endpoint.handoff(ho_id)
-                state = "unknown to it" if view is None else f"readback {view.readback}, {view.close}"
-                raise ToolRefused(f"{self.endpoint.me}'s ledger does not clear the act on {ho_id} ({state}): "
-                                  "only a handoff that is wilco, not cancelled and not closed may commit",
-                                  reason="cancelled" if view is not None and view.close == "cancelled" else "not-wilco")
-        with self._transaction() as db:
+        with self._transaction() as db:  # the ledger's answer and the move to in-doubt are one transaction
             row = self._row(db, token)
             refused = self._refusal(row, at)
             if refused is not None:
                 raise refused
+            self._cleared(row["ho_id"])
             cancel = self._cancelled(db, row["handoff"]) if row["handoff"] is not None else None
             if cancel is not None:
                 _move(db, "cancel", "token = ?", (token,), also=", cx_id = ?, detail = ?",
@@ -705,6 +691,8 @@ class ToolStore:
                 _move(db, event, "token = ?", (token,),
                       also=", reply_line = ?, executed = ?, detail = ?, finished_at = ?",
                       values=(reply, executed, detail, stamp))
+                if reply is not None and self.endpoint is not None:
+                    self.endpoint.record_act(reply)  # the act's report, in the agent's journal with its state
 
     def _base(self, ho: Message, agent: str, number: int) -> dict[str, Any]:
         return {"type": "DN", "id": f"{agent}-{number}", "re": ho.id, "from_": agent, "to": ho.from_, "item": ho.item}

@@ -7,6 +7,11 @@ reasons go to stderr. Exit codes: 0 done, 1 refused (expired, abandoned,
 cancelled, already committed, in doubt, a record that contradicts the
 handoff) or the act failed (an FL is printed), 2 unusable input (an unknown
 token, a line that does not parse, an executor that cannot be started).
+
+One store per agent: with ``--ledger PATH`` the statements live in the
+agent's endpoint ledger (``--store`` may be left out, or name the same
+file), every step is one transaction over the ledger, and the tool's lines
+are numbered by the ledger's one counter.
 """
 
 from __future__ import annotations
@@ -21,7 +26,13 @@ from ._common import add_format, add_profiles, line_argument, receiver_from
 
 
 def _store_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", required=True, metavar="PATH", help="the SQLite file holding prepared statements")
+    p.add_argument("--store", metavar="PATH", help="the SQLite file holding prepared statements (with --ledger: "
+                                                   "the ledger itself; leave it out)")
+
+
+def _ledger_arg(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument("--ledger", metavar="PATH", help=help + "; the statements live in it (one store per agent) "
+                                                           "and its counter numbers the lines")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,8 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--record", metavar="FILE", help="JSON object of values on file, for slots the HO leaves to the receiver")
     p.add_argument("--as", dest="me", metavar="NAME", help="the receiver's name (must be the HO's to=; default it)")
     p.add_argument("--n", type=int, help="the RB's message number (default: one more than the store's last)")
-    p.add_argument("--ledger", metavar="PATH", help="the receiver's endpoint ledger: prepare only a handoff it "
-                                                     "received and nobody closed")
+    _ledger_arg(p, "the receiver's endpoint ledger: prepare only a handoff it received and nobody closed")
     p.add_argument("--window", type=float, default=15.0, metavar="MINUTES",
                    help="how long the statement may be confirmed (default 15; exp= rounded up to the minute, "
                         "never past the HO's exp)")
@@ -50,8 +60,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("token", metavar="TOKEN")
     _store_arg(p)
     p.add_argument("--n", type=int, help="the DN's message number (default: one more than the store's last)")
-    p.add_argument("--ledger", metavar="PATH", help="the receiver's endpoint ledger: commit only while it says wilco, "
-                                                     "not cancelled, not closed (needs --as)")
+    _ledger_arg(p, "the receiver's endpoint ledger: commit only while it says wilco, not cancelled, not closed "
+                   "(needs --as)")
     p.add_argument("--as", dest="me", metavar="NAME", help="the receiver whose ledger --ledger is")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="kill the executor after this long (leaves it in doubt)")
     p.add_argument("--exec", dest="argv", nargs=argparse.REMAINDER, required=True, metavar="CMD",
@@ -69,6 +79,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("line", metavar="CX_LINE", help="the cancel (- for stdin)")
     _store_arg(p)
     p.add_argument("--n", type=int, help="the AN's message number (default: one more than the store's last)")
+    _ledger_arg(p, "the receiver's endpoint ledger")
+    p.add_argument("--as", dest="me", metavar="NAME", help="the receiver whose ledger --ledger is (default: the "
+                                                             "CX's to=)")
     add_profiles(p)
     p.set_defaults(func=cmd_cancel)
 
@@ -101,9 +114,12 @@ def _store(args: argparse.Namespace, *, create: bool = False, **kw):
 
     from ..tool import ToolStore
 
-    if not create and not Path(args.store).is_file():
-        raise RW1Error(f"no store at {args.store}: check the path (only `rogerwilco tool prepare` creates a store)")
     ledger = getattr(args, "ledger", None)
+    if args.store is None and ledger is None:
+        raise RW1Error("name the store: --store PATH (or --ledger PATH, the agent's ledger, which holds it)")
+    path = ledger if ledger is not None else args.store
+    if not create and not Path(path).is_file():
+        raise RW1Error(f"no store at {path}: check the path (only `rogerwilco tool prepare` creates a store)")
     if ledger is not None:
         from ...checks.endpoint import Endpoint
 
@@ -113,7 +129,7 @@ def _store(args: argparse.Namespace, *, create: bool = False, **kw):
         if name is None:
             raise RW1Error("--ledger needs --as NAME, the receiver whose ledger it is")
         kw["endpoint"] = Endpoint(name, profiles=receiver_from(args), ledger=ledger)
-    return ToolStore.open(args.store, profiles=receiver_from(args), **kw)
+    return ToolStore.open(args.store, profiles=receiver_from(args), **kw)  # with --ledger: the ledger's
 
 
 def _to_of(text: str) -> str | None:
@@ -186,8 +202,9 @@ def cmd_abandon(args: argparse.Namespace) -> int:
 def cmd_cancel(args: argparse.Namespace) -> int:
     from ..tool import ToolRefused
 
+    args.line = line_argument(args.line)  # read before the store opens: its to= names the ledger's agent
     try:
-        reply = _store(args).cancel(line_argument(args.line), n=args.n)
+        reply = _store(args).cancel(args.line, n=args.n)
     except ToolRefused as exc:
         return _refused(exc)
     sys.stdout.write(reply.to_line() + "\n")
