@@ -74,11 +74,15 @@ EXAMPLES = int(os.environ.get("RW1_STATEFUL_EXAMPLES", "30"))
 STEPS = int(os.environ.get("RW1_STATEFUL_STEPS", "40"))
 
 AGENTS = ("a", "b", "c")
+PAIRS = tuple((sender, to) for sender in AGENTS for to in AGENTS if sender != to)
 TOOL_AGENT = "c"
 PROFILES = ["pay"]
 START = dt.datetime(2026, 10, 2, 12, 0, tzinfo=dt.timezone.utc)
 PAY_ITEM = "inv:MD-2026-057"
 ITEMS = ("x:1", "x:2", PAY_ITEM)
+#: who holds each item first; anyone else hands it on only after an HO of it reached them (an agent that never
+#: held an item and says it owns it is a forger no endpoint can tell from its owner)
+ORIGIN = {"x:1": "a", "x:2": "b", PAY_ITEM: "a"}
 PAY_VALUES = ("sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 "
               "apref=FD-0929")
 LEVELS = ("echo", "all", "acc")
@@ -148,7 +152,8 @@ class NoWrongAct(RuleBasedStateMachine):
     @initialize()
     def start(self) -> None:
         self.now = START
-        self.dir = tempfile.mkdtemp(prefix="rw1-stateful-")
+        # (in memory where the system offers it: the files live for one run)
+        self.dir = tempfile.mkdtemp(prefix="rw1-stateful-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
         ledger = os.path.join(self.dir, "c.ledger")
         clock = lambda: self.now  # noqa: E731
         self.ends = {name: Endpoint(name, profiles=PROFILES, clock=clock) for name in AGENTS if name != TOOL_AGENT}
@@ -163,6 +168,7 @@ class NoWrongAct(RuleBasedStateMachine):
         self.wire: list[tuple[str, str]] = []  # (to, line) in flight
         self.forged: set[str] = set()  # ids the transport made up
         self.let_out: dict[str, list[str]] = defaultdict(list)  # agent -> ids its endpoint let out
+        self.log: list[str] = []  # every line the endpoints let out, in order
         self.hos: list[Message] = []  # HOs let out, in order
         self.ho_by_id: dict[str, Message] = {}
         self.kept: dict[str, str] = {}  # HO id -> the criteria its sender kept back
@@ -178,6 +184,7 @@ class NoWrongAct(RuleBasedStateMachine):
         self.prepared: list[tuple[str, str]] = []  # (token, HO id)
         self.acts: dict[tuple[str, str], list[str]] = defaultdict(list)  # (sender, handoff key) -> how each act ran
         self.n_forged = FORGED_BASE
+        self.prompt = False  # agents that answer at once: read back as composed, confirm what passes
 
     def teardown(self) -> None:
         if getattr(self, "dir", None):
@@ -221,6 +228,10 @@ class NoWrongAct(RuleBasedStateMachine):
         for e in events:
             if isinstance(e, Reply):
                 self.out(agent, e.line)
+            elif isinstance(e, HandoffOffered) and self.prompt:
+                self.read_back_as_composed(agent, e.message)
+            elif isinstance(e, ReadbackPassed) and e.confirm is not None and self.prompt:
+                self.send(agent, e.confirm, number=True)
             elif isinstance(e, HandoffOffered):
                 self.offers[agent][e.message.id] = e
             elif isinstance(e, ReadbackPassed) and e.confirm is not None:
@@ -239,6 +250,7 @@ class NoWrongAct(RuleBasedStateMachine):
         message = parse(line)
         assert message is not None, line
         self.let_out[agent].append(message.id)
+        self.log.append(line)
         if message.type == "HO":
             self.hos.append(message)
             self.ho_by_id[message.id] = message
@@ -304,8 +316,10 @@ class NoWrongAct(RuleBasedStateMachine):
             may = sorted({name for name, end in self.ends.items() for h in end.open_handoffs()
                           if h.receiver == name and h.item == item and end.may_act(h.id)})
             owner = self.owner(item)
-            assert len(may) <= 1, f"two owners of {item}: {may} may both act (the owner is {owner})"
-            assert not may or may == [owner], f"{may[0]} may act on {item}, whose owner is {owner}"
+            assert len(may) <= 1, f"two owners of {item}: {may} may both act (the owner is {owner}); sent:\n" \
+                + "\n".join(self.log)
+            assert not may or may == [owner], f"{may[0]} may act on {item}, whose owner is {owner}; sent:\n" \
+                + "\n".join(self.log)
 
     def check_threads(self) -> None:
         """Each endpoint's journal through check_thread: nothing it let out fails, and the table's findings on
@@ -330,14 +344,20 @@ class NoWrongAct(RuleBasedStateMachine):
     def pick(self, data, options: list, label: str):
         return options[data.draw(st.integers(0, len(options) - 1), label=label)] if options else None
 
-    @rule(sender=st.sampled_from(AGENTS), to=st.sampled_from(AGENTS), item=st.sampled_from(ITEMS),
-          level=st.sampled_from(LEVELS), with_exp=st.booleans())
-    def hand_off(self, sender, to, item, level, with_exp):
-        if sender == to:
+    @rule(parties=st.sampled_from(PAIRS), item=st.sampled_from(ITEMS), level=st.sampled_from(LEVELS),
+          with_exp=st.booleans())
+    def hand_off(self, parties, item, level, with_exp):
+        sender, to = parties
+        if sender != ORIGIN[item] and self.ends[sender].owner(item) is None:
             return
         exp = stamp(START + dt.timedelta(minutes=30)) if with_exp else None
         line = ho_line(sender, to, item, level, exp)
         self.send_ho(sender, line, KEPT_CRITERIA if level == "acc" and item != PAY_ITEM else None)
+
+    @rule(sender=st.sampled_from([a for a in AGENTS if a != TOOL_AGENT]), with_exp=st.booleans())
+    def hand_off_payment(self, sender, with_exp):
+        """A payment for the agent that acts through the tool (the pay item is the one it handles)."""
+        self.hand_off((sender, TOOL_AGENT), PAY_ITEM, "echo", with_exp)
 
     def send_ho(self, sender: str, ho, kept: str | None) -> None:
         """An HO, numbered by the endpoint; the criteria its sender keeps back (rb=acc) go with every issue."""
@@ -368,6 +388,31 @@ class NoWrongAct(RuleBasedStateMachine):
             return
         self.send(agent, rb, number=True)
 
+    def read_back_as_composed(self, agent: str, ho: Message) -> None:
+        if agent == TOOL_AGENT and ho.profile == "pay":
+            self.prepare_through_the_tool(ho.id)  # the execution readback is the tool's statement (spec 5.3)
+            return
+        end = self.ends[agent]
+        try:
+            rb = end.readback(ho.id, acc=KEPT_CRITERIA if "acc" in levels_of(ho) else None)
+        except (ProtocolError, RW1Error):
+            return
+        self.send(agent, rb, number=True)
+
+    @precondition(lambda self: self.wire)
+    @rule()
+    def settle(self):
+        """The transport delivers everything in order, and every agent answers at once as the protocol asks."""
+        self.prompt = True
+        try:
+            for _ in range(60):
+                if not self.wire:
+                    break
+                to, line = self.wire.pop(0)
+                self.take(to, line)
+        finally:
+            self.prompt = False
+
     @precondition(lambda self: self.to_confirm)
     @rule(data=st.data())
     def confirm(self, data):
@@ -394,9 +439,17 @@ class NoWrongAct(RuleBasedStateMachine):
     @precondition(lambda self: self.hos)
     @rule(data=st.data())
     def cancel(self, data):
-        ho = self.pick(data, self.hos, "cancel")
-        view = self.ends[ho.from_].handoff(ho.id)
-        live = view.id if view is not None else ho.id
+        views = sorted((v.id for name, end in self.ends.items() for v in end.open_handoffs() if v.sender == name))
+        live = self.pick(data, views, "cancel")
+        if live is None:
+            return
+        self.cancel_handoff(live)
+
+    def cancel_handoff(self, ho_id: str) -> None:
+        """The sender withdraws the handoff of ``ho_id`` (its live issue, as the sender's endpoint holds it)."""
+        ho = self.ho_by_id[ho_id]
+        view = self.ends[ho.from_].handoff(ho_id)
+        live = view.id if view is not None else ho_id
         p = " p=pay" if ho.profile == "pay" else ""
         self.send(ho.from_, f"RW1 CX {ho.from_}-0 re={live}{p} from={ho.from_} to={ho.to} item={ho.item} why=REVOKED",
                   number=True)
@@ -410,6 +463,7 @@ class NoWrongAct(RuleBasedStateMachine):
     def handoffs_to(self, agent: str) -> list[str]:
         return sorted(h.id for h in self.ends[agent].open_handoffs() if h.receiver == agent)
 
+    @precondition(lambda self: self.hos)
     @rule(agent=st.sampled_from(AGENTS), data=st.data())
     def act_when_may(self, agent, data):
         ho_id = self.pick(data, self.handoffs_to(agent), "handoff")
@@ -418,6 +472,7 @@ class NoWrongAct(RuleBasedStateMachine):
         self.acted(agent, ho_id, "may_act")
         self.send(agent, dn_line(agent, self.ho_by_id[ho_id]), number=True)
 
+    @precondition(lambda self: self.hos)
     @rule(agent=st.sampled_from(AGENTS), data=st.data(), out=st.sampled_from(["OK", "NOOP"]))
     def report_done(self, agent, data, out):
         ho_id = self.pick(data, self.handoffs_to(agent), "handoff")
@@ -431,35 +486,42 @@ class NoWrongAct(RuleBasedStateMachine):
             self.acted(agent, ho_id, "DN")
         self.out(agent, line)
 
-    @rule(data=st.data(), unchanged=st.booleans())
-    def tool_prepare(self, data, unchanged):
-        end = self.ends[TOOL_AGENT]
+    @precondition(lambda self: any(ho.to == TOOL_AGENT and ho.item == PAY_ITEM for ho in self.hos))
+    @rule(data=st.data())
+    def tool_prepare(self, data):
         ho_id = self.pick(data, [h for h in self.handoffs_to(TOOL_AGENT)
                                  if self.ho_by_id.get(h) is not None and self.ho_by_id[h].profile == "pay"], "handoff")
-        if ho_id is None:
-            return
+        if ho_id is not None:
+            self.prepare_through_the_tool(ho_id)
+
+    def prepare_through_the_tool(self, ho_id: str) -> None:
         try:
-            prepared = self.store.prepare(end.line_of(ho_id), now=self.now)
+            prepared = self.store.prepare(self.ends[TOOL_AGENT].line_of(ho_id), now=self.now)
         except (ToolRefused, ToolError):
             return
         self.prepared.append((prepared.token, ho_id))
-        # the statement is the readback: relayed as the tool wrote it, or numbered by the endpoint
-        if self.send(TOOL_AGENT, prepared.rb.to_line()) is None and not unchanged:
+        # the statement is the readback: relayed as the tool wrote it, or numbered by the endpoint where the
+        # tool's number is taken
+        if self.send(TOOL_AGENT, prepared.rb.to_line()) is None:
             self.send(TOOL_AGENT, prepared.rb, number=True)
 
     @precondition(lambda self: self.prepared)
-    @rule(data=st.data(), race=st.booleans())
+    @rule(data=st.data(), race=st.sampled_from(["none", "waiting", "cancel"]))
     def tool_commit(self, data, race):
+        """Commit a statement; between the tool's question to the endpoint and its act, another process of the
+        agent may take the lines waiting for it, or a cancel its sender sends at that moment."""
         token, ho_id = self.pick(data, self.prepared, "statement")
-        mine = [i for i, (to, _) in enumerate(self.wire) if to == TOOL_AGENT]
 
-        def another_process_takes_a_line() -> None:
-            if mine and mine[0] < len(self.wire):
-                at = mine.pop(0)
-                _, line = self.wire.pop(at)
+        def another_process_takes_its_lines() -> None:
+            self.racing.hook = None  # once: what it cannot take now waits on the transport
+            if race == "cancel":
+                self.cancel_handoff(ho_id)
+            waiting = [line for to, line in self.wire if to == TOOL_AGENT]
+            self.wire = [(to, line) for to, line in self.wire if to != TOOL_AGENT]
+            for line in waiting:
                 self.take(TOOL_AGENT, line, self.other)
 
-        self.racing.hook = another_process_takes_a_line if race and mine else None
+        self.racing.hook = another_process_takes_its_lines if race != "none" else None
         try:
             dn = self.store.commit(token, ["cat"], now=self.now)
         except (ToolRefused, ToolError):
@@ -480,27 +542,23 @@ class NoWrongAct(RuleBasedStateMachine):
     # ---- the transport's doing ----------------------------------------------------------------------------
 
     @precondition(lambda self: self.wire)
-    @rule(data=st.data())
-    def deliver(self, data):
-        at = data.draw(st.integers(0, len(self.wire) - 1), label="deliver")  # any order: reordering
+    @rule(data=st.data(), which=st.sampled_from(["oldest", "newest", "any"]))
+    def deliver(self, data, which):
+        """One line reaches its agent: the oldest in flight, the newest (it overtook the rest), or any."""
+        at = {"oldest": 0, "newest": len(self.wire) - 1}.get(which)
+        if at is None:
+            at = data.draw(st.integers(0, len(self.wire) - 1), label="deliver")
         to, line = self.wire.pop(at)
         self.take(to, line)
 
     @precondition(lambda self: self.wire)
-    @rule(data=st.data())
-    def deliver_first(self, data):
-        to, line = self.wire.pop(0)
-        self.take(to, line)
-
-    @precondition(lambda self: self.wire)
-    @rule(data=st.data())
-    def drop(self, data):
-        self.wire.pop(data.draw(st.integers(0, len(self.wire) - 1), label="drop"))
-
-    @precondition(lambda self: self.wire)
-    @rule(data=st.data())
-    def duplicate(self, data):
-        self.wire.append(self.wire[data.draw(st.integers(0, len(self.wire) - 1), label="duplicate")])
+    @rule(data=st.data(), lose=st.booleans())
+    def drop_or_repeat(self, data, lose):
+        at = data.draw(st.integers(0, len(self.wire) - 1), label="line")
+        if lose:
+            self.wire.pop(at)
+        else:
+            self.wire.append(self.wire[at])
 
     def forged_id(self, agent: str) -> str:
         self.n_forged += 1
@@ -509,8 +567,11 @@ class NoWrongAct(RuleBasedStateMachine):
         return ident
 
     @precondition(lambda self: self.hos)
-    @rule(data=st.data(), kind=st.sampled_from(["cancel", "own-name", "done", "unknown"]))
+    @rule(data=st.data(), kind=st.sampled_from(["cancel", "own-name", "done", "unknown", "reused-id"]))
     def forge(self, data, kind):
+        if kind == "reused-id":
+            self.forge_reused_id(data)
+            return
         ho = self.pick(data, self.hos, "forge")
         p = " p=pay" if ho.profile == "pay" else ""
         if kind == "cancel":  # a cancel in the sender's name: the receiver cannot tell, and honours it
@@ -524,11 +585,12 @@ class NoWrongAct(RuleBasedStateMachine):
             self.wire.append((ho.to, f"RW1 HO {self.forged_id(ho.from_)} from={ho.from_} to={ho.to} item={ho.item} "
                                      "ask=FIXX"))
 
-    @precondition(lambda self: any(self.delivered.values()))
-    @rule(data=st.data())
-    def forge_reused_id(self, data):
+    def forge_reused_id(self, data) -> None:
         """A line reusing an id the receiver already holds, with other content: never taken for the first."""
-        agent, ident = self.pick(data, sorted((a, i) for a, seen in self.delivered.items() for i in seen), "reuse")
+        held = sorted((a, i) for a, seen in self.delivered.items() for i in seen)
+        if not held:
+            return
+        agent, ident = self.pick(data, held, "reuse")
         line = self.delivered[agent][ident]
         message = parse(line)
         changed = message.replace(item="x:9") if message.item != "x:9" else message.replace(item="x:8")
