@@ -36,7 +36,7 @@ invariants are about what gets out and what runs):
   table's kinds on the lines it received are exactly those the endpoint raised
   live.
 
-Budget: ``RW1_STATEFUL_EXAMPLES`` (default 30) runs and
+Budget: ``RW1_STATEFUL_EXAMPLES`` (default 50) runs and
 ``RW1_STATEFUL_STEPS`` (default 40) steps per run. By hand, for instance::
 
     RW1_PURE=1 RW1_STATEFUL_EXAMPLES=2000 RW1_STATEFUL_STEPS=80 \\
@@ -70,7 +70,7 @@ from rogerwilco.core.errors import RW1Error
 from rogerwilco.core.slottypes import parse_time
 from rogerwilco.front.tool import ToolError, ToolRefused, ToolStore
 
-EXAMPLES = int(os.environ.get("RW1_STATEFUL_EXAMPLES", "30"))
+EXAMPLES = int(os.environ.get("RW1_STATEFUL_EXAMPLES", "50"))
 STEPS = int(os.environ.get("RW1_STATEFUL_STEPS", "40"))
 
 AGENTS = ("a", "b", "c")
