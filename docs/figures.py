@@ -281,6 +281,10 @@ FIGURES: list[Figure] = [
            _one(lambda: _test_default("test_fuzz.py", "ROGERWILCO_FUZZ_EXAMPLES")), "fuzz budget"),
     Figure("README.md", r"\((\d+) MiB by default; `ROGERWILCO_MEMORY_MB",
            _one(lambda: _test_default("test_memory_bounds.py", "ROGERWILCO_MEMORY_MB")), "runaway line size"),
+    Figure("docs/endpoint.md", r"`RW1_STATEFUL_EXAMPLES` runs \(default (\d+)\)",
+           _one(lambda: _test_default("test_no_wrong_act.py", "RW1_STATEFUL_EXAMPLES")), "stateful test runs"),
+    Figure("docs/endpoint.md", r"`RW1_STATEFUL_STEPS` steps \(default (\d+)\)",
+           _one(lambda: _test_default("test_no_wrong_act.py", "RW1_STATEFUL_STEPS")), "stateful test steps"),
     Figure("docs/threads.md", r"runs (\d+) processes per round",
            _one(lambda: _test_default("test_tool_race.py", "RW1_RACE_PROCS")), "race processes"),
     # agents
