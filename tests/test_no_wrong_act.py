@@ -164,7 +164,7 @@ class NoWrongAct(RuleBasedStateMachine):
         self.other = Endpoint(TOOL_AGENT, profiles=PROFILES, clock=clock,
                               ledger=SQLiteLedger(ledger, synchronous="NORMAL", busy_timeout=0))
         self.racing = RacingEndpoint(self.ends[TOOL_AGENT])
-        self.store = ToolStore.open(os.path.join(self.dir, "tool.db"), profiles=PROFILES, endpoint=self.racing)
+        self.store = ToolStore.open(ledger, profiles=PROFILES, endpoint=self.racing)
         self.wire: list[tuple[str, str]] = []  # (to, line) in flight
         self.let_out: dict[str, list[str]] = defaultdict(list)  # agent -> ids its endpoint let out
         self.log: list[str] = []  # every line the endpoints let out, in order
@@ -689,7 +689,7 @@ def test_a_cancel_recorded_by_another_process_while_the_tool_commits_stops_the_a
     payer = Endpoint("payer", profiles=PROFILES, ledger=ledger)
     other = Endpoint("payer", profiles=PROFILES, ledger=SQLiteLedger(ledger, busy_timeout=0))
     racing = RacingEndpoint(payer)
-    store = ToolStore.open(tmp_path / "tool.db", profiles=PROFILES, endpoint=racing)
+    store = ToolStore.open(ledger, profiles=PROFILES, endpoint=racing)
     payer.receive(s.send(PAY_HO))
     prepared = store.prepare(PAY_HO)
     confirm = s.receive(payer.send(prepared.rb, number=True))[0].confirm
