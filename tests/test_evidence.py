@@ -17,7 +17,7 @@ DOC = "Discharge summary\n\nHistory:   known hypertension,\n  on amlodipine 5 mg
 
 
 def statement(src: str, quote: str | None) -> str:
-    line = (f"RW1 ST x-1 p=clin from=x to=y item=dx:nstemi act=DX pol=POS cert=CONF subj=PT time=CUR src={src}")
+    line = (f"RW1 ST x-1 p=clin from=x to=y item=dx:nstemi act=ASSESS pol=POS cert=CERT subj=PT time=CUR src={src}")
     return line + (f" // {quote}" if quote is not None else "")
 
 

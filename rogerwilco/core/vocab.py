@@ -148,7 +148,7 @@ def read_json(path: Path) -> dict[str, Any]:
 
 
 # Files under profiles/ that are not profiles.
-_NOT_PROFILES = ("rw1", "compare")
+_NOT_PROFILES = ("rw1", "compare", "additions")
 
 
 @lru_cache(maxsize=1)
