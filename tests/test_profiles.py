@@ -101,7 +101,7 @@ def test_clin_statement_slots_are_required_closed_enums():
 # ---------------------------------------------------------------- translation rules
 
 INVOICE = "RW1 ST x-1 p=pay from=x to=y item=inv:A-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS src=email:7"
-STATEMENT = ("RW1 ST x-1 p=clin from=x to=y item=dx:nstemi act=ASSESS pol=POS cert=CERT subj=PT time=CUR "
+STATEMENT = ("RW1 ST extractor-1 p=clin from=extractor to=record item=dx:nstemi act=ASSESS pol=POS cert=CERT subj=PT time=CUR "
              "src=doc:dc-0412#l9 // Diagnosis: NSTEMI.")
 
 
