@@ -4,7 +4,8 @@ Counts come from a real tokenizer that works offline (the ``tokens`` extra:
 ``pip install 'rogerwilco[tokens]'``, package bpe-openai), with the
 o200k_base and cl100k_base encodings, over the text format that
 ``rogerwilco legend [--profile NAME] [--lean]`` prints. The goal for the pay
-profile is at most 1,400 tokens full and 1,000 lean (o200k_base).
+profile is at most 1,500 tokens full (the published vocabulary, whose full
+legend the spec puts at about 1,600) and 1,000 lean (o200k_base).
 
     python benchmarks/legend_tokens.py [--format text|md] [--markdown]
 """
@@ -18,7 +19,7 @@ from rogerwilco.core.legend import legend
 from rogerwilco.core.vocab import bundled_profile_names, bundled_vocabulary, compile_vocabulary, core_vocabulary, load_profile
 
 ENCODINGS = ("o200k_base", "cl100k_base")
-GOAL = {("pay", "full"): 1400, ("pay", "lean"): 1000}
+GOAL = {("pay", "full"): 1500, ("pay", "lean"): 1000}
 
 
 def main(argv: list[str] | None = None) -> int:

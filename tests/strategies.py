@@ -43,6 +43,8 @@ tails = st.lists(tail_words, min_size=1, max_size=8).map(" ".join).filter(lambda
 
 
 def value_for(type_name: str, vocab: Vocabulary):
+    if type_name == "agent" and vocab.agents:  # a profile that names its agents closes them
+        return st.sampled_from(sorted(vocab.agents | vocab.reserved_agents))
     if type_name.startswith("list:"):
         return st.lists(value_for(type_name[5:], vocab).filter(lambda v: "+" not in str(v)), min_size=1, max_size=3).map(tuple)
     if type_name.startswith("enum:"):
@@ -73,7 +75,7 @@ def messages(draw, profile: str | None | object = ..., types=None) -> Message:
     candidates = sorted(t for t in (types or vocab.types) if t not in constrained)
     type_name = draw(st.sampled_from(candidates))
     table = vocab.types[type_name]
-    sender = draw(agents)
+    sender = draw(value_for("agent", vocab))
     chosen = list(table.required)
     optional = [k for k in table.slots if k not in chosen and k not in ("p", "from")]
     chosen += draw(st.lists(st.sampled_from(optional), unique=True, max_size=4)) if optional else []

@@ -13,8 +13,8 @@ from rogerwilco.checks.crosswalk import CrosswalkError, check_rb_across as check
 
 ROOT = Path(__file__).resolve().parent.parent
 HELD = ["pform", "kanban"]
-HO = "RW1 HO TRI-1 p=pform from=TRI to=board item=pensive:4102 ask=SCORE4 stg=REV due=20261009 rb=echo+stg"
-RB = "RW1 RB board-1 re=TRI-1 p=kanban from=board to=TRI item=pensive:4102 ask=RANK col=REVIEW due=20261009"
+HO = "RW1 HO TRI-1 p=pform from=TRI to=BLD item=pensive:4102 ask=SCORE4 stg=REV due=20261009 rb=echo+stg"
+RB = "RW1 RB BLD-1 re=TRI-1 p=kanban from=BLD to=TRI item=pensive:4102 ask=RANK col=REVIEW due=20261009"
 
 
 def signature(report):

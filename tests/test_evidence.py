@@ -17,7 +17,7 @@ DOC = "Discharge summary\n\nHistory:   known hypertension,\n  on amlodipine 5 mg
 
 
 def statement(src: str, quote: str | None) -> str:
-    line = (f"RW1 ST x-1 p=clin from=x to=y item=dx:nstemi act=DX pol=POS cert=CONF subj=PT time=CUR src={src}")
+    line = (f"RW1 ST extractor-1 p=clin from=extractor to=record item=dx:nstemi act=ASSESS pol=POS cert=CERT subj=PT time=CUR src={src}")
     return line + (f" // {quote}" if quote is not None else "")
 
 
@@ -66,7 +66,7 @@ def test_a_document_id_cannot_leave_the_directory(docs):
 
 def test_lines_without_an_evidence_rule_are_not_checked(docs):
     lines = ["RW1 ST x-1 p=pay from=x to=y item=po:1 src=email:7",
-             "RW1 HO c-1 p=clin from=c to=x item=doc:dc-1 ask=EXTRACT",
+             "RW1 HO reviewer-1 p=clin from=reviewer to=extractor item=doc:dc-1 ask=EXTRACT",
              statement("doc:dc-1#l5", None)]  # refused by the never-guess pass, not by this check
     checks = check_quotes([check_line(l, RECEIVER) for l in lines], RECEIVER, docs)
     assert [c.checked for c in checks] == [False, False, False]

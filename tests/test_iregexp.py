@@ -132,7 +132,7 @@ def test_a_pattern_matches_the_whole_value():
 
 
 def test_the_clin_shapes_still_hold():
-    base = ("RW1 ST x-1 from=x to=y item=dx:asthma p=clin act=DX pol=POS cert=CONF subj=PT time=CUR "
+    base = ("RW1 ST extractor-1 from=extractor to=record item=dx:asthma p=clin act=ASSESS pol=POS cert=CERT subj=PT time=CUR "
             "src=doc:n1#l3 // wheeze")
     assert check_line(base, ["clin"]).valid
     assert check_line(base.replace("item=dx:asthma", "item=DX:asthma"), ["clin"]).refusal.token == "item=DX:asthma"

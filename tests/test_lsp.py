@@ -66,7 +66,7 @@ def test_completion_offers_types_keys_and_codes():
     assert {"FIX", "DRAFT", "UNDO"} <= codes and "PAY" not in codes
     keys = {c.insert for c in editor.completions(doc, "a.rw1", 2, len("RW1 HO a-1 from=a to=b item=x as"))}
     assert keys == {"ask="}
-    assert {c.label for c in editor.completions(doc, "a.rw1", 3, len("RW1 HO a-1 p="))} == {"pay", "clin", "pform"}
+    assert {c.label for c in editor.completions(doc, "a.rw1", 3, len("RW1 HO a-1 p="))} == {"pay", "clin", "pform", "deploy"}
     pay = "RW1 HO a-1 p=pay from=a to=b item=x ask=PA"
     assert "PAY" in {c.label for c in editor.completions(pay, "a.rw1", 0, len(pay))}
 

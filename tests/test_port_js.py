@@ -271,7 +271,7 @@ def test_contract_v2_handshake_and_sequence_numbers(port):
     assert start["implementation"]["language"] == "javascript"
     assert set(start["ops"]) == {"parse", "encode", "digest", "reply", "make-rb", "check-rb", "check-ho", "check-dn",
                                  "check-thread"}
-    assert start["profiles"] == ["pay", "clin", "pform"]
+    assert start["profiles"] == ["pay", "clin", "pform", "deploy"]
     assert port({"op": "digest", "line": "RW1 HO a-1 from=a to=b item=x ask=DRAFT", "seq": 2})["seq"] == 2
     assert port({"op": "parse", "seq": 3}) == {"ok": False, "error": "bad request: KeyError: 'line'", "seq": 3}
 

@@ -100,8 +100,8 @@ def test_echo_sets_of_d7():
 def test_expiry_may_not_outlive_the_handoff():
     ho = "RW1 HO s-1 from=s to=r item=x:1 ask=FIX exp=20261002T1700Z"
     rb = "RW1 RB r-1 re=s-1 from=r to=s item=x:1 ask=FIX exp=20261002T1701Z"
-    assert ("fail", "expiry", 3, "exp") in sigs(check_rb(ho, rb))
-    assert check_rb(ho, rb.replace("T1701Z", "T1700Z")).passed
+    assert ("fail", "expiry", 3, "exp") in sigs(check_rb(ho, rb, now="20261002T1600Z"))
+    assert check_rb(ho, rb.replace("T1701Z", "T1700Z"), now="20261002T1600Z").passed
 
 
 def test_broken_inputs_are_form_findings_not_exceptions():
@@ -246,15 +246,18 @@ def receiver_side(draw, ho):
     return {"acc": acc or ["fmt:md"], "do": "copy", "values": values}
 
 
+BEFORE_ANY_EXP = "19900101T0000Z"  # the earliest time tests/strategies.py draws: no drawn exp= has passed
+
+
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_a_made_readback_of_any_valid_handoff_passes(data):
     ho = data.draw(handoffs())
     side = receiver_side(data.draw, ho)
     rb = make_rb(ho, data.draw(st.integers(0, 999)), profiles=RECEIVER, **side)
-    report = check_rb(ho, rb, profiles=RECEIVER, record=side["values"])
+    report = check_rb(ho, rb, profiles=RECEIVER, record=side["values"], now=BEFORE_ANY_EXP)
     assert report.passed, [f.to_json() for f in report.findings]
-    assert check_rb(ho.to_line(), rb.to_line(), profiles=RECEIVER).passed
+    assert check_rb(ho.to_line(), rb.to_line(), profiles=RECEIVER, now=BEFORE_ANY_EXP).passed
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
@@ -285,3 +288,61 @@ def test_a_wrong_digest_always_fails_tier_2(data):
     wrong = "0" * 12 if rb.slots["h"] != "0" * 12 else "1" * 12
     report = check_rb(ho, rb.replace(slots={**rb.slots, "h": wrong}), profiles=RECEIVER)
     assert not report.passed and report.tiers[2] == FAILED
+
+
+# --------------------------------------------------------------------------
+# expiry at check time (spec 3.1 exp): the published suite's x06 and x08
+
+EXP_HO = "RW1 HO scheduler-1 from=scheduler to=payer item=inv:MD-2026-057 ask=DRAFT"
+EXP_RB = "RW1 RB payer-1 re=scheduler-1 from=payer to=scheduler item=inv:MD-2026-057 ask=DRAFT"
+
+
+def test_a_readback_past_its_own_exp_cannot_be_confirmed():
+    rb = EXP_RB + " exp=20261012T0955Z"
+    report = check_rb(EXP_HO, rb, now="20261012T1000Z")
+    assert not report.passed
+    assert ("fail", "expired", None, "exp") in sigs(report)
+    assert check_rb(EXP_HO, rb, now="20261012T0955Z").passed  # exp is the latest moment: its minute is in time
+
+
+def test_a_readback_of_a_handoff_past_its_exp_fails():
+    ho = EXP_HO + " exp=20261012T0900Z"
+    report = check_rb(ho, EXP_RB, now="20261012T1000Z")
+    assert ("fail", "expired", None, "exp") in sigs(report)
+    assert "the handoff expired at 20261012T0900Z" in report.findings[0].message
+    assert check_rb(ho, EXP_RB, now="20261012T0859Z").passed
+
+
+def test_now_is_a_datetime_a_string_or_the_clock():
+    import datetime as dt
+
+    ho = EXP_HO + " exp=20261012T0900Z"
+    assert not check_rb(ho, EXP_RB, now=dt.datetime(2026, 10, 12, 9, 1, tzinfo=dt.timezone.utc)).passed
+    assert check_rb(ho, EXP_RB, now=dt.datetime(2026, 10, 12, 9, 0)).passed  # naive: read as UTC
+    assert not check_rb(ho, EXP_RB).passed  # the clock (2026-12 or later) is past October's exp
+    far = EXP_HO + " exp=20991231T2359Z"
+    assert check_rb(far, EXP_RB).passed
+
+
+def test_a_bad_now_is_the_callers_error_naming_it():
+    with pytest.raises(ReadbackInputError, match="now is a UTC time YYYYMMDDTHHMMZ, not '2026-10-12'"):
+        check_rb(EXP_HO, EXP_RB, now="2026-10-12")
+    with pytest.raises(ReadbackInputError, match="not a real time"):
+        check_dn(EXP_HO, "RW1 DN payer-2 re=scheduler-1 from=payer to=scheduler item=inv:MD-2026-057 out=OK",
+                 now="20261332T0000Z")
+
+
+def test_an_act_reported_after_the_handoffs_exp_fails():
+    ho = EXP_HO + " exp=20261012T0900Z"
+    dn = "RW1 DN payer-2 re=scheduler-1 from=payer to=scheduler item=inv:MD-2026-057 out=OK"
+    assert ("fail", "expired", None, "exp") in sigs(check_dn(ho, dn, now="20261012T0901Z"))
+    assert check_dn(ho, dn, now="20261012T0900Z").passed
+
+
+def test_a_readback_past_its_exp_approves_no_plan_for_the_done_check():
+    ho = HOP.replace(" acct=40-12-88/61102938", "")
+    rb = RBP.replace(" h=a7a82de76607", "") + " exp=20261002T0900Z"
+    dn = DNP
+    assert check_dn(ho, dn, rb, profiles=["pay"], now="20261002T0859Z").passed
+    late = check_dn(ho, dn, rb, profiles=["pay"], now="20261002T0901Z")
+    assert ("fail", "mismatch", None, "acct") in sigs(late)

@@ -155,3 +155,20 @@ def test_each_example_catches_its_fault(name, argv, caught, capsys):
     assert main([*argv, "--ho", first, other, second, "--format", "json"]) == 1
     found = json.loads(capsys.readouterr().out)["findings"]
     assert caught in {(f["kind"], f["key"]) for f in found if f["severity"] == "fail"}
+
+
+def test_check_rb_and_check_dn_take_now(capsys):
+    ho = "RW1 HO s-1 from=s to=r item=x:1 ask=FIX exp=20261012T0900Z"
+    rb = "RW1 RB r-1 re=s-1 from=r to=s item=x:1 ask=FIX"
+    dn = "RW1 DN r-2 re=s-1 from=r to=s item=x:1 out=OK"
+    assert main(["check-rb", "--ho", ho, "--rb", rb, "--now", "20261012T0859Z"]) == 0
+    assert main(["check-rb", "--ho", ho, "--rb", rb, "--now", "20261012T0901Z", "--format", "json"]) == 1
+    kinds = [f["kind"] for f in json.loads(capsys.readouterr().out.splitlines()[-1])["findings"]]
+    assert "expired" in kinds
+    assert main(["check-rb", "--ho", ho, "--rb", rb]) == 1  # the clock is past October
+    assert main(["check-dn", "--ho", ho, "--dn", dn, "--now", "20261012T0900Z"]) == 0
+    assert main(["check-dn", "--ho", ho, "--dn", dn, "--now", "20261012T0901Z"]) == 1
+    capsys.readouterr()
+    assert main(["check-rb", "--ho", ho, "--rb", rb, "--now", "tomorrow"]) == 2
+    err = capsys.readouterr().err
+    assert "now is a UTC time YYYYMMDDTHHMMZ, not 'tomorrow'" in err and "Traceback" not in err

@@ -99,7 +99,7 @@ def test_check_src_numbers_document_lines_by_newline(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "d1.txt").write_text("Presenting complaint: chest pain.\x0cHistory: none.\nDenies fever.\n")
-    line = ("RW1 ST ex-1 p=clin from=ex to=rec item=sx:fever act=SX pol=NEG cert=CONF subj=PT time=CUR "
+    line = ("RW1 ST extractor-1 p=clin from=extractor to=record item=sx:fever act=OBS pol=NEG cert=CERT subj=PT time=CUR "
             "src=doc:d1#l{n} // Denies fever.")
     stream = tmp_path / "lines.rw1"
     stream.write_text(line.format(n=2) + "\n")

@@ -109,10 +109,13 @@ def test_closed_answer_vocabulary():
     assert check_line("RW1 AN s-2 re=p-1 from=s to=p val=OFFRUN").valid  # no profile: open vocabulary
 
 
-def test_profile_agents_outside_the_list_are_notes():
+def test_profile_agents_outside_the_list_are_refused():
+    # the published suite's c24: a profile that names its agents closes them (from, to, alt, keep and its own)
     result = check_line("RW1 ST TRI-1 p=pform from=TRI to=nobody item=x stg=DIA", ["pform"])
-    assert result.valid
-    assert [(f.kind, f.key) for f in result.findings] == [("agent", "to")]
+    assert not result.valid
+    assert [(f.kind, f.key, f.token, f.why) for f in result.findings] == [("agent", "to", "to=nobody", "UNK")]
+    kept = check_line("RW1 HO TRI-1 p=pform from=TRI to=STR item=x ask=SCORE4 keep=human+BOB", ["pform"])
+    assert [(f.kind, f.token) for f in kept.findings if f.failed] == [("agent", "keep=human+BOB")]
     assert check_line("RW1 ST TRI-1 p=pform from=TRI to=human item=x", ["pform"]).findings == ()
 
 

@@ -80,7 +80,7 @@ def test_prepare_states_the_execution_values_under_an_unguessable_token(store):
     assert (rb.type, rb.re, rb.from_, rb.to) == ("RB", "scheduler-1", "payer", "scheduler")
     assert rb.get("x_tok") == first.token and rb.get("amt") == "5400.00" and rb.get("acct") == "40-12-88/61102938"
     assert rb.get("exp") == first.exp == "20261002T1215Z"
-    assert check_rb(HO, rb, profiles=["pay"]).passed
+    assert check_rb(HO, rb, profiles=["pay"], now=NOON).passed
 
 
 def test_statement_exp_never_outlives_the_handoffs(store):
@@ -123,7 +123,7 @@ def test_commit_runs_once_and_reports_the_values_as_executed(store, executor):
     assert executor.runs() == 1
     assert dn.type == "DN" and dn.re == "scheduler-1" and dn.get("out") == "OK"
     assert dn.get("amt") == "5100.00"  # what ran, not the plan
-    report = check_dn(HO, dn, prepared.rb, profiles=["pay"])
+    report = check_dn(HO, dn, prepared.rb, profiles=["pay"], now=NOON)
     assert not report.passed and {f.key for f in report.failures()} == {"amt"}
     with pytest.raises(ToolRefused) as again:
         store.commit(prepared.token, executor(), now=NOON)

@@ -268,8 +268,9 @@ def check_rb_across(
     profiles: Receiver | Iterable | None = None,
     expect_acc: Any = None,
     record: Mapping[str, Any] | None = None,
+    now: Any = None,
 ):
-    """check-rb across profiles: the HO in the sender's profile, the RB in the receiver's."""
+    """check-rb across profiles: the HO in the sender's profile, the RB in the receiver's (``now`` as check_rb takes it)."""
     from . import readback
 
     receiver = as_receiver(profiles)
@@ -280,9 +281,9 @@ def check_rb_across(
             receiver = Receiver.load([*(receiver.vocabulary(n).source for n in receiver.names), name])
     ho_msg, problem = readback.coerce(ho, receiver, "HO", "handoff")
     if ho_msg is None:
-        return readback.check_rb(ho, rb, profiles=receiver, expect_acc=expect_acc, record=record)
+        return readback.check_rb(ho, rb, profiles=receiver, expect_acc=expect_acc, record=record, now=now)
     translation = translate(ho_msg, crosswalk, receiver)
-    report = readback.check_rb(translation.message, rb, profiles=receiver, expect_acc=expect_acc, record=record)
+    report = readback.check_rb(translation.message, rb, profiles=receiver, expect_acc=expect_acc, record=record, now=now)
     rb_msg = report.other
     if rb_msg is None:
         return report

@@ -42,6 +42,7 @@ adds); :func:`check_dn` compares a done report with the plan;
 
 from __future__ import annotations
 
+import datetime as _dt
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
@@ -376,6 +377,40 @@ def _status(findings: Iterable[Finding], tier: int, *, checked: bool = True) -> 
     return PASSED if checked else NOT_CHECKED
 
 
+def _at(now: str | _dt.datetime | None) -> _dt.datetime:
+    """``now`` as an aware UTC datetime (a ``YYYYMMDDTHHMMZ`` string, a datetime, or the clock), read as check-thread reads it."""
+    from .thread import parse_now  # thread imports this module (through the endpoint): imported at call time
+
+    try:
+        return parse_now(now)
+    except ValueError as exc:
+        raise ReadbackInputError(str(exc)) from None
+
+
+def _expired(message: Message, what: str, at: _dt.datetime) -> list[Finding]:
+    """A ``fail`` when ``at`` is past the message's own ``exp`` (spec 3.1: nothing is done on an HO, and no statement
+    is confirmed, after its ``exp``). ``exp`` is the latest moment, so its own minute is still in time, as for
+    check-thread's ``open-past-exp``."""
+    exp = message.slots.get("exp")
+    if not isinstance(exp, str):
+        return []
+    try:
+        limit = parse_time(exp)
+    except ValueError:
+        return []  # an exp that is not a real time never parsed: the line itself was refused
+    if at <= limit:
+        return []
+    stamp = at.strftime("%Y%m%dT%H%MZ")
+    return [fail(kind="expired", message=f"the {what} expired at {exp} (now {stamp}); {_AFTER_EXPIRY[what]}", key="exp",
+                 sender_value=exp, receiver_value=stamp)]
+
+
+_AFTER_EXPIRY = {
+    "handoff": "nothing may be done on it: send a new HO from the record",
+    "readback": "its statement cannot be confirmed: read back again",
+}
+
+
 # --------------------------------------------------------------------------
 # check-rb
 
@@ -387,14 +422,18 @@ def check_rb(
     profiles: Receiver | Iterable | None = None,
     expect_acc: str | Iterable[str] | None = None,
     record: Mapping[str, Any] | None = None,
+    now: str | _dt.datetime | None = None,
 ) -> ReadbackReport:
     """Check a readback against its handoff, tier by tier (spec 5.1).
 
     ``expect_acc`` holds the sender's own criteria (``"len:120w+tone:plain"``
     or a list); without it, the HO's ``acc=`` is the sender's. ``record``
     maps execution slots to the values the sender's record holds, for the
-    slots the HO leaves the receiver to resolve.
+    slots the HO leaves the receiver to resolve. ``now`` is when the check
+    runs (``YYYYMMDDTHHMMZ`` or a datetime; default the clock, UTC): a
+    handoff or a readback whose ``exp`` it has reached fails (``expired``).
     """
+    at = _at(now)
     receiver = as_receiver(profiles)
     ho_msg, ho_problem = coerce(ho, receiver, "HO", "handoff")
     rb_msg, rb_problem = coerce(rb, receiver, "RB", "readback")
@@ -404,7 +443,7 @@ def check_rb(
                               ho=ho_msg, other=rb_msg)
     vocab = vocabulary_of(ho_msg, receiver)
     levels = levels_of(ho_msg)
-    findings: list[Finding] = []
+    findings: list[Finding] = _expired(ho_msg, "handoff", at) + _expired(rb_msg, "readback", at)
     findings += tier_receipt(ho_msg, rb_msg)
     findings += tier_digest(ho_msg, rb_msg)
     findings += _tier_echo(ho_msg, rb_msg, vocab)
@@ -538,15 +577,19 @@ def check_dn(
     *,
     profiles: Receiver | Iterable | None = None,
     record: Mapping[str, Any] | None = None,
+    now: str | _dt.datetime | None = None,
 ) -> ReadbackReport:
     """Check a done report against the plan (spec 5.3).
 
     The plan of an execution slot is the HO's value, or, where the HO left it
     to the receiver, the value of a readback that passes ``check_rb``,
-    judged against the sender's ``record`` as the readback was: a readback
-    the record voids approves nothing. A value executed without an approved
-    plan value is a mismatch.
+    judged against the sender's ``record`` and at ``now`` as the readback was:
+    a readback the record voids, or one past its ``exp``, approves nothing. A
+    value executed without an approved plan value is a mismatch. ``now`` is
+    when the act is reported (default the clock, UTC): an act reported once
+    the HO's ``exp`` has passed fails (``expired``).
     """
+    at = _at(now)
     receiver = as_receiver(profiles)
     ho_msg, ho_problem = coerce(ho, receiver, "HO", "handoff")
     dn_msg, dn_problem = coerce(dn, receiver, "DN", "done report")
@@ -555,8 +598,8 @@ def check_dn(
     if ho_msg is None or dn_msg is None or rb_problem is not None:
         return ReadbackReport(passed=False, findings=tuple(problems), check="check-dn", ho=ho_msg, other=dn_msg)
     vocab = vocabulary_of(ho_msg, receiver)
-    findings: list[Finding] = tier_receipt(ho_msg, dn_msg, tier=None, pairs=_DN_RECEIPT)
-    rb_passed = rb_msg is not None and check_rb(ho_msg, rb_msg, profiles=receiver, record=record).passed
+    findings: list[Finding] = _expired(ho_msg, "handoff", at) + tier_receipt(ho_msg, dn_msg, tier=None, pairs=_DN_RECEIPT)
+    rb_passed = rb_msg is not None and check_rb(ho_msg, rb_msg, profiles=receiver, record=record, now=at).passed
     out = dn_msg.slots.get("out")
     asked_exec = "exec" in levels_of(ho_msg)
     for key in exec_slots(ho_msg, vocab):

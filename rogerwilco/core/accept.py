@@ -203,6 +203,8 @@ def compile_rule(rule: ProfileRule) -> RuleCheck:
 def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
     """Every type of a vocabulary the accept path may decide alone."""
     plans: dict[str, TypePlan] = {}
+    if vocab.agents is not None:
+        return plans  # a profile that names its agents closes them: the full pass decides its lines
     answers = "ans" in vocab.enums
     for name, table in vocab.types.items():
         if answers and name in ANSWER_TYPES:

@@ -160,6 +160,8 @@ def check_raw(
                 finding = attrs.evolve(finding, hint=hint, fix=fix)
             findings.append(finding)
 
+    if vocab.agents is not None:
+        findings.extend(_unnamed_agents(raw, vocab, values))
     if repeated:
         findings[:0] = repeated
     sender = values.get("from")
@@ -176,12 +178,6 @@ def check_raw(
     if raw.tail is not None and len(raw.tail) > vocab.tail_max:
         findings.append(fail(kind="tail", token="//", message=f"tail is {len(raw.tail)} characters, over {vocab.tail_max}",
                              column=raw.tail_column() - 3, why="UNK"))
-    if vocab.agents is not None:
-        for key in ("from", "to"):
-            agent = values.get(key)
-            if isinstance(agent, str) and agent not in vocab.agents and agent not in vocab.reserved_agents:
-                findings.append(note(kind="agent", message=f"{key}={agent} is not an agent of profile {vocab.profile}", key=key,
-                                     token=f"{key}={agent}", column=_slot_column(raw, key)))
 
     message = None
     if not findings or not any(f.failed for f in findings):
@@ -228,6 +224,27 @@ def _other_key(raw: RawLine, column: int, key: str, rawval: str, vocab: Vocabula
     hint, fix = suggest.for_key(vocab, raw.type, key, rawval)
     return [note(kind="unknown-key", message=f"unknown key {key} kept as text", key=key,
                     token=f"{key}={rawval}", column=column, hint=hint, fix=fix)]
+
+
+def _unnamed_agents(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any]) -> list[Finding]:
+    """A profile that names its agents closes them as an enum closes its codes: every agent-typed value (``from to alt
+    keep`` and the profile's own) is one of them or ``human``, else it is refused like an unknown code."""
+    found = []
+    for key, slot in vocab.slots.items():
+        if slot.type.name not in _AGENT_TYPES or key not in values:
+            continue
+        value = values[key]
+        for agent in value if isinstance(value, tuple) else (value,):
+            if isinstance(agent, str) and agent not in vocab.agents and agent not in vocab.reserved_agents:  # type: ignore[operator]
+                written = next((t for t in raw.tokens if t.startswith(key + "=")), f"{key}={agent}")
+                found.append(fail(kind="agent", token=written, key=key, why="UNK",
+                                  message=f"{agent} is not an agent of profile {vocab.profile}",
+                                  column=_slot_column(raw, key)))
+                break
+    return found
+
+
+_AGENT_TYPES = frozenset({"agent", "list:agent"})
 
 
 def _slot_column(raw: RawLine, key: str) -> int | None:

@@ -129,6 +129,13 @@ def parse_time(raw: str) -> _dt.datetime:
     return _dt.datetime.strptime(raw, "%Y%m%dT%H%MZ").replace(tzinfo=_dt.timezone.utc)
 
 
+def _days_decoder(decode_int: Callable[[str], int]) -> Callable[[str], int]:
+    """A number of days, written ``14`` or ``14d`` (as the published profiles write ``stall=19d``); written back ``14``."""
+    def decode(raw: str) -> int:
+        return decode_int(raw[:-1] if raw.endswith("d") and raw[:-1].isdigit() and raw[:-1].isascii() else raw)
+    return decode
+
+
 def _int_codec(lo: int | None, hi: int | None) -> _Codec:
     @lru_cache(maxsize=1024)
     def decode(raw: str) -> int:
@@ -230,7 +237,7 @@ def compile_type(
         return SlotType(name, dec, enc)
     if name == "days":
         dec, enc = _int_codec(None, None)
-        return SlotType(name, dec, enc)
+        return SlotType(name, _days_decoder(dec), enc)
     if name == "bool":
         return SlotType(name, _bool_decode, _bool_encode)
     if name == "rb":

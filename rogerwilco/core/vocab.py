@@ -41,11 +41,14 @@ from .errors import ProfileError
 from .files import PROFILE_MAX_BYTES, read_limited
 from .slottypes import AGENT_RE, CONSTRAINT_KEY_RE, KEY_RE, PROFILE_TYPES, SlotType, compile_type
 
-BUNDLED_PROFILES = ("pay", "clin", "pform")
+BUNDLED_PROFILES = ("pay", "clin", "pform", "deploy")
 _PROFILE_KEYS = frozenset({
     "profile", "version", "extends", "enums", "asks", "why", "slots", "agents", "asks_used",
     "exec", "constraint_keys", "aliases", "translation", "desc", "$schema",
+    # kept as notes, as the published reference profiles write them: read by people and the legend, never checked
+    "description", "item_namespace", "item_examples", "item_kinds",
 })
+_EXTENDS = ("RW1", "core")  # the published reference profiles say "core"
 _NAME_RE = re.compile(r"[a-z][a-z0-9_-]*")
 _CODE_RE = re.compile(r"[!-~]+")
 
@@ -143,7 +146,7 @@ def read_json(path: Path) -> dict[str, Any]:
 
 
 # Files under profiles/ that are not profiles.
-_NOT_PROFILES = ("rw1", "compare")
+_NOT_PROFILES = ("rw1", "compare", "additions")
 
 
 @lru_cache(maxsize=1)
@@ -263,11 +266,16 @@ def profile_problems(doc: Any) -> list[tuple[str, str]]:
         problems.append(("$.profile", "the core's own name cannot be a profile"))
     if not isinstance(doc.get("version"), str) or not doc["version"]:
         problems.append(("$.version", "a profile has a non-empty version string"))
-    if doc.get("extends") != "RW1":
-        problems.append(("$.extends", "a profile extends \"RW1\""))
-    for key in ("desc", "$schema"):
+    if doc.get("extends") not in _EXTENDS:
+        problems.append(("$.extends", "a profile extends \"RW1\" (the core, also written \"core\")"))
+    for key in ("desc", "$schema", "description", "item_namespace"):
         if key in doc and not isinstance(doc[key], str):
             problems.append((f"$.{key}", f"'{key}' is a string"))
+    if "item_examples" in doc and not _is_str_list(doc["item_examples"]):
+        problems.append(("$.item_examples", "'item_examples' is a list of strings"))
+    if "item_kinds" in doc and (not isinstance(doc["item_kinds"], dict)
+                                or not all(isinstance(v, str) for v in doc["item_kinds"].values())):
+        problems.append(("$.item_kinds", "'item_kinds' maps an item kind to its description"))
 
     core_enums = core["enums"]
     enums: dict[str, dict[str, str]] = {k: dict(v) for k, v in core_enums.items()}
@@ -362,8 +370,8 @@ def profile_problems(doc: Any) -> list[tuple[str, str]]:
         problems.append(("$.asks_used", "asks_used is a list of core asks"))
     else:
         for i, ask in enumerate(asks_used):
-            if not isinstance(ask, str) or ask not in core_enums["ask"]:
-                problems.append((f"$.asks_used[{i}]", f"{_shown(ask)} is not a core ask"))
+            if not isinstance(ask, str) or ask not in enums["ask"]:
+                problems.append((f"$.asks_used[{i}]", f"{_shown(ask)} is not an ask of the core or this profile"))
             elif asks_used.index(ask) != i:
                 problems.append((f"$.asks_used[{i}]", f"ask {ask!r} listed twice"))
     exec_map = doc.get("exec", {})
@@ -391,8 +399,12 @@ def profile_problems(doc: Any) -> list[tuple[str, str]]:
                 problems.append((_key_path("$.aliases", canonical), "aliases map a canonical value to a list of "
                                  "non-empty spellings"))
     rules = doc.get("translation", [])
-    if not isinstance(rules, list):
-        problems.append(("$.translation", "translation is a list of rules"))
+    if isinstance(rules, dict):  # the published profiles' {"note": text}: a note for people, no rules
+        if set(rules) != {"note"} or not isinstance(rules["note"], str):
+            problems.append(("$.translation", "translation is a list of rules, or {\"note\": text}"))
+        rules = []
+    elif not isinstance(rules, list):
+        problems.append(("$.translation", "translation is a list of rules, or {\"note\": text}"))
         rules = []
     for i, rule in enumerate(rules):
         problems.extend(_rule_problems(rule, f"$.translation[{i}]", slot_names | {"item", "re", "from", "to"}, types))
@@ -575,7 +587,7 @@ def compile_vocabulary(profile: Mapping[str, Any] | None = None) -> Vocabulary:
 
     rules = [_compile_rule(r, None, core["types"]) for r in core.get("rules", [])]
     translation = (profile or {}).get("translation", [])
-    rules += [_compile_rule(r, pname, core["types"]) for r in translation]
+    rules += [_compile_rule(r, pname, core["types"]) for r in translation if isinstance(r, Mapping)]
     types = {
         tname: attrs.evolve(table, rules=tuple(r for r in rules if tname in r.on))
         for tname, table in types.items()

@@ -140,7 +140,8 @@ const OPS = {
     const rb = field(request, "rb");
     const receiver = receiverFor(request);
     const record = mapping(request, "record");
-    return reportJson(checkRb(lineOrNot(ho), lineOrNot(rb), { profiles: receiver, expectAcc: request.expect_acc, record }));
+    return reportJson(checkRb(lineOrNot(ho), lineOrNot(rb), { profiles: receiver, expectAcc: request.expect_acc, record,
+      now: has(request, "now") ? request.now : null }));
   },
 
   "check-ho"(request) {
@@ -160,7 +161,7 @@ const OPS = {
     const rb = has(request, "rb") && request.rb !== null ? lineOrNot(request.rb) : null;
     const receiver = receiverFor(request);
     const record = mapping(request, "record");
-    return reportJson(checkDn(lineOrNot(ho), lineOrNot(dn), rb, { profiles: receiver, record }));
+    return reportJson(checkDn(lineOrNot(ho), lineOrNot(dn), rb, { profiles: receiver, record, now: has(request, "now") ? request.now : null }));
   },
 
   "check-thread"(request) {

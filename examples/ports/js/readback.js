@@ -25,6 +25,7 @@
 
 import { RW1Error, Receiver, checkLine, refusalOf, digest, toLine, writeValue, canonicalJson } from "./rw1.js";
 import { Comparator, parseCriteria, CriteriaError } from "./comprehension.js";
+import { parseNow, validTime } from "./thread.js";
 
 const DEFAULT_LEVEL = "echo";
 // D7: the echo set of each level. "*" is every slot the HO carries.
@@ -319,10 +320,36 @@ function status(findings, tier, checked = true) {
 
 const report = (findings, extra = {}) => ({ passed: !findings.some((f) => f.severity === "fail"), findings, ...extra });
 
+// Spec 3.1: nothing is done on an HO, and no statement is confirmed, after its
+// exp. exp is the latest moment, so its own minute is still in time.
+const AFTER_EXPIRY = {
+  handoff: "nothing may be done on it: send a new HO from the record",
+  readback: "its statement cannot be confirmed: read back again",
+};
+
+function expired(message, what, at) {
+  const exp = has(message.slots, "exp") ? message.slots.exp : null;
+  const limit = typeof exp === "string" ? validTime(exp) : null;
+  if (limit === null || at <= limit) return [];
+  const stamp = new Date(at).toISOString().replace(/[-:]/g, "").slice(0, 13) + "Z";
+  return [fail("expired", `the ${what} expired at ${exp} (now ${stamp}); ${AFTER_EXPIRY[what]}`, { key: "exp", sender: exp, receiver: stamp })];
+}
+
+function atOf(now) {
+  try {
+    return parseNow(now);
+  } catch (exc) {
+    if (exc instanceof RW1Error) throw readbackError(exc.message);
+    throw exc;
+  }
+}
+
 // ---------------------------------------------------------------- check-rb
 
 // Check a readback against its handoff, tier by tier (spec 5.1).
-function checkRb(ho, rb, { profiles = null, expectAcc = null, record = null } = {}) {
+// now (a YYYYMMDDTHHMMZ string, a Date, or the clock) is when the check runs.
+function checkRb(ho, rb, { profiles = null, expectAcc = null, record = null, now = null } = {}) {
+  const at = atOf(now);
   const receiver = asReceiver(profiles);
   const [hoMsg, hoProblem] = coerce(ho, receiver, "HO", "handoff");
   const [rbMsg, rbProblem] = coerce(rb, receiver, "RB", "readback");
@@ -332,7 +359,8 @@ function checkRb(ho, rb, { profiles = null, expectAcc = null, record = null } = 
   }
   const vocab = vocabularyOf(hoMsg, receiver);
   const levels = levelsOf(hoMsg);
-  const findings = [...tierReceipt(hoMsg, rbMsg), ...tierDigest(hoMsg, rbMsg), ...tierEcho(hoMsg, rbMsg, vocab)];
+  const findings = [...expired(hoMsg, "handoff", at), ...expired(rbMsg, "readback", at),
+    ...tierReceipt(hoMsg, rbMsg), ...tierDigest(hoMsg, rbMsg), ...tierEcho(hoMsg, rbMsg, vocab)];
   const tiers = {
     1: status(findings, 1),
     2: status(findings, 2, has(rbMsg.slots, "h")),
@@ -466,15 +494,17 @@ function planValue(ho, rb, key) {
 }
 
 // Check a done report against the plan (spec 5.3).
-function checkDn(ho, dn, rb = null, { profiles = null, record = null } = {}) {
+// now is when the act is reported: once the HO's exp has passed, the act is expired.
+function checkDn(ho, dn, rb = null, { profiles = null, record = null, now = null } = {}) {
+  const at = atOf(now);
   const receiver = asReceiver(profiles);
   const [hoMsg, hoProblem] = coerce(ho, receiver, "HO", "handoff");
   const [dnMsg, dnProblem] = coerce(dn, receiver, "DN", "done report");
   const [rbMsg, rbProblem] = rb === null || rb === undefined ? [null, null] : coerce(rb, receiver, "RB", "readback");
   if (hoMsg === null || dnMsg === null || rbProblem !== null) return report([hoProblem, dnProblem, rbProblem].filter(Boolean));
   const vocab = vocabularyOf(hoMsg, receiver);
-  const findings = tierReceipt(hoMsg, dnMsg, null, DN_RECEIPT);
-  const rbPassed = rbMsg !== null && checkRb(hoMsg, rbMsg, { profiles: receiver, record }).passed;
+  const findings = [...expired(hoMsg, "handoff", at), ...tierReceipt(hoMsg, dnMsg, null, DN_RECEIPT)];
+  const rbPassed = rbMsg !== null && checkRb(hoMsg, rbMsg, { profiles: receiver, record, now: new Date(at) }).passed;
   const approved = rbPassed ? rbMsg : null;
   const out = get(dnMsg, "out");
   const askedExec = levelsOf(hoMsg).includes("exec");

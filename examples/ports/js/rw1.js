@@ -44,7 +44,7 @@ function profilesDir() {
   return path.resolve(HERE, "..", "..", "..", "profiles");
 }
 const PROFILES_DIR = profilesDir();
-const BUNDLED_PROFILES = ["pay", "clin", "pform"];
+const BUNDLED_PROFILES = ["pay", "clin", "pform", "deploy"];
 const JSON_KEYS = ["v", "type", "id", "re", "from", "to", "item", "slots", "tail"];
 
 const AGENT_RE = /^[A-Za-z0-9._-]+$/;
@@ -399,7 +399,11 @@ function compileType(name, enums, rbCodes = new Set()) {
     if (!m || Number(m[1]) > Number(m[2])) throw new Error(`bad integer type ${pyRepr(name)} (int:<lo>-<hi>)`);
     return { name, enumName: null, isList: false, decode: intCodec(Number(m[1]), Number(m[2])) };
   }
-  if (name === "days") return { name, enumName: null, isList: false, decode: intCodec(null, null) };
+  if (name === "days") {
+    // a number of days, written 14 or 14d (the published profiles write stall=19d); written back 14
+    const decodeInt = intCodec(null, null);
+    return { name, enumName: null, isList: false, decode: (raw) => decodeInt(/^[0-9]+d$/.test(raw) ? raw.slice(0, -1) : raw) };
+  }
   if (name === "bool") {
     return {
       name, enumName: null, isList: false,
@@ -490,7 +494,9 @@ function coreDocument() {
 }
 
 const PROFILE_KEYS = new Set(["profile", "version", "extends", "enums", "asks", "why", "slots", "agents", "asks_used",
-  "exec", "constraint_keys", "aliases", "translation", "desc", "$schema"]);
+  "exec", "constraint_keys", "aliases", "translation", "desc", "$schema",
+  // kept as notes, as the published reference profiles write them
+  "description", "item_namespace", "item_examples", "item_kinds"]);
 
 function codesOf(value, where, problems) {
   if (Array.isArray(value)) value = Object.fromEntries(value.map((c) => [c, ""]));
@@ -518,7 +524,7 @@ function profileProblems(doc) {
   if (typeof name !== "string" || !NAME_RE.test(name)) problems.push(["$.profile", "a profile names itself with a lowercase name"]);
   else if (name.toUpperCase() === "RW1") problems.push(["$.profile", "the core's own name cannot be a profile"]);
   if (typeof doc.version !== "string") problems.push(["$.version", "a profile has a version string"]);
-  if (doc.extends !== "RW1") problems.push(["$.extends", 'a profile extends "RW1"']);
+  if (doc.extends !== "RW1" && doc.extends !== "core") problems.push(["$.extends", 'a profile extends "RW1" (the core, also written "core")']);
 
   const coreEnums = core.enums;
   const enums = {};
@@ -591,7 +597,7 @@ function profileProblems(doc) {
   const asksUsed = has(doc, "asks_used") ? doc.asks_used : [];
   if (!Array.isArray(asksUsed)) problems.push(["$.asks_used", "asks_used is a list of core asks"]);
   else asksUsed.forEach((ask, i) => {
-    if (!has(coreEnums.ask, ask)) problems.push([`$.asks_used[${i}]`, `${pyRepr(pyStr(ask))} is not a core ask`]);
+    if (!has(enums.ask, ask)) problems.push([`$.asks_used[${i}]`, `${pyRepr(pyStr(ask))} is not an ask of the core or this profile`]);
   });
   let execMap = has(doc, "exec") ? doc.exec : {};
   if (!isObject(execMap)) {
@@ -818,6 +824,7 @@ class Receiver {
 
 // ---------------------------------------------------------------- never guess
 
+const AGENT_TYPES = new Set(["agent", "list:agent"]);
 const fail = (kind, token, message, extra = {}) => ({ severity: "fail", kind, token, message, why: "UNK", ...extra });
 const note = (kind, message, extra = {}) => ({ severity: "note", kind, message, ...extra });
 
@@ -984,6 +991,19 @@ function checkRaw(raw, receiver) {
     }
   });
 
+  // A profile that names its agents closes them as an enum closes its codes:
+  // every agent-typed value is one of them or human, else refused.
+  if (vocab.agents !== null) {
+    for (const [key, slot] of vocab.slots) {
+      if (!AGENT_TYPES.has(slot.type.name) || !values.has(key)) continue;
+      const value = values.get(key);
+      const bad = (Array.isArray(value) ? value : [value]).find((a) => typeof a === "string" && !vocab.agents.has(a) && !vocab.reservedAgents.has(a));
+      if (bad !== undefined) {
+        const i = raw.slots.findIndex(([k]) => k === key);
+        findings.push(fail("agent", `${key}=${raw.slots[i][1]}`, `${bad} is not an agent of profile ${vocab.profile}`, { column: slotColumn(raw, i), key }));
+      }
+    }
+  }
   const sender = values.get("from");
   if (typeof sender === "string") {
     const m = MSGID_RE.exec(raw.id);

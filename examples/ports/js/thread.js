@@ -547,4 +547,4 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   return { passed: !findings.some((f) => f.severity === "fail"), findings, ledger };
 }
 
-export { checkThread, parseNow, CLOSE_TRANSITIONS, HANDOFF_STATES };
+export { checkThread, parseNow, validTime, CLOSE_TRANSITIONS, HANDOFF_STATES };

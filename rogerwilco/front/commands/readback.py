@@ -28,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strict", action="store_true",
                    help="exit 1 when a tier the handoff asked for could not be checked (tier 4 without criteria, "
                         "tier 5 without a record), even though the readback passes")
+    p.add_argument("--now", metavar="YYYYMMDDTHHMMZ",
+                   help="when the check runs (default: the clock, UTC): a handoff or readback past its exp= fails")
     add_profiles(p)
     add_format(p)
     p.set_defaults(func=cmd_check_rb)
@@ -47,6 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rb", metavar="LINE", help="the readback, for values the handoff left to the receiver")
     p.add_argument("--record", metavar="FILE", help="JSON object of the values your record holds: the readback "
                    "is judged against it as check-rb judged it")
+    p.add_argument("--now", metavar="YYYYMMDDTHHMMZ",
+                   help="when the act is reported (default: the clock, UTC): an act past the handoff's exp= fails")
     add_profiles(p)
     add_format(p)
     p.set_defaults(func=cmd_check_dn)
@@ -145,10 +149,10 @@ def cmd_check_rb(args: argparse.Namespace) -> int:
         from ...checks import crosswalk
 
         report = crosswalk.check_rb_across(ho, line_argument(args.rb), args.crosswalk,
-                                    profiles=receiver_from(args), expect_acc=args.expect_acc, record=record)
+                                    profiles=receiver_from(args), expect_acc=args.expect_acc, record=record, now=args.now)
     else:
         report = check_rb(ho, line_argument(args.rb),
-                          profiles=receiver_from(args), expect_acc=args.expect_acc, record=record)
+                          profiles=receiver_from(args), expect_acc=args.expect_acc, record=record, now=args.now)
     _sender_input(report, "handoff")
     return _emit(report, args)
 
@@ -177,7 +181,7 @@ def cmd_check_dn(args: argparse.Namespace) -> int:
     ho = line_argument(args.ho)
     if record is not None:
         record = _typed_record(record, ho, receiver_from(args), args.record)
-    report = check_dn(ho, args.dn, args.rb, profiles=receiver_from(args), record=record)
+    report = check_dn(ho, args.dn, args.rb, profiles=receiver_from(args), record=record, now=args.now)
     _sender_input(report, "handoff")
     return _emit(report, args)
 

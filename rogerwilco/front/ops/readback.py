@@ -38,7 +38,7 @@ def make_rb_op(request: dict[str, Any]) -> dict[str, Any]:
 @op("check-rb")
 def check_rb_op(request: dict[str, Any]) -> dict[str, Any]:
     return _answer(check_rb(request["ho"], request["rb"], profiles=receiver_for(request),
-                    expect_acc=request.get("expect_acc"), record=_mapping(request, "record")))
+                    expect_acc=request.get("expect_acc"), record=_mapping(request, "record"), now=request.get("now")))
 
 
 @op("check-ho")
@@ -55,4 +55,4 @@ def check_ho_op(request: dict[str, Any]) -> dict[str, Any]:
 @op("check-dn")
 def check_dn_op(request: dict[str, Any]) -> dict[str, Any]:
     return _answer(check_dn(request["ho"], request["dn"], request.get("rb"), profiles=receiver_for(request),
-                            record=_mapping(request, "record")))
+                            record=_mapping(request, "record"), now=request.get("now")))

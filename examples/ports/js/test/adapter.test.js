@@ -17,7 +17,7 @@ test("the v2 handshake lists every op and the bundled profiles", () => {
   assert.equal(answer.implementation.language, "javascript");
   assert.equal(answer.implementation.name, "rogerwilco-js");
   assert.deepEqual(answer.ops, ["check-dn", "check-ho", "check-rb", "check-thread", "digest", "encode", "make-rb", "parse", "reply"]);
-  assert.deepEqual(answer.profiles, ["pay", "clin", "pform"]);
+  assert.deepEqual(answer.profiles, ["pay", "clin", "pform", "deploy"]);
 });
 
 test("seq is echoed on every answer, errors included; v1 requests get none", () => {
