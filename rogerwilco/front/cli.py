@@ -85,6 +85,7 @@ Quick start:
 _COMMAND_MODULES = {
     "adapter": "adapter", "completion": "completion", "conformance": "conformance", "grammar": "grammar",
     "parse": "lines", "encode": "lines", "validate": "lines", "digest": "lines", "reply": "lines",
+    "to-json": "lines", "from-json": "lines",
     "lint": "lint", "lsp": "lsp", "mcp": "mcp", "legend": "profiles", "profile": "profiles",
     "check-src": "profiles", "check-rb": "readback", "check-ho": "readback", "check-dn": "readback",
     "make-rb": "readback", "scan": "scan", "schema": "schema", "check-thread": "thread", "tool": "tool",
@@ -96,6 +97,11 @@ def _command_module_names() -> list[str]:
     return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
 
 
+#: what ``rogerwilco --version`` says: the reference codec 0.3.0 on the package index has the same name
+VERSION_LINE = (f"rogerwilco {__version__}: the RW1 reference implementation, successor to the "
+                "rogerwilco 0.3.0 reference codec")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser: every subcommand, or only ``command``'s when it is a known one (none for ``--version``)."""
     from .commands._help import HELP, epilog
@@ -105,7 +111,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="RW1: parse, validate, read back and check one-line agent messages.",
         epilog="Run `rogerwilco COMMAND --help` for a command's examples and exit codes.",
     )
-    parser.add_argument("--version", action="version", version=f"rogerwilco {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION_LINE)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour in reports: auto (a terminal, unless NO_COLOR is set), always, never")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

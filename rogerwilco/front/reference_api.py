@@ -69,8 +69,11 @@ FormError = RW1Error
 # profiles
 
 
-def _receiver(profile: str | None) -> Receiver:
-    """The receiver a profile argument describes: ``None`` holds the bundled profiles, a name or path that one."""
+def _receiver(profile: str | Receiver | None) -> Receiver:
+    """The receiver a profile argument describes: ``None`` holds the bundled profiles, a name or path that one
+    (a :class:`~rogerwilco.vocab.Receiver` is itself)."""
+    if isinstance(profile, Receiver):
+        return profile
     if profile is None:
         return as_receiver(None)
     return Receiver.load([profile])
@@ -287,7 +290,7 @@ def _message(line: str, receiver: Receiver) -> Message:
     return result.message
 
 
-def encode(msg: Mapping[str, Any], profile: str | None = None) -> str:
+def encode(msg: Mapping[str, Any], profile: str | Receiver | None = None) -> str:
     """A JSON form (a dict) as its line; the line is validated. As in the reference, ``v`` may be left out,
     and a member or slot that is absent, ``None`` or ``""`` is not written."""
     if not isinstance(msg, Mapping):
@@ -306,7 +309,7 @@ def to_json(line: str, profile: str | None = None) -> str:
     return json.dumps(_message(line, _receiver(profile)).to_json(), ensure_ascii=False)
 
 
-def from_json(s: str, profile: str | None = None) -> str:
+def from_json(s: str, profile: str | Receiver | None = None) -> str:
     """JSON text of a message's JSON form, as its line (malformed JSON names its line and column)."""
     try:
         form = json.loads(s)
@@ -384,16 +387,22 @@ def check_dn(ho_line: str, dn_line: str, profile: str | None = None,
     return _report(_readback.check_dn(ho_line, dn_line, rb_line, profiles=_receiver(profile)))
 
 
+def readback_number(rb_id: str, ho: Message) -> int:
+    """The message number of a readback id given whole (``payer-1``): it must be ``<the HO's to>-<n>``."""
+    prefix, _, number = rb_id.rpartition("-")
+    if prefix != ho.to or not number.isdigit():
+        raise FormError(f"id {rb_id!r} must be <from>-<n> for the readback's from={ho.to}: {ho.to}-1, {ho.to}-2, ...",
+                        token=rb_id)
+    return int(number)
+
+
 def make_rb(ho_line: str, rb_id: str, profile: str | None = None, with_hash: bool = True, eta: str | None = None,
             acc: list[str] | None = None, do: str | None = None) -> str:
     """The readback of an HO, composed by code, as a line; ``rb_id`` is ``<the HO's to>-<n>``."""
     receiver = _receiver(profile)
     ho = _message(ho_line, receiver)
-    prefix, _, number = rb_id.rpartition("-")
-    if prefix != ho.to or not number.isdigit():
-        raise FormError(f"id {rb_id!r} must be <from>-<n> for the readback's from={ho.to}: {ho.to}-1, {ho.to}-2, ...",
-                        token=rb_id)
-    return _readback.make_rb(ho, int(number), profiles=receiver, acc=acc, do=do, eta=eta, digest=with_hash).to_line()
+    return _readback.make_rb(ho, readback_number(rb_id, ho), profiles=receiver, acc=acc, do=do, eta=eta,
+                             digest=with_hash).to_line()
 
 
 def _thread_said(report: _thread.ThreadReport) -> Callable[[Finding], str]:
