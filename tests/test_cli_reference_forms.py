@@ -156,3 +156,12 @@ def test_legend_and_lint_keep_the_reference_names(tmp_path, capsys):
 def test_no_traceback_reaches_the_user():
     proc = subprocess.run([sys.executable, "-m", "rogerwilco", "check-ho", PAY_HO, "{"], capture_output=True, text=True)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr and proc.stderr.startswith("rogerwilco:")
+
+
+def test_version_says_which_rogerwilco_this_is_in_one_line():
+    proc = subprocess.run([sys.executable, "-m", "rogerwilco", "--version"], capture_output=True, text=True,
+                          env={"COLUMNS": "40", "PATH": ""})
+    assert proc.returncode == 0
+    assert proc.stdout == (f"rogerwilco {rw.__version__}: the RW1 reference implementation, successor to the "
+                           "rogerwilco 0.3.0 reference codec\n")
+    assert tuple(int(x) for x in rw.__version__.split(".")[:2]) > (0, 3)

@@ -98,8 +98,16 @@ def _command_module_names() -> list[str]:
 
 
 #: what ``rogerwilco --version`` says: the reference codec 0.3.0 on the package index has the same name
-VERSION_LINE = (f"rogerwilco {__version__}: the RW1 reference implementation, successor to the "
+_VERSION_LINE = (f"rogerwilco {__version__}: the RW1 reference implementation, successor to the "
                 "rogerwilco 0.3.0 reference codec")
+
+
+class _Version(argparse.Action):
+    """``--version``: one line, unwrapped (argparse's own action wraps it to the terminal)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:  # type: ignore[no-untyped-def]
+        sys.stdout.write(_VERSION_LINE + "\n")
+        parser.exit()
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -111,7 +119,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="RW1: parse, validate, read back and check one-line agent messages.",
         epilog="Run `rogerwilco COMMAND --help` for a command's examples and exit codes.",
     )
-    parser.add_argument("--version", action="version", version=VERSION_LINE)
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the package, its version and what it is, and exit")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour in reports: auto (a terminal, unless NO_COLOR is set), always, never")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
