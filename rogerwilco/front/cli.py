@@ -88,7 +88,7 @@ _COMMAND_MODULES = {
     "to-json": "lines", "from-json": "lines",
     "lint": "lint", "lsp": "lsp", "mcp": "mcp", "legend": "profiles", "profile": "profiles",
     "check-src": "profiles", "check-rb": "readback", "check-ho": "readback", "check-dn": "readback",
-    "make-rb": "readback", "scan": "scan", "schema": "schema", "check-thread": "thread", "tool": "tool",
+    "make-rb": "readback", "scan": "scan", "skill": "skill", "schema": "schema", "check-thread": "thread", "tool": "tool",
 }
 
 

@@ -96,6 +96,11 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
              "or a diagnostic saying why it was refused.",
              ("rogerwilco scan examples/logs", "rogerwilco scan --output csv examples/logs/prefixed.log.gz"),
              "0 scanned, 1 a candidate was refused under --strict, 2 usage error"),
+    "skill": ("Write an Agent Skill folder, OUT/<name>/SKILL.md: front matter (name, description), the legend "
+              "generated from the vocabulary, and how to check lines with this package. For Claude Code, OUT is "
+              "~/.claude/skills (every project) or .claude/skills (one project).",
+              ("rogerwilco skill --out skills", "rogerwilco skill --profile pay --out skills"),
+              "0 written, 2 an unknown profile or a folder that cannot be written"),
     "schema": ("Print the JSON Schema (2020-12) of the JSON form, generated from the vocabulary.",
                ("rogerwilco schema", "rogerwilco schema --profile pay"),
                "0 printed, 2 an unknown profile"),
