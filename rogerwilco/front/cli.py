@@ -105,7 +105,8 @@ _VERSION_LINE = (f"rogerwilco {__version__}: the RW1 reference implementation, s
 class _Version(argparse.Action):
     """``--version``: one line, unwrapped (argparse's own action wraps it to the terminal)."""
 
-    def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:  # type: ignore[no-untyped-def]
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
         sys.stdout.write(_VERSION_LINE + "\n")
         parser.exit()
 
