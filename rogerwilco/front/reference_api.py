@@ -187,6 +187,9 @@ _SAID: dict[tuple[Any, ...], _Said] = {
     ("check-rb", "mismatch"): lambda f, ho, rb: (
         f"tier{f.tier} {_readback.TIERS[f.tier or 3]}: {f.key} mismatch: HO {_show(f.sender_value)} vs RB {_show(f.receiver_value)}"),
     ("check-rb", "expiry"): lambda f, ho, rb: f"expired: the statement's exp outlives the HO's ({f.message})",
+    ("check-rb", "expired"): lambda f, ho, rb: (
+        f"expired: the {'statement' if f.message.startswith('the readback') else 'HO'} expired at {f.sender_value} "
+        f"(now {f.receiver_value}); {f.message.partition('; ')[2]}"),
     ("check-rb", "plan"): lambda f, ho, rb: "tier4 comprehension: rb=plan requires do= on the RB",
     ("check-ho", "mismatch"): lambda f, ho, _: f"record: {f.key} mismatch: record {_show(f.sender_value)} vs HO {_show(f.receiver_value)}",
     ("check-ho", "missing"): lambda f, ho, _: f"record: HO does not carry {f.key} (record has {f.key}={_show(f.sender_value)})",
