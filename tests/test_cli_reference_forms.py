@@ -165,3 +165,9 @@ def test_version_says_which_rogerwilco_this_is_in_one_line():
     assert proc.stdout == (f"rogerwilco {rw.__version__}: the RW1 reference implementation, successor to the "
                            "rogerwilco 0.3.0 reference codec\n")
     assert tuple(int(x) for x in rw.__version__.split(".")[:2]) > (0, 3)
+
+
+@pytest.mark.parametrize("command", ["lint", "check-thread"])
+def test_a_line_where_lint_or_check_thread_wants_a_file_is_named(command, capsys):
+    assert main([command, HO]) == 2
+    assert "is a line, not a file" in capsys.readouterr().err
