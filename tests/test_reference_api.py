@@ -27,8 +27,8 @@ EXPECTED_UNTIL_MERGE = {
     "c36": "clin cert=CERT, unit=mmHg, res are not in the bundled clin (vocabulary alignment)",
     "c38": "clin cert=CERT, res are not in the bundled clin (vocabulary alignment)",
     "c40": "clin cert, dose, route, freq, chg differ from the published clin (vocabulary alignment)",
-    "x06": "check_rb takes no now= yet: an RB past its own exp passes (expiry at check time)",
-    "x08": "check_rb takes no now= yet: an RB of an expired HO passes (expiry at check time)",
+    "x06": "check_rb takes no now= yet, so check_rb_full cannot pass its now on: an RB past its own exp passes",
+    "x08": "check_rb takes no now= yet, so check_rb_full cannot pass its now on: an RB of an expired HO passes",
 }
 
 
