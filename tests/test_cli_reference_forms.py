@@ -90,6 +90,8 @@ def test_make_rb_in_order(capsys):
     assert made == rw.make_rb(HO, "writer-1") and " h=" in made
     assert main(["make-rb", "--no-hash", HO, "writer-2"]) == 0
     assert " h=" not in capsys.readouterr().out
+    assert main(["make-rb", HO, "writer-03"]) == 0
+    assert capsys.readouterr().out.startswith("RW1 RB writer-03 re=research-01 ")
     assert main(["make-rb", HO, "bob-1"]) == 1
     assert "must be <from>-<n>" in capsys.readouterr().err
 

@@ -159,6 +159,7 @@ def test_encode_takes_a_form_without_its_empty_members_as_the_reference_does():
 def test_make_rb_names_its_id_and_its_level():
     rb = rw.make_rb(HO, "writer-7", with_hash=False)
     assert rb.startswith("RW1 RB writer-7 re=research-01 ") and " h=" not in rb
+    assert rw.make_rb(HO, "writer-01").startswith("RW1 RB writer-01 ")  # the id as given, as the reference writes it
     with pytest.raises(rw.FormError, match="give its value"):  # rb=exec, an execution slot left to the receiver
         rw.make_rb(PAY_HO.replace(" acct=40-12-88/61102938", ""), "payer-1", "pay")
 

@@ -53,6 +53,7 @@ from ..core import legend as _legend
 from ..core._resources import data_dir
 from ..core.errors import RefusedError, RW1Error
 from ..core.findings import Finding
+from ..core.codec import reread
 from ..core.message import Message, canonical_json
 from ..core.semantics import LineResult, check_line
 from ..core.vocab import Receiver, Vocabulary, as_receiver, compare_document
@@ -399,13 +400,18 @@ def readback_number(rb_id: str, ho: Message) -> int:
     return int(number)
 
 
+def with_readback_id(rb: Message, rb_id: str, receiver: Receiver) -> Message:
+    """The readback under the id given whole, as written (``payer-01`` stays ``payer-01``), read back again."""
+    return rb if rb.id == rb_id else reread(rb.replace(id=rb_id), receiver)
+
+
 def make_rb(ho_line: str, rb_id: str, profile: str | None = None, with_hash: bool = True, eta: str | None = None,
             acc: list[str] | None = None, do: str | None = None) -> str:
     """The readback of an HO, composed by code, as a line; ``rb_id`` is ``<the HO's to>-<n>``."""
     receiver = _receiver(profile)
     ho = _message(ho_line, receiver)
-    return _readback.make_rb(ho, readback_number(rb_id, ho), profiles=receiver, acc=acc, do=do, eta=eta,
-                             digest=with_hash).to_line()
+    rb = _readback.make_rb(ho, readback_number(rb_id, ho), profiles=receiver, acc=acc, do=do, eta=eta, digest=with_hash)
+    return with_readback_id(rb, rb_id, receiver).to_line()
 
 
 def _thread_said(report: _thread.ThreadReport) -> Callable[[Finding], str]:

@@ -261,7 +261,7 @@ def cmd_check_dn(args: argparse.Namespace, in_order: bool) -> int:
 @_reference_exit
 def cmd_make_rb(args: argparse.Namespace, in_order: bool) -> int:
     from ...checks.readback import coerce, make_rb
-    from ..reference_api import readback_number
+    from ..reference_api import readback_number, with_readback_id
 
     values = read_json_object(args.values, "values") if args.values else None
     receiver = receiver_from(args)
@@ -273,5 +273,7 @@ def cmd_make_rb(args: argparse.Namespace, in_order: bool) -> int:
         args.n = readback_number(args.rb_id, delivered)
     message = make_rb(ho, args.n, profiles=receiver, acc=args.acc, do=args.do,
                       not_=args.not_, asm=args.asm, eta=args.eta, values=values, digest=not args.no_digest)
+    if in_order:
+        message = with_readback_id(message, args.rb_id, receiver)
     sys.stdout.write(message.to_line() + "\n")
     return 0
