@@ -1,7 +1,7 @@
 """Token counts of the generated legends, full and lean, for every bundled profile.
 
 Counts come from a real tokenizer that works offline (the ``tokens`` extra:
-``pip install 'rogerwilco[tokens]'``, package bpe-openai), with the
+``pip install 'rogerwilco[tokens] @ git+https://github.com/croxio/rogerwilco'``, package bpe-openai), with the
 o200k_base and cl100k_base encodings, over the text format that
 ``rogerwilco legend [--profile NAME] [--lean]`` prints. The goal for the pay
 profile is at most 1,500 tokens full (the published vocabulary, whose full
@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import bpe_openai
     except ImportError:
-        sys.stderr.write("legend_tokens: needs the tokens extra: pip install 'rogerwilco[tokens]'\n")
+        sys.stderr.write("legend_tokens: needs the tokens extra: pip install 'rogerwilco[tokens] @ git+https://github.com/croxio/rogerwilco'\n")
         return 2
     encoders = {name: bpe_openai.get_encoding(name) for name in ENCODINGS}
     rows = []

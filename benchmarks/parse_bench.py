@@ -26,7 +26,7 @@ same messages.
 
     python benchmarks/parse_bench.py [--lines 20000] [--rounds 7]
 
-The peers are the ``bench`` extra (``pip install 'rogerwilco[bench]'``); a
+The peers are the ``bench`` extra (``pip install 'rogerwilco[bench] @ git+https://github.com/croxio/rogerwilco'``); a
 peer that is not installed is reported as such and left out.
 """
 
@@ -310,7 +310,7 @@ def main() -> None:
                   f"compiled batch >= 1.0x (here {base / times['batch json_forms, compiled']:.2f}x)"]
     print("goals: " + ", ".join(goals))
     if missing:
-        print(f"not installed (pip install 'rogerwilco[bench]'): {', '.join(missing)}")
+        print(f"not installed (pip install 'rogerwilco[bench] @ git+https://github.com/croxio/rogerwilco'): {', '.join(missing)}")
 
     def refusing(items: list[str]) -> None:
         for line in items:

@@ -306,7 +306,11 @@ FIGURES: list[Figure] = [
     Figure("README.md", r"(\| code \| name \| level \| fires on \|\n(?:\|.*\|\n?)+)", lambda m: (_rule_table() + "\n",),
            "the lint rules"),
     Figure("docs/lint.md", r"(\| code \| name \| level \| fires on \|\n(?:\|.*\|\n?)+)",
-           lambda m: (_rule_table() + "\n",), "the lint rules"),
+           lambda m: (_rule_table() + "\n",), "the lint rules"),    # the Agent Skill's format limits, as rogerwilco skill checks them
+    Figure("docs/agents.md", r"at most (\d+) characters, the\nfolder's name",
+           _one(lambda: module("skill").MAX_NAME), "a skill name's limit"),
+    Figure("docs/agents.md", r"the description \(1 to (\d+) characters\)",
+           _one(lambda: module("skill").MAX_DESCRIPTION), "a skill description's limit"),
 ]
 
 

@@ -10,6 +10,11 @@ A json-like front door::
 builds the ``UN`` reply a receiver sends for a line it must not guess at;
 ``scan`` finds messages in logs and yields records, ``to_arrow`` makes them an
 Arrow table (the ``parquet`` extra).
+
+The reference codec's API (``rogerwilco`` 0.3.0, which this package
+succeeds) is here too, unchanged: ``parse``, ``validate``, ``check_rb_full``,
+``make_rb``, ``legend`` ... return what they returned there
+(:mod:`rogerwilco.front.reference_api`; docs/migrating.md).
 """
 
 from __future__ import annotations
@@ -27,30 +32,39 @@ from .core.findings import Finding  # noqa: E402
 from .core.message import Message, Source  # noqa: E402
 from .core.semantics import LineResult, check_line, refusal  # noqa: E402
 from .io.stream import read_lines, validate_stream  # noqa: E402
-from .core.vocab import Receiver, load_profile  # noqa: E402
+from .core.vocab import Receiver  # noqa: E402
 from .core.speedups import loads_line as _loads_line  # noqa: E402  (compiled or pure: rogerwilco.speedups)
 
 from .core._version import __version__
 
+# The reference codec's names (0.3.0), each with its call and return shape there.
+_REFERENCE = (
+    "FormError", "PROFILES", "VERSION", "canonical", "check_dn", "check_ho", "check_rb", "check_rb_full",
+    "check_thread", "compare_acc", "digest", "encode", "from_json", "legend", "load_core", "load_profile",
+    "make_rb", "now_utc", "parse", "to_json", "validate",
+)
+
 __all__ = [
     "EncodeError", "Endpoint", "Finding", "LineResult", "Message", "ProfileError", "ProtocolError", "Receiver", "RefusedError",
-    "RW1Error", "RW1SyntaxError", "Source", "check_line", "dump", "dumps", "load", "load_profile",
-    "loads", "read_lines", "refusal", "scan", "to_arrow", "validate_stream",
+    "RW1Error", "RW1SyntaxError", "Source", "check_line", "dump", "dumps", "load",
+    "loads", "read_lines", "refusal", "scan", "to_arrow", "validate_stream", *_REFERENCE,
 ]
 
 
 # Imported on first use, so that a process reading lines pays only for what it uses.
-_LAZY = {"Endpoint": "checks.endpoint", "ProtocolError": "checks.endpoint", "scan": "scan", "to_arrow": "scan"}
+_LAZY = {"Endpoint": "checks.endpoint", "ProtocolError": "checks.endpoint", "scan": "scan", "to_arrow": "scan",
+         **{name: "front.reference_api" for name in _REFERENCE}}
 
 
 class _Package(types.ModuleType):
-    """The package module. ``rogerwilco.scan`` is the function (the records API),
-    while ``rogerwilco.scan`` the subpackage stays importable: when the import
-    system binds the subpackage to its parent, the function is bound instead."""
+    """The package module. ``rogerwilco.scan`` is the function (the records API)
+    and ``rogerwilco.legend`` the reference's legend function, while the modules
+    of those paths stay importable: when the import system binds such a module
+    to its parent, the binding is left out, and the attribute stays the function."""
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name == "scan" and isinstance(value, types.ModuleType):
-            value = value.scan
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            return
         super().__setattr__(name, value)
 
 

@@ -64,7 +64,7 @@ def test_digest_and_reply(capsys):
 
 
 def test_unreadable_input_and_usage_errors_exit_2_without_traceback():
-    for args in (["validate", "/no/such/file"], ["digest", "garbage"], ["reply", "--as", "w", "--n", "1", "junk"],
+    for args in (["validate", "/no/such/file"], ["digest", str(SPEC)], ["reply", "--as", "w", "--n", "1", "junk"],
                  ["validate", "--profile", "/no/profile.json", str(SPEC)], ["nosuchcommand"]):
         proc = run(*args)
         assert proc.returncode == 2, args

@@ -154,7 +154,7 @@ def test_a_trailing_cr_on_a_line_argument_is_stripped_with_a_note(capsys):
     assert "note:" in err and "CR" in err
 
 
-@pytest.mark.parametrize("command", ["validate", "parse", "check-thread"])
+@pytest.mark.parametrize("command", ["parse", "check-thread"])
 def test_a_line_where_a_file_is_expected_is_recognised(command, capsys):
     assert main([command, "RW1 HO a-1 from=a to=b item=x ask=FIX"]) == 2
     err = capsys.readouterr().err

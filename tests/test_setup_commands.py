@@ -203,3 +203,123 @@ def test_a_readme_without_its_two_commands_is_caught(monkeypatch, text, problem)
     monkeypatch.setattr(sys.modules[__name__], "README", "## Set-up\n\n" + text)
     with pytest.raises(AssertionError, match=problem):
         setup_commands()
+
+
+# --------------------------------------------------------------------------
+# Every documented install line installs this package, not the 0.3.0 codec.
+#
+# `rogerwilco` 0.3.0 on the package index is the reference codec this package
+# succeeds; until a release of this package is there, a bare
+# `pip install rogerwilco[...]` (or `pipx run rogerwilco`, `uvx rogerwilco`)
+# would fetch that codec, without this package's commands or extras. So every
+# install line of the docs, the examples and the workflow names its source:
+# this repository (`rogerwilco[...] @ git+https://github.com/croxio/rogerwilco`),
+# a local wheel (`@ file:...`), or a clone (`.`, `-e .`, `'.[dev]'`).
+
+REPOSITORY = "git+https://github.com/croxio/rogerwilco"
+_DOCUMENTED = ["README.md", "conformance/README.md", ".pre-commit-hooks.yaml", "docs/*.md", "examples/**/*.md",
+               "examples/**/*.yml", "examples/**/*.yaml", "examples/**/*.py", "examples/**/*.sh", "benchmarks/*.py"]
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+_SPAN = re.compile(r"(`{1,2})([^`]{1,400}?)\1")
+_INSTALLER = re.compile(r"(?:\bpython3? -m pip|\bpip3?|\buv pip|\buv tool|\bpipx|\buvx)\s+(?:install|run|--from|[^\s]+)")
+
+
+def _segments(path: Path) -> list[str]:
+    """The places a command can be written in a file: each line of a code block or of a non-Markdown file, and
+    each inline code span of prose (its line breaks joined)."""
+    text = path.read_text(encoding="utf-8")
+    lines: list[str] = []
+    if path.suffix == ".md":
+        for block in _FENCE.finditer(text):
+            lines += block.group(0).splitlines()
+        prose = _FENCE.sub("", text)
+    else:
+        lines = text.splitlines()
+        prose = text
+    return lines + [" ".join(m.group(2).split()) for m in _SPAN.finditer(prose)]
+
+
+def install_lines() -> list[tuple[str, str]]:
+    """(file, command) for every install command the docs, examples and workflows write."""
+    found = []
+    for pattern in _DOCUMENTED:
+        for path in sorted(ROOT.glob(pattern)):
+            if "node_modules" in path.parts or not path.is_file():
+                continue
+            for segment in _segments(path):
+                for m in _INSTALLER.finditer(segment):
+                    found.append((str(path.relative_to(ROOT)), segment[m.start():].split("#", 1)[0].strip()))
+    return found
+
+
+def requirements_of(command: str) -> list[str]:
+    """The requirements an install command names (what pip, pipx or uv would fetch), as written."""
+    try:
+        words = shlex.split(command.replace("`", " "))
+    except ValueError:  # an unbalanced quote: an excerpt, not a command
+        return []
+    out: list[str] = []
+    for i, word in enumerate(words):
+        if word in ("--spec", "--from") and i + 1 < len(words):
+            out.append(words[i + 1])
+    if out:
+        return out
+    verbs = ("install", "run")
+    start = next((i + 1 for i, w in enumerate(words) if w in verbs), None)
+    if start is None and words and words[0] == "uvx":
+        start = 1
+    if start is None:
+        return []
+    taken = []
+    for word in words[start:]:
+        if word in ("&&", "||", ";", "|"):
+            break
+        if word.startswith("-"):
+            continue
+        taken.append(word)
+        if words[start - 1] == "run" or words[0] == "uvx":
+            break  # pipx run APP args / uvx APP args: only the app is fetched
+    return taken
+
+
+def problem_of(requirement: str) -> str | None:
+    """Why a requirement would not install this package, or None."""
+    name = re.match(r"rogerwilco(?=$|[\[\s@=<>!~;])", requirement)
+    if name is None:
+        return None  # another package, or a local path (., '.[dev]', dist/....whl)
+    if f"@ {REPOSITORY}" in requirement or "@ file:" in requirement:
+        return None
+    return "names rogerwilco without its source: the package index has the 0.3.0 reference codec under that name"
+
+
+def test_every_documented_install_line_installs_this_package():
+    lines = install_lines()
+    bad = [(f, c, r, problem_of(r)) for f, c in lines for r in requirements_of(c) if problem_of(r)]
+    assert bad == [], "\n".join(f"{f}: {c!r}: {r!r} {p}" for f, c, r, p in bad)
+    named = [r for _, c in lines for r in requirements_of(c) if r.startswith("rogerwilco")]
+    assert len(named) >= 20, named  # the check reads the lines it is about
+    commands = " ".join(c for _, c in lines)
+    assert "pipx run --spec" in commands and "uvx --from" in commands
+
+
+@pytest.mark.parametrize("command,bad", [
+    ("pip install rogerwilco", True),
+    ("pip install 'rogerwilco[mcp]'", True),
+    ("python -m pip install -U rogerwilco==0.4.0", True),
+    ("pipx run --spec 'rogerwilco[mcp]' rogerwilco mcp", True),
+    ("uvx rogerwilco validate x.rw1", True),
+    ("uvx --from 'rogerwilco[mcp]' rogerwilco mcp", True),
+    (f"pip install 'rogerwilco[mcp] @ {REPOSITORY}'", False),
+    (f"uvx --from 'rogerwilco[mcp] @ {REPOSITORY}' rogerwilco mcp", False),
+    ("pip install -e '.[dev]'", False),
+    ("pip install 'rogerwilco[mcp] @ file:///tmp/dist/rogerwilco-0.4.0-py3-none-any.whl'", False),
+    ("pip install lark-js", False),
+])
+def test_the_install_line_check_tells_the_forms_apart(command, bad):
+    assert any(problem_of(r) for r in requirements_of(command)) is bad
+
+
+def test_the_docs_say_which_rogerwilco_is_which():
+    text = README.split("## Installing, and which rogerwilco you have", 1)[1].split("\n## ", 1)[0]
+    assert "0.3.0" in text and "reference codec" in text and "rogerwilco --version" in text
+    assert f"@ {REPOSITORY}" in text

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from rogerwilco import ProfileError, Receiver, load_profile
+from rogerwilco import ProfileError, Receiver
+from rogerwilco.vocab import load_profile
 from rogerwilco.core.vocab import compile_vocabulary, core_vocabulary, profile_problems
 
 BASE = {"profile": "mine", "version": "1", "extends": "RW1"}

@@ -21,7 +21,7 @@ try:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 except ImportError as exc:
-    sys.exit(f"this example needs the MCP SDK ({exc.name} is missing): pip install 'rogerwilco[mcp]'")
+    sys.exit(f"this example needs the MCP SDK ({exc.name} is missing): pip install 'rogerwilco[mcp] @ git+https://github.com/croxio/rogerwilco'")
 
 HO = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
       "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")

@@ -6,7 +6,7 @@
 The scan runs where Dask runs it: with ``--scheduler`` on that cluster (a
 ``dask.distributed.Client``), else on Dask's default scheduler; this script
 never sets one. Inputs must be readable from the workers (a shared file
-system or fsspec URLs). Needs ``pip install "rogerwilco[distributed]"``.
+system or fsspec URLs). Needs ``pip install 'rogerwilco[distributed] @ git+https://github.com/croxio/rogerwilco'``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 
 Each task scans its files with the ordinary scanner and hands Spark Arrow
 batches (``mapInArrow``) with the exported schema. Needs
-``pip install "rogerwilco[spark]"`` and Java 17; inputs must be readable from
+``pip install 'rogerwilco[spark] @ git+https://github.com/croxio/rogerwilco'`` and Java 17; inputs must be readable from
 the executors.
 """
 

@@ -85,15 +85,30 @@ Quick start:
 _COMMAND_MODULES = {
     "adapter": "adapter", "completion": "completion", "conformance": "conformance", "grammar": "grammar",
     "parse": "lines", "encode": "lines", "validate": "lines", "digest": "lines", "reply": "lines",
+    "to-json": "lines", "from-json": "lines",
     "lint": "lint", "lsp": "lsp", "mcp": "mcp", "legend": "profiles", "profile": "profiles",
     "check-src": "profiles", "check-rb": "readback", "check-ho": "readback", "check-dn": "readback",
-    "make-rb": "readback", "scan": "scan", "schema": "schema", "check-thread": "thread", "tool": "tool",
+    "make-rb": "readback", "scan": "scan", "skill": "skill", "schema": "schema", "check-thread": "thread", "tool": "tool",
 }
 
 
 def _command_module_names() -> list[str]:
     """Every subcommand module, as found in the package."""
     return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
+
+
+#: what ``rogerwilco --version`` says: the reference codec 0.3.0 on the package index has the same name
+_VERSION_LINE = (f"rogerwilco {__version__}: the RW1 reference implementation, successor to the "
+                "rogerwilco 0.3.0 reference codec")
+
+
+class _Version(argparse.Action):
+    """``--version``: one line, unwrapped (argparse's own action wraps it to the terminal)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        sys.stdout.write(_VERSION_LINE + "\n")
+        parser.exit()
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -105,7 +120,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="RW1: parse, validate, read back and check one-line agent messages.",
         epilog="Run `rogerwilco COMMAND --help` for a command's examples and exit codes.",
     )
-    parser.add_argument("--version", action="version", version=f"rogerwilco {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the package, its version and what it is, and exit")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour in reports: auto (a terminal, unless NO_COLOR is set), always, never")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -99,7 +99,7 @@ def runtime_path() -> Path:
     """The lark-js runtime (``pip install lark-js``; a namespace package)."""
     spec = importlib.util.find_spec("larkjs")
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("lark-js is not installed: pip install 'rogerwilco[ports]'")
+        raise SystemExit("lark-js is not installed: pip install 'rogerwilco[ports] @ git+https://github.com/croxio/rogerwilco'")
     return Path(list(spec.submodule_search_locations)[0]) / "lark.js"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,6 +11,37 @@ from typing import IO, Iterator
 
 from ...core.errors import RW1Error
 from ...core.vocab import BUNDLED_PROFILES, Receiver
+
+
+class UsageError(RW1Error):
+    """An argument given in the wrong place (a line where a file goes, a file where a line goes): exit 2."""
+
+
+#: how a line given as an argument starts; what does not, is not a line
+LINE_PREFIX = "RW1 "
+
+
+def is_line_argument(value: str | None) -> bool:
+    """Whether a FILE-or-LINE argument is a line: it starts with ``RW1 ``.
+
+    The prefix settles it, even where a file of that very name exists (its
+    path is then given as ``./NAME``): a line is never opened as a path, and a
+    path never read as a line.
+    """
+    return value is not None and value.startswith(LINE_PREFIX)
+
+
+@contextmanager
+def open_line_or_file(value: str | None) -> Iterator[IO[bytes]]:
+    """validate's argument: a line (:func:`is_line_argument`) as a one-line stream, else a file or stdin."""
+    if is_line_argument(value):
+        assert value is not None
+        if Path(value).exists():
+            note(f"read as a line; a file of that name exists: give ./{value} to read the file")
+        yield io.BytesIO(line_argument(value).encode("utf-8") + b"\n")
+        return
+    with open_input(value) as fh:
+        yield fh
 
 
 def add_profiles(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +81,7 @@ def open_input(name: str | None) -> Iterator[IO[bytes]]:
         return
     path = Path(name)
     if not path.exists() and name.lstrip().startswith(("RW1 ", "RW")) and " " in name:
-        raise RW1Error(f"{name[:40]}{'...' if len(name) > 40 else ''} is a line, not a file: give a file of lines, "
+        raise UsageError(f"{name[:40]}{'...' if len(name) > 40 else ''} is a line, not a file: give a file of lines, "
                        "or the line on stdin:  printf '%s\\n' 'RW1 ...' | rogerwilco COMMAND")
     if path.is_dir():
         raise RW1Error(f"{name} is a directory: `rogerwilco scan {name}` reads every file in it "
@@ -92,12 +124,26 @@ def line_argument(value: str | None, *, max_bytes: int | None = None) -> str:
         except UnicodeDecodeError:
             raise RW1Error("standard input is not UTF-8") from None
         return text[:-1].removesuffix("\r") if text.endswith("\n") else text
+    if not value.startswith("RW") and Path(value).is_file():
+        raise UsageError(f"{value} is a file, not a line: give the line itself (it starts with {LINE_PREFIX!r}), "
+                         "or - to read it from standard input")
     if value.endswith("\r\n") or value.endswith("\n"):
         value = value[:-1].removesuffix("\r")
         note("a line terminator at the end of the line argument was stripped")
     elif value.endswith("\r"):
         value = value[:-1]
         note("a CR (\\r) at the end of the line argument was stripped (a line copied from a Windows file?)")
+    return value
+
+
+def json_argument(value: str | None, what: str) -> str:
+    """A JSON argument (the reference's ``from-json '<json>'``, ``check-ho HO '<record json>'``): the text itself,
+    or - for one line of stdin; a file's path given here is named as such, never parsed as JSON."""
+    if value in (None, "-"):
+        return line_argument(value)
+    assert value is not None
+    if not value.lstrip().startswith(("{", "[")) and Path(value).is_file():
+        raise UsageError(f"{value} is a file, not {what}: give the JSON text itself, e.g. '{{\"acct\": \"...\"}}'")
     return value
 
 

@@ -25,15 +25,26 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
                "cannot be a valid line is reported on stderr; reading goes on.",
                ("rogerwilco encode examples/forms.jsonl", "rogerwilco encode --profile pay examples/forms.jsonl"),
                CLEAN),
-    "validate": ("Check every line of a file (or stdin) and print every finding with its place and a caret under "
-                 "the offending token, then a summary. With --format json, one JSON record per input line.",
-                 ("rogerwilco validate examples/spec-section8.rw1",
-                  "rogerwilco validate --format json examples/clin/faults.rw1"),
+    "validate": ("Check every line of a file (or stdin), or one line given as the argument (it starts with "
+                 "'RW1 '; a file of such a name is ./NAME), and print every finding with its place and a caret under "
+                 "the offending token, then a summary. With --format json, one JSON record per input line; with "
+                 "--strict, notes fail too.",
+                 ("rogerwilco validate examples/spec-section8.rw1", f"rogerwilco validate '{HO}'"),
                  CLEAN),
     "digest": ("Print h= for a line: the first 12 hex digits of SHA-256 of its canonical JSON form. Give the "
                "line as an argument, or - to read one line from stdin.",
                (f"rogerwilco digest '{HO}'", f"rogerwilco digest --profile pay '{PAY_HO}'"),
-               "0 printed, 2 the line is not valid"),
+               "0 printed, 1 the line is refused, 2 usage error (a file where the line goes)"),
+    "to-json": ("Print a line's JSON form (the reference codec's form; `parse` reads a file of lines).",
+                (f"rogerwilco to-json '{HO}'", f"rogerwilco to-json --profile pay '{PAY_HO}'"),
+                "0 printed, 1 the line is refused, 2 usage error"),
+    "from-json": ("Print the line of a JSON form given as text (the reference codec's form; `encode` reads a "
+                  "file of forms). Malformed JSON is named with its line and column.",
+                  ("rogerwilco from-json '{\"type\": \"HO\", \"id\": \"a-1\", \"from\": \"a\", \"to\": \"b\", "
+                   "\"item\": \"x\", \"slots\": {\"ask\": \"FIX\"}}'",
+                   "rogerwilco from-json --core-only '{\"type\": \"HO\", \"id\": \"a-1\", \"from\": \"a\", "
+                   "\"to\": \"b\", \"item\": \"x\", \"slots\": {\"ask\": \"FIX\"}}'"),
+                  "0 printed, 1 the form is refused or not JSON, 2 usage error"),
     "reply": ("Print the UN refusal a receiver sends for a line it must not guess at (nothing for a valid line). "
               "--as is the replying agent, --n its message number.",
               (f"rogerwilco reply --as writer --n 4 '{HO} pri=9'", f"rogerwilco reply --as writer --n 4 '{HO}'"),
@@ -62,7 +73,7 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
                  "comprehension (--expect-acc), execution (--record). WILCO when it passes every tier asked for; "
                  "a tier asked for but not checked is named in the verdict, and --strict makes that exit 1.",
                  (f"rogerwilco check-rb --ho '{HO}' --rb '{RB}'",
-                  f"rogerwilco check-rb --strict --ho '{HO}' --rb '{RB}'"),
+                  f"rogerwilco check-rb '{HO}' '{RB}'"),
                  "0 wilco, 1 void (or a tier not checked under --strict), 2 the handoff or an option is unusable"),
     "check-ho": ("Check a handoff against the approval record before it is sent: every value the record holds "
                  "must be in the line, and the line may carry no execution value the record does not hold.",
@@ -76,14 +87,20 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
                   f"rogerwilco check-dn --format json --ho '{HO}' --dn 'RW1 DN writer-02 re=research-01 from=writer "
                   "to=research item=gh:crox/site#42 out=OK'"),
                  "0 the done report matches the plan, 1 it does not, 2 unusable input"),
-    "make-rb": ("Compose the readback of a handoff by code, from the line as delivered (the receiver's side).",
-                (f"rogerwilco make-rb --n 1 --ho '{HO}'", f"rogerwilco make-rb --n 1 --acc len:120w+tone:plain --ho '{HO}'"),
-                "0 printed, 2 the handoff cannot be read"),
+    "make-rb": ("Compose the readback of a handoff by code, from the line as delivered (the receiver's side). "
+                "The reference codec's form gives the HO and the readback's id in order.",
+                (f"rogerwilco make-rb --n 1 --ho '{HO}'", f"rogerwilco make-rb '{HO}' writer-1"),
+                "0 printed, 2 the handoff cannot be read (1 in the form HO RB_ID, as the reference)"),
     "scan": ("Find RW1 lines wherever they sit in logs (plain, prefixed, Markdown, JSON Lines, Slack exports, "
              "compressed files, directories) and write one record per candidate: a message with its JSON form, "
              "or a diagnostic saying why it was refused.",
              ("rogerwilco scan examples/logs", "rogerwilco scan --output csv examples/logs/prefixed.log.gz"),
              "0 scanned, 1 a candidate was refused under --strict, 2 usage error"),
+    "skill": ("Write an Agent Skill folder, OUT/<name>/SKILL.md: front matter (name, description), the legend "
+              "generated from the vocabulary, and how to check lines with this package. For Claude Code, OUT is "
+              "~/.claude/skills (every project) or .claude/skills (one project).",
+              ("rogerwilco skill --out skills", "rogerwilco skill --profile pay --out skills"),
+              "0 written, 2 an unknown profile or a folder that cannot be written"),
     "schema": ("Print the JSON Schema (2020-12) of the JSON form, generated from the vocabulary.",
                ("rogerwilco schema", "rogerwilco schema --profile pay"),
                "0 printed, 2 an unknown profile"),

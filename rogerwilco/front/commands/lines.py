@@ -1,4 +1,4 @@
-"""parse, encode, validate, digest, reply: the core line commands."""
+"""parse, encode, validate, digest, reply, to-json, from-json: the core line commands."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from ...core.findings import FAIL, note
 from ...core.message import Message
 from ...core.semantics import check_line, refusal_for
 from ...io.stream import read_lines, validate_stream
-from ._common import add_format, add_profiles, display_name, line_argument, open_input, receiver_from
+from ._common import (add_format, add_profiles, display_name, is_line_argument, json_argument, line_argument, open_input,
+                      open_line_or_file, receiver_from)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,11 +28,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_encode)
 
     p = sub.add_parser("validate", help="every finding of every line, with a caret under the token")
-    p.add_argument("file", nargs="?", help="a file of lines, or - for stdin (default)")
+    p.add_argument("file", nargs="?", metavar="FILE|LINE",
+                   help="a file of lines, - for stdin (default), or one line (it starts with 'RW1 ')")
     add_profiles(p)
     add_format(p)
     p.add_argument("--quiet", "-q", action="store_true", help="text: refusals only, no notes")
+    p.add_argument("--strict", action="store_true", help="exit 1 on notes (warnings) too")
     p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("to-json", help="a line's JSON form (the reference codec's form)")
+    p.add_argument("line", nargs="?", help="the line, or - for stdin")
+    add_profiles(p)
+    p.set_defaults(func=cmd_to_json)
+
+    p = sub.add_parser("from-json", help="a JSON form as its line (the reference codec's form)")
+    p.add_argument("json", nargs="?", metavar="JSON", help="the JSON form as text, or - for one line of stdin")
+    add_profiles(p)
+    p.set_defaults(func=cmd_from_json)
 
     p = sub.add_parser("digest", help="h= for a line: SHA-256 of its canonical JSON, 12 hex")
     p.add_argument("line", nargs="?", help="the line, or - for stdin")
@@ -106,7 +119,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from ..render.lines import Parts, finding_parts, plain, styled, summary_parts
 
     receiver = receiver_from(args)
-    name = display_name(args.file)
+    name = "<line>" if is_line_argument(args.file) else display_name(args.file)
     if plain_output():  # what a console would write, without loading rich
         def show(parts: Parts) -> None:
             sys.stdout.write(plain(parts) + "\n")
@@ -116,7 +129,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         def show(parts: Parts) -> None:
             console.print(styled(parts))
     counts = {"lines": 0, "valid": 0, "refused": 0, "notes": 0}
-    with open_input(args.file) as fh:
+    with open_line_or_file(args.file) as fh:
         for result in validate_stream(fh, receiver, file=name):
             counts["lines"] += 1
             if result.message is not None:
@@ -141,13 +154,46 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 show(finding_parts(result, finding, name))
     if args.format == "text":
         show(summary_parts(counts))
-    return 1 if counts["refused"] else 0
+    return 1 if counts["refused"] or (args.strict and counts["notes"]) else 0
+
+
+def _refused(text: str, exc: RW1Error) -> int:
+    """A line or JSON form given as an argument that is refused: said on stderr, exit 1 (an error found)."""
+    where = f" (column {exc.column})" if exc.column else ""
+    token = f" {printable(exc.token)}:" if exc.token else ""
+    sys.stderr.write(f"rogerwilco: refused{where}:{token} {printable(exc.message)}\n")
+    return 1
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
     text = line_argument(args.line)
-    message = Message.from_line(text, receiver_from(args))
+    try:
+        message = Message.from_line(text, receiver_from(args))
+    except RW1Error as exc:
+        return _refused(text, exc)
     sys.stdout.write(message.digest() + "\n")
+    return 0
+
+
+def cmd_to_json(args: argparse.Namespace) -> int:
+    text = line_argument(args.line)
+    try:
+        message = Message.from_line(text, receiver_from(args))
+    except RW1Error as exc:
+        return _refused(text, exc)
+    sys.stdout.write(json.dumps(message.to_json(), ensure_ascii=False) + "\n")
+    return 0
+
+
+def cmd_from_json(args: argparse.Namespace) -> int:
+    from ..reference_api import from_json
+
+    text = json_argument(args.json, "a JSON form")
+    try:
+        line = from_json(text, receiver_from(args))
+    except RW1Error as exc:
+        return _refused(text, exc)
+    sys.stdout.write(line + "\n")
     return 0
 
 

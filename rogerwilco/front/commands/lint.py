@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO, Iterator
 
 from ...core.errors import RW1Error
-from ._common import add_profiles
+from ._common import UsageError, add_profiles, is_line_argument
 
 _EPILOG = """\
 examples:
@@ -89,6 +89,10 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
         make_console().print(rules_table())
         return 0
+    for name in args.files:
+        if is_line_argument(name) and not Path(name).exists():
+            raise UsageError(f"{name[:40]}{'...' if len(name) > 40 else ''} is a line, not a file: lint reads files "
+                             "of lines (`rogerwilco validate LINE` checks one line)")
     config = discover(args.config, isolated=args.isolated)
     select = _codes(args.select) if args.select else config.select
     ignore = _codes(args.ignore) or [] if args.ignore else list(config.ignore)
