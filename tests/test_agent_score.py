@@ -18,8 +18,8 @@ import pytest
 from rogerwilco.front.agentscore import AgentCase, default_cases, load_cases, score
 from rogerwilco.front.cli import main
 
-REFERENCE = Path(os.environ.get("RW1_REFERENCE_DIR") or "/work/ref/whl/rogerwilco")
-PUBLISHED = REFERENCE / "tests" / "conformance.jsonl"
+from tests.reference import reference_dir  # noqa: E402
+PUBLISHED = reference_dir() / "tests" / "conformance.jsonl"
 
 
 def right_reply(case: AgentCase, n: int = 1) -> str:

@@ -20,16 +20,6 @@ from rogerwilco.errors import RW1Error
 from tests.reference import reference_cases, reference_dir
 
 #: cases that fail only on what other work settles, each with the reason; the list empties as that lands
-EXPECTED_UNTIL_MERGE = {
-    "c24": "a profile's named agents are a note here, an error there (vocabulary alignment)",
-    "c31": "pay's flag is a list there, text here (vocabulary alignment)",
-    "c35": "pay's flag, po are not bundled slots yet (vocabulary alignment)",
-    "c36": "clin cert=CERT, unit=mmHg, res are not in the bundled clin (vocabulary alignment)",
-    "c38": "clin cert=CERT, res are not in the bundled clin (vocabulary alignment)",
-    "c40": "clin cert, dose, route, freq, chg differ from the published clin (vocabulary alignment)",
-    "x06": "check_rb takes no now= yet, so check_rb_full cannot pass its now on: an RB past its own exp passes",
-    "x08": "check_rb takes no now= yet, so check_rb_full cannot pass its now on: an RB of an expired HO passes",
-}
 
 
 def _verdict(c: dict[str, Any], problems: list[str], notes: list[str], fails: dict[str, list[str]]) -> None:
@@ -88,10 +78,7 @@ def run_reference_suite(cases: list[dict[str, Any]]) -> tuple[int, dict[str, lis
 def test_the_reference_suite_runs_through_the_top_level_names():
     n, fails = run_reference_suite(reference_cases())
     assert n == 99
-    unexpected = {k: v for k, v in fails.items() if k not in EXPECTED_UNTIL_MERGE}
-    assert unexpected == {}, "\n".join(f"{k}: {v}" for k, v in unexpected.items())
-    # a case that now passes leaves the list: the list says exactly what is still open
-    assert set(fails) == set(EXPECTED_UNTIL_MERGE), f"passing now, drop from EXPECTED_UNTIL_MERGE: {sorted(set(EXPECTED_UNTIL_MERGE) - set(fails))}"
+    assert fails == {}, "\n".join(f"{k}: {v}" for k, v in fails.items())
 
 
 def test_the_runner_catches_a_wrong_codec(monkeypatch):

@@ -35,9 +35,7 @@ OPS = ("parse", "encode", "digest", "make-rb", "check-rb", "check-ho", "check-dn
 DOC = "docs/reference.md#the-differential-run"
 
 
-def reference_dir() -> Path:
-    """The unpacked reference wheel: ``RW1_REFERENCE_DIR``, else where the project's machines keep it."""
-    return Path(os.environ.get("RW1_REFERENCE_DIR") or "/work/ref/whl/rogerwilco")
+from tests.reference import reference_dir  # noqa: E402  (the one place that finds or downloads it)
 
 
 def diff_count() -> int:

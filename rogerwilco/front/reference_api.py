@@ -369,7 +369,7 @@ def check_rb_full(ho_line: str, rb_line: str, profile: str | None = None,
                   expect_acc: list[str] | None = None, now: str | None = None) -> tuple[list[str], list[str]]:
     """The readback check, every tier: (problems, notes); no problems means the readback passes.
     ``expect_acc`` is the sender's own criteria (a list of ``key:value``), ``now`` the time to judge ``exp=`` by."""
-    report = _readback.check_rb(ho_line, rb_line, profiles=_receiver(profile), expect_acc=expect_acc)
+    report = _readback.check_rb(ho_line, rb_line, profiles=_receiver(profile), expect_acc=expect_acc, now=now)
     return _report(report)
 
 
