@@ -408,6 +408,9 @@ class HandoffView:
                 "from": self.sender, "to": self.receiver, "readback": self.readback, "close": self.close}
 
 
+_BEFORE_ANY_EXP = _dt.datetime(1, 1, 1, tzinfo=_dt.timezone.utc)
+
+
 def _stamp(at: _dt.datetime) -> str:
     return at.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
@@ -883,8 +886,11 @@ class Endpoint:
         if cached is not None:
             return cached
         whole_ho = whole(ho)
+        # live, the RB is judged at this end's now; a replay has no time of sending for a line, so it judges no
+        # expiry per line (docs/endpoint.md, "Expiry"): it checks the RB as of a moment before any exp
+        now = _BEFORE_ANY_EXP if self._observer else self.clock()
         report = check_rb(whole_ho, whole(rb), profiles=self.receiver, expect_acc=extra.get("expect_acc"),
-                          record=extra.get("record"))
+                          record=extra.get("record"), now=now)
         if not report.passed:
             event = "RB-void"
         else:
@@ -966,7 +972,8 @@ class Endpoint:
             rb = self._messages.get(h.passing_rb) if h.passing_rb else None
             live_ho = self._messages[h.live]
             extra = self._extra.get(live_ho.id, {})
-            report = check_dn(live_ho, message, rb, profiles=self.receiver, record=extra.get("record"))
+            report = check_dn(live_ho, message, rb, profiles=self.receiver, record=extra.get("record"),
+                              now=self.clock())
             undo = self._undo(live_ho, message, report) if not report.passed else None
             return [DoneReport(message=message, handoff=h.live, report=report, findings=tuple(findings),
                                after_cancel=close_before in ("cancelled",), undo=undo)]
