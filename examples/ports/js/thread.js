@@ -127,6 +127,10 @@ function validTime(text) {
   return at;
 }
 
+// A line carries no time of sending, so the replay judges no expiry per line: each RB is checked as of a
+// moment before any exp (the live endpoint judges it at its own clock).
+const BEFORE_ANY_EXP = new Date(-8.64e15);
+
 // `now` as milliseconds since the epoch: a YYYYMMDDTHHMMZ string, a Date, or the clock.
 function parseNow(now) {
   if (now === null || now === undefined) return Date.now();
@@ -202,7 +206,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   const readback = new Map();
   for (const ho of hos) {
     const rbs = messages.filter((m) => m.type === "RB" && m.re === ho.id);
-    const good = rbs.find((rb) => checkRb(ho, rb, { profiles: receiver }).passed);
+    const good = rbs.find((rb) => checkRb(ho, rb, { profiles: receiver, now: BEFORE_ANY_EXP }).passed);
     if (good !== undefined) readback.set(ho.id, ["passed", good.id]);
     else if (rbs.length) readback.set(ho.id, ["failed", rbs[rbs.length - 1].id]);
     else readback.set(ho.id, [null, null]);
@@ -382,7 +386,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       if (named !== undefined && named.type === "HO") {
         const g = root(named.id);
         if (liveOf.get(g) === named.id) {
-          const event = !checkRb(named, m, { profiles: receiver }).passed ? "RB-void"
+          const event = !checkRb(named, m, { profiles: receiver, now: BEFORE_ANY_EXP }).passed ? "RB-void"
             : levelsOf(named).some((level) => VERDICT_LEVELS.has(level)) ? "RB-pass-wait" : "RB-pass";
           readbackStep(state.get(g), event, m);
         }
