@@ -886,11 +886,11 @@ class Endpoint:
         if cached is not None:
             return cached
         whole_ho = whole(ho)
-        # live, the RB is judged at this end's now; a replay has no time of sending for a line, so it judges no
-        # expiry per line (docs/endpoint.md, "Expiry"): it checks the RB as of a moment before any exp
-        now = _BEFORE_ANY_EXP if self._observer else self.clock()
+        # expiry is judged where the time is known, by the guards on what this end sends (an RB, the AN val=Y, the
+        # act: docs/endpoint.md, "Expiry"); the verdict on the lines themselves is the same live and in a replay,
+        # which has no time of sending for a line, so the RB is checked as of a moment before any exp
         report = check_rb(whole_ho, whole(rb), profiles=self.receiver, expect_acc=extra.get("expect_acc"),
-                          record=extra.get("record"), now=now)
+                          record=extra.get("record"), now=_BEFORE_ANY_EXP)
         if not report.passed:
             event = "RB-void"
         else:
