@@ -47,6 +47,9 @@ BROKEN = {
     "schema": ["schema", "--profile", "nosuch"],
     "check-thread": ["check-thread", NOWHERE],
     "tool": ["tool", "status", "--store", NOWHERE],
+    "to-json": ["to-json", BAD_LINE],
+    "from-json": ["from-json", '{"v": "RW1", "type": "HO"'],
+    "skill": ["skill", "--profile", "nosuch", "--out", NOWHERE],
 }
 
 
