@@ -134,7 +134,7 @@ def test_long_lines_agree() -> None:
 
 def test_rules_compiled_once_decide_as_the_full_pass() -> None:
     pay = Receiver.load(["pay"])
-    ok = "RW1 ST b-1 p=pay from=b to=a item=inv:MD-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS src=email:7"
+    ok = "RW1 ST payer-1 p=pay from=payer to=scheduler item=inv:MD-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS src=email:7"
     assert agrees(ok, pay)
     for line in (ok.replace("amt=120.00", "amt=121.00"), ok.replace(" src=email:7", ""),
                  "RW1 AQ b-1 from=b to=a need=ENUM", "RW1 AN a-1 re=b-1 from=a to=b val=tail"):
