@@ -299,7 +299,7 @@ def test_cli_prepare_with_a_record_and_bad_input(tmp_path):
     ho = CHGBANK.replace("exp=20261002T1700Z", "exp=" + _future_ho().rsplit("exp=", 1)[1])
     done = cli("tool", "prepare", ho, "--store", str(tmp_path / "s.db"), "--record", str(record), "--n", "7")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(b"RW1 RB vendors-7 re=ap-1") and b" prev=40-12-88/61102938 " in done.stdout
+    assert done.stdout.startswith(b"RW1 RB payer-7 re=scheduler-1") and b" prev=40-12-88/61102938 " in done.stdout
     refused = cli("tool", "prepare", ho, "--store", str(tmp_path / "s.db"))
     assert refused.returncode == 1 and b"prev" in refused.stderr
     broken = cli("tool", "prepare", "RW1 HO nonsense", "--store", str(tmp_path / "s.db"))
@@ -332,8 +332,8 @@ def test_a_re_issue_after_our_own_readback_is_the_same_handoff(store, executor):
 def test_a_new_handoff_to_another_receiver_is_not_a_re_send(tmp_path, executor):
     first = ToolStore.open(tmp_path / "a.db", profiles=["pay"])
     first.commit(first.prepare(HO, now=NOON).token, executor(), now=NOON)
-    other = HO.replace("HO scheduler-1 ", "HO scheduler-3 re=scheduler-1 ").replace("to=payer", "to=payer2")
-    assert first.prepare(other, as_="payer2", now=NOON).token
+    other = HO.replace("HO scheduler-1 ", "HO scheduler-3 re=scheduler-1 ").replace("to=payer", "to=auditor")
+    assert first.prepare(other, as_="auditor", now=NOON).token
 
 
 def test_a_handoff_that_failed_is_closed_and_not_run_again(store, executor):
