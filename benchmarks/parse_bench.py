@@ -24,7 +24,7 @@ it is not built, its rows say so. Then how the cost per line grows with the tail
 300 characters) and the number of slots (5, 30), against json.loads of the
 same messages.
 
-    python benchmarks/parse_bench.py [--lines 20000] [--rounds 7]
+    python benchmarks/parse_bench.py [--lines 20000] [--rounds 7] [--pay]
 
 The peers are the ``bench`` extra (``pip install 'rogerwilco[bench] @ git+https://github.com/croxio/rogerwilco'``); a
 peer that is not installed is reported as such and left out.
@@ -58,13 +58,19 @@ TEMPLATES = [
 ]
 
 
-def corpus(size: int, seed: int = 7) -> list[str]:
+# pay names its agents (docs/reference.md V1): its lines are between them.
+PAY_AGENTS = ["extractor", "reconciler", "scheduler", "auditor", "payer"]
+
+
+def corpus(size: int, seed: int = 7, pay_only: bool = False) -> list[str]:
     rng = random.Random(seed)
     agents = ["research", "writer", "scheduler", "payer", "ops", "builder", "triage"]
+    templates = [t for t in TEMPLATES if " p=pay " in t] if pay_only else TEMPLATES
     lines = []
     for i in range(size):
-        a, b = rng.sample(agents, 2)
-        lines.append(rng.choice(TEMPLATES).format(a=a, b=b, n=i + 1, m=i))
+        template = rng.choice(templates)
+        a, b = rng.sample(PAY_AGENTS if " p=pay " in template else agents, 2)
+        lines.append(template.format(a=a, b=b, n=i + 1, m=i))
     return lines
 
 
@@ -231,6 +237,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--growth-lines", type=int, default=5000)
+    parser.add_argument("--pay", action="store_true", help="a corpus of p=pay lines only")
     parser.add_argument("--wall", action="store_true", help="time the wall clock, not this process's CPU time")
     args = parser.parse_args()
     global CLOCK
@@ -251,7 +258,7 @@ def main() -> None:
     json_forms = pure.json_forms
 
     receiver = Receiver.load(["pay"])
-    lines = corpus(args.lines)
+    lines = corpus(args.lines, pay_only=args.pay)
     results = [check_line(line, receiver) for line in lines]
     assert all(r.message is not None for r in results), "the corpus must be valid"
     forms = [json.dumps(r.message.to_json()) for r in results]  # type: ignore[union-attr]

@@ -134,7 +134,7 @@ def test_long_lines_agree() -> None:
 
 def test_rules_compiled_once_decide_as_the_full_pass() -> None:
     pay = Receiver.load(["pay"])
-    ok = "RW1 ST b-1 p=pay from=b to=a item=inv:MD-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS src=email:7"
+    ok = "RW1 ST payer-1 p=pay from=payer to=scheduler item=inv:MD-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS src=email:7"
     assert agrees(ok, pay)
     for line in (ok.replace("amt=120.00", "amt=121.00"), ok.replace(" src=email:7", ""),
                  "RW1 AQ b-1 from=b to=a need=ENUM", "RW1 AN a-1 re=b-1 from=a to=b val=tail"):
@@ -189,3 +189,29 @@ def test_a_line_that_is_not_a_str_is_a_type_error_on_either_path(impl, value):
         loads_line(value)
     answer = handle({"op": "digest", "line": value})
     assert answer["ok"] is False and answer["error"].startswith("bad request: TypeError")
+
+
+def test_a_profile_that_names_its_agents_keeps_its_lines_on_the_accept_path() -> None:
+    # Before, a profile naming agents left every line to the full pass; now the agents are a set look-up here.
+    receiver = RECEIVERS[0]
+    named = [name for name in receiver.names if receiver.vocabulary(name).agents]
+    assert {"pay", "clin", "pform", "deploy"} <= set(named)
+    deploy = ["RW1 HO release-1 p=deploy from=release to=operator item=svc:api ask=DEPLOY env=PROD ver=v2 keep=oncall",
+              "RW1 ST operator-1 p=deploy from=operator to=human item=svc:api ver=v2"]
+    for name in named:
+        clean = [line for line in conformance_lines() + deploy if f" p={name}" in line
+                 and line.split(" ")[1:2] not in (["AQ"], ["AN"]) and not check_line(line, receiver).findings]
+        assert clean, name
+        assert all(agrees(line, receiver) for line in clean), name
+
+
+def test_a_foreign_agent_is_left_to_the_full_pass_which_refuses_it() -> None:
+    receiver = RECEIVERS[0]
+    pay = "RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-1 ask=PAY amt=10.00 cur=GBP"
+    assert agrees(pay + " keep=auditor+human", receiver)
+    assert agrees(pay.replace("to=payer", "to=human"), receiver)  # human is always an agent
+    for foreign in (pay.replace("to=payer", "to=clerk"), pay + " keep=auditor+clerk",
+                    pay.replace("scheduler", "ops"),
+                    "RW1 UN payer-1 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-1 why=NOCAP alt=clerk"):
+        assert accept_values(foreign, receiver) is None, foreign
+        assert [f.kind for f in check_line(foreign, receiver).findings if f.failed] == ["agent"], foreign

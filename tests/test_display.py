@@ -135,8 +135,8 @@ def test_printable_leaves_nothing_invisible_and_is_idempotent(text):
 
 def test_a_report_on_a_refused_done_report_shows_the_invisible_character_escaped():
     # D16 refuses the zero-width space in a value, so the DN does not parse; the report names it escaped.
-    ho = "RW1 HO fin-1 from=fin to=pay item=inv:7 ask=PAY p=pay rb=exec amt=10.00 cur=EUR acct=DE1234"
-    dn = ("RW1 DN pay-1 re=fin-1 from=pay to=fin item=inv:7 out=OK p=pay amt=10.00 cur=EUR "
+    ho = "RW1 HO scheduler-1 from=scheduler to=payer item=inv:7 ask=PAY p=pay rb=exec amt=10.00 cur=EUR acct=DE1234"
+    dn = ("RW1 DN payer-1 re=scheduler-1 from=payer to=scheduler item=inv:7 out=OK p=pay amt=10.00 cur=EUR "
           "acct=DE12\u200b34")
     report = check_dn(ho, dn, profiles=["pay"])
     buf = io.StringIO()

@@ -65,7 +65,7 @@ def test_a_document_id_cannot_leave_the_directory(docs):
 
 
 def test_lines_without_an_evidence_rule_are_not_checked(docs):
-    lines = ["RW1 ST x-1 p=pay from=x to=y item=po:1 src=email:7",
+    lines = ["RW1 ST extractor-1 p=pay from=extractor to=reconciler item=po:1 src=email:7",
              "RW1 HO reviewer-1 p=clin from=reviewer to=extractor item=doc:dc-1 ask=EXTRACT",
              statement("doc:dc-1#l5", None)]  # refused by the never-guess pass, not by this check
     checks = check_quotes([check_line(l, RECEIVER) for l in lines], RECEIVER, docs)

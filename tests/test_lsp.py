@@ -15,7 +15,7 @@ from rogerwilco.front import editor
 STREAM = "\n".join([
     "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIXX",
     "RW1 RB builder-1 re=ops-1 from=builder to=ops item=jira:OPS-7 ask=FIX",
-    "RW1 HO ops-2 p=pay from=ops to=payer item=inv:1 ask=PAY rb=exec // pay it",
+    "RW1 HO scheduler-2 p=pay from=scheduler to=payer item=inv:1 ask=PAY rb=exec // pay it",
     "RW1 DN builder-2 re=ops-1 from=builder to=ops item=jira:OPS-7 out=OK",
 ]) + "\n"
 
@@ -67,14 +67,14 @@ def test_completion_offers_types_keys_and_codes():
     keys = {c.insert for c in editor.completions(doc, "a.rw1", 2, len("RW1 HO a-1 from=a to=b item=x as"))}
     assert keys == {"ask="}
     assert {c.label for c in editor.completions(doc, "a.rw1", 3, len("RW1 HO a-1 p="))} == {"pay", "clin", "pform", "deploy"}
-    pay = "RW1 HO a-1 p=pay from=a to=b item=x ask=PA"
+    pay = "RW1 HO scheduler-1 p=pay from=scheduler to=payer item=x ask=PA"
     assert "PAY" in {c.label for c in editor.completions(pay, "a.rw1", 0, len(pay))}
 
 
 def test_symbols_are_one_per_message_grouped_by_thread():
-    (ops1, ops2) = editor.symbols(STREAM, "a.rw1")
+    (ops1, pay) = editor.symbols(STREAM, "a.rw1")
     assert ops1.name == "HO ops-1" and [c.name for c in ops1.children] == ["RB builder-1", "DN builder-2"]
-    assert ops2.name == "HO ops-2" and ops2.children == ()
+    assert pay.name == "HO scheduler-2" and pay.children == ()
 
 
 # ---- over stdio with a real client -------------------------------------------------------

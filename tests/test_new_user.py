@@ -16,7 +16,7 @@ from rogerwilco.front.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "examples" / "spec-section8.rw1"
-PAY = "RW1 HO a-1 from=a to=b item=inv:1 p=pay ask=PAY amt=1.00 ccy=EUR acct=DE1 due=20260101"
+PAY = "RW1 HO scheduler-1 from=scheduler to=payer item=inv:1 p=pay ask=PAY amt=1.00 ccy=EUR acct=DE1 due=20260101"
 
 
 # 1. One default for profiles -------------------------------------------------

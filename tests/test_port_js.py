@@ -291,7 +291,7 @@ crit_lists = st.lists(st.sampled_from(CRITERIA), min_size=1, max_size=4).map("+"
 
 @st.composite
 def handoffs(draw):
-    """An HO line: core, or pay with execution slots, with levels and criteria drawn."""
+    """An HO line: core, or pay with execution slots, with levels and criteria drawn, between two of pay's agents."""
     if draw(st.booleans()):
         slots = [f"ask={draw(st.sampled_from(ASKS))}"]
         profile = None
@@ -320,7 +320,7 @@ def handoffs(draw):
     if draw(st.booleans()):
         slots.append(f"exp={draw(st.sampled_from(['20261001T1200Z', '20261002T0000Z']))}")
     tail = draw(st.sampled_from([None, "hero copy, 120 words", "plain tone \u00e9"]))
-    line = "RW1 HO a-1 from=a to=b item=doc:x " + " ".join(slots) + (f" // {tail}" if tail else "")
+    line = "RW1 HO scheduler-1 from=scheduler to=payer item=doc:x " + " ".join(slots) + (f" // {tail}" if tail else "")
     return line, profile
 
 
@@ -330,7 +330,7 @@ def mutate(line: str, draw) -> str:
     tokens = head.split(" ")
     choice = draw(st.integers(0, 4))
     if choice == 4:  # the envelope: another id answered, another party
-        envelope = {"re": ["re=a-9", "re=a-1"], "from": ["from=c", "from=b"], "to": ["to=c", "to=a"]}
+        envelope = {"re": ["re=scheduler-9", "re=scheduler-1"], "from": ["from=c", "from=payer"], "to": ["to=c", "to=scheduler"]}
         at = [i for i, t in enumerate(tokens) if t.split("=", 1)[0] in envelope]
         if at:
             i = draw(st.sampled_from(at))
@@ -338,7 +338,7 @@ def mutate(line: str, draw) -> str:
     spot = draw(st.integers(3, max(3, len(tokens) - 1)))
     pool = ["pri=3", "due=20261012", "h=000000000000", "ask=REVIEW", "keep=x", "exp=20261003T0000Z", "amt=99.00",
             "acct=GB00X2", "not=" + draw(st.sampled_from(NOT_TOKENS)), "acc=" + draw(crit_lists), "do=draft",
-            "re=a-9", "sup=initech", "paid=20261001", "ref=r1", "apref=ap1", "kind=invoice", "cur=EUR"]
+            "re=scheduler-9", "sup=initech", "paid=20261001", "ref=r1", "apref=ap1", "kind=invoice", "cur=EUR"]
     if choice == 0 and spot < len(tokens):
         del tokens[spot]
     elif choice == 1 and spot < len(tokens):
@@ -382,7 +382,7 @@ def test_make_rb_and_check_rb_agree_with_python(port, data):
         make["digest"] = False
     want = handle(make)
     assert findings_of(port(make)) == findings_of(want), make
-    rb = want["line"] if want.get("ok") else ho.replace("RW1 HO a-1 from=a to=b", "RW1 RB b-2 re=a-1 from=b to=a")
+    rb = want["line"] if want.get("ok") else ho.replace("RW1 HO scheduler-1 from=scheduler to=payer", "RW1 RB payer-2 re=scheduler-1 from=payer to=scheduler")
     if data.draw(st.booleans()):  # criteria of the receiver's own, not those make-rb was given
         head, sep, tail = rb.partition(" // ")
         head = " ".join(t for t in head.split(" ") if not t.startswith(("acc=", "not="))) + " acc=" + data.draw(crit_lists)
@@ -422,7 +422,7 @@ def test_check_ho_and_check_dn_agree_with_python(port, data):
     extra = " ".join(data.draw(st.lists(st.sampled_from(["acct=GB00X1", "acct=GB00X2", "amt=100.00", "sup=acme",
                                                          "paid=20261001"]), max_size=3, unique_by=lambda t: t.split("=")[0])))
     p = " p=pay" if profile else ""
-    dn = f"RW1 DN b-3 re=a-1 from=b to=a item=doc:x{p} out={out}" + (f" {extra}" if extra and profile else "")
+    dn = f"RW1 DN payer-3 re=scheduler-1 from=payer to=scheduler item=doc:x{p} out={out}" + (f" {extra}" if extra and profile else "")
     made = handle({"op": "make-rb", "ho": ho, "n": 2, "profiles": profiles, "acc": "len:120w", "do": "x",
                    "values": {"acct": "GB00X1", "amt": "100.00", "sup": "acme", "cur": "EUR", "kind": "invoice",
                               "paid": "20261001", "ref": "r", "apref": "a"}})

@@ -85,7 +85,7 @@ def test_pay_profile_as_section_7_describes_it():
 def test_pay_currencies_are_a_closed_iso_enum():
     codes = bundled_vocabulary("pay").enums["cur"]
     assert "GBP" in codes and all(len(c) == 3 and c.isupper() for c in codes)
-    assert refusal("RW1 HO a-1 p=pay from=a to=b item=inv:1 ask=PAY cur=XYZ") == ("UNK", "cur=XYZ")
+    assert refusal("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:1 ask=PAY cur=XYZ") == ("UNK", "cur=XYZ")
 
 
 def test_clin_statement_slots_are_required_closed_enums():
@@ -100,7 +100,7 @@ def test_clin_statement_slots_are_required_closed_enums():
 
 # ---------------------------------------------------------------- translation rules
 
-INVOICE = "RW1 ST x-1 p=pay from=x to=y item=inv:A-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS src=email:7"
+INVOICE = "RW1 ST extractor-1 p=pay from=extractor to=reconciler item=inv:A-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS src=email:7"
 STATEMENT = ("RW1 ST extractor-1 p=clin from=extractor to=record item=dx:nstemi act=ASSESS pol=POS cert=CERT subj=PT time=CUR "
              "src=doc:dc-0412#l9 // Diagnosis: NSTEMI.")
 
@@ -124,7 +124,7 @@ def test_invoice_line_refuses_each_missing_slot_by_name(key):
 
 def test_invoice_rule_applies_only_to_invoices_on_st():
     assert check_line(drop(INVOICE.replace("item=inv:A-1", "item=po:A-1"), "src"), HELD).valid
-    dn = "RW1 DN x-2 re=y-1 p=pay from=x to=y item=inv:A-1 out=OK"
+    dn = "RW1 DN extractor-2 re=reconciler-1 p=pay from=extractor to=reconciler item=inv:A-1 out=OK"
     assert check_line(dn, HELD).valid
 
 
@@ -164,7 +164,7 @@ def test_rules_are_data_a_new_profile_gets_them_without_code():
 
 # ---------------------------------------------------------------- closed answers
 
-AN = "RW1 AN s-2 re=p-1 p=pay from=s to=p val={}"
+AN = "RW1 AN scheduler-2 re=payer-1 p=pay from=scheduler to=payer val={}"
 
 
 @pytest.mark.parametrize("val", ["APPROVE", "DECLINE", "HOLD", "REJECT", "CALLBACK", "Y", "N", "12", "5400.00", "20261002"])
@@ -178,7 +178,7 @@ def test_invented_answers_are_refused_as_unknown_codes(val):
 
 
 def test_enum_questions_draw_options_from_ans():
-    aq = "RW1 AQ p-3 p=pay from=p to=human need=ENUM opts={}"
+    aq = "RW1 AQ payer-3 p=pay from=payer to=human need=ENUM opts={}"
     assert check_line(aq.format("APPROVE+HOLD"), HELD).valid
     assert refusal(aq.format("APPROVE+OFFRUN")) == ("UNK", "opts=APPROVE+OFFRUN")
     assert check_line(aq.format("OFFRUN+KEEPFILE").replace(" p=pay", ""), HELD).valid  # no profile, open answers

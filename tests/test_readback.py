@@ -124,7 +124,7 @@ def test_check_ho_against_record_and_level():
 
 
 def test_check_ho_relay_mode_takes_the_received_line_as_record():
-    fwd = HOP.replace("scheduler-1", "relay-1").replace("from=scheduler", "from=relay")
+    fwd = HOP.replace("scheduler-1", "reconciler-1").replace("from=scheduler", "from=reconciler")
     assert check_ho(fwd, HOP, profiles=PAY, relay_adds=[]).passed
     assert sigs(check_ho(fwd + " pri=1", HOP, profiles=PAY, relay_adds=[])) == {("fail", "mismatch", None, "pri")}
     assert check_ho(fwd + " pri=1", HOP, profiles=PAY, relay_adds=["pri"]).passed

@@ -341,26 +341,6 @@ def pending(name: str, ops: tuple[str, ...], change: str) -> Callable[[Callable[
     return register
 
 
-@pending("named-agents", OPS, "the bundled profiles name the reference's agents")
-def _named_agents(request: Request, ours: Answer, theirs: Answer) -> bool:
-    return "not an agent named in profile" in json.dumps(theirs) or _agent_token(request, theirs)
-
-
-def _agent_token(request: Request, theirs: Answer) -> bool:
-    token = str(theirs.get("token") or "")
-    key, _, value = token.partition("=")
-    agents = _reference_agents(_profile_of(request))
-    return key in ("from", "to", "keep", "alt") and agents is not None and any(v not in agents for v in value.split("+"))
-
-
-def _reference_agents(profile: str | None) -> set[str] | None:
-    path = reference_dir() / "profiles" / f"{profile}.json"
-    if not profile or not re.fullmatch(r"[a-z]+", profile) or not path.is_file():
-        return None
-    agents = json.loads(path.read_text(encoding="utf-8")).get("agents")
-    return None if not agents else set(agents) | {"human"}
-
-
 @pending("expiry", ("check-rb", "check-dn"), "check_rb and check_dn take now= (3.1 exp)")
 def _expiry(request: Request, ours: Answer, theirs: Answer) -> bool:
     return ("fail", "expiry", None, "exp") in _findings(theirs) or "expired" in json.dumps(theirs)

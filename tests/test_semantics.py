@@ -76,7 +76,7 @@ def test_unknown_code_on_a_slot_of_another_type_is_still_refused():
 
 
 def test_profile_must_be_held():
-    line = "RW1 HO s-1 p=pay from=s to=p item=inv:1 ask=PAY amt=5.00"
+    line = "RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:1 ask=PAY amt=5.00"
     assert first(line, ()) == ("UNK", "p=pay")  # a receiver that holds no profile says so
     assert check_line(line, ["pay"]).valid
     assert first(line.replace("amt=5.00", "amt=5"), ["pay"]) == ("UNK", "amt=5")
@@ -93,19 +93,19 @@ def test_profile_slots_without_p_are_unknown_keys_unless_required():
 
 
 def test_pay_translation_rules_refuse_with_the_slot_named():
-    base = "RW1 ST ex-1 p=pay from=ex to=sch item=inv:MD-1 amt=120.00 cur=GBP kind=GROSS src=email:7"
+    base = "RW1 ST extractor-1 p=pay from=extractor to=scheduler item=inv:MD-1 amt=120.00 cur=GBP kind=GROSS src=email:7"
     assert check_line(base, ["pay"]).valid
     assert first(base.replace(" src=email:7", ""), ["pay"]) == ("UNK", "src")
     assert check_line(base + " net=100.00 vat=20.00", ["pay"]).valid
     assert first(base + " net=100.00 vat=20.01", ["pay"]) == ("UNK", "amt=120.00")
-    assert check_line("RW1 ST ex-1 p=pay from=ex to=sch item=po:1", ["pay"]).valid
+    assert check_line("RW1 ST extractor-1 p=pay from=extractor to=scheduler item=po:1", ["pay"]).valid
 
 
 def test_closed_answer_vocabulary():
-    assert check_line("RW1 AN s-2 re=p-1 p=pay from=s to=p val=APPROVE", ["pay"]).valid
-    assert check_line("RW1 AN s-2 re=p-1 p=pay from=s to=p val=Y", ["pay"]).valid
-    assert first("RW1 AN s-2 re=p-1 p=pay from=s to=p val=OFFRUN", ["pay"]) == ("UNK", "val=OFFRUN")
-    assert first("RW1 AQ s-2 p=pay from=s to=p need=ENUM opts=APPROVE+PAY-USD", ["pay"]) == ("UNK", "opts=APPROVE+PAY-USD")
+    assert check_line("RW1 AN scheduler-2 re=payer-1 p=pay from=scheduler to=payer val=APPROVE", ["pay"]).valid
+    assert check_line("RW1 AN scheduler-2 re=payer-1 p=pay from=scheduler to=payer val=Y", ["pay"]).valid
+    assert first("RW1 AN scheduler-2 re=payer-1 p=pay from=scheduler to=payer val=OFFRUN", ["pay"]) == ("UNK", "val=OFFRUN")
+    assert first("RW1 AQ scheduler-2 p=pay from=scheduler to=payer need=ENUM opts=APPROVE+PAY-USD", ["pay"]) == ("UNK", "opts=APPROVE+PAY-USD")
     assert check_line("RW1 AN s-2 re=p-1 from=s to=p val=OFFRUN").valid  # no profile: open vocabulary
 
 

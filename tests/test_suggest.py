@@ -34,12 +34,12 @@ def finding(line, profiles=()):
 
 @pytest.mark.parametrize("line, profiles, hint, fix", [
     ("RW1 HO a-1 from=a to=b item=x ask=FIXX", (), "did you mean FIX?", "ask=FIX"),
-    ("RW1 HO a-1 p=pay from=a to=b item=x ask=PAYY", ("pay",), "did you mean PAY?", "ask=PAY"),
-    ("RW1 HO a-1 from=a to=b item=x ask=PAYY", ("pay",), "did you mean PAY? it is a code of profile pay: add p=pay",
+    ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=x ask=PAYY", ("pay",), "did you mean PAY?", "ask=PAY"),
+    ("RW1 HO scheduler-1 from=scheduler to=payer item=x ask=PAYY", ("pay",), "did you mean PAY? it is a code of profile pay: add p=pay",
      "p=pay ask=PAY"),
-    ("RW1 HO a-1 from=a to=b item=x ask=PAY", ("pay",), "PAY is a code of profile pay: add p=pay", "p=pay ask=PAY"),
+    ("RW1 HO scheduler-1 from=scheduler to=payer item=x ask=PAY", ("pay",), "PAY is a code of profile pay: add p=pay", "p=pay ask=PAY"),
     ("RW1 HO a-1 from=a to=b item=x ask=FIX form=a", (), "did you mean from=?", "from=a"),
-    ("RW1 HO a-1 from=a to=b item=x ask=FIX amt=5400.00", (), "amt is a slot of profile pay: add p=pay",
+    ("RW1 HO scheduler-1 from=scheduler to=payer item=x ask=FIX amt=5400.00", (), "amt is a slot of profile pay: add p=pay",
      "p=pay amt=5400.00"),
     ("RW1 HX a-1 from=a to=b item=x ask=FIX", (), "did you mean HO or CX?", None),
     ("RW1 HO a-1 from=a to=b item=x ask=QWERTY", (), None, None),

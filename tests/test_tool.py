@@ -21,7 +21,7 @@ VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=
 HO = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec "
       f"{VALUES} exp=20261002T1700Z")
 CX = "RW1 CX scheduler-2 re=scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 why=REVOKED"
-CHGBANK = ("RW1 HO ap-1 p=pay from=ap to=vendors item=sup:marlow ask=CHGBANK rb=exec sup=marlow "
+CHGBANK = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=sup:marlow ask=CHGBANK rb=exec sup=marlow "
            "acct=30-99-01/11112222 eff=20261005 apref=FD-0931 exp=20261002T1700Z")
 NOON = dt.datetime(2026, 10, 2, 12, 0, tzinfo=dt.timezone.utc)
 
@@ -111,7 +111,7 @@ def test_prepare_refuses_what_is_not_its_statement(store):
         store.prepare(HO, as_="treasury", now=NOON)
     assert caught.value.reason == "not-addressed"
     with pytest.raises(ToolRefused) as no_exec:
-        store.prepare("RW1 HO a-1 p=pay from=a to=b item=inv:X ask=REVIEW", now=NOON)
+        store.prepare("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:X ask=REVIEW", now=NOON)
     assert no_exec.value.reason == "no-exec"
     with pytest.raises(ToolError):
         store.prepare(CX, now=NOON)
@@ -299,7 +299,7 @@ def test_cli_prepare_with_a_record_and_bad_input(tmp_path):
     ho = CHGBANK.replace("exp=20261002T1700Z", "exp=" + _future_ho().rsplit("exp=", 1)[1])
     done = cli("tool", "prepare", ho, "--store", str(tmp_path / "s.db"), "--record", str(record), "--n", "7")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(b"RW1 RB vendors-7 re=ap-1") and b" prev=40-12-88/61102938 " in done.stdout
+    assert done.stdout.startswith(b"RW1 RB payer-7 re=scheduler-1") and b" prev=40-12-88/61102938 " in done.stdout
     refused = cli("tool", "prepare", ho, "--store", str(tmp_path / "s.db"))
     assert refused.returncode == 1 and b"prev" in refused.stderr
     broken = cli("tool", "prepare", "RW1 HO nonsense", "--store", str(tmp_path / "s.db"))
@@ -332,8 +332,8 @@ def test_a_re_issue_after_our_own_readback_is_the_same_handoff(store, executor):
 def test_a_new_handoff_to_another_receiver_is_not_a_re_send(tmp_path, executor):
     first = ToolStore.open(tmp_path / "a.db", profiles=["pay"])
     first.commit(first.prepare(HO, now=NOON).token, executor(), now=NOON)
-    other = HO.replace("HO scheduler-1 ", "HO scheduler-3 re=scheduler-1 ").replace("to=payer", "to=payer2")
-    assert first.prepare(other, as_="payer2", now=NOON).token
+    other = HO.replace("HO scheduler-1 ", "HO scheduler-3 re=scheduler-1 ").replace("to=payer", "to=auditor")
+    assert first.prepare(other, as_="auditor", now=NOON).token
 
 
 def test_a_handoff_that_failed_is_closed_and_not_run_again(store, executor):
@@ -345,6 +345,6 @@ def test_a_handoff_that_failed_is_closed_and_not_run_again(store, executor):
 
 def test_a_cancel_from_anyone_but_the_sender_is_refused_even_before_a_prepare(store):
     with pytest.raises(ToolRefused) as caught:
-        store.cancel("RW1 CX mallory-1 re=scheduler-1 p=pay from=mallory to=payer item=inv:MD-2026-057 why=REVOKED")
+        store.cancel("RW1 CX auditor-1 re=scheduler-1 p=pay from=auditor to=payer item=inv:MD-2026-057 why=REVOKED")
     assert caught.value.reason == "wrong-party"
     assert store.prepare(HO, now=NOON).token  # the real handoff is not blocked

@@ -302,7 +302,7 @@ def test_a_store_from_before_handoff_keys_keeps_one_statement_per_handoff(tmp_pa
 def test_issue_link_is_the_rule_check_thread_uses():
     ho1, ho2 = (Message.from_line(line, ["pay"]) for line in (HO1, HO2))
     assert issue_link(ho2, {"scheduler-1": ho1}.get) == ("scheduler-1", RESEND)
-    elsewhere = Message.from_line(HO2.replace("to=payer", "to=treasury"), ["pay"])
+    elsewhere = Message.from_line(HO2.replace("to=payer", "to=auditor"), ["pay"])
     assert issue_link(elsewhere, {"scheduler-1": ho1}.get) is None
     report = check_thread([HO1, HO2], now=NOON, profiles=["pay"])
     assert report.ledger.handoff("scheduler-1").state == "reissued"

@@ -9,8 +9,8 @@ this line valid, and if so what does it decode to?* It answers ``None``
 ("not sure") for anything other than a clean accept: a line the fast-path
 regex refuses, another version, a profile the receiver does not hold, an
 unknown type, a repeated, unknown or off-type key, a value that does not
-decode, a wrong id, a missing slot, a conditional rule that fails, a tail
-that is too long, or a type governed by a profile's closed answer
+decode, an agent outside the ones a profile names, a wrong id, a missing
+slot, a conditional rule that fails, a tail that is too long, or a type governed by a profile's closed answer
 vocabulary. The caller then runs the full pass, which finds and words the
 refusal (or, for a line that only earns notes, builds the same message).
 So this path can make a line slower, never change its verdict; a
@@ -20,8 +20,11 @@ Per vocabulary, everything the pass looks up by name is compiled once into a
 :class:`TypePlan` per message type: the slot decoders (``None`` keeps the text
 as written, a frozenset is an enum's codes, else a decode function), the
 required keys as a frozenset, and each conditional rule as a closure that
-says whether the rule is satisfied. Nothing is imported, and no Source,
-RawLine or LineResult is built, on the way.
+says whether the rule is satisfied. A profile that names its agents closes
+them (docs/reference.md V1): its agent-typed slots decode only to one of
+those or a reserved agent (``human``), a set look-up like an enum's codes,
+and any other agent is the full pass's to refuse. Nothing is imported, and
+no Source, RawLine or LineResult is built, on the way.
 
 Syntax: the line is checked piece by piece against the grammar's terminals
 (``_fastpath.TERMINALS``, derived from the grammar): the id and the tail each
@@ -47,7 +50,7 @@ from typing import Any, Callable, Final, Iterable, Iterator, Mapping, Optional, 
 
 from ._fastpath import TERMINALS
 from .message import FIELD_SETTERS, Message, Source
-from .semantics import LineResult, check_line, strict_message
+from .semantics import AGENT_TYPES, LineResult, check_line, strict_message
 from .syntax import TAIL_MARK
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
@@ -203,8 +206,7 @@ def compile_rule(rule: ProfileRule) -> RuleCheck:
 def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
     """Every type of a vocabulary the accept path may decide alone."""
     plans: dict[str, TypePlan] = {}
-    if vocab.agents is not None:
-        return plans  # a profile that names its agents closes them: the full pass decides its lines
+    agents = _named_agents(vocab)
     answers = "ans" in vocab.enums
     for name, table in vocab.types.items():
         if answers and name in ANSWER_TYPES:
@@ -213,13 +215,42 @@ def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
             continue  # not a type the grammar reads: no line names it
         compiled: list[RuleCheck] = [compile_rule(rule) for rule in table.rules]
         plans[name] = TypePlan(
-            decoders=dict(table.decoders),
+            decoders=_closing_agents(table.decoders, vocab, agents) if agents is not None else dict(table.decoders),
             required=frozenset(table.required),
             rules=tuple(compiled),
             slots=vocab.slots,
             tail_max=vocab.tail_max,
         )
     return plans
+
+
+def _named_agents(vocab: Vocabulary) -> frozenset[str] | None:
+    """The agents a profile's lines may name (its own and the reserved ones), or None: any agent."""
+    if vocab.agents is None:
+        return None
+    return vocab.agents | vocab.reserved_agents
+
+
+def _closing_agents(decoders: Mapping[str, Any], vocab: Vocabulary, agents: frozenset[str]) -> dict[str, Any]:
+    """A type's decoders with each agent-typed slot closed to the named agents."""
+    closed = dict(decoders)
+    for key, decode in decoders.items():
+        if vocab.slots[key].type.name not in AGENT_TYPES:
+            continue
+        # An agent decodes to itself, so the names are its codes, like an enum's; a list checks each agent.
+        closed[key] = _closed_list(decode, agents) if vocab.slots[key].type.is_list else agents
+    return closed
+
+
+def _closed_list(decode: Callable[[str], Any], agents: frozenset[str]) -> Callable[[str], Any]:
+    def closed(raw: str) -> Any:
+        value = decode(raw)
+        for agent in value:
+            if agent not in agents:
+                raise ValueError("not an agent the profile names")
+        return value
+
+    return closed
 
 
 # id(vocabulary) -> (vocabulary, plans): the vocabulary is held so its id stays its own.

@@ -253,7 +253,7 @@ def _rules(vocab: Vocabulary, sel: Selection, lean: bool) -> Iterable[str]:
     if "ans" in sel.enums:
         yield "Closed answers: AQ opts and AN val (but tail, Y, N, numbers, dates) come from ans."
     if vocab.agents:
-        yield f"Agents: {' '.join(sorted(vocab.agents))}; human is the human principal."
+        yield f"Agents: {' '.join(sorted(vocab.agents))} human; no others."
 
 
 def legend(vocab: "Vocabulary | str | None" = None, *, lean: bool = False, fmt: str = "text") -> str:

@@ -231,7 +231,7 @@ def _unnamed_agents(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any]) 
     keep`` and the profile's own) is one of them or ``human``, else it is refused like an unknown code."""
     found = []
     for key, slot in vocab.slots.items():
-        if slot.type.name not in _AGENT_TYPES or key not in values:
+        if slot.type.name not in AGENT_TYPES or key not in values:
             continue
         value = values[key]
         for agent in value if isinstance(value, tuple) else (value,):
@@ -244,7 +244,7 @@ def _unnamed_agents(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any]) 
     return found
 
 
-_AGENT_TYPES = frozenset({"agent", "list:agent"})
+AGENT_TYPES = frozenset({"agent", "list:agent"})
 
 
 def _slot_column(raw: RawLine, key: str) -> int | None:
