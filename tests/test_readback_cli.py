@@ -88,7 +88,7 @@ def test_check_ho_and_relay(tmp_path, capsys):
     assert main(["check-ho", "--line", HOP.replace("5400.00", "5100.00"), "--record", str(record)]) == 1
     received = tmp_path / "received.rw1"
     received.write_text(HOP + "\n")
-    fwd = HOP.replace("scheduler-1", "relay-1").replace("from=scheduler", "from=relay")
+    fwd = HOP.replace("scheduler-1", "reconciler-1").replace("from=scheduler", "from=reconciler")
     assert main(["check-ho", "--line", fwd + " pri=1", "--record", str(received), "--relay-adds", "pri"]) == 0
     assert main(["check-ho", "--line", fwd + " pri=1", "--record", str(received), "--relay-adds", "due"]) == 1
 

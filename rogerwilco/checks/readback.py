@@ -598,7 +598,10 @@ def check_dn(
     if ho_msg is None or dn_msg is None or rb_problem is not None:
         return ReadbackReport(passed=False, findings=tuple(problems), check="check-dn", ho=ho_msg, other=dn_msg)
     vocab = vocabulary_of(ho_msg, receiver)
-    findings: list[Finding] = _expired(ho_msg, "handoff", at) + tier_receipt(ho_msg, dn_msg, tier=None, pairs=_DN_RECEIPT)
+    # out=NOOP reports that nothing ran: the right close of an expired handoff, never an act after its exp
+    acted = dn_msg.slots.get("out") != "NOOP"
+    findings: list[Finding] = ((_expired(ho_msg, "handoff", at) if acted else [])
+                               + tier_receipt(ho_msg, dn_msg, tier=None, pairs=_DN_RECEIPT))
     rb_passed = rb_msg is not None and check_rb(ho_msg, rb_msg, profiles=receiver, record=record, now=at).passed
     out = dn_msg.slots.get("out")
     asked_exec = "exec" in levels_of(ho_msg)

@@ -494,7 +494,7 @@ function planValue(ho, rb, key) {
 }
 
 // Check a done report against the plan (spec 5.3).
-// now is when the act is reported: once the HO's exp has passed, the act is expired.
+// now is when the act is reported: once the HO's exp has passed, an act (out=OK or PARTIAL) is expired.
 function checkDn(ho, dn, rb = null, { profiles = null, record = null, now = null } = {}) {
   const at = atOf(now);
   const receiver = asReceiver(profiles);
@@ -503,7 +503,9 @@ function checkDn(ho, dn, rb = null, { profiles = null, record = null, now = null
   const [rbMsg, rbProblem] = rb === null || rb === undefined ? [null, null] : coerce(rb, receiver, "RB", "readback");
   if (hoMsg === null || dnMsg === null || rbProblem !== null) return report([hoProblem, dnProblem, rbProblem].filter(Boolean));
   const vocab = vocabularyOf(hoMsg, receiver);
-  const findings = [...expired(hoMsg, "handoff", at), ...tierReceipt(hoMsg, dnMsg, null, DN_RECEIPT)];
+  // out=NOOP reports that nothing ran: the right close of an expired handoff, never an act after its exp
+  const acted = get(dnMsg, "out") !== "NOOP";
+  const findings = [...(acted ? expired(hoMsg, "handoff", at) : []), ...tierReceipt(hoMsg, dnMsg, null, DN_RECEIPT)];
   const rbPassed = rbMsg !== null && checkRb(hoMsg, rbMsg, { profiles: receiver, record, now: new Date(at) }).passed;
   const approved = rbPassed ? rbMsg : null;
   const out = get(dnMsg, "out");
