@@ -341,14 +341,58 @@ def pending(name: str, ops: tuple[str, ...], change: str) -> Callable[[Callable[
     return register
 
 
-@pending("expiry", ("check-rb", "check-dn"), "check_rb and check_dn take now= (3.1 exp)")
-def _expiry(request: Request, ours: Answer, theirs: Answer) -> bool:
-    return ("fail", "expiry", None, "exp") in _findings(theirs) or "expired" in json.dumps(theirs)
+@cls("expired-act", ("check-dn",), "R15")
+def _expired_act(request: Request, ours: Answer, theirs: Answer) -> bool:
+    """This package fails an act reported past the HO's exp (spec 3.1); the reference's check_dn does not judge exp."""
+    return ("fail", "expired", None, "exp") in _findings(ours) and _only(
+        ours, theirs, ours_extra=lambda f: f[1] == "expired" or f[0] == "note", theirs_extra=lambda f: f[0] == "note")
 
 
-@pending("vocabulary", OPS, "the bundled profiles take the reference's vocabulary")
-def _vocabulary(request: Request, ours: Answer, theirs: Answer) -> bool:
-    return _profile_of(request) in ("pay", "clin", "pform")
+def _levels(line: str) -> list[str]:
+    found = re.search(r" rb=(\S+)", line.split(" // ")[0])
+    return found.group(1).split("+") if found else []
+
+
+@cls("done-without-exec-level", ("check-dn",), "R16")
+def _done_without_exec_level(request: Request, ours: Answer, theirs: Answer) -> bool:
+    """The reference wants the execution slots on a DN whose HO did not ask rb=exec; spec 3 asks them only then."""
+    return "exec" not in _levels(request.get("ho", "")) and _only(
+        ours, theirs, ours_extra=lambda f: f[0] == "note",
+        theirs_extra=lambda f: f[1] in ("missing", "mismatch") or f[0] == "note")
+
+
+@cls("negative-days", OPS, "R17")
+def _negative_days(request: Request, ours: Answer, theirs: Answer) -> bool:
+    """Open: the reference refuses a negative number of days, this package reads it (docs/reference.md R17)."""
+    return re.search(r"=-\d+d?\b", " ".join(_lines(request))) is not None and "expected a number of days" in json.dumps(theirs)
+
+
+ADDITIONS = json.loads((ROOT / "profiles" / "additions.json").read_text(encoding="utf-8"))["additions"]
+
+
+def _addition_in(request: Request, said: str) -> bool:
+    """An entry of profiles/additions.json for the request's profile that the disagreement turns on: a code the
+    reference calls unknown, a slot it does not take on that type, or an ask it names no execution slots for."""
+    profile = _profile_of(request)
+    lines = " ".join(_lines(request))
+    for entry in ADDITIONS:
+        words = entry.split()
+        if words[0] != profile:
+            continue
+        code = words[-1]
+        if words[1] == "enum" and re.search(rf"(^|[ =+]){re.escape(code)}($|[ +])", lines) and (
+                f"{code}: not a known" in said or re.search(rf'"token": "[a-z_0-9]+={re.escape(code)}"', said)):
+            return True
+        if words[1] == "slot" and f" {words[2]}=" in lines and f"RW1 {words[4]} " in lines:
+            return True
+        if words[1] == "exec" and f"ask={words[2]}" in lines:
+            return True
+    return False
+
+
+@cls("additions", OPS, "R18")
+def _additions(request: Request, ours: Answer, theirs: Answer) -> bool:
+    return _addition_in(request, json.dumps(theirs, ensure_ascii=False) + json.dumps(ours, ensure_ascii=False))
 
 
 # ---------------------------------------------------------------- a run

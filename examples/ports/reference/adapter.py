@@ -288,7 +288,7 @@ def _rb_problem(sentence: str) -> list[dict[str, Any]]:
         (r"^tier1 receipt: RB re=", lambda m: [_finding("fail", "receipt", 1, "re", sentence)]),
         (r"^tier1 receipt: RB must come", lambda m: _receipt(sentence, 1)),
         (r"^expired: the statement's exp=", lambda m: [_finding("fail", "expiry", 3, "exp", sentence)]),
-        (r"^expired: ", lambda m: [_finding("fail", "expiry", None, "exp", sentence)]),
+        (r"^expired: ", lambda m: [_finding("fail", "expired", None, "exp", sentence)]),
         (r"^tier2 integrity", lambda m: [_finding("fail", "digest", 2, "h", sentence)]),
         (r"^tier3 echo: RB does not echo (?P<k>\S+)", lambda m: [_finding("fail", "missing", 3, m["k"], sentence)]),
         (r"^tier3 echo: (?P<k>\S+) mismatch", lambda m: [_finding("fail", "mismatch", 3, m["k"], sentence)]),
