@@ -229,6 +229,34 @@ def test_after_the_close_the_item_may_be_handed_on_and_to_the_same_receiver_alwa
                                     now="20261001T0000Z").findings if f.failed] == []
 
 
+def test_an_owner_that_hands_the_item_on_no_longer_acts_on_it():
+    a, b, c = Endpoint("a"), Endpoint("b"), Endpoint("c")
+    b.receive(a.send(HO))
+    a.receive(b.send(RB))
+    assert b.may_act("a-1")
+    offered = c.receive(b.send("RW1 HO b-2 from=b to=c item=x:1 ask=FIX"))[0]
+    assert not b.may_act("a-1")  # c's readback may pass before b hears of it: c would own x:1 too
+    b.receive(c.send(offered.readback, number=True))
+    assert c.may_act("b-2") and not b.may_act("a-1")
+
+
+def test_handoffs_of_one_item_that_cross_leave_one_owner():
+    a, b = Endpoint("a"), Endpoint("b")
+    b.receive(a.send(HO))
+    a.receive(b.send(RB))
+    again = a.send("RW1 HO a-2 from=a to=b item=x:1 ask=FIX")  # the same receiver: allowed
+    back = b.send("RW1 HO b-2 from=b to=a item=x:1 ask=FIX")  # b owns x:1 and hands it back; the two cross
+    offered = b.receive(again)[0]
+    a_offered = a.receive(back)[0]
+    rb_b = b.send(offered.readback, number=True)
+    rb_a = a.send(a_offered.readback, number=True)
+    a.receive(rb_b)
+    b.receive(rb_a)
+    # each end holds an open handoff of x:1 to the other, so neither acts on it until one of them closes
+    # (each saw its own HO first, and each would own the item by its own order)
+    assert [end.me for end, ho in ((a, "b-2"), (b, "a-2")) if end.may_act(ho)] == []
+
+
 def test_the_spooled_check_finds_two_owners_across_batches():
     from rogerwilco.checks.thread import check_thread_spooled
 

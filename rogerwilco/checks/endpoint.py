@@ -707,7 +707,17 @@ class Endpoint:
             return False
         if _past_exp(self._messages[h.live], parse_now(now) if now is not None else self.clock()):
             return False
-        return h.item is None or self._owner(h.item) == self.me
+        return h.item is None or (self._owner(h.item) == self.me and not self._handing_on(h.item))
+
+    def _handing_on(self, item: str) -> bool:
+        """This end sent a handoff of ``item`` that is still open: once its readback passes, the new holder
+        owns the item (spec 5 rule 1), and this end hears of that only when the readback arrives; so from
+        the HO on, this end no longer acts on the item (unless it withdraws the HO, or it closes)."""
+        for ho_id in self._item_hos.get(item, ()):
+            h = self._handoffs.get(ho_id)
+            if h is not None and h.sender == self.me and h.receiver != self.me and h.close == "open":
+                return True
+        return False
 
     def pending_questions(self) -> list[Message]:
         """AQs to me that no AN or UN of mine has answered."""
