@@ -257,6 +257,19 @@ def test_handoffs_of_one_item_that_cross_leave_one_owner():
     assert [end.me for end, ho in ((a, "b-2"), (b, "a-2")) if end.may_act(ho)] == []
 
 
+def test_an_original_handoff_arriving_after_its_resend_is_the_same_handoff():
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    resend = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    offered = b.receive(resend)[0]
+    a.receive(b.send(offered.readback, number=True))
+    late = b.receive(ho)  # the transport reordered them
+    assert not [e for e in late if isinstance(e, HandoffOffered)]  # no second readback
+    assert b.handoff("a-1").issues == ("a-1", "a-2")
+    a.receive(b.send("RW1 DN b-2 re=a-2 from=b to=a item=x:1 out=OK"))
+    assert not b.may_act("a-1") and not b.may_act("a-2")  # one act per handoff
+
+
 def test_the_spooled_check_finds_two_owners_across_batches():
     from rogerwilco.checks.thread import check_thread_spooled
 

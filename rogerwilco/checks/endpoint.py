@@ -1041,6 +1041,10 @@ class Endpoint:
             hos.append(ho.id)
         if self._peers is not None and not mine:
             return events  # a replay that keeps each handoff at its sender's end alone (its receiver's is the same)
+        if link is None and not mine:
+            late = self._resent_before(ho)
+            if late is not None:
+                return [Redelivered(message=ho)]
         if link is None:
             h = Handoff(key=ho.id, sender=ho.from_, receiver=ho.to, item=ho.item, issues=[ho.id], offered_at=at)
             self._handoffs[ho.id] = h
@@ -1074,6 +1078,23 @@ class Endpoint:
         return self._apply_early_cancels(ho, h, [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
                                                               resend_of=earlier if how == "resend" else None)],
                                          at, live=live)
+
+    def _resent_before(self, ho: Message) -> Handoff | None:
+        """The handoff whose re-send of ``ho`` arrived before ``ho`` itself (a transport that reorders): ``ho``
+        joins it as its first issue, carried forward by that re-send, and is offered nothing of its own (one
+        handoff, one readback, one act: spec 5 rule 1, a retry "cannot create two owners")."""
+        for later_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
+            later = self._messages.get(later_id)
+            h = self._handoffs.get(later_id)
+            if later is None or h is None or later.re != ho.id or h.sender != ho.from_ or ho.id in h.issues:
+                continue
+            if self.continues(later) != (ho.id, "resend") or later.id in self._duplicates:
+                continue
+            h.issues.insert(0, ho.id)
+            self._handoffs[ho.id] = h
+            self._carried[ho.id] = later.id
+            return h
+        return None
 
     def _apply_early_cancels(self, ho: Message, h: Handoff, events: list[Any], at: str, *, live: bool) -> list[Any]:
         """The CXs that named ``ho`` before it arrived, applied now (spec 5.4: the receiver abandons what a
