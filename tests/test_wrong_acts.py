@@ -270,6 +270,21 @@ def test_an_original_handoff_arriving_after_its_resend_is_the_same_handoff():
     assert not b.may_act("a-1") and not b.may_act("a-2")  # one act per handoff
 
 
+def test_a_cancel_of_a_resend_answered_dup_withdraws_the_handoff():
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    resend = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    cx = a.send("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED")
+    offered = b.receive(ho)[0]
+    rb = b.send(offered.readback, number=True)
+    dup = [e.line for e in b.receive(resend) if hasattr(e, "line")]
+    b.receive(cx)
+    assert not b.may_act("a-1")  # a withdrew the handoff: it may hand x:1 to another agent now
+    for line in (rb, *dup):
+        a.receive(line)
+    assert a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX")
+
+
 def test_the_spooled_check_finds_two_owners_across_batches():
     from rogerwilco.checks.thread import check_thread_spooled
 

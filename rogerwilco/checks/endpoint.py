@@ -552,6 +552,7 @@ class Endpoint:
         # entry for each issue read back or carried forward, not two dicts for every handoff)
         self._readbacks: dict[str, tuple[str, str]] = {}  # HO id -> ("passed"|"failed", RB id)
         self._carried: dict[str, str] = {}  # an issue -> the later HO that carried it forward
+        self._dup_of: dict[str, Handoff] = {}  # a re-send answered UN why=DUP -> the handoff it repeated
         self._item_hos = {}  # item -> HO ids in order
         self._ho_index: dict[str, int] = {}  # HO id -> its place in its item's list
         self._rb_of: dict[str, list[str]] = {}  # HO id -> the RBs that answer it
@@ -943,6 +944,10 @@ class Endpoint:
             split = self._split_dup(h, named, message)
             if split is not None:
                 return [] if mine else [HandoffClosed(message=message, handoff=named.id)]
+        if kind == "CX" and ho.id in self._dup_of:
+            # a cancel naming a re-send its receiver answered UN why=DUP withdraws the handoff that re-send
+            # repeated (spec 5.4: the receiver abandons what the cancel names; the sender meant the handoff)
+            h = self._dup_of[ho.id]
         if kind == "CX":
             if message.from_ != ho.from_ or message.to != ho.to:
                 finding = fail(kind="cancel-wrong-party", key=ho.id, token=message.id,
@@ -1128,6 +1133,7 @@ class Endpoint:
             return None
         h.issues.remove(resend.id)
         h.resent_dup = h.resent_dup.union((resend.id,))
+        self._dup_of[resend.id] = h
         for earlier in (*h.issues, *h.resent_dup):
             if self._carried.get(earlier) == resend.id:
                 del self._carried[earlier]
