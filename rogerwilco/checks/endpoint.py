@@ -944,10 +944,10 @@ class Endpoint:
             split = self._split_dup(h, named, message)
             if split is not None:
                 return [] if mine else [HandoffClosed(message=message, handoff=named.id)]
-        if kind == "CX" and ho.id in self._dup_of:
+        if kind == "CX":
             # a cancel naming a re-send its receiver answered UN why=DUP withdraws the handoff that re-send
             # repeated (spec 5.4: the receiver abandons what the cancel names; the sender meant the handoff)
-            h = self._dup_of[ho.id]
+            h = self._repeated_by(ho) or h
         if kind == "CX":
             if message.from_ != ho.from_ or message.to != ho.to:
                 finding = fail(kind="cancel-wrong-party", key=ho.id, token=message.id,
@@ -1100,6 +1100,16 @@ class Endpoint:
             self._carried[ho.id] = later.id
             return h
         return None
+
+    def _repeated_by(self, resend: Message) -> Handoff | None:
+        """The handoff a re-send answered ``UN why=DUP`` repeated (live: split off when the UN came; in a
+        replay: its own handoff from the start), else None."""
+        if resend.id in self._dup_of:
+            return self._dup_of[resend.id]
+        if resend.id not in self._duplicates:
+            return None
+        link = self.continues(resend)
+        return self._handoffs.get(link[0]) if link is not None and link[1] == "resend" else None
 
     def _apply_early_cancels(self, ho: Message, h: Handoff, events: list[Any], at: str, *, live: bool) -> list[Any]:
         """The CXs that named ``ho`` before it arrived, applied now (spec 5.4: the receiver abandons what a
