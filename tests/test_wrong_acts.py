@@ -286,6 +286,21 @@ def test_a_cancel_of_a_resend_answered_dup_withdraws_the_handoff():
     assert failed_kinds([ho, resend, cx, rb, *dup, to_c]) == set()  # the thread check reads it the same
 
 
+def test_a_cancel_of_a_resend_of_a_duplicate_withdraws_the_handoff():
+    a, b = Endpoint("a"), Endpoint("b")
+    lines = [a.send(HO), a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX"),
+             a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX"),
+             a.send("RW1 CX a-4 re=a-3 from=a to=b item=x:1 why=REVOKED")]
+    offered = b.receive(lines[0])[0]
+    rb = b.send(offered.readback, number=True)
+    dup = [e.line for e in b.receive(lines[1]) if hasattr(e, "line")]
+    for line in lines[2:]:
+        b.receive(line)
+    assert not b.may_act("a-1")
+    assert refused(b, "RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=OK") == "act-after-cancel"
+    assert failed_kinds([lines[0], rb, *dup, *lines[1:]]) == set()
+
+
 def test_the_spooled_check_finds_two_owners_across_batches():
     from rogerwilco.checks.thread import check_thread_spooled
 

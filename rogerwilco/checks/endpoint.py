@@ -947,7 +947,7 @@ class Endpoint:
         if kind == "CX":
             # a cancel naming a re-send its receiver answered UN why=DUP withdraws the handoff that re-send
             # repeated (spec 5.4: the receiver abandons what the cancel names; the sender meant the handoff)
-            h = self._repeated_by(ho) or h
+            h = self._repeated_by(self._messages.get(h.key, ho)) or h
         if kind == "CX":
             if message.from_ != ho.from_ or message.to != ho.to:
                 finding = fail(kind="cancel-wrong-party", key=ho.id, token=message.id,
@@ -1103,7 +1103,8 @@ class Endpoint:
 
     def _repeated_by(self, resend: Message) -> Handoff | None:
         """The handoff a re-send answered ``UN why=DUP`` repeated (live: split off when the UN came; in a
-        replay: its own handoff from the start), else None."""
+        replay: its own handoff from the start), else None. ``resend`` is the key of the handoff a cancel
+        names, so a cancel of a later re-send of that re-send is followed back too."""
         if resend.id in self._dup_of:
             return self._dup_of[resend.id]
         if resend.id not in self._duplicates:

@@ -410,8 +410,8 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       continue;
     }
     // a cancel naming a re-send answered UN why=DUP withdraws the handoff that re-send repeated
-    const repeated = m.type === "CX" && duplicate.has(ho.id) ? links.get(ho.id)[0] : ho.id;
-    const s = state.get(root(repeated));
+    const named = root(ho.id);
+    const s = state.get(m.type === "CX" && duplicate.has(named) ? root(links.get(named)[0]) : named);
     const event = m.type === "DN" ? (get(m, "out") === "NOOP" ? "DN-noop" : "DN-act") : m.type;
     if (m.type !== "CX") for (const c of s.cancels) acknowledged.add(c.id);
     if (event === "DN-act") readbackStep(s, event, m);
