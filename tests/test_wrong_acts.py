@@ -248,12 +248,10 @@ def test_handoffs_of_one_item_that_cross_leave_one_owner():
     back = b.send("RW1 HO b-2 from=b to=a item=x:1 ask=FIX")  # b owns x:1 and hands it back; the two cross
     offered = b.receive(again)[0]
     a_offered = a.receive(back)[0]
-    rb_b = b.send(offered.readback, number=True)
-    rb_a = a.send(a_offered.readback, number=True)
-    a.receive(rb_b)
-    b.receive(rb_a)
-    # each end holds an open handoff of x:1 to the other, so neither acts on it until one of them closes
-    # (each saw its own HO first, and each would own the item by its own order)
+    # each end holds an open handoff of x:1 to the other: neither reads back (each would own the item by its
+    # own order of the two HOs), nor acts, until one of them closes its own
+    assert refused(b, offered.readback, number=True) == "two-owners"
+    assert refused(a, a_offered.readback, number=True) == "two-owners"
     assert [end.me for end, ho in ((a, "b-2"), (b, "a-2")) if end.may_act(ho)] == []
 
 

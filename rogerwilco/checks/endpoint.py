@@ -1502,6 +1502,12 @@ class Endpoint:
                 raise ProtocolError(f"{named.id} was carried forward by {h.live}: read that back", kind="stale")
             if h.close != "open":
                 raise ProtocolError(f"{h.live} is {h.close}: there is nothing to read back", kind="closed")
+            if named.item is not None and self._handing_on(named.item):
+                # a passing readback makes this end the owner (spec 5 rule 1) while the handoff of the item
+                # it sent may pass too: two owners
+                raise ProtocolError(f"{msg.id} reads back {named.id} of {named.item}, but this end handed "
+                                    f"{named.item} on and that handoff is open: cancel it first, or answer "
+                                    f"{named.id} with UN", kind="two-owners", token=msg.id)
             if self.composed_only and not any(_same_but_id(msg, c) for c in self._composed.get(named.id, ())):
                 raise ProtocolError(f"{msg.id} is not the readback composed by code from {named.id}; this end "
                                     "sends composed readbacks only (Endpoint.readback)", kind="hand-written")
