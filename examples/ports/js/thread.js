@@ -46,6 +46,9 @@ import { RW1Error, checkLine, refusalOf, canonicalJson } from "./rw1.js";
 import { checkRb, checkEcho, asReceiver, get, levelsOf } from "./readback.js";
 
 const CLOSERS = new Set(["DN", "UN", "FL", "CX"]);
+// a readback is judged before any exp=: the thread check judges expiry at its own now (open-past-exp),
+// never at the day it happens to run
+const BEFORE_ANY_EXP = new Date(0);
 // The readback levels whose act waits for the sender's verdict, AN re=<RB> val=Y: the sender checks them
 // against what the receiver does not hold (criteria kept back, its record).
 const VERDICT_LEVELS = new Set(["acc", "plan", "exec"]);
@@ -202,7 +205,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   const readback = new Map();
   for (const ho of hos) {
     const rbs = messages.filter((m) => m.type === "RB" && m.re === ho.id);
-    const good = rbs.find((rb) => checkRb(ho, rb, { profiles: receiver }).passed);
+    const good = rbs.find((rb) => checkRb(ho, rb, { profiles: receiver, now: BEFORE_ANY_EXP }).passed);
     if (good !== undefined) readback.set(ho.id, ["passed", good.id]);
     else if (rbs.length) readback.set(ho.id, ["failed", rbs[rbs.length - 1].id]);
     else readback.set(ho.id, [null, null]);
@@ -382,7 +385,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       if (named !== undefined && named.type === "HO") {
         const g = root(named.id);
         if (liveOf.get(g) === named.id) {
-          const event = !checkRb(named, m, { profiles: receiver }).passed ? "RB-void"
+          const event = !checkRb(named, m, { profiles: receiver, now: BEFORE_ANY_EXP }).passed ? "RB-void"
             : levelsOf(named).some((level) => VERDICT_LEVELS.has(level)) ? "RB-pass-wait" : "RB-pass";
           readbackStep(state.get(g), event, m);
         }
