@@ -299,6 +299,17 @@ def test_a_cancel_of_a_resend_of_a_duplicate_withdraws_the_handoff():
     assert failed_kinds([lines[0], rb, *dup, *lines[1:]]) == set()
 
 
+def test_the_sender_does_not_confirm_a_readback_of_a_handoff_it_cancelled():
+    a, b = Endpoint("a", profiles=["pay"]), Endpoint("b", profiles=["pay"])
+    ho = a.send("RW1 HO a-1 p=pay from=a to=b item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow amt=5400.00 cur=GBP "
+                "kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
+    offered = b.receive(ho)[0]
+    a.send("RW1 CX a-2 re=a-1 p=pay from=a to=b item=inv:MD-2026-057 why=REVOKED")  # lost on the way to b
+    a.receive(b.send(offered.readback, number=True))
+    assert refused(a, "RW1 AN a-3 re=b-1 p=pay from=a to=b val=Y") == "closed"  # b would pay a cancelled handoff
+    assert not b.may_act("a-1")
+
+
 def test_the_spooled_check_finds_two_owners_across_batches():
     from rogerwilco.checks.thread import check_thread_spooled
 

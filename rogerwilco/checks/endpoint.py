@@ -1530,6 +1530,10 @@ class Endpoint:
                 ho = self._messages.get(named.re) if named.re else None
                 h = self._handoffs.get(ho.id) if ho is not None else None
                 if ho is not None and h is not None and ho.type == "HO" and ho.from_ == self.me:
+                    if msg.get("val") == "Y" and h.close != "open":
+                        # the go-ahead of a handoff this end withdrew (its cancel may be lost on the way)
+                        raise ProtocolError(f"{h.live} is {h.close}: {named.id} cannot be confirmed",
+                                            kind="closed", token=msg.id)
                     if msg.get("val") == "Y":
                         if ho.id != h.live or self._readbacks.get(ho.id, ("", ""))[0] != "passed":
                             raise ProtocolError(f"{named.id} did not pass the check of {ho.id}: it cannot be "
