@@ -256,7 +256,8 @@ class NoWrongAct(RuleBasedStateMachine):
             self.ho_by_id[message.id] = message
         elif message.type == "RB" and message.re in self.ho_by_id:
             ho = self.ho_by_id[message.re]
-            report = check_rb(ho, message, profiles=PROFILES, expect_acc=self.kept.get(ho.id))
+            # judged as the endpoints judge it, before any exp= (expiry is the clock's rule, checked on each act)
+            report = check_rb(ho, message, profiles=PROFILES, expect_acc=self.kept.get(ho.id), now=START)
             self.rb_pass[message.id] = report.passed
             self.rb_of[ho.id].append(message.id)
         self.put(line)

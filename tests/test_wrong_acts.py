@@ -229,6 +229,87 @@ def test_after_the_close_the_item_may_be_handed_on_and_to_the_same_receiver_alwa
                                     now="20261001T0000Z").findings if f.failed] == []
 
 
+def test_an_owner_that_hands_the_item_on_no_longer_acts_on_it():
+    a, b, c = Endpoint("a"), Endpoint("b"), Endpoint("c")
+    b.receive(a.send(HO))
+    a.receive(b.send(RB))
+    assert b.may_act("a-1")
+    offered = c.receive(b.send("RW1 HO b-2 from=b to=c item=x:1 ask=FIX"))[0]
+    assert not b.may_act("a-1")  # c's readback may pass before b hears of it: c would own x:1 too
+    b.receive(c.send(offered.readback, number=True))
+    assert c.may_act("b-2") and not b.may_act("a-1")
+
+
+def test_handoffs_of_one_item_that_cross_leave_one_owner():
+    a, b = Endpoint("a"), Endpoint("b")
+    b.receive(a.send(HO))
+    a.receive(b.send(RB))
+    again = a.send("RW1 HO a-2 from=a to=b item=x:1 ask=FIX")  # the same receiver: allowed
+    back = b.send("RW1 HO b-2 from=b to=a item=x:1 ask=FIX")  # b owns x:1 and hands it back; the two cross
+    offered = b.receive(again)[0]
+    a_offered = a.receive(back)[0]
+    # each end holds an open handoff of x:1 to the other: neither reads back (each would own the item by its
+    # own order of the two HOs), nor acts, until one of them closes its own
+    assert refused(b, offered.readback, number=True) == "two-owners"
+    assert refused(a, a_offered.readback, number=True) == "two-owners"
+    assert [end.me for end, ho in ((a, "b-2"), (b, "a-2")) if end.may_act(ho)] == []
+
+
+def test_an_original_handoff_arriving_after_its_resend_is_the_same_handoff():
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    resend = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    offered = b.receive(resend)[0]
+    a.receive(b.send(offered.readback, number=True))
+    late = b.receive(ho)  # the transport reordered them
+    assert not [e for e in late if isinstance(e, HandoffOffered)]  # no second readback
+    assert b.handoff("a-1").issues == ("a-1", "a-2")
+    a.receive(b.send("RW1 DN b-2 re=a-2 from=b to=a item=x:1 out=OK"))
+    assert not b.may_act("a-1") and not b.may_act("a-2")  # one act per handoff
+
+
+def test_a_cancel_of_a_resend_answered_dup_withdraws_the_handoff():
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    resend = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    cx = a.send("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED")
+    offered = b.receive(ho)[0]
+    rb = b.send(offered.readback, number=True)
+    dup = [e.line for e in b.receive(resend) if hasattr(e, "line")]
+    b.receive(cx)
+    assert not b.may_act("a-1")  # a withdrew the handoff: it may hand x:1 to another agent now
+    for line in (rb, *dup):
+        a.receive(line)
+    to_c = a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX")
+    assert failed_kinds([ho, resend, cx, rb, *dup, to_c]) == set()  # the thread check reads it the same
+
+
+def test_a_cancel_of_a_resend_of_a_duplicate_withdraws_the_handoff():
+    a, b = Endpoint("a"), Endpoint("b")
+    lines = [a.send(HO), a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX"),
+             a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX"),
+             a.send("RW1 CX a-4 re=a-3 from=a to=b item=x:1 why=REVOKED")]
+    offered = b.receive(lines[0])[0]
+    rb = b.send(offered.readback, number=True)
+    dup = [e.line for e in b.receive(lines[1]) if hasattr(e, "line")]
+    for line in lines[2:]:
+        b.receive(line)
+    assert not b.may_act("a-1")
+    assert refused(b, "RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=OK") == "act-after-cancel"
+    assert failed_kinds([lines[0], rb, *dup, *lines[1:]]) == set()
+
+
+def test_the_sender_does_not_confirm_a_readback_of_a_handoff_it_cancelled():
+    a, b = Endpoint("a", profiles=["pay"]), Endpoint("b", profiles=["pay"])
+    ho = a.send("RW1 HO a-1 p=pay from=a to=b item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow amt=5400.00 cur=GBP "
+                "kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
+    offered = b.receive(ho)[0]
+    a.send("RW1 CX a-2 re=a-1 p=pay from=a to=b item=inv:MD-2026-057 why=REVOKED")  # lost on the way to b
+    a.receive(b.send(offered.readback, number=True))
+    assert refused(a, "RW1 AN a-3 re=b-1 p=pay from=a to=b val=Y") == "closed"  # b would pay a cancelled handoff
+    assert not b.may_act("a-1")
+
+
 def test_the_spooled_check_finds_two_owners_across_batches():
     from rogerwilco.checks.thread import check_thread_spooled
 

@@ -423,6 +423,12 @@ def _utcnow() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc)
 
 
+#: the time a readback is judged at here: before any ``exp=``. Expiry is this end's own rule, at its own clock
+#: (``_guard_expiry``, ``may_act``, ``tick``) and check_thread's at its ``now`` (``open-past-exp``); the day the
+#: check happens to run on must not void a readback in a journal or a replay
+_BEFORE_ANY_EXP = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
 def _past_exp(message: Message, at: _dt.datetime) -> str | None:
     """``message``'s ``exp=`` when ``at`` is past it (the ``exp`` minute itself is still in time), else None."""
     exp = message.get("exp")
@@ -555,6 +561,7 @@ class Endpoint:
         # entry for each issue read back or carried forward, not two dicts for every handoff)
         self._readbacks: dict[str, tuple[str, str]] = {}  # HO id -> ("passed"|"failed", RB id)
         self._carried: dict[str, str] = {}  # an issue -> the later HO that carried it forward
+        self._dup_of: dict[str, Handoff] = {}  # a re-send answered UN why=DUP -> the handoff it repeated
         self._item_hos = {}  # item -> HO ids in order
         self._ho_index: dict[str, int] = {}  # HO id -> its place in its item's list
         self._rb_of: dict[str, list[str]] = {}  # HO id -> the RBs that answer it
@@ -710,7 +717,17 @@ class Endpoint:
             return False
         if _past_exp(self._messages[h.live], parse_now(now) if now is not None else self.clock()):
             return False
-        return h.item is None or self._owner(h.item) == self.me
+        return h.item is None or (self._owner(h.item) == self.me and not self._handing_on(h.item))
+
+    def _handing_on(self, item: str) -> bool:
+        """This end sent a handoff of ``item`` that is still open: once its readback passes, the new holder
+        owns the item (spec 5 rule 1), and this end hears of that only when the readback arrives; so from
+        the HO on, this end no longer acts on the item (unless it withdraws the HO, or it closes)."""
+        for ho_id in self._item_hos.get(item, ()):
+            h = self._handoffs.get(ho_id)
+            if h is not None and h.sender == self.me and h.receiver != self.me and h.close == "open":
+                return True
+        return False
 
     def pending_questions(self) -> list[Message]:
         """AQs to me that no AN or UN of mine has answered."""
@@ -940,6 +957,10 @@ class Endpoint:
             if split is not None:
                 return [] if mine else [HandoffClosed(message=message, handoff=named.id)]
         if kind == "CX":
+            # a cancel naming a re-send its receiver answered UN why=DUP withdraws the handoff that re-send
+            # repeated (spec 5.4: the receiver abandons what the cancel names; the sender meant the handoff)
+            h = self._repeated_by(self._messages.get(h.key, ho)) or h
+        if kind == "CX":
             if message.from_ != ho.from_ or message.to != ho.to:
                 finding = fail(kind="cancel-wrong-party", key=ho.id, token=message.id,
                                message=f"CX {message.id} comes from {message.from_} to {message.to}; only {ho.id}'s "
@@ -1038,6 +1059,10 @@ class Endpoint:
             hos.append(ho.id)
         if self._peers is not None and not mine:
             return events  # a replay that keeps each handoff at its sender's end alone (its receiver's is the same)
+        if link is None and not mine:
+            late = self._resent_before(ho)
+            if late is not None:
+                return [Redelivered(message=ho)]
         if link is None:
             h = Handoff(key=ho.id, sender=ho.from_, receiver=ho.to, item=ho.item, issues=[ho.id], offered_at=at)
             self._handoffs[ho.id] = h
@@ -1072,6 +1097,34 @@ class Endpoint:
                                                               resend_of=earlier if how == "resend" else None)],
                                          at, live=live)
 
+    def _resent_before(self, ho: Message) -> Handoff | None:
+        """The handoff whose re-send of ``ho`` arrived before ``ho`` itself (a transport that reorders): ``ho``
+        joins it as its first issue, carried forward by that re-send, and is offered nothing of its own (one
+        handoff, one readback, one act: spec 5 rule 1, a retry "cannot create two owners")."""
+        for later_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
+            later = self._messages.get(later_id)
+            h = self._handoffs.get(later_id)
+            if later is None or h is None or later.re != ho.id or h.sender != ho.from_ or ho.id in h.issues:
+                continue
+            if self.continues(later) != (ho.id, "resend") or later.id in self._duplicates:
+                continue
+            h.issues.insert(0, ho.id)
+            self._handoffs[ho.id] = h
+            self._carried[ho.id] = later.id
+            return h
+        return None
+
+    def _repeated_by(self, resend: Message) -> Handoff | None:
+        """The handoff a re-send answered ``UN why=DUP`` repeated (live: split off when the UN came; in a
+        replay: its own handoff from the start), else None. ``resend`` is the key of the handoff a cancel
+        names, so a cancel of a later re-send of that re-send is followed back too."""
+        if resend.id in self._dup_of:
+            return self._dup_of[resend.id]
+        if resend.id not in self._duplicates:
+            return None
+        link = self.continues(resend)
+        return self._handoffs.get(link[0]) if link is not None and link[1] == "resend" else None
+
     def _apply_early_cancels(self, ho: Message, h: Handoff, events: list[Any], at: str, *, live: bool) -> list[Any]:
         """The CXs that named ``ho`` before it arrived, applied now (spec 5.4: the receiver abandons what a
         cancel names); a handoff they cancel is offered no readback."""
@@ -1104,6 +1157,7 @@ class Endpoint:
             return None
         h.issues.remove(resend.id)
         h.resent_dup = h.resent_dup.union((resend.id,))
+        self._dup_of[resend.id] = h
         for earlier in (*h.issues, *h.resent_dup):
             if self._carried.get(earlier) == resend.id:
                 del self._carried[earlier]
@@ -1461,6 +1515,12 @@ class Endpoint:
                 raise ProtocolError(f"{named.id} was carried forward by {h.live}: read that back", kind="stale")
             if h.close != "open":
                 raise ProtocolError(f"{h.live} is {h.close}: there is nothing to read back", kind="closed")
+            if named.item is not None and self._handing_on(named.item):
+                # a passing readback makes this end the owner (spec 5 rule 1) while the handoff of the item
+                # it sent may pass too: two owners
+                raise ProtocolError(f"{msg.id} reads back {named.id} of {named.item}, but this end handed "
+                                    f"{named.item} on and that handoff is open: cancel it first, or answer "
+                                    f"{named.id} with UN", kind="two-owners", token=msg.id)
             if self.composed_only and not any(_same_but_id(msg, c) for c in self._composed.get(named.id, ())):
                 raise ProtocolError(f"{msg.id} is not the readback composed by code from {named.id}; this end "
                                     "sends composed readbacks only (Endpoint.readback)", kind="hand-written")
@@ -1477,6 +1537,10 @@ class Endpoint:
                 ho = self._messages.get(named.re) if named.re else None
                 h = self._handoffs.get(ho.id) if ho is not None else None
                 if ho is not None and h is not None and ho.type == "HO" and ho.from_ == self.me:
+                    if msg.get("val") == "Y" and h.close != "open":
+                        # the go-ahead of a handoff this end withdrew (its cancel may be lost on the way)
+                        raise ProtocolError(f"{h.live} is {h.close}: {named.id} cannot be confirmed",
+                                            kind="closed", token=msg.id)
                     if msg.get("val") == "Y":
                         if ho.id != h.live or self._readbacks.get(ho.id, ("", ""))[0] != "passed":
                             raise ProtocolError(f"{named.id} did not pass the check of {ho.id}: it cannot be "

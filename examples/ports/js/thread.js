@@ -46,6 +46,9 @@ import { RW1Error, checkLine, refusalOf, canonicalJson } from "./rw1.js";
 import { checkRb, checkEcho, asReceiver, get, levelsOf } from "./readback.js";
 
 const CLOSERS = new Set(["DN", "UN", "FL", "CX"]);
+// a readback is judged before any exp=: the thread check judges expiry at its own now (open-past-exp),
+// never at the day it happens to run
+const BEFORE_ANY_EXP = new Date(0);
 // The readback levels whose act waits for the sender's verdict, AN re=<RB> val=Y: the sender checks them
 // against what the receiver does not hold (criteria kept back, its record).
 const VERDICT_LEVELS = new Set(["acc", "plan", "exec"]);
@@ -413,7 +416,9 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     } else if (m.from !== ho.to) {
       continue;
     }
-    const s = state.get(root(ho.id));
+    // a cancel naming a re-send answered UN why=DUP withdraws the handoff that re-send repeated
+    const named = root(ho.id);
+    const s = state.get(m.type === "CX" && duplicate.has(named) ? root(links.get(named)[0]) : named);
     const event = m.type === "DN" ? (get(m, "out") === "NOOP" ? "DN-noop" : "DN-act") : m.type;
     if (m.type !== "CX") for (const c of s.cancels) acknowledged.add(c.id);
     if (event === "DN-act") readbackStep(s, event, m);
