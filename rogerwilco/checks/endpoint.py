@@ -408,9 +408,6 @@ class HandoffView:
                 "from": self.sender, "to": self.receiver, "readback": self.readback, "close": self.close}
 
 
-_BEFORE_ANY_EXP = _dt.datetime(1, 1, 1, tzinfo=_dt.timezone.utc)
-
-
 def _stamp(at: _dt.datetime) -> str:
     return at.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 

@@ -130,10 +130,6 @@ function validTime(text) {
   return at;
 }
 
-// A line carries no time of sending, so the replay judges no expiry per line: each RB is checked as of a
-// moment before any exp (the live endpoint judges it at its own clock).
-const BEFORE_ANY_EXP = new Date(-8.64e15);
-
 // `now` as milliseconds since the epoch: a YYYYMMDDTHHMMZ string, a Date, or the clock.
 function parseNow(now) {
   if (now === null || now === undefined) return Date.now();
