@@ -73,16 +73,16 @@ from rogerwilco.front.tool import ToolError, ToolRefused, ToolStore
 EXAMPLES = int(os.environ.get("RW1_STATEFUL_EXAMPLES", "50"))
 STEPS = int(os.environ.get("RW1_STATEFUL_STEPS", "40"))
 
-AGENTS = ("a", "b", "c")
+AGENTS = ("scheduler", "auditor", "payer")  # pay's named agents: the machine's pay handoffs are ones pay takes
 PAIRS = tuple((sender, to) for sender in AGENTS for to in AGENTS if sender != to)
-TOOL_AGENT = "c"
+TOOL_AGENT = "payer"
 PROFILES = ["pay"]
 START = dt.datetime(2026, 10, 2, 12, 0, tzinfo=dt.timezone.utc)
 PAY_ITEM = "inv:MD-2026-057"
 ITEMS = ("x:1", "x:2", PAY_ITEM)
 #: who holds each item first; anyone else hands it on only after an HO of it reached them (an agent that never
 #: held an item and says it owns it is a forger no endpoint can tell from its owner)
-ORIGIN = {"x:1": "a", "x:2": "b", PAY_ITEM: "a"}
+ORIGIN = {"x:1": "scheduler", "x:2": "auditor", PAY_ITEM: "scheduler"}
 PAY_VALUES = ("sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 "
               "apref=FD-0929")
 LEVELS = ("echo", "all", "acc")
@@ -154,7 +154,7 @@ class NoWrongAct(RuleBasedStateMachine):
         self.now = START
         # (in memory where the system offers it: the files live for one run)
         self.dir = tempfile.mkdtemp(prefix="rw1-stateful-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
-        ledger = os.path.join(self.dir, "c.ledger")
+        ledger = os.path.join(self.dir, f"{TOOL_AGENT}.ledger")
         clock = lambda: self.now  # noqa: E731
         self.ends = {name: Endpoint(name, profiles=PROFILES, clock=clock) for name in AGENTS if name != TOOL_AGENT}
         self.ends[TOOL_AGENT] = Endpoint(TOOL_AGENT, profiles=PROFILES, clock=clock,
@@ -678,7 +678,7 @@ def test_check_thread_reports_an_act_on_a_voided_acc_readback_as_the_sender_does
 
 #: the executor: records that it ran, and reports the statement's values as executed
 ACT = "import sys; s = sys.stdin.read(); open(sys.argv[1], 'a').write(s); sys.stdout.write(s)"
-PAY_HO = (f"RW1 HO s-1 p=pay from=s to=payer item={PAY_ITEM} ask=PAY rb=exec {PAY_VALUES}")
+PAY_HO = (f"RW1 HO scheduler-1 p=pay from=scheduler to=payer item={PAY_ITEM} ask=PAY rb=exec {PAY_VALUES}")
 
 
 def test_a_cancel_recorded_by_another_process_while_the_tool_commits_stops_the_act(tmp_path):
@@ -686,7 +686,7 @@ def test_a_cancel_recorded_by_another_process_while_the_tool_commits_stops_the_a
     the ledger and its act: the executor must not run."""
     world = tmp_path / "world.log"
     ledger = tmp_path / "payer.ledger"
-    s = Endpoint("s", profiles=PROFILES)
+    s = Endpoint("scheduler", profiles=PROFILES)
     payer = Endpoint("payer", profiles=PROFILES, ledger=ledger)
     other = Endpoint("payer", profiles=PROFILES, ledger=SQLiteLedger(ledger, busy_timeout=0))
     racing = RacingEndpoint(payer)
@@ -695,8 +695,8 @@ def test_a_cancel_recorded_by_another_process_while_the_tool_commits_stops_the_a
     prepared = store.prepare(PAY_HO)
     confirm = s.receive(payer.send(prepared.rb, number=True))[0].confirm
     payer.receive(s.send(confirm, number=True))
-    assert payer.may_act("s-1")
-    cx = s.send(f"RW1 CX s-3 re=s-1 p=pay from=s to=payer item={PAY_ITEM} why=REVOKED")
+    assert payer.may_act("scheduler-1")
+    cx = s.send(f"RW1 CX scheduler-3 re=scheduler-1 p=pay from=scheduler to=payer item={PAY_ITEM} why=REVOKED")
     taken = []
 
     def another_process_takes_the_cancel() -> None:
@@ -719,4 +719,4 @@ def test_a_cancel_recorded_by_another_process_while_the_tool_commits_stops_the_a
     else:  # the act's transaction kept the cancel out: it comes after, and is answered with the act's DN
         assert ran is not None
         payer.receive(cx)
-        assert not payer.may_act("s-1")
+        assert not payer.may_act("scheduler-1")
