@@ -249,7 +249,7 @@ def pay_handoff(world: World, ask: str | None = None, *, resolve: bool | None = 
     inv, neighbour = run[i], run[(i + 1) % len(run)]
     while neighbour.sup is inv.sup and len(run) > 1 and neighbour is not inv:
         neighbour = world.invoice()
-    sender, receiver = r.choice([("scheduler", "payer"), ("ap-clerk", "treasury"), ("controller", "payments-bot")])
+    sender, receiver = r.choice([("scheduler", "payer"), ("reconciler", "payer"), ("auditor", "scheduler")])  # pay names its agents
     n = world.n()
     resolve = r.random() < 0.35 if resolve is None else resolve
     resolved: dict[str, str] = {}
@@ -500,7 +500,7 @@ def relay_of(world: World, received: str, profiles: Receiver) -> tuple[str, list
     r = world.rng
     head, slots, tail = split(received)
     sender = dict(slots)["to"]
-    nxt = r.choice(["payer", "treasury-2", "executor", "writer-b", "builder-2"])
+    nxt = r.choice(["payer", "reconciler", "auditor", "extractor"])  # pay names its agents
     fwd = [[k, {"from": sender, "to": nxt}.get(k, v)] for k, v in slots]
     fwd.insert(0, ["re", head[2]])
     adds: list[str] = []
