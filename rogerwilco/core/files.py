@@ -78,3 +78,13 @@ def read_limited(path: str | os.PathLike[str], *, what: str, limit: int,
     if len(data) > limit:
         raise _too_large(path, what, limit, error)
     return data
+
+
+def read_text(path: str | os.PathLike[str], *, what: str, limit: int) -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes; anything else is an RW1Error naming the file."""
+    try:
+        return read_limited(path, what=what, limit=limit).decode("utf-8")
+    except OSError as exc:
+        raise RW1Error(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RW1Error(f"the {what} {path} is not UTF-8 text") from None

@@ -69,7 +69,7 @@ import attrs
 
 from ..core._resources import data_dir
 from ..core.errors import RW1Error
-from ..core.files import DATA_MAX_BYTES, read_limited
+from ..core.files import DATA_MAX_BYTES, read_limited, read_text
 from ..core.codec import same
 from ..core.schemacheck import Checker
 
@@ -537,12 +537,7 @@ def read_known(path: str | None) -> set[str]:
     if not path:
         return set()
     known = set()
-    try:
-        text = read_limited(path, what="known-failures file", limit=DATA_MAX_BYTES).decode("utf-8")
-    except OSError as exc:
-        raise RW1Error(f"cannot read the known-failures file {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise RW1Error(f"the known-failures file {path} is not UTF-8 text") from None
+    text = read_text(path, what="known-failures file", limit=DATA_MAX_BYTES)
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
         if line:

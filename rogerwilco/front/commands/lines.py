@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from ...core.errors import RW1Error, RW1SyntaxError, printable
 from ...core.findings import FAIL, note
@@ -165,24 +165,23 @@ def _refused(text: str, exc: RW1Error) -> int:
     return 1
 
 
-def cmd_digest(args: argparse.Namespace) -> int:
+def _write_message(args: argparse.Namespace, form: Callable[[Message], str]) -> int:
+    """The line argument read as a message and written in ``form``; a refusal exits 1."""
     text = line_argument(args.line)
     try:
         message = Message.from_line(text, receiver_from(args))
     except RW1Error as exc:
         return _refused(text, exc)
-    sys.stdout.write(message.digest() + "\n")
+    sys.stdout.write(form(message) + "\n")
     return 0
+
+
+def cmd_digest(args: argparse.Namespace) -> int:
+    return _write_message(args, Message.digest)
 
 
 def cmd_to_json(args: argparse.Namespace) -> int:
-    text = line_argument(args.line)
-    try:
-        message = Message.from_line(text, receiver_from(args))
-    except RW1Error as exc:
-        return _refused(text, exc)
-    sys.stdout.write(json.dumps(message.to_json(), ensure_ascii=False) + "\n")
-    return 0
+    return _write_message(args, lambda message: json.dumps(message.to_json(), ensure_ascii=False))
 
 
 def cmd_from_json(args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from ...core.errors import RW1Error
-from ...core.files import DATA_MAX_BYTES, read_limited
+from ...core.files import DATA_MAX_BYTES, read_limited, read_text
 from ._common import UsageError, add_format, add_profiles, json_argument, line_argument, receiver_from
 
 #: command -> the reference form's arguments, in order: (where it goes, its name in messages, the option of the
@@ -147,12 +147,7 @@ def read_json_object(path: str, what: str) -> dict[str, Any]:
 
 def _record_or_line(path: str) -> Any:
     """check-ho's record: a JSON object, or a file whose first line is the received HO."""
-    try:
-        text = read_limited(path, what="record", limit=DATA_MAX_BYTES).decode("utf-8")
-    except OSError as exc:
-        raise RW1Error(f"cannot read record {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise RW1Error(f"record {path} is not UTF-8") from None
+    text = read_text(path, what="record", limit=DATA_MAX_BYTES)
     if text.startswith("RW1 "):
         # the first line exactly as a stream reader sees it: split at "\n" only,
         # so a separator inside it is the line's own fault, not a line end
