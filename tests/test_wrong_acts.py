@@ -300,14 +300,15 @@ def test_a_cancel_of_a_resend_of_a_duplicate_withdraws_the_handoff():
 
 
 def test_the_sender_does_not_confirm_a_readback_of_a_handoff_it_cancelled():
-    a, b = Endpoint("a", profiles=["pay"]), Endpoint("b", profiles=["pay"])
-    ho = a.send("RW1 HO a-1 p=pay from=a to=b item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow amt=5400.00 cur=GBP "
-                "kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
-    offered = b.receive(ho)[0]
-    a.send("RW1 CX a-2 re=a-1 p=pay from=a to=b item=inv:MD-2026-057 why=REVOKED")  # lost on the way to b
-    a.receive(b.send(offered.readback, number=True))
-    assert refused(a, "RW1 AN a-3 re=b-1 p=pay from=a to=b val=Y") == "closed"  # b would pay a cancelled handoff
-    assert not b.may_act("a-1")
+    s, p = Endpoint("scheduler", profiles=["pay"]), Endpoint("payer", profiles=["pay"])
+    ho = s.send("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
+                "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
+    offered = p.receive(ho)[0]
+    s.send("RW1 CX scheduler-2 re=scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 why=REVOKED")  # lost
+    s.receive(p.send(offered.readback, number=True))
+    # the payer would pay a cancelled handoff
+    assert refused(s, "RW1 AN scheduler-3 re=payer-1 p=pay from=scheduler to=payer val=Y") == "closed"
+    assert not p.may_act("scheduler-1")
 
 
 def test_the_spooled_check_finds_two_owners_across_batches():
