@@ -23,24 +23,24 @@ def node() -> str:
     return found
 
 
-def npm_tools() -> Path:
-    """tests/js with its node_modules installed from the lockfile."""
-    lock = JS / "package-lock.json"
-    stamp = JS / "node_modules" / ".rogerwilco-lock"
+def npm_tools(folder: Path = JS) -> Path:
+    """tests/js (or another folder of tests/ with a lockfile) with its node_modules installed from the lockfile."""
+    lock = folder / "package-lock.json"
+    stamp = folder / "node_modules" / ".rogerwilco-lock"
     wanted = lock.read_text(encoding="utf-8")
     if not stamp.is_file() or stamp.read_text(encoding="utf-8") != wanted:
         npm = shutil.which("npm")
         assert npm, "npm is not on the PATH: the interoperability tests install their tools with npm ci"
-        result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS, capture_output=True, text=True,
+        result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, capture_output=True, text=True,
                                 timeout=900)
-        assert result.returncode == 0, f"npm ci failed in {JS}:\n{result.stdout}\n{result.stderr}"
+        assert result.returncode == 0, f"npm ci failed in {folder}:\n{result.stdout}\n{result.stderr}"
         stamp.write_text(wanted, encoding="utf-8")
-    return JS
+    return folder
 
 
-def run_node(script: str, *args: str, timeout: float = 600) -> Any:
-    """Run one of tests/js's scripts and read its JSON output."""
-    tools = npm_tools()
+def run_node(script: str, *args: str, timeout: float = 600, folder: Path = JS) -> Any:
+    """Run one of tests/js's scripts (or ``folder``'s) and read its JSON output."""
+    tools = npm_tools(folder)
     result = subprocess.run([node(), str(tools / script), *args], cwd=tools, capture_output=True, text=True,
                             timeout=timeout)
     assert result.returncode == 0, f"{script} failed:\n{result.stderr}"

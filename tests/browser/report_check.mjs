@@ -38,8 +38,9 @@ async function open(context, html) {
   page.on("pageerror", (err) => errors.push(String(err)));
   page.on("request", (req) => { if (!req.url().startsWith("file:") && !req.url().startsWith("data:")) requests.push(req.url()); });
   await page.goto(pathToFileURL(html).href);
-  await page.waitForSelector("body[data-ready='1']", { timeout: 60000 });
-  return { page, errors, requests };
+  await page.waitForFunction(() => document.readyState === "complete");
+  const ready = await page.evaluate(() => document.body !== null && document.body.getAttribute("data-ready") === "1");
+  return { page, errors, requests, ready };
 }
 
 // how many pixels of the screenshot differ from its first pixel (a blank page has none)
@@ -66,8 +67,9 @@ async function inkOf(context, png) {
 }
 
 async function checkPage(context, spec) {
-  const { page, errors, requests } = await open(context, spec.html);
-  const out = { name: spec.name, errors, requests };
+  const { page, errors, requests, ready } = await open(context, spec.html);
+  const out = { name: spec.name, errors, requests, ready };
+  if (!ready) return out;
   out.arrows = await page.locator("#lanes g.msg[data-kind='arrow']").count();
   out.rows = await page.locator("#lanes g.msg").count();
   out.messages = Number(await page.getAttribute("#diagram", "data-messages"));
@@ -99,7 +101,12 @@ async function checkPage(context, spec) {
 }
 
 async function injection(context, spec) {
-  const { page, errors } = await open(context, spec.html);
+  const { page, errors, ready } = await open(context, spec.html);
+  if (!ready) {
+    const flag = await page.evaluate(() => (window.__rw1_injected === undefined ? null : String(window.__rw1_injected)));
+    await page.close();
+    return { name: spec.name, errors, ready, flag };
+  }
   // every message's details drawn, every section's lists drawn: any injected script had its chance
   const rows = await page.locator("#lanes g.msg").count();
   for (let i = 0; i < rows; i++) await page.locator(`#lanes g.msg[data-msg='${i}']`).click();
@@ -114,7 +121,7 @@ async function injection(context, spec) {
     marks: document.querySelectorAll(".esc").length,
   }));
   await page.close();
-  return { name: spec.name, errors, rows, ...seen };
+  return { name: spec.name, errors, ready, rows, ...seen };
 }
 
 async function axe(context, spec) {

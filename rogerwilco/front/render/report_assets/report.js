@@ -3,7 +3,7 @@
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
-  var ROW = 24, LANE = 130, GUTTER = 92, OVERSCAN = 30, PAGE = 200, CARDS = 50;
+  var ROW = 24, LANE = 104, GUTTER = 80, OVERSCAN = 30, PAGE = 200, CARDS = 50;
   var COLOURS = { HO: "#1f4fbf", RB: "#6b2fa3", AQ: "#00707a", AN: "#2a6b12", DN: "#145c2a", UN: "#a34a00",
                   FL: "#a3161a", CX: "#6d4c2f", ST: "#4a4a52" };
   var SYMBOL = { passed: "\u2713", failed: "\u2717" };
@@ -158,7 +158,7 @@
     var here = findingsAt.get(i);
     if (here) {
       var fails = here.filter(function (k) { return findings[k].severity === "fail"; }).length;
-      g.appendChild(svg("text", { x: 44, y: y + 4, fill: fails ? "#a3161a" : "#6b4e00" },
+      g.appendChild(svg("text", { x: 40, y: y + 4, fill: fails ? "#a3161a" : "#6b4e00" },
                         (fails ? "\u2717" : "\u25cb") + here.length));
     }
     if (!j) {
@@ -229,6 +229,11 @@
     if (scroll) {
       var top = i * ROW, box = lanesBox;
       if (top < box.scrollTop || top + ROW > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 2);
+      var j = messages[i][3];
+      if (j) {  // the arrow in view across too: its left end, or the lanes' start
+        var left = Math.min(xOf(j.from), xOf(j.to)), right = Math.max(xOf(j.from), xOf(j.to));
+        if (left < box.scrollLeft + GUTTER || right > box.scrollLeft + box.clientWidth) box.scrollLeft = Math.max(0, left - GUTTER - 20);
+      }
     }
     draw(true);
     showDetail(i);
