@@ -89,6 +89,7 @@ _COMMAND_MODULES = {
     "lint": "lint", "lsp": "lsp", "mcp": "mcp", "legend": "profiles", "profile": "profiles",
     "check-src": "profiles", "check-rb": "readback", "check-ho": "readback", "check-dn": "readback",
     "make-rb": "readback", "scan": "scan", "skill": "skill", "schema": "schema", "check-thread": "thread", "tool": "tool",
+    "report": "report",
 }
 
 

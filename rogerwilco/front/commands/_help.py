@@ -110,6 +110,13 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
                      ("rogerwilco check-thread --now 20261003T0000Z examples/spec-section8.rw1",
                       "rogerwilco check-thread --format json --now 20261003T0000Z examples/spec-section8.rw1"),
                      "0 every thread is sound, 1 findings that fail, 2 unusable input"),
+    "report": ("Write one self-contained HTML audit report of a conversation (no network, no external asset): "
+               "a sequence diagram of its messages with their findings, who owned each item when, every "
+               "readback's tiers and diff, and check-thread's and lint's findings as a filterable table. "
+               "--serve serves it on 127.0.0.1 instead.",
+               ("rogerwilco report --now 20261003T0000Z examples/spec-section8.rw1 -o s8.html",
+                "rogerwilco report --profile pay examples/readback/04-wrong-amount.rw1 -o void.html"),
+               "0 written and every thread is sound, 1 written with findings that fail, 2 unusable input"),
     "tool": ("The tool's statement (spec 5.3): prepare a handoff's statement and relay its RB, commit it exactly "
              "once (the executor runs once), abandon or cancel it, see its status, resolve one left in doubt.",
              (f"rogerwilco tool prepare --store pay.db '{PAY_HO}'", "rogerwilco tool status --store pay.db"),
