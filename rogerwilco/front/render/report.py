@@ -159,7 +159,7 @@ def _readback_row(ho_text: str, message: Message, text: str, receiver: Receiver,
 @contextmanager
 def _spool() -> Iterator[IO[str]]:
     with tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+", encoding="utf-8") as fh:
-        yield fh  # type: ignore[misc]
+        yield fh
 
 
 def _joined(out: IO[str], pieces: Iterator[str]) -> None:
