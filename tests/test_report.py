@@ -141,3 +141,17 @@ def test_serve_answers_on_loopback_with_the_page_alone():
     finally:
         server.terminate()
         server.wait()
+
+
+def test_a_readback_is_judged_as_the_check_judges_it_not_as_of_now(tmp_path):
+    # the HO's exp= has passed by --now, but the RB was sent before it: a line carries no time of sending, so the
+    # readback is judged as the check's replay judges it, and the open handoff is the check's open-past-exp
+    conversation = tmp_path / "late.rw1"
+    conversation.write_text("RW1 HO a-1 from=a to=b item=x:1 ask=FIX exp=20261002T1000Z\n"
+                            "RW1 RB b-1 re=a-1 from=b to=a item=x:1 ask=FIX exp=20261002T1000Z\n", encoding="utf-8")
+    page, _ = report_of(conversation, tmp_path)
+    data = data_of(page)
+    (check,) = data["readbacks"]
+    assert check["passed"] is True and not [f for f in check["findings"] if f["kind"] == "expired"]
+    assert data["handoffs"][0]["readback"] == "passed"
+    assert [f["kind"] for f in data["findings"] if f["severity"] == "fail"] == ["open-past-exp"]

@@ -100,6 +100,7 @@ def test_clicking_a_void_readback_shows_its_failing_tier(seen):
     section8 = _page(seen, "spec-section8")  # line 15: builder-05 reads ops-03's FIX as BUILD
     assert section8["clicked"]["failedTiers"] == ["3"]
     assert section8["afterKey"] == "16"  # the down arrow moves the selection to the next message
+    assert section8["backKey"] == "15"  # and the up arrow back
 
 
 def test_the_severity_filter_narrows_the_findings_table(seen):

@@ -86,6 +86,8 @@ async function checkPage(context, spec) {
     };
     await page.locator("#lanes").press("ArrowDown");
     out.afterKey = await page.locator("#lanes g.msg.sel").getAttribute("data-line");
+    await page.locator("#lanes").press("ArrowUp");  // back: the screenshot shows the message clicked
+    out.backKey = await page.locator("#lanes g.msg.sel").getAttribute("data-line");
   }
   if (spec.filter) {
     out.findingRows = await page.locator("#findings tbody tr").count();

@@ -53,6 +53,10 @@ _ASSETS = "report_assets"
 _THREAD_RULES = tuple(sorted(set(THREAD_KINDS.values())))
 #: how many messages go into one write of the output
 _CHUNK = 512
+#: the moment a readback or a done report is judged at: before any ``exp=``, as the check's replay judges it
+#: (checks/endpoint.py, ``Endpoint._rb_event``): a line carries no time of sending, so expiry is judged at the
+#: end alone, by the check (``open-past-exp``), never as of ``--now`` against a line sent long before it
+_BEFORE_ANY_EXP = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
 
 def safe_json(value: Any) -> str:
@@ -139,11 +143,10 @@ class _Kept:
         self._db.close()
 
 
-def _readback_row(ho_text: str, message: Message, text: str, receiver: Receiver, now: _dt.datetime,
-                  kept: _Kept) -> dict[str, Any] | None:
+def _readback_row(ho_text: str, message: Message, text: str, receiver: Receiver, kept: _Kept) -> dict[str, Any] | None:
     """A readback or a done report judged against its handoff: the check's verdict, tiers and findings."""
     if message.type == "RB":
-        report = check_rb(ho_text, text, profiles=receiver, now=now)
+        report = check_rb(ho_text, text, profiles=receiver, now=_BEFORE_ANY_EXP)
         kept.keep_rb(message.re or "", text)
         tiers = {str(t): report.tiers.get(t, "not checked") for t in TIERS}
         return {"check": "check-rb", "ho": message.re, "id": message.id, "passed": report.passed, "tiers": tiers,
@@ -151,7 +154,7 @@ def _readback_row(ho_text: str, message: Message, text: str, receiver: Receiver,
     ho = Message.from_line(ho_text, receiver)
     if message.type != "DN" or "exec" not in levels_of(ho):
         return None
-    report = check_dn(ho, text, kept.readback_of(message.re or ""), profiles=receiver, now=now)
+    report = check_dn(ho, text, kept.readback_of(message.re or ""), profiles=receiver, now=_BEFORE_ANY_EXP)
     return {"check": "check-dn", "ho": message.re, "id": message.id, "passed": report.passed,
             "findings": [_finding_json(f) for f in report.findings]}
 
@@ -186,7 +189,7 @@ def write_report(open_lines: Callable[[], IO[bytes]], out: IO[str], *, name: str
                 "tiers": {str(t): n for t, n in TIERS.items()}}
         out.write('<script type="application/json" id="rw1-data">{"meta":' + safe_json(meta) + ',"messages":[')
         with _spool() as readbacks:
-            _messages(open_lines, out, readbacks, name=name, receiver=receiver, now=now)
+            _messages(open_lines, out, readbacks, name=name, receiver=receiver)
             out.write('],"findings":[')
             _joined(out, (safe_json(_thread_finding(f)) for f in thread.findings()))
             if lint:
@@ -205,7 +208,7 @@ def write_report(open_lines: Callable[[], IO[bytes]], out: IO[str], *, name: str
 
 
 def _messages(open_lines: Callable[[], IO[bytes]], out: IO[str], readbacks: IO[str], *, name: str,
-              receiver: Receiver, now: _dt.datetime) -> None:
+              receiver: Receiver) -> None:
     """Every line as the page draws it, written as read; each readback and done report judged on the way."""
     kept = _Kept()
     try:
@@ -218,8 +221,7 @@ def _messages(open_lines: Callable[[], IO[bytes]], out: IO[str], readbacks: IO[s
                 rows.append(safe_json(_message_row(result)))
                 message = result.message
                 if message is not None:
-                    judged = _judge(message, result.text or message.to_line(), receiver, now, kept, readbacks,
-                                    judged)
+                    judged = _judge(message, result.text or message.to_line(), receiver, kept, readbacks, judged)
                 if len(rows) >= _CHUNK:
                     out.write(("" if first else ",") + ",".join(rows))
                     rows, first = [], False
@@ -229,8 +231,7 @@ def _messages(open_lines: Callable[[], IO[bytes]], out: IO[str], readbacks: IO[s
         kept.close()
 
 
-def _judge(message: Message, text: str, receiver: Receiver, now: _dt.datetime, kept: _Kept, readbacks: IO[str],
-           judged: bool) -> bool:
+def _judge(message: Message, text: str, receiver: Receiver, kept: _Kept, readbacks: IO[str], judged: bool) -> bool:
     """Keep a handoff for what answers it; judge a readback or done report against the handoff it answers."""
     if message.type == "HO":
         kept.keep(message, text)
@@ -240,7 +241,7 @@ def _judge(message: Message, text: str, receiver: Receiver, now: _dt.datetime, k
     ho_text = kept.handoff(message.re)
     if ho_text is None:
         return judged
-    row = _readback_row(ho_text, message, text, receiver, now, kept)
+    row = _readback_row(ho_text, message, text, receiver, kept)
     if row is None:
         return judged
     readbacks.write(("," if judged else "") + safe_json(row))
