@@ -155,3 +155,12 @@ def test_a_readback_is_judged_as_the_check_judges_it_not_as_of_now(tmp_path):
     assert check["passed"] is True and not [f for f in check["findings"] if f["kind"] == "expired"]
     assert data["handoffs"][0]["readback"] == "passed"
     assert [f["kind"] for f in data["findings"] if f["severity"] == "fail"] == ["open-past-exp"]
+
+
+def test_a_line_the_check_leaves_out_of_the_thread_is_not_judged(tmp_path):
+    # section 8 reuses research-01 and writer-01 for a second exchange (lines 6 and 7): the check leaves the second
+    # messages out of the thread (form), so the readback of line 7 is not judged against line 1's handoff
+    page, _ = report_of(SECTION8, tmp_path)
+    judged = [(c["check"], c["id"]) for c in data_of(page)["readbacks"]]
+    assert judged == [("check-rb", "writer-01"), ("check-rb", "payer-1"), ("check-dn", "payer-2"),
+                      ("check-rb", "builder-05"), ("check-rb", "builder-06")]

@@ -35,7 +35,8 @@ def _artifacts() -> Path:
 
 
 def _report(conversation: Path, out: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "rogerwilco", "report", str(conversation), "-o", str(out),
+    # named from the repository's root, as a user names it: the page's title shows this name
+    result = subprocess.run([sys.executable, "-m", "rogerwilco", "report", str(conversation.relative_to(ROOT)), "-o", str(out),
                              "--now", NOW], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode in (0, 1), result.stderr
     assert out.is_file(), result.stderr

@@ -111,14 +111,22 @@ class _Kept:
     def __init__(self) -> None:
         from ...checks._components import scratch_database
 
-        self._db = scratch_database("CREATE TABLE line (id BLOB PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;"
+        self._db = scratch_database("CREATE TABLE seen (id BLOB PRIMARY KEY) WITHOUT ROWID;"
+                                    "CREATE TABLE line (id BLOB PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;"
                                     "CREATE TABLE rb (ho BLOB PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;",
                                     cache_kib=1024)
+
+    def first(self, message: Message) -> bool:
+        """Whether this is the first message with its id: a later one (the same message delivered twice, or a
+        ``form`` finding of the check) is left out of the thread, so nothing is judged on it here either."""
+        from ...checks._components import encoded
+
+        return self._db.execute("INSERT OR IGNORE INTO seen VALUES (?)", (encoded(message.id),)).rowcount == 1
 
     def keep(self, message: Message, text: str) -> None:
         from ...checks._components import encoded
 
-        self._db.execute("INSERT OR IGNORE INTO line VALUES (?, ?)", (encoded(message.id), text))
+        self._db.execute("INSERT INTO line VALUES (?, ?)", (encoded(message.id), text))
 
     def keep_rb(self, ho: str, text: str) -> None:
         from ...checks._components import encoded
@@ -233,6 +241,8 @@ def _messages(open_lines: Callable[[], IO[bytes]], out: IO[str], readbacks: IO[s
 
 def _judge(message: Message, text: str, receiver: Receiver, kept: _Kept, readbacks: IO[str], judged: bool) -> bool:
     """Keep a handoff for what answers it; judge a readback or done report against the handoff it answers."""
+    if not kept.first(message):
+        return judged
     if message.type == "HO":
         kept.keep(message, text)
         return judged

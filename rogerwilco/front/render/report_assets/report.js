@@ -186,9 +186,11 @@
     return g;
   }
   function draw(force) {
-    var first = Math.max(0, Math.floor(lanesBox.scrollTop / ROW) - OVERSCAN);
-    var last = Math.min(messages.length, Math.ceil((lanesBox.scrollTop + lanesBox.clientHeight) / ROW) + OVERSCAN);
-    if (!force && first === drawn[0] && last === drawn[1]) return;
+    var top = Math.floor(lanesBox.scrollTop / ROW);
+    var bottom = Math.min(messages.length, Math.ceil((lanesBox.scrollTop + lanesBox.clientHeight) / ROW));
+    // what is on screen is drawn already (the margin drawn around it): a small scroll draws nothing
+    if (!force && drawn[0] <= top && bottom <= drawn[1]) return;
+    var first = Math.max(0, top - OVERSCAN), last = Math.min(messages.length, bottom + OVERSCAN);
     drawn = [first, last];
     var height = (last - first) * ROW;
     var pic = svg("svg", { width: width, height: height, viewBox: "0 " + first * ROW + " " + width + " " + height, "aria-hidden": "true" });
@@ -370,7 +372,7 @@
   function itemOpen(item) { return (byItem.get(item.item) || []).some(function (h) { return OPEN[h.state]; }); }
   var ownSection = el("section", { id: "ownership", "aria-labelledby": "ownership-h" }, el("h2", { id: "ownership-h" }, "Ownership over time"));
   var onlyOpen = el("input", { type: "checkbox", id: "only-open" });
-  ownSection.appendChild(el("div", { "class": "filters" }, el("label", { "for": "only-open" }, "only items still open at " + meta.now, onlyOpen)));
+  ownSection.appendChild(el("div", { "class": "filters" }, el("label", { "for": "only-open", "class": "check" }, "only items still open at " + meta.now, onlyOpen)));
   var ownList = el("div");
   ownSection.appendChild(ownList);
   main.appendChild(ownSection);
@@ -422,7 +424,7 @@
   // ---- readbacks, each with its tiers ----
   var rbSection = el("section", { id: "readbacks", "aria-labelledby": "readbacks-h" }, el("h2", { id: "readbacks-h" }, "Readbacks and done reports"));
   var onlyVoid = el("input", { type: "checkbox", id: "only-void" });
-  rbSection.appendChild(el("div", { "class": "filters" }, el("label", { "for": "only-void" }, "only void readbacks and failed done reports", onlyVoid)));
+  rbSection.appendChild(el("div", { "class": "filters" }, el("label", { "for": "only-void", "class": "check" }, "only void readbacks and failed done reports", onlyVoid)));
   var rbList = el("div");
   rbSection.appendChild(rbList);
   main.appendChild(rbSection);
