@@ -14,6 +14,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from hypothesis import given, settings, strategies as st
+
 from rogerwilco.checks.thread import check_thread
 from rogerwilco.front.render.report import safe_json
 from rogerwilco.io.lint import THREAD_KINDS
@@ -101,6 +103,16 @@ def test_safe_json_escapes_what_could_end_a_script_element():
     text = safe_json({"t": "</script><!-- & \u2028\u2029 \u202e"})
     assert text == '{"t":"\\u003c/script\\u003e\\u003c!-- \\u0026 \\u2028\\u2029 \\u202e"}'
     assert json.loads(text) == {"t": "</script><!-- & \u2028\u2029 \u202e"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+                    max_leaves=12))
+def test_safe_json_of_any_value_is_ascii_with_no_markup_and_reads_back(value):
+    text = safe_json(value)
+    assert not re.search(r"[<>&]|[^\x20-\x7e]", text)
+    assert json.loads(text) == value
 
 
 def test_standard_input_is_read_like_a_file(tmp_path):
