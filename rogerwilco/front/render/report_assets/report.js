@@ -390,6 +390,7 @@
       events.push(el("li", null, gotoButton(at === undefined ? -1 : at, "line " + (at === undefined ? "?" : messages[at][0])), " HO ",
         el("code", null, visible(h.id)), " ", visible(h.from), " \u2192 ", visible(h.to), h.ask ? " ask=" + plainText(h.ask) : "",
         ": ", el("strong", null, h.state), h.readback ? "; readback " + h.readback + " " + plainText(h.rb || "") : "; no readback",
+        tierSummary(checkOf.get(h.rb)),
         h.by ? "; closed by " + h.by + " " + plainText(h.closer || "") : "", h.next ? "; re-issued as " + plainText(h.next) : "",
         h.by === "CX" ? " (cancelled)" : "", h.undoes ? "; undoes " + plainText(h.undoes) : "",
         h.exp ? "; exp=" + h.exp : "", h.due ? "; due=" + h.due : "", OPEN[h.state] ? " \u25b2 still open" : ""));
@@ -410,6 +411,12 @@
       })));
     card.appendChild(el("ol", { "class": "events" }, events));
     return card;
+  }
+  // a readback's tiers in a few characters: "(tiers 1 passed, 3 failed)" with the ones not asked left out
+  function tierSummary(check) {
+    if (!check || !check.tiers) return null;
+    var asked = Object.keys(check.tiers).filter(function (t) { return check.tiers[t] !== "not asked"; });
+    return " (tiers " + asked.map(function (t) { return t + " " + (SYMBOL[check.tiers[t]] || "\u2013") + " " + check.tiers[t]; }).join(", ") + ")";
   }
   function drawOwnership(page) {
     var shown = onlyOpen.checked ? items.filter(itemOpen) : items;
