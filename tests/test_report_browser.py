@@ -25,6 +25,7 @@ SECTION8 = ROOT / "examples" / "spec-section8.rw1"
 #: the planted-fault examples: each a handoff and its void readback, or a done report that differs from its plan
 FAULTS = sorted((ROOT / "examples" / "readback").glob("0*.rw1"))
 INJECTION = ROOT / "tests" / "data" / "report" / "injection.rw1"
+STATEMENT = ROOT / "tests" / "data" / "report" / "statement.rw1"
 NOW = "20261003T0000Z"
 
 
@@ -52,6 +53,7 @@ def seen() -> dict:
     pages = []
     for name, conversation, extra in [("spec-section8", SECTION8, {"clickLine": 15, "filter": "fail"}),
                                       *((path.stem, path, {"clickLine": 2}) for path in FAULTS),
+                                      ("statement", STATEMENT, {"clickLine": 2}),
                                       ("injection", INJECTION, {"injection": True})]:
         html = folder / f"{name}.html"
         _report(conversation, html)
@@ -77,7 +79,7 @@ def _valid_lines(path: Path) -> list[int]:
 
 
 def test_every_example_renders_without_a_console_error_or_a_request(seen):
-    assert [p["name"] for p in seen["pages"]] == ["spec-section8", *(path.stem for path in FAULTS)]
+    assert [p["name"] for p in seen["pages"]] == ["spec-section8", *(path.stem for path in FAULTS), "statement"]
     for page in seen["pages"]:
         assert page["ready"] and page["errors"] == [], (page["name"], page["errors"])
         assert page["requests"] == [], page["name"]  # nothing leaves the file: no network, no external asset
@@ -102,6 +104,14 @@ def test_clicking_a_void_readback_shows_its_failing_tier(seen):
     assert section8["clicked"]["failedTiers"] == ["3"]
     assert section8["afterKey"] == "16"  # the down arrow moves the selection to the next message
     assert section8["backKey"] == "15"  # and the up arrow back
+
+
+def test_a_tools_statement_is_named_with_its_token(seen):
+    page = _page(seen, "statement")
+    assert page["clicked"]["failedTiers"] == []
+    assert page["statements"] == ["The tool's statement: x_tok=48b7d454843440507a0846bc63fcd906, to be confirmed by "
+                                  "exp=20261201T1950Z; the readback relays it, checked here as any readback is."]
+    assert _page(seen, "spec-section8")["statements"] == []
 
 
 def test_the_severity_filter_narrows_the_findings_table(seen):

@@ -308,6 +308,12 @@
       el("code", null, visible(r.id)), " of ", el("code", null, visible(r.ho)), ": ",
       el("span", { "class": r.passed ? "verdict-pass" : "verdict-fail" }, (r.passed ? "\u2713 " : "\u2717 ") + word),
       inDetail ? null : [" ", el("button", { "class": "link", "data-goto": r.id, type: "button" }, "show in the diagram")]));
+    var at = idIndex.get(r.id), slots = at !== undefined && messages[at][3] ? messages[at][3].slots : {};
+    if (slots.x_tok) {  // an RB a two-phase tool composed: its statement, frozen under the token until exp=
+      box.appendChild(el("p", { "data-part": "statement" }, "The tool's statement: ", el("code", null, "x_tok=" + plainText(slots.x_tok)),
+        slots.exp ? [", to be confirmed by ", el("code", null, "exp=" + plainText(slots.exp))] : null,
+        "; the readback relays it, checked here as any readback is."));
+    }
     if (r.tiers) {
       box.appendChild(el("ul", { "class": "tiers", "aria-label": "tiers" }, Object.keys(meta.tiers).map(function (t) {
         return el("li", { "data-tier": t, "data-status": r.tiers[t] }, t + " " + meta.tiers[t] + ": ", status(r.tiers[t]));
