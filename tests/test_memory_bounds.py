@@ -156,6 +156,9 @@ elif how == "cli":
     out = os.open(os.devnull, os.O_WRONLY)
     os.dup2(out, 1)
     count = main(["check-thread", "--now", "20261003T0900Z", "--format", "json", str(path)])
+elif how == "report":  # the HTML report, written to nowhere: check-thread's bound, and the lines drawn as read
+    from rogerwilco.front.cli import main
+    count = main(["report", "--now", "20261003T0900Z", str(data_file(lines)), "-o", os.devnull])
 elif how == "lint":
     from rogerwilco.io.lint import lint_stream
     with open(data_file(lines), "rb") as fh:
@@ -180,14 +183,14 @@ def _thread_peak(how: str, lines: int) -> tuple[int, int]:
     return int(marker[0]), int(marker[2])
 
 
-@pytest.mark.parametrize("how", ["cli", "lint", "lint-log"])
+@pytest.mark.parametrize("how", ["cli", "lint", "lint-log", "report"])
 def test_check_thread_and_lint_run_in_memory_that_does_not_grow_with_the_conversation(how):
     # The conversation is cut into the parts that touch nothing else, on disk; each batch of parts is
     # checked alone, and the command's findings and ledger rows go to disk, read back in order as the
     # report is written: ten times the lines, the same peak.
     small, count = _thread_peak(how, THREAD_LINES // 10)
     large, count_large = _thread_peak(how, THREAD_LINES)
-    if how == "cli":
+    if how in ("cli", "report"):
         assert count in (0, 1) and count_large in (0, 1)  # exit codes, never an internal error
     print(f"{how}: {small} KiB at {THREAD_LINES // 10} lines, {large} KiB at {THREAD_LINES}")
     assert large - small < FLAT_KIB, f"{how} grew {large - small} KiB from {THREAD_LINES // 10} lines"
