@@ -92,6 +92,21 @@ def test_one_arrow_per_message_in_order(seen):
         assert page["arrows"] == page["messages"], name
 
 
+def test_a_messages_findings_are_marked_on_its_arrow(seen):
+    # section 8: the ids used again (lines 6, 7, 18), the second close (12), the question (13), the handoff
+    # open past its due date (16): the lines check-thread's and lint's findings are about
+    assert _page(seen, "spec-section8")["marked"] == [6, 7, 12, 13, 16, 18]
+    # the handoff left open (a note on the HO) and held by its void readback (a note on the RB)
+    assert _page(seen, "01-misread-envelope")["marked"] == [1, 2]
+
+
+def test_a_void_readback_says_so_on_its_arrow(seen):
+    assert _page(seen, "spec-section8")["voids"] == [15]  # builder-05 read FIX as BUILD
+    assert _page(seen, "01-misread-envelope")["voids"] == [2]
+    assert _page(seen, "06-done-differs")["voids"] == [2]  # the done report differs from the plan
+    assert _page(seen, "statement")["voids"] == []
+
+
 def test_clicking_a_void_readback_shows_its_failing_tier(seen):
     envelope = _page(seen, "01-misread-envelope")  # ask=FIX read back as BUILD: tier 3
     assert envelope["clicked"]["failedTiers"] == ["3"]

@@ -74,6 +74,8 @@ async function checkPage(context, spec) {
   out.rows = await page.locator("#lanes g.msg").count();
   out.messages = Number(await page.getAttribute("#diagram", "data-messages"));
   out.lines = Number(await page.getAttribute("#diagram", "data-lines"));
+  out.marked = await page.$$eval("#lanes g.msg[data-kind='arrow']", (gs) => gs.filter((g) => g.querySelector("[data-mark]")).map((g) => Number(g.getAttribute("data-line"))));
+  out.voids = await page.$$eval("#lanes g.msg[data-void]", (gs) => gs.map((g) => Number(g.getAttribute("data-line"))));
   out.statements = await page.$$eval("[data-part='statement']", (ps) => ps.map((p) => p.textContent));
   out.arrowLines = await page.$$eval("#lanes g.msg[data-kind='arrow']", (gs) => gs.map((g) => Number(g.getAttribute("data-line"))));
   if (spec.clickLine !== undefined) {

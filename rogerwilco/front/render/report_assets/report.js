@@ -144,7 +144,8 @@
                                        "data-messages": validCount, "data-lines": messages.length },
     el("h2", { id: "diagram-h" }, "Sequence"),
     el("p", { id: "keys" }, "Keys: \u2191 \u2193 move, PgUp PgDn a screen, Home End, Enter shows the details. " +
-       "Each arrow is labelled with its type and id; a finding is marked \u2717 (fail) or \u25cb (note) with its count."),
+       "Each arrow is labelled with its type and id. A message with findings has a ring on its arrow (a cross when one " +
+       "fails, a dot for notes) and their count in the margin (\u2717 or \u25cb); a void readback says \u2717 VOID."),
     el("div", { id: "diagram-wrap" }, el("div", null, lanesHead, lanesBox), detail));
   main.appendChild(diagramSection);
 
@@ -176,14 +177,30 @@
       g.appendChild(svg("path", { d: "M" + x1 + " " + (y - 6) + " h 28 v 12 h -24", fill: "none", stroke: colour, "stroke-width": 2 }));
       g.appendChild(svg("polygon", { points: (x1 + 2) + "," + (y + 6) + " " + (x1 + 9) + "," + (y + 2) + " " + (x1 + 9) + "," + (y + 10), fill: colour }));
       g.appendChild(svg("text", { x: x1 + 32, y: y + 4 }, label));
+      if (here) mark(g, x1 + 28, y, here);
       return g;
     }
     var dir = x2 > x1 ? 1 : -1;
     g.appendChild(svg("line", { x1: x1, y1: y + 3, x2: x2 - dir * 8, y2: y + 3, stroke: colour, "stroke-width": 2,
                                 "stroke-dasharray": j.type === "RB" || j.type === "AN" ? "6 3" : null }));
     g.appendChild(svg("polygon", { points: x2 + "," + (y + 3) + " " + (x2 - dir * 9) + "," + (y - 1) + " " + (x2 - dir * 9) + "," + (y + 7), fill: colour }));
-    g.appendChild(svg("text", { x: Math.min(x1, x2) + 6, y: y - 2, fill: colour }, label.length > 40 ? label.slice(0, 39) + "\u2026" : label));
+    var text = svg("text", { x: Math.min(x1, x2) + 6, y: y - 2, fill: colour }, label.length > 40 ? label.slice(0, 39) + "\u2026" : label);
+    var check = checkOf.get(j.id);
+    if (check && !check.passed) {  // a void readback, a done report off its plan: said in words, after the label
+      g.setAttribute("data-void", "1");
+      text.appendChild(svg("tspan", { fill: "#a3161a", "font-weight": "bold" }, check.check === "check-rb" ? " \u2717 VOID" : " \u2717 FAIL"));
+    }
+    g.appendChild(text);
+    if (here) mark(g, x2 - dir * 22, y + 3, here);
     return g;
+  }
+  // the findings of a message on its arrow: a ring with a cross (one fails) or a dot (notes alone)
+  function mark(g, x, y, here) {
+    var fails = here.some(function (k) { return findings[k].severity === "fail"; });
+    var colour = fails ? "#a3161a" : "#6b4e00";
+    g.appendChild(svg("circle", { cx: x, cy: y, r: 7, fill: "#ffffff", stroke: colour, "stroke-width": 2, "data-mark": fails ? "fail" : "note" }));
+    g.appendChild(fails ? svg("path", { d: "M" + (x - 3) + " " + (y - 3) + " l6 6 m0 -6 l-6 6", stroke: colour, "stroke-width": 2 })
+                        : svg("circle", { cx: x, cy: y, r: 2.5, fill: colour }));
   }
   function draw(force) {
     var top = Math.floor(lanesBox.scrollTop / ROW);
