@@ -37,3 +37,10 @@ def test_wheel_installs_into_a_fresh_venv_and_parses(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "a7a82de76607"
+    # the audit report's page (its script and stylesheet are package data beside the module) comes with the wheel
+    (tmp_path / "c.rw1").write_text(line + "\n", encoding="utf-8")
+    proc = subprocess.run([str(python), "-m", "rogerwilco", "report", "c.rw1", "-o", "c.html", "--now", "20261001T0000Z"],
+                          env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode in (0, 1), proc.stderr
+    page = (tmp_path / "c.html").read_text(encoding="utf-8")
+    assert 'id="rw1-data"' in page and "textContent" in page and "@media print" in page
