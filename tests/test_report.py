@@ -63,6 +63,10 @@ def test_each_readback_is_judged_with_its_tiers(tmp_path):
     (check,) = data_of(page)["readbacks"]
     assert (check["check"], check["ho"], check["id"], check["passed"]) == ("check-rb", "ops-03", "builder-05", False)
     assert check["tiers"]["3"] == "failed" and check["tiers"]["1"] == "passed"
+    page, _ = report_of(ROOT / "examples" / "readback" / "04-wrong-amount.rw1", tmp_path)
+    (check,) = data_of(page)["readbacks"]
+    assert [(f["kind"], f["key"], f["sender_value"], f["receiver_value"]) for f in check["findings"]] == [
+        ("mismatch", "amt", "5400.00", "5100.00")]  # side by side, as check-rb prints them
     page, _ = report_of(ROOT / "examples" / "readback" / "06-done-differs.rw1", tmp_path, "--profile", "pay")
     (check,) = data_of(page)["readbacks"]
     assert check["check"] == "check-dn" and check["passed"] is False

@@ -115,6 +115,7 @@ def test_clicking_a_void_readback_shows_its_failing_tier(seen):
     assert envelope["clicked"]["digest"].startswith("h=") and len(envelope["clicked"]["digest"]) == 14
     assert json.loads(envelope["clicked"]["json"])["slots"]["ask"] == "BUILD"
     assert _page(seen, "04-wrong-amount")["clicked"]["failedTiers"] == ["5"]  # 5400.00 read back as 5100.00
+    assert _page(seen, "04-wrong-amount")["clicked"]["diff"] == [["amt", "\u2717 mismatch", "5400.00", "5100.00"]]
     section8 = _page(seen, "spec-section8")  # line 15: builder-05 reads ops-03's FIX as BUILD
     assert section8["clicked"]["failedTiers"] == ["3"]
     assert section8["afterKey"] == "16"  # the down arrow moves the selection to the next message

@@ -86,6 +86,7 @@ async function checkPage(context, spec) {
       json: await page.locator("#detail [data-part='json']").textContent(),
       failedTiers: await page.$$eval("#detail [data-tier][data-status='failed']", (ts) => ts.map((t) => t.getAttribute("data-tier"))),
       tierText: await page.$$eval("#detail [data-tier]", (ts) => ts.map((t) => t.textContent)),
+      diff: await page.$$eval("#detail [data-part='diff'] tbody tr", (rs) => rs.map((r) => Array.from(r.cells).map((c) => c.textContent))),
     };
     await page.locator("#lanes").press("ArrowDown");
     out.afterKey = await page.locator("#lanes g.msg.sel").getAttribute("data-line");

@@ -79,6 +79,28 @@ def _finding_json(f: Finding) -> dict[str, Any]:
     return {k: v for k, v in f.to_json().items() if v is not None}
 
 
+def _side(value: Any) -> Any:
+    """A side of a comparison as JSON holds it: lists and mappings as such, any other value that is not a JSON
+    scalar as its text (a decimal amount, a date)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_side(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _side(v) for k, v in value.items()}
+    return str(value)
+
+
+def _check_finding(f: Finding) -> dict[str, Any]:
+    """A readback or done-report finding, with the sender's and the receiver's values for the side-by-side view."""
+    out = _finding_json(f)
+    for name in ("sender_value", "receiver_value"):
+        value = getattr(f, name)
+        if value is not None:
+            out[name] = _side(value)
+    return out
+
+
 def _thread_finding(f: Finding) -> dict[str, Any]:
     out = _finding_json(f)
     out["src"] = "check-thread"
@@ -158,13 +180,13 @@ def _readback_row(ho_text: str, message: Message, text: str, receiver: Receiver,
         kept.keep_rb(message.re or "", text)
         tiers = {str(t): report.tiers.get(t, "not checked") for t in TIERS}
         return {"check": "check-rb", "ho": message.re, "id": message.id, "passed": report.passed, "tiers": tiers,
-                "unchecked": list(report.unchecked), "findings": [_finding_json(f) for f in report.findings]}
+                "unchecked": list(report.unchecked), "findings": [_check_finding(f) for f in report.findings]}
     ho = Message.from_line(ho_text, receiver)
     if message.type != "DN" or "exec" not in levels_of(ho):
         return None
     report = check_dn(ho, text, kept.readback_of(message.re or ""), profiles=receiver, now=_BEFORE_ANY_EXP)
     return {"check": "check-dn", "ho": message.re, "id": message.id, "passed": report.passed,
-            "findings": [_finding_json(f) for f in report.findings]}
+            "findings": [_check_finding(f) for f in report.findings]}
 
 
 @contextmanager
