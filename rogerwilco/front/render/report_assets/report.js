@@ -109,10 +109,14 @@
   document.title = "RW1 report: " + plainText(meta.file);
   var verdict = meta.passed ? "passed" : "failed";
   var validCount = messages.filter(function (m) { return m[3]; }).length;
+  var voidCount = readbacks.filter(function (r) { return !r.passed; }).length;
   var header = el("header", null,
     el("h1", null, "Conversation report: ", el("span", { "class": "mono" }, visible(meta.file))),
     el("p", null, el("span", { "class": meta.passed ? "verdict-pass" : "verdict-fail" },
-                     (meta.passed ? "\u2713 " : "\u2717 ") + verdict),
+                     (meta.passed ? "\u2713 " : "\u2717 ") + "check-thread and lint " + verdict),
+       voidCount ? [" \u00b7 ", el("span", { "class": "verdict-fail", id: "void-count" },
+                                    "\u2717 " + voidCount + (voidCount === 1 ? " readback or done report" : " readbacks and done reports") +
+                                    " did not pass")] : null,
        " \u00b7 " + messages.length + " lines, " + validCount + " messages, " + agents.length + " agents \u00b7 " +
        meta.fails + " fails, " + meta.notes + " notes from check-thread, " +
        (findings.length - meta.fails - meta.notes) + " from lint \u00b7 read at " + meta.now +
