@@ -30,8 +30,13 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Callable, Iterable, TypedDict
 
-from langchain_core.tools import StructuredTool, ToolException
-from langgraph.graph import END, START, StateGraph
+from ...core.extras import missing_extra
+
+try:
+    from langchain_core.tools import StructuredTool, ToolException
+    from langgraph.graph import END, START, StateGraph
+except ImportError as exc:  # the extra is not installed: say which line installs it
+    raise missing_extra(exc, "rogerwilco.integrations.langgraph") from exc
 
 from ...checks.endpoint import HandoffOffered, ProtocolError, ReadbackPassed, ReadbackVoid, replies
 from ..mcp_server import session_tools
