@@ -76,6 +76,7 @@ def test_partitioned_parquet_equals_scan_j1_and_is_split_by_date(client, baselin
     dates = {w.split("/")[0] for w in written}
     assert "date=2026-10-01" in dates and "date=__HIVE_DEFAULT_PARTITION__" in dates
     assert not [p for p in out.iterdir() if p.name.startswith("_staging")]
+    assert (out / "_SUCCESS").is_file()
     table = pq.read_table(out, partitioning="hive")
     assert rows(table) == baseline
     for path in out.glob("date=*/*.parquet"):

@@ -3,8 +3,6 @@ Parquet, record for record equal to `rogerwilco scan -j 1`; a failed job publish
 
 from __future__ import annotations
 
-import os
-import sys
 from datetime import timezone
 from pathlib import Path
 
@@ -43,7 +41,7 @@ def baseline(tmp_path_factory) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def spark():
-    os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable  # workers: this environment
+    # no PYSPARK_PYTHON: on a local master the route has its tasks run this interpreter (tests/test_records_routes.py)
     session = (SparkSession.builder.master("local[2]").appName("rogerwilco-scan-test")
                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
                .config("spark.sql.session.timeZone", "Europe/Paris")  # not UTC: ts must still be the same instants

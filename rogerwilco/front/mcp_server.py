@@ -205,13 +205,12 @@ def unknown_tool(name: str, tools: Mapping[str, Tool]) -> Exception:
     """
     types, _, _ = _sdk()
     message = f"Unknown tool: {name} (the tools are {', '.join(sorted(tools))})"
-    try:
-        from mcp.shared.exceptions import MCPError  # SDK 2
-    except ImportError:
-        from mcp.shared.exceptions import McpError  # SDK 1
+    import mcp.shared.exceptions as exceptions
 
-        return McpError(types.ErrorData(code=types.INVALID_PARAMS, message=message))  # type: ignore[no-any-return]
-    return MCPError(types.INVALID_PARAMS, message)
+    if hasattr(exceptions, "MCPError"):  # SDK 2
+        return exceptions.MCPError(types.INVALID_PARAMS, message)
+    sdk1_error: Any = getattr(exceptions, "McpError")  # noqa: B009 - SDK 1's name, absent from SDK 2's types
+    return sdk1_error(types.ErrorData(code=types.INVALID_PARAMS, message=message))
 
 
 async def serve_stdio(endpoint: Any = None, strict: bool = False) -> None:

@@ -89,7 +89,9 @@ def records_dataframe(paths_or_glob: str | os.PathLike | Iterable[str | os.PathL
 
 def _write_partition(frame, staging: str, part: str, json_column: str) -> list[str]:
     pa = import_pyarrow()
-    table = pa.Table.from_pandas(frame, schema=arrow_schema(json_column), preserve_index=False)
+    schema = arrow_schema(json_column)
+    # from_pandas adds its own "pandas" metadata; the files carry the records schema's alone, as on every route
+    table = pa.Table.from_pandas(frame, schema=schema, preserve_index=False).replace_schema_metadata(schema.metadata)
     return write_staged(table, staging, part)
 
 
