@@ -64,6 +64,20 @@ def expand_inputs(paths_or_glob: str | os.PathLike | Iterable[str | os.PathLike]
     return out
 
 
+def process_local(files: Iterable[str]) -> list[str]:
+    """The inputs only this process can read: ``memory://`` objects live in the memory of the process that
+    made them, so workers in other processes find nothing there."""
+    return [name for name in files if name.startswith("memory://")]
+
+
+def refuse_unshared(files: Iterable[str], workers: str) -> None:
+    """RW1Error, before any task runs, naming the first input the workers (other processes) cannot read."""
+    unshared = process_local(files)
+    if unshared:
+        raise RW1Error(f"cannot read {unshared[0]} on {workers}: a memory:// object lives in this process only; "
+                       "put the inputs where the workers can read them (a shared file system or object storage)")
+
+
 def _expand_url(url: str) -> list[str]:
     """The files a URL names, as the scan names them (an input that cannot be read keeps its own name,
     and its task reports it)."""

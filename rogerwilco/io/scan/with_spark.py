@@ -9,7 +9,8 @@ the Dask route (:mod:`.partitioned`: pyarrow, the Arrow schema with its
 dictionary columns and its ``rogerwilco.io.records.version`` metadata, staged
 and published all or nothing, ``_SUCCESS`` when complete), so the files of
 every route are the same. Inputs must be readable from the executors (a
-shared file system or fsspec URLs).
+shared file system or fsspec URLs; ``memory://`` inputs, which only this
+process can read, are refused before the job starts).
 
 The Python the executors run: on a ``local`` master, when neither
 ``PYSPARK_PYTHON`` nor ``spark.pyspark.python`` says otherwise, the tasks run
@@ -27,7 +28,7 @@ from ...core.errors import RW1Error
 from ..records import spark_schema
 from .._pyarrow import import_pyarrow
 from .engine import ScanOptions
-from .partitioned import discard, expand_inputs, new_staging, publish, scan_table, write_staged
+from .partitioned import discard, expand_inputs, new_staging, publish, refuse_unshared, scan_table, write_staged
 
 
 def _groups(files: list[str], files_per_partition: int) -> list[list[str]]:
@@ -87,6 +88,7 @@ def records_dataframe(spark: Any, paths_or_glob: str | os.PathLike | Iterable[st
     from pyspark.sql import types as T
 
     files = expand_inputs(paths_or_glob)
+    refuse_unshared(files, "the Spark executors")  # their Python workers are other processes, even on local[n]
     options = ScanOptions(tz=tz, year=year, json_column=json_column)
     options.clock()  # a bad zone is an error here, not in every task
     run_this_python(spark)
@@ -111,6 +113,7 @@ def write_parquet(spark: Any, paths_or_glob: Any, out: str | os.PathLike, profil
     ``out``, which holds ``_SUCCESS`` when complete.
     """
     files = expand_inputs(paths_or_glob)
+    refuse_unshared(files, "the Spark executors")  # their Python workers are other processes, even on local[n]
     options = ScanOptions(tz=tz, year=year, json_column=json_column)
     options.clock()  # a bad zone is an error here, not in every task
     run_this_python(spark)
