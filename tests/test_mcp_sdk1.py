@@ -69,7 +69,13 @@ def test_one_environment_holds_the_extra_and_a_client_pinned_to_sdk1(sdk1):
 
 
 def test_langchains_adapter_calls_the_server_running_on_sdk1(sdk1):
-    tools, made, refused = _run(sdk1, "langchain_client.py", str(sdk1), HO)
+    # the connection docs/agents.md gives for LangGraph, started by this environment's interpreter
+    doc = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
+    documented = json.loads(doc.split("LangGraph, through `langchain-mcp-adapters`")[1].split("```json\n")[1]
+                            .split("```")[0])["rogerwilco"]
+    assert documented["command"] == "rogerwilco"
+    connection = {**documented, "command": str(sdk1), "args": ["-m", "rogerwilco", *documented["args"]]}
+    tools, made, refused = _run(sdk1, "langchain_client.py", json.dumps(connection), HO)
     assert tools["tools"] == sorted(["validate", "digest", "make_rb", "check_rb", "check_ho", "check_dn",
                                      "check_thread", "legend"])
     line = made["artifact"]["structured_content"]["line"]
