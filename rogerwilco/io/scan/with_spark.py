@@ -54,7 +54,7 @@ class _ScanBatches:
                 yield from table.to_batches()
 
 
-def run_this_python(spark: Any) -> None:
+def _run_this_python(spark: Any) -> None:
     """On a local master, the tasks run this interpreter unless the user said which (see the module doc)."""
     context = spark.sparkContext
     if os.environ.get("PYSPARK_PYTHON") or context.getConf().get("spark.pyspark.python"):
@@ -91,7 +91,7 @@ def records_dataframe(spark: Any, paths_or_glob: str | os.PathLike | Iterable[st
     refuse_unshared(files, "the Spark executors")  # their Python workers are other processes, even on local[n]
     options = ScanOptions(tz=tz, year=year, json_column=json_column)
     options.clock()  # a bad zone is an error here, not in every task
-    run_this_python(spark)
+    _run_this_python(spark)
     groups = _groups(files, files_per_partition)
     source = spark.createDataFrame(
         spark.sparkContext.parallelize([(i, g) for i, g in enumerate(groups)], max(1, len(groups))),
@@ -116,7 +116,7 @@ def write_parquet(spark: Any, paths_or_glob: Any, out: str | os.PathLike, profil
     refuse_unshared(files, "the Spark executors")  # their Python workers are other processes, even on local[n]
     options = ScanOptions(tz=tz, year=year, json_column=json_column)
     options.clock()  # a bad zone is an error here, not in every task
-    run_this_python(spark)
+    _run_this_python(spark)
     groups = list(enumerate(_groups(files, files_per_partition)))
     staging = new_staging(out)
     try:
