@@ -95,10 +95,12 @@ def tool_loop(model, tools):
 def test_a_bad_line_goes_back_to_the_model_and_the_corrected_call_runs():
     payer = Endpoint("payer", profiles=["pay"])
     seen = []
+    statuses = []
 
     def look(message):
         assert isinstance(message, ToolMessage)
         seen.append(json.loads(message.content))
+        statuses.append(message.status)
         return seen[-1]
 
     out = tool_loop(scripted(lambda _: ("make_rb", {"ho": HO.replace("ask=PAY", "ask=PAYY"), "n": 1}),
@@ -106,6 +108,7 @@ def test_a_bad_line_goes_back_to_the_model_and_the_corrected_call_runs():
                              lambda m: look(m)["line"]),
                     rw1_tools(payer)).invoke({"messages": [HumanMessage("read back " + HO)]})
     assert seen[0]["ok"] is False and seen[0]["error"]["token"] == "ask=PAYY" and seen[0]["error"]["why"] == "UNK"
+    assert statuses == ["error", "success"]  # LangChain's convention: a tool that could not run says status="error"
     assert out["messages"][-1].content == call("make_rb", {"ho": HO, "n": 1})[0]["line"]
 
 
@@ -121,6 +124,26 @@ def test_session_tools_on_the_endpoint_and_their_refusals():
     misread = scheduler.send(HO) and call("check_rb", {"ho": HO, "rb": offered["readback"].replace(
         "amt=5400.00", "amt=4500.00"), "profiles": ["pay"]})[0]
     assert misread["passed"] is False and any(f["key"] == "amt" for f in misread["findings"])
+
+
+def test_a_tool_that_cannot_run_is_a_tool_exception_answered_with_status_error():
+    from langchain_core.tools import ToolException
+
+    tools = {t.name: t for t in rw1_tools(Endpoint("payer", profiles=["pay"]))}
+    call_id = {"type": "tool_call", "id": "call-1"}
+    tools["receive"].invoke({"line": HO})
+    refused = tools["send"].invoke({**call_id, "name": "send", "args": {"line": LINES[10]}})
+    assert isinstance(refused, ToolMessage) and refused.status == "error"
+    assert json.loads(refused.content)["error"]["rule"] == "act-before-wilco"
+    # a refused line given to validate is a result the model reads, not an error
+    checked = tools["validate"].invoke({**call_id, "name": "validate", "args": {"line": "RW1 HO a-1 from=a to=b item=x ask=PAYY"}})
+    assert checked.status == "success" and json.loads(checked.content)["valid"] is False
+    # the ToolException is what LangChain's own error handling sees, with the structured result on it
+    bare = [t for t in rw1_tools(names=["digest"])][0]
+    bare.handle_tool_error = False
+    with pytest.raises(ToolException) as raised:
+        bare.invoke({"line": "RW1 HO a-1 from=a"})
+    assert raised.value.result["ok"] is False and raised.value.result["error"]["rule"] != ""
 
 
 def test_strict_tools_carry_the_strict_schemas():

@@ -69,7 +69,13 @@ def test_one_environment_holds_the_extra_and_a_client_pinned_to_sdk1(sdk1):
 
 
 def test_langchains_adapter_calls_the_server_running_on_sdk1(sdk1):
-    tools, made, refused = _run(sdk1, "langchain_client.py", str(sdk1), HO)
+    # the connection docs/agents.md gives for LangGraph, started by this environment's interpreter
+    doc = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
+    documented = json.loads(doc.split("LangGraph, through `langchain-mcp-adapters`")[1].split("```json\n")[1]
+                            .split("```")[0])["rogerwilco"]
+    assert documented["command"] == "rogerwilco"
+    connection = {**documented, "command": str(sdk1), "args": ["-m", "rogerwilco", *documented["args"]]}
+    tools, made, refused = _run(sdk1, "langchain_client.py", json.dumps(connection), HO)
     assert tools["tools"] == sorted(["validate", "digest", "make_rb", "check_rb", "check_ho", "check_dn",
                                      "check_thread", "legend"])
     line = made["artifact"]["structured_content"]["line"]
@@ -81,10 +87,30 @@ def test_langchains_adapter_calls_the_server_running_on_sdk1(sdk1):
 @pytest.mark.parametrize("client, server", [("sdk1", "sdk2"), ("sdk2", "sdk1"), ("sdk1", "sdk1")])
 def test_either_major_of_client_talks_to_either_major_of_server(sdk1, client, server):
     pythons = {"sdk1": str(sdk1), "sdk2": sys.executable}
-    hello, listed, made, refused = _run(pythons[client], "sdk_client.py", HO, pythons[server], "-m", "rogerwilco",
+    hello, listed, made, refused, unknown = _run(pythons[client], "sdk_client.py", HO, pythons[server], "-m", "rogerwilco",
                                         "mcp")
     assert hello == {"server": "rogerwilco", "instructions": True}
     assert len(listed["tools"]) == 8 and listed["output_schemas"] is True
     assert made["is_error"] is False and made["structured"]["line"].endswith(SPEC_RB_DIGEST)
     assert made["text"] == made["structured"]
     assert refused["is_error"] is True and refused["structured"]["error"]["token"] == "ask=PAYY"
+    assert unknown["error_code"] == -32602 and "readback" in unknown["message"]
+
+
+def _documented_client() -> str:
+    doc = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
+    return doc.split("From Python, the SDK's own client starts and drives it")[1].split("```python\n")[1].split("```")[0]
+
+
+@pytest.mark.parametrize("major", ["sdk1", "sdk2"])
+def test_the_documented_client_runs_on_either_major(sdk1, major, tmp_path):
+    python = str(sdk1) if major == "sdk1" else sys.executable
+    launch = 'StdioServerParameters(command="rogerwilco", args=["mcp"])'
+    block = _documented_client()
+    assert launch in block
+    script = tmp_path / "client.py"
+    # the same server, started by this environment's interpreter rather than whichever rogerwilco is on PATH
+    script.write_text(block.replace(launch, f'StdioServerParameters(command={python!r}, args=["-m", "rogerwilco", "mcp"])'))
+    proc = subprocess.run([python, str(script)], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("RW1 RB writer-1 re=research-01 ")

@@ -19,9 +19,11 @@ pytest.importorskip("mcp.server.mcpserver", reason="these tests drive the server
 import anyio  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from rogerwilco import Message, Receiver  # noqa: E402
 from rogerwilco.core.legend import legend  # noqa: E402
+from tests.mcp_common import provider_refusals  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "examples" / "spec-section8.rw1").read_text(encoding="utf-8").splitlines()
@@ -69,6 +71,7 @@ CALLS = [
     ("legend-core", "legend", {}),
     ("unknown-argument", "digest", {"line": HO, "colour": "red"}),
     ("missing-argument", "make_rb", {"ho": HO}),
+    ("validate-both", "validate", {"line": HO, "lines": [HO]}),
     ("unknown-tool", "readback", {"ho": HO}),
 ]
 
@@ -83,7 +86,10 @@ async def _session() -> dict:
             out["instructions"] = init.instructions
             out["tools"] = {t.name: t for t in (await session.list_tools()).tools}
             for label, name, arguments in CALLS:
-                out[label] = await session.call_tool(name, arguments)
+                try:
+                    out[label] = await session.call_tool(name, arguments)
+                except MCPError as exc:  # a JSON-RPC error answers the request
+                    out[label] = exc
     return out
 
 
@@ -124,13 +130,24 @@ def test_server_lists_every_tool_with_input_and_output_schemas(results):
         assert tool.description
 
 
-def test_tools_carry_titles_annotations_and_their_one_of_rules(results):
+def test_tools_carry_titles_and_annotations(results):
     tools = results["tools"]
     for tool in tools.values():
         assert tool.title and tool.annotations.title == tool.title
         assert tool.annotations.read_only_hint is True and tool.annotations.idempotent_hint is True
         assert tool.annotations.destructive_hint is False and tool.annotations.open_world_hint is False
-    assert tools["validate"].input_schema["oneOf"] == [{"required": ["line"]}, {"required": ["lines"]}]
+
+
+def test_every_listed_input_schema_is_one_every_provider_takes(results):
+    refused = {name: provider_refusals(tool.input_schema) for name, tool in results["tools"].items()}
+    assert refused == {name: [] for name in results["tools"]}
+
+
+def test_the_one_of_rule_the_schema_cannot_say_is_said_and_kept(results):
+    assert "`line`" in results["tools"]["validate"].description
+    assert "`lines`" in results["tools"]["validate"].description
+    err = error(results, "validate-both")
+    assert (err["rule"], err["token"]) == ("arguments", "line")
 
 
 def test_every_tool_was_driven_through_the_session():
@@ -140,6 +157,8 @@ def test_every_tool_was_driven_through_the_session():
 def test_text_content_carries_the_same_json_as_the_structured_result(results):
     for label, _, _ in CALLS:
         result = results[label]
+        if label == "unknown-tool":
+            continue  # answered with a JSON-RPC error, no content
         assert json.loads(result.content[0].text) == result.structured_content
 
 
@@ -283,8 +302,14 @@ def test_bad_arguments_are_structured_errors_naming_the_argument(results):
     assert (err["rule"], err["token"]) == ("arguments", "colour")
     err = error(results, "missing-argument")
     assert (err["rule"], err["token"]) == ("arguments", "n")
-    err = error(results, "unknown-tool")
-    assert (err["rule"], err["token"]) == ("unknown-tool", "readback")
+
+
+def test_an_unknown_tool_is_a_json_rpc_invalid_params_error(results):
+    # MCP's tools page: "Unknown tools" are a protocol error, JSON-RPC -32602; isError is for a tool's own failure
+    refused = results["unknown-tool"]
+    assert isinstance(refused, MCPError)
+    assert refused.error.code == -32602
+    assert "readback" in refused.error.message and "validate" in refused.error.message
 
 
 def test_without_the_sdk_the_command_says_what_to_install():

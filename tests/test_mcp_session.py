@@ -15,6 +15,7 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 from rogerwilco import Endpoint  # noqa: E402
 from rogerwilco.front.cli import main  # noqa: E402
 from rogerwilco.front.mcp_server import TOOLS, call, session_tools  # noqa: E402
+from tests.mcp_common import provider_refusals  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "examples" / "spec-section8.rw1").read_text().splitlines()
@@ -78,8 +79,7 @@ async def _session(ledger: Path, calls: list) -> list:
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
-            names = {t.name for t in (await session.list_tools()).tools}
-            out.append(names)
+            out.append({t.name: t for t in (await session.list_tools()).tools})
             for name, arguments in calls:
                 out.append((await session.call_tool(name, arguments)).structured_content)
     return out
@@ -88,9 +88,18 @@ async def _session(ledger: Path, calls: list) -> list:
 def test_the_server_in_session_mode_keeps_the_agent_across_restarts(tmp_path):
     ledger = tmp_path / "writer.ledger"
     first = anyio.run(_session, ledger, [("receive", {"line": SPEC[0]})])
-    assert {"receive", "send", "owner", "open_handoffs", "validate", "make_rb"} <= first[0]
+    assert {"receive", "send", "owner", "open_handoffs", "validate", "make_rb"} <= set(first[0])
     readback = first[1]["events"][0]["readback"]
     assert readback == SPEC[1].replace("writer-01", "writer-1")
     second = anyio.run(_session, ledger, [("send", {"line": readback, "number": True}), ("open_handoffs", {})])
     assert second[1]["line"] == readback
     assert [h["readback"] for h in second[2]["handoffs"]] == ["wilco"]
+
+
+def test_session_mode_lists_schemas_every_provider_takes_and_says_what_changes_the_ledger(tmp_path):
+    (listed,) = anyio.run(_session, tmp_path / "writer.ledger", [])
+    assert {name: provider_refusals(t.input_schema) for name, t in listed.items()} == {name: [] for name in listed}
+    assert "`json`" in listed["send"].description
+    changes = {name for name, t in listed.items() if not t.annotations.read_only_hint}
+    assert changes == {"receive", "send"}  # tick composes what is due and records nothing
+    assert listed["tick"].annotations.idempotent_hint is True

@@ -208,6 +208,25 @@ def test_spark_schema_matches_the_arrow_schema():
     assert [f.type for f in arrow] == [f.type for f in plain]
 
 
+def test_every_engine_schema_is_derived_from_the_arrow_schema(monkeypatch):
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+    from pyspark.sql import types as T
+
+    written = R.arrow_schema
+
+    def retyped(json_column="struct", *, dictionary=True):
+        schema = written(json_column, dictionary=dictionary)
+        schema = schema.set(schema.get_field_index("line"), pa.field("line", pa.int32(), nullable=False))
+        return schema.append(pa.field("lane", pa.dictionary(pa.int32(), pa.string()) if dictionary else pa.string()))
+
+    monkeypatch.setattr(R, "arrow_schema", retyped)
+    assert (R.polars_schema()["line"], R.polars_schema()["lane"]) == (pl.Int32, pl.Categorical)
+    assert R.pandas_dtypes()["line"] == "int32" and isinstance(R.pandas_dtypes()["lane"], pd.CategoricalDtype)
+    assert (R.spark_schema()["line"].dataType, R.spark_schema()["lane"].dataType) == (T.IntegerType(), T.StringType())
+
+
 def test_cli_parquet_json_column_and_tz(tmp_path, capsys):
     log = tmp_path / "a.log"
     log.write_text("2026-07-01 12:00:00 " + MSG + "\n2026-13-01 00:00:00 " + MSG + "\n", encoding="utf-8")

@@ -459,3 +459,22 @@ def test_a_slack_message_too_large_for_memory_is_cut_and_still_read():
     assert [c.first for c in chunks] == sorted(c.first for c in chunks)
     ids = [r.id for c in chunks for r in records_of_chunk(c, RECEIVER)[0]]
     assert set(ids) == {"ops-1", "ops-2", "ops-3"}  # a message cut in two may show its block copy too
+
+
+def test_a_local_glob_is_an_input_in_the_cli_as_a_file_url_is(tmp_path, capsys, monkeypatch):
+    logs = tmp_path / "logs"
+    (logs / "deep").mkdir(parents=True)
+    (logs / "a.log").write_text("RW1 ST a-1 from=a to=b item=x:1\n", encoding="utf-8")
+    (logs / "deep" / "b.log").write_text("RW1 ST a-2 from=a to=b item=x:2\n", encoding="utf-8")
+    (logs / "c.txt").write_text("RW1 ST a-3 from=a to=b item=x:3\n", encoding="utf-8")
+
+    def files_of(*names):
+        assert main(["scan", *names, "--no-summary"]) == 0
+        return [json.loads(line)["file"] for line in capsys.readouterr().out.splitlines()]
+
+    assert files_of(str(logs / "**" / "*.log")) == [str(logs / "a.log"), str(logs / "deep" / "b.log")]
+    assert len(files_of((logs / "*.log").as_uri().replace("%2A", "*"))) == 1
+    monkeypatch.chdir(tmp_path)
+    assert files_of("logs/*.log") == ["logs/a.log"]
+    assert main(["scan", str(logs / "*.csv"), "--no-summary"]) == 2
+    assert "no input matches" in capsys.readouterr().err

@@ -76,6 +76,7 @@ def test_partitioned_parquet_equals_scan_j1_and_is_split_by_date(client, baselin
     dates = {w.split("/")[0] for w in written}
     assert "date=2026-10-01" in dates and "date=__HIVE_DEFAULT_PARTITION__" in dates
     assert not [p for p in out.iterdir() if p.name.startswith("_staging")]
+    assert (out / "_SUCCESS").is_file()
     table = pq.read_table(out, partitioning="hive")
     assert rows(table) == baseline
     for path in out.glob("date=*/*.parquet"):
@@ -129,3 +130,20 @@ def test_a_frame_made_with_json_as_text_is_written_as_text(tmp_path):
     table = pq.read_table(out, partitioning="hive")
     assert table.schema.field("json").type == pa.string()
     assert {json.loads(j)["type"] for j in table.column("json").to_pylist() if j} >= {"HO", "RB"}
+
+
+def test_a_memory_input_the_workers_cannot_read_is_an_error_before_any_task(client):
+    import dask
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    fs.pipe("/rw-dask-test/a.log", b"RW1 ST a-1 from=a to=b item=x:1\n")
+    try:
+        with get_task_stream(client) as stream:
+            with pytest.raises(RW1Error, match=r"memory:///rw-dask-test/a\.log on the Dask workers"):
+                records_dataframe("memory:///rw-dask-test/")
+        assert not stream.data
+        with dask.config.set(scheduler="threads"):  # tasks in this process: the object is there
+            assert len(records_dataframe("memory:///rw-dask-test/").compute()) == 1
+    finally:
+        fs.rm("/rw-dask-test", recursive=True)

@@ -117,3 +117,13 @@ def test_cli_reads_urls_and_reports_the_unreadable_one(memfs, capsys):
     assert out[-1]["reason"] == "unreadable" and out[-1]["file"] == f"memory://{memfs}/gone.log"
     assert len(out) == 1 + len(list(scan(DATA / "prefixed.log")))
     assert main(["scan", f"memory://{memfs}/gone.log", "--strict", "--no-summary"]) == 1
+
+
+def test_one_object_has_one_name_however_it_is_reached(memfs):
+    from rogerwilco.io.scan.partitioned import expand_inputs
+
+    named = f"memory://{memfs.lstrip('/')}/logs/prefixed.log"  # memory://rw-remote-test/...: two slashes
+    walked = f"memory://{memfs}/logs"
+    names = {r.file for r in scan(named)} | {r.file for r in scan(walked) if r.file.endswith("prefixed.log")}
+    assert names == {f"memory://{memfs}/logs/prefixed.log"}
+    assert expand_inputs(named) == [f"memory://{memfs}/logs/prefixed.log"] == expand_inputs(walked)[1:2]

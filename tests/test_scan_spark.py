@@ -3,8 +3,6 @@ Parquet, record for record equal to `rogerwilco scan -j 1`; a failed job publish
 
 from __future__ import annotations
 
-import os
-import sys
 from datetime import timezone
 from pathlib import Path
 
@@ -43,7 +41,7 @@ def baseline(tmp_path_factory) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def spark():
-    os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable  # workers: this environment
+    # no PYSPARK_PYTHON: on a local master the route has its tasks run this interpreter (tests/test_records_routes.py)
     session = (SparkSession.builder.master("local[2]").appName("rogerwilco-scan-test")
                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
                .config("spark.sql.session.timeZone", "Europe/Paris")  # not UTC: ts must still be the same instants
@@ -80,3 +78,18 @@ def test_a_failed_task_publishes_nothing(spark, tmp_path):
     assert not list(out.rglob("*.parquet")) if out.exists() else True
     with pytest.raises(RW1Error, match="cannot read"):
         records_dataframe(spark, frame_inputs)  # expanded on the driver: a missing input is named at once
+
+
+def test_a_memory_input_is_an_error_before_the_job_starts(spark, tmp_path):
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    fs.pipe("/rw-spark-test/a.log", b"RW1 ST a-1 from=a to=b item=x:1\n")
+    try:
+        with pytest.raises(RW1Error, match=r"memory:///rw-spark-test/a\.log on the Spark executors"):
+            records_dataframe(spark, "memory:///rw-spark-test/")
+        with pytest.raises(RW1Error, match="Spark executors"):
+            write_parquet(spark, "memory:///rw-spark-test/a.log", tmp_path / "out")
+        assert not (tmp_path / "out").exists()
+    finally:
+        fs.rm("/rw-spark-test", recursive=True)

@@ -11,7 +11,6 @@ the executors.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 
@@ -27,7 +26,6 @@ def main(argv: list[str] | None = None) -> int:
     from rogerwilco.errors import RW1Error
     from rogerwilco.scan.with_spark import records_dataframe, write_parquet
 
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = SparkSession.builder.master(args.master).appName("rogerwilco-scan").getOrCreate()
     try:
         frame = records_dataframe(spark, args.inputs, files_per_partition=args.files_per_partition)

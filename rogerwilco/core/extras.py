@@ -23,6 +23,10 @@ EXTRA_OF_MODULE = {
     "duckdb": "duckdb",
     "bpe_openai": "tokens",
     "lark_js": "ports",
+    "agents": "openai-agents",
+    "pydantic_ai": "pydantic-ai",
+    "langgraph": "langgraph",
+    "langchain_core": "langgraph",
 }
 #: packages no extra installs: the line to run instead
 OTHER_PACKAGES = {
@@ -45,3 +49,15 @@ def install_hint(exc: ImportError) -> str:
     if other is not None:
         return f"this needs the package {name}, which is not installed: {other}"
     return f"this needs the package {name}, which is not installed: pip install {name}"
+
+
+def missing_extra(exc: ImportError, what: str) -> ImportError:
+    """``exc`` as the same kind of error, saying that ``what`` needs it and which line installs it.
+
+    For a module that imports its extra's packages at the top (the framework integrations): raise it
+    ``from exc`` so that ``import rogerwilco.integrations.langgraph`` without the extra reads
+    ``rogerwilco.integrations.langgraph needs the optional package langgraph, which is not installed:
+    pip install 'rogerwilco[langgraph]'``.
+    """
+    hint = install_hint(exc).removeprefix("this ")
+    return type(exc)(f"{what} {hint}", name=exc.name, path=exc.path)

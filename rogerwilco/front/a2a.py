@@ -26,9 +26,15 @@ parts were not altered apart from each other in transit; it is not a
 signature, and authenticity is the transport's business.
 
 Protobuf carries JSON numbers as doubles, so a JSON form read back from an A2A
-SDK message has ``2.0`` where the line said ``pri=2``. RW1 has no fractional
-JSON numbers (money and measurements are strings), so an integral float is
-read as the integer; any other float is left for the JSON check to refuse.
+SDK message has ``2.0`` where the line said ``pri=2`` (and the Python SDK writes
+``2.0`` on the wire). RW1 has no fractional JSON numbers (money and
+measurements are strings), so the reader takes an integral double in a data
+part as the integer; any other float is left for the JSON check to refuse.
+This is done at the carriage, where the Struct's doubles are known to be
+doubles, and nowhere else: :meth:`Message.from_json` stays strict (D9), and
+:func:`json_part` gives a peer that validates the JSON part itself the JSON
+form with the integers restored (docs/agents.md, "Integral doubles from
+protobuf").
 
 Both the A2A SDK's own types (``a2a.types.Message``, imported lazily, the
 ``a2a`` extra) and plain dicts in the A2A JSON form (camelCase, as
@@ -250,6 +256,44 @@ def _line_only(obj: Mapping[str, Any], profiles: Any) -> Unwrapped | None:
                      findings=(*(f for f in result.findings if not f.failed), derived))
 
 
+def _marked_parts(obj: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """The parts marked as the line part (text) and as the JSON part (data), in order."""
+    lines: list[Mapping[str, Any]] = []
+    forms: list[Mapping[str, Any]] = []
+    for part in obj["parts"]:
+        if not isinstance(part, Mapping):
+            continue
+        mark = _marker(part)
+        if mark is None:
+            continue
+        kind = _part_kind(part)
+        if mark.get("part") == "line" and kind == "text":
+            lines.append(part)
+        elif mark.get("part") == "json" and kind == "data":
+            forms.append(part)
+    return lines, forms
+
+
+def json_part(obj: Any) -> Any:
+    """The JSON form an A2A message's JSON part holds, as the spec's JSON form, for a peer that validates
+    the part itself (``Message.from_json(json_part(msg))``, or another implementation's reader).
+
+    ``obj`` is a plain dict in the A2A JSON form, or an SDK message. A2A data parts are protobuf
+    ``Struct`` values, whose numbers are doubles: an integral double is given back as the integer it
+    was sent as (``pri: 2.0`` is ``pri: 2``); a fractional one is left as it is, for the JSON check
+    to refuse (D9). Raises :class:`CarriageError` when the message has no single JSON part.
+    """
+    if not isinstance(obj, Mapping):
+        _, _, message_to_dict = _sdk()
+        obj = message_to_dict(obj)
+    forms = _marked_parts(obj)[1] if isinstance(obj.get("parts"), list) else []
+    if len(forms) != 1:
+        kind = "missing-part" if not forms else "extra-part"
+        raise CarriageError(f"{kind}: the message carries {len(forms)} JSON parts; exactly one may",
+                            why="UNK", token="json")
+    return _ints(forms[0].get("data"))
+
+
 def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bool = False) -> Unwrapped:
     """The RW1 message an A2A message (plain dict) carries; never raises.
 
@@ -265,19 +309,7 @@ def from_a2a_dict(obj: Mapping[str, Any], profiles: Any = None, *, line_only: bo
     if not isinstance(obj, Mapping) or not isinstance(obj.get("parts"), list):
         return Unwrapped(line=None, message=None,
                          findings=(fail(kind="missing-part", message="not an A2A message: no parts", key="parts", token="parts", why="UNK"),))
-    lines: list[Mapping[str, Any]] = []
-    forms: list[Mapping[str, Any]] = []
-    for part in obj["parts"]:
-        if not isinstance(part, Mapping):
-            continue
-        mark = _marker(part)
-        if mark is None:
-            continue
-        kind = _part_kind(part)
-        if mark.get("part") == "line" and kind == "text":
-            lines.append(part)
-        elif mark.get("part") == "json" and kind == "data":
-            forms.append(part)
+    lines, forms = _marked_parts(obj)
     if line_only and not lines and not forms:
         taken = _line_only(obj, profiles)
         if taken is not None:
@@ -613,6 +645,7 @@ __all__ = [
     "from_a2a",
     "from_a2a_dict",
     "from_a2a_message",
+    "json_part",
     "message_from_a2a",
     "task_states",
     "to_a2a_dict",

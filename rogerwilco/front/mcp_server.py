@@ -107,29 +107,24 @@ TOOL_META: dict[str, tuple[str, bool, bool]] = {
     "open_handoffs": ("Open handoffs (session)", True, True),
     "may_act": ("May I act on a handoff? (session)", True, True),
     "pending_questions": ("Unanswered questions (session)", True, True),
-    "tick": ("What time makes due (session)", False, False),
+    # composes what is due from the ledger and records nothing
+    "tick": ("What time makes due (session)", True, True),
 }
-#: tools whose input takes exactly one of two arguments
-ONE_OF: dict[str, tuple[str, str]] = {"validate": ("line", "lines"), "send": ("line", "json")}
-
-
-def listed_schema(tool: Tool) -> dict[str, Any]:
-    """A tool's input schema as listed to clients, its one-of rule spelled out."""
-    schema = dict(tool.input_schema)
-    pair = ONE_OF.get(tool.name)
-    if pair is not None:
-        schema["oneOf"] = [{"required": [pair[0]]}, {"required": [pair[1]]}]
-    return schema
 
 
 def listed_tools(tools: Mapping[str, Tool], *, strict: bool = False) -> list[Any]:
     """The SDK's Tool objects for ``tools``, with titles and annotations; with ``strict``, the input schemas
     in the strict-compatible form (:func:`rogerwilco.tools.schemas`).
 
+    No listed input schema has ``oneOf``, ``anyOf`` or ``allOf`` at its top level: Anthropic's API (and
+    Bedrock and Vertex AI serving its models) refuse a tool whose input schema does. The rule "exactly one
+    of ``line`` and ``lines``" (``validate``; ``line`` and ``json`` for ``send``) is said in the tool's
+    description and kept by the call, which refuses both or neither with ``ok: false``.
+
     Built with the wire (camelCase) field names, which both majors of the SDK take.
     """
     types, _, _ = _sdk()
-    shapes = schemas(strict=True, tools=tools) if strict else {t.name: listed_schema(t) for t in tools.values()}
+    shapes = schemas(strict=strict, tools=tools)
     out = []
     for t in tools.values():
         title, read_only, idempotent = TOOL_META.get(t.name, (t.name.replace("_", " "), False, False))
@@ -159,6 +154,8 @@ def build_server(endpoint: Any = None, *, strict: bool = False) -> Any:
     listed = listed_tools(tools, strict=strict)
 
     def result_of(name: str, arguments: Any) -> Any:
+        if name not in tools:
+            raise unknown_tool(name, tools)
         if strict and isinstance(arguments, dict):
             arguments = from_strict(name, arguments, tools)
         result, is_error = call(name, arguments, tools)
@@ -187,7 +184,33 @@ def build_server(endpoint: Any = None, *, strict: bool = False) -> Any:
     async def call_tool_v1(name: str, arguments: Any) -> Any:
         return result_of(name, arguments)
 
+    # SDK 1's call handler turns whatever the tool raises into an isError result; the name is
+    # checked ahead of it so that an unknown tool is the protocol error on this major too
+    call_handler = server.request_handlers[types.CallToolRequest]
+
+    async def call_known_tool_v1(request: Any) -> Any:
+        if request.params.name not in tools:
+            raise unknown_tool(request.params.name, tools)
+        return await call_handler(request)
+
+    server.request_handlers[types.CallToolRequest] = call_known_tool_v1
     return server
+
+
+def unknown_tool(name: str, tools: Mapping[str, Tool]) -> Exception:
+    """The JSON-RPC error for a call to a tool the server does not list (MCP: invalid params, -32602).
+
+    A tool's own failure is an ``isError`` result the model reads; a name that is not listed is the
+    client's mistake, answered as the protocol says, in the exception each SDK major sends as an error.
+    """
+    types, _, _ = _sdk()
+    message = f"Unknown tool: {name} (the tools are {', '.join(sorted(tools))})"
+    import mcp.shared.exceptions as exceptions
+
+    if hasattr(exceptions, "MCPError"):  # SDK 2
+        return exceptions.MCPError(types.INVALID_PARAMS, message)
+    sdk1_error: Any = getattr(exceptions, "McpError")  # noqa: B009 - SDK 1's name, absent from SDK 2's types
+    return sdk1_error(types.ErrorData(code=types.INVALID_PARAMS, message=message))
 
 
 async def serve_stdio(endpoint: Any = None, strict: bool = False) -> None:
@@ -289,6 +312,7 @@ def session_tools(endpoint: Any) -> dict[str, Tool]:
         "to deliver as they are (UN why=UNK|VER|DUP). Never fails on a bad line.",
         {"line": LINE_SCHEMA}, ["line"], {"events": events_schema, "replies": {"type": "array", "items": STR_SCHEMA}}, receive)
     add("send", "Check a line you want to send against the protocol and record it; send only the returned line. "
+        "Give exactly one of `line` (the line) or `json` (its JSON form). "
         "`number: true` gives it your next id. Refused (ok: false, error.rule) when the protocol forbids it: "
         "act-before-wilco, act-after-cancel, closed-twice, cancel-wrong-party, hand-written, ... For a handoff, "
         "`expect_acc` (criteria you keep back) and `record` (the approval record) are used to check its "

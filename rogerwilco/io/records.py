@@ -8,11 +8,12 @@ shared by every output format (see ``docs/scan.md``): the seventeen columns
 of version 1 keep their names, order and meaning, and version 2 adds
 ``version``, ``ts`` and ``unvalidated`` at the end.
 
-The typed schema is exported once, here, for every engine that reads
-records: :func:`arrow_schema` (Parquet, DuckDB, Dask ``meta``), and from it
-:func:`spark_schema` (a PySpark ``StructType``), :func:`pandas_dtypes` and
-:func:`polars_schema`. Each library is imported only when its function is
-called.
+The typed schema is written once, here, for every engine that reads
+records: :func:`arrow_schema` (Parquet, DuckDB, Dask ``meta``), and derived
+from it, type by type, :func:`spark_schema` (a PySpark ``StructType``),
+:func:`pandas_dtypes` and :func:`polars_schema`, so a column added or retyped
+in the Arrow schema is so on every engine. Each library is imported only when
+its function is called.
 """
 
 from __future__ import annotations
@@ -215,37 +216,56 @@ def _spark_type(arrow: Any, T: Any) -> Any:
 
 
 def pandas_dtypes(json_column: str = "struct") -> dict[str, Any]:
-    """The pandas dtypes of records as ``to_arrow(...).to_pandas()`` gives them: categories, a UTC timestamp.
+    """The pandas dtypes of records as ``to_arrow(...).to_pandas()`` gives them, derived from
+    :func:`arrow_schema`: categories for its dictionary columns, a UTC timestamp for ``ts``.
 
     Text columns take pandas' default string dtype (``str`` from pandas 3,
     ``object`` before); ``json`` is ``object`` (a dict per row as a struct)
     or that string dtype (as text).
     """
-    _check_kind(json_column)
+    import numpy as np
     import pandas as pd
 
     text: Any = pd.StringDtype(na_value=float("nan")) if int(pd.__version__.split(".")[0]) >= 3 else "object"
-    out: dict[str, Any] = {c: text for c in COLUMNS}
-    out["json"] = "object" if json_column == "struct" else text
-    for c in ("record", "type", "why", "reason"):
-        out[c] = pd.CategoricalDtype()
-    out.update({"line": "int64", "column": "int64", "version": "int32", "unvalidated": "bool",
-                "ts": pd.DatetimeTZDtype("us", "UTC")})
-    return out
+
+    def dtype(arrow: Any) -> Any:
+        pa = import_pyarrow()
+        if pa.types.is_dictionary(arrow):
+            return pd.CategoricalDtype()
+        if pa.types.is_string(arrow):
+            return text
+        if pa.types.is_timestamp(arrow):
+            return pd.DatetimeTZDtype(arrow.unit, arrow.tz)
+        if pa.types.is_struct(arrow):
+            return "object"
+        return np.dtype(arrow.to_pandas_dtype()).name  # int64, int32, bool
+
+    return {f.name: dtype(f.type) for f in arrow_schema(json_column)}
 
 
 def polars_schema(json_column: str = "struct") -> dict[str, Any]:
-    """The polars schema of records (``pl.Categorical`` for the dictionary columns, ``json`` a ``pl.Struct``)."""
-    _check_kind(json_column)
+    """The polars schema of records, derived from :func:`arrow_schema`: ``pl.Categorical`` for its
+    dictionary columns, ``json`` a ``pl.Struct`` of strings (or ``pl.String`` as text)."""
     import polars as pl
 
-    struct = pl.Struct([pl.Field(name, pl.String) for name in ("v",) + _ENVELOPE + ("slots", "tail")])
-    out: dict[str, Any] = {c: pl.String for c in COLUMNS}
-    for c in ("record", "type", "why", "reason"):
-        out[c] = pl.Categorical
-    out.update({"line": pl.Int64, "column": pl.Int64, "version": pl.Int32, "unvalidated": pl.Boolean,
-                "ts": pl.Datetime("us", "UTC"), "json": struct if json_column == "struct" else pl.String})
-    return out
+    pa = import_pyarrow()
+
+    def dtype(arrow: Any) -> Any:
+        if pa.types.is_dictionary(arrow):
+            return pl.Categorical
+        if pa.types.is_struct(arrow):
+            return pl.Struct([pl.Field(arrow.field(i).name, dtype(arrow.field(i).type)) for i in range(arrow.num_fields)])
+        if pa.types.is_timestamp(arrow):
+            return pl.Datetime(arrow.unit, arrow.tz)
+        return _polars_scalars()[str(arrow)]
+
+    return {f.name: dtype(f.type) for f in arrow_schema(json_column)}
+
+
+def _polars_scalars() -> dict[str, Any]:
+    import polars as pl
+
+    return {"string": pl.String, "int64": pl.Int64, "int32": pl.Int32, "bool": pl.Boolean}
 
 
 __all__ = [

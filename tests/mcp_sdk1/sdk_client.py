@@ -1,6 +1,6 @@
 """Run with either major of the MCP SDK: its own stdio client starts a server (the command and arguments
-given) and calls make_rb twice, a good handoff and a refused one. Prints one JSON object per call, read
-through whichever attribute names the installed SDK uses."""
+given) and calls make_rb twice, a good handoff and a refused one, then a tool the server does not list. Prints
+one JSON object per call, read through whichever attribute names the installed SDK uses."""
 
 from __future__ import annotations
 
@@ -33,6 +33,12 @@ async def main(ho: str, command: str, *args: str) -> None:
                 print(json.dumps({"is_error": field(result, "is_error", "isError"),
                                   "structured": field(result, "structured_content", "structuredContent"),
                                   "text": json.loads(result.content[0].text)}))
+            try:
+                await session.call_tool("readback", {"ho": ho})
+            except Exception as exc:  # McpError on SDK 1, MCPError on SDK 2: both carry the JSON-RPC error
+                print(json.dumps({"error_code": exc.error.code, "message": exc.error.message}))
+            else:
+                print(json.dumps({"error_code": None}))
 
 
 anyio.run(main, *sys.argv[1:])

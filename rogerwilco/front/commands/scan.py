@@ -78,9 +78,13 @@ def cmd_scan(args: argparse.Namespace) -> int:
     options = S.ScanOptions(tz=args.tz, year=args.year, json_column=args.json_column)
     spec = _profile_spec(args)
     Receiver.load(spec or ())  # a bad profile is a usage error before any work starts
-    files = args.files or ["-"]
-    for name in files:
-        if name != "-" and not S.is_url(name) and not os.path.exists(name):
+    files = []
+    for name in args.files or ["-"]:
+        if name == "-" or S.is_url(name) or os.path.exists(name):
+            files.append(name)
+        elif S.is_glob(name):  # a glob the shell left alone (quoted, or no shell): as a file:// URL's
+            files.extend(S.local_glob(name))
+        else:
             raise RW1Error(f"cannot read {name}: no such file or directory")
     max_line = args.max_line_bytes or S.DEFAULT_MAX_LINE_BYTES
 

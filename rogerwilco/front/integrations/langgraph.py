@@ -6,9 +6,12 @@ Theory of operation
 with an endpoint, that endpoint's session tools) as LangChain
 ``StructuredTool`` objects with the tables' JSON Schemas. A tool never
 raises into the graph: its result is the structured dict of
-:func:`rogerwilco.front.tools.call`, and a tool that could not run answers
-``ok: false`` with the rule broken and the token at fault, so a
-``ToolNode`` hands the model its error to correct.
+:func:`rogerwilco.front.tools.call`. A tool that could not run raises
+:class:`RW1ToolException` (LangChain's ``ToolException``), which the tool
+handles as LangChain's convention has it: the answer is a ``ToolMessage``
+with ``status="error"`` whose content is the ``ok: false`` result (the rule
+broken and the token at fault), so a ``ToolNode`` hands the model its error
+to correct and code can tell an error from a result by the status.
 
 :func:`handoff_graph` is the two-node handoff built on two
 :class:`~rogerwilco.endpoint.Endpoint` objects, so numbering, the ledger and
@@ -27,21 +30,41 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Callable, Iterable, TypedDict
 
-from langchain_core.tools import StructuredTool
-from langgraph.graph import END, START, StateGraph
+from ...core.extras import missing_extra
+
+try:
+    from langchain_core.tools import StructuredTool, ToolException
+    from langgraph.graph import END, START, StateGraph
+except ImportError as exc:  # the extra is not installed: say which line installs it
+    raise missing_extra(exc, "rogerwilco.integrations.langgraph") from exc
 
 from ...checks.endpoint import HandoffOffered, ProtocolError, ReadbackPassed, ReadbackVoid, replies
 from ..mcp_server import session_tools
 from ..tools import INSTRUCTIONS, TOOLS, call, from_strict, schemas
 
-__all__ = ["INSTRUCTIONS", "HandoffState", "handoff_graph", "rw1_tools"]
+__all__ = ["INSTRUCTIONS", "HandoffState", "RW1ToolException", "handoff_graph", "rw1_tools"]
+
+
+class RW1ToolException(ToolException):
+    """A tool that could not run on what it was given: ``result`` is its ``ok: false`` dict."""
+
+    def __init__(self, result: dict[str, Any]) -> None:
+        super().__init__(result["error"]["message"])
+        self.result = result
+
+
+def _answer_error(exc: ToolException) -> Any:
+    """The content of the ``status="error"`` answer: the ``ok: false`` result, as a result would be."""
+    return exc.result if isinstance(exc, RW1ToolException) else str(exc)
 
 
 def _run(name: str, tools: Any, strict: bool) -> Callable[..., dict[str, Any]]:
     def run(**arguments: Any) -> dict[str, Any]:
         if strict:
             arguments = from_strict(name, arguments, tools)
-        result, _ = call(name, arguments, tools)
+        result, is_error = call(name, arguments, tools)
+        if is_error:
+            raise RW1ToolException(result)
         return result
 
     return run
@@ -51,7 +74,9 @@ def rw1_tools(endpoint: Any = None, *, strict: bool = False, names: Iterable[str
     """The RW1 tools as ``StructuredTool`` objects; with ``endpoint``, its session tools too (receive, send, ...).
 
     ``strict`` uses the strict-compatible schemas (:func:`rogerwilco.front.tools.schemas`); ``names`` keeps only
-    the tools named. Results are dicts with ``ok``; nothing is raised for a bad line or argument.
+    the tools named. Results are dicts with ``ok``; a tool that could not run (a bad line or argument, a
+    ``send`` the protocol forbids) answers its ``ok: false`` dict with ``status="error"`` (a ``ToolMessage``
+    when called with a tool call, the dict itself when called with plain arguments); nothing is raised.
     """
     wanted = set(names) if names is not None else None
     tables = [TOOLS] + ([session_tools(endpoint)] if endpoint is not None else [])
@@ -61,7 +86,7 @@ def rw1_tools(endpoint: Any = None, *, strict: bool = False, names: Iterable[str
         for name, tool in table.items():
             if wanted is None or name in wanted:
                 found.append(StructuredTool(name=name, description=tool.description, args_schema=shapes[name],
-                                            func=_run(name, table, strict)))
+                                            func=_run(name, table, strict), handle_tool_error=_answer_error))
     if wanted is not None and wanted - {t.name for t in found}:
         raise ValueError(f"no RW1 tool named {', '.join(sorted(wanted - {t.name for t in found}))}")
     return found

@@ -47,10 +47,15 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
-from agents import Agent, FunctionTool, Handoff, HandoffInputData, RunContextWrapper, Runner, handoff
-from agents.exceptions import AgentsException
-from agents.items import HandoffOutputItem
-from pydantic import BaseModel, ConfigDict, Field
+from ...core.extras import missing_extra
+
+try:
+    from agents import Agent, FunctionTool, Handoff, HandoffInputData, RunContextWrapper, Runner, handoff
+    from agents.exceptions import AgentsException
+    from agents.items import HandoffOutputItem
+    from pydantic import BaseModel, ConfigDict, Field
+except ImportError as exc:  # the extra is not installed: say which line installs it
+    raise missing_extra(exc, "rogerwilco.integrations.openai_agents") from exc
 
 from ...checks.endpoint import (
     DoneReport,

@@ -29,8 +29,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from pydantic_ai import ModelRetry, RunContext, Tool
-from pydantic_ai.toolsets import FunctionToolset
+from ...core.extras import missing_extra
+
+try:
+    from pydantic_ai import ModelRetry, RunContext, Tool
+    from pydantic_ai.toolsets import FunctionToolset
+except ImportError as exc:  # the extra is not installed: say which line installs it
+    raise missing_extra(exc, "rogerwilco.integrations.pydantic_ai") from exc
 
 from ..mcp_server import session_tools
 from ..tools import INSTRUCTIONS, TOOLS, call, from_strict, retry_message, schemas

@@ -88,7 +88,7 @@ from .timestamps import Clock
 from .slack import _pointer, _slack_records, _slack_text
 from .sources import (
     _BLOCK, _BOM, _MAGIC, _SLACK_SNIFF, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, Chunk, Inputs, _element_chunks,
-    _lines_chunk, _open_stream, _path_sources, _sources, is_url, iter_chunks, iter_file_chunks,
+    _lines_chunk, _open_stream, _path_sources, _sources, is_glob, is_url, iter_chunks, iter_file_chunks, local_glob,
 )
 
 __all__ = [

@@ -13,12 +13,14 @@ convention). Writing is all or nothing: every task writes its files under a
 staging directory inside the output (``_staging-<token>/``, each file under a
 temporary name renamed when complete); only when every task has succeeded
 are the files moved into place, and when any task fails the staging
-directory is removed, so no partition is ever half written.
+directory is removed, so no partition is ever half written. A complete
+output holds an empty ``_SUCCESS``, as Spark's own writer leaves. Both routes
+write their files here, with pyarrow and the one Arrow schema, so their files
+are the same column by column, type by type, metadata included.
 """
 
 from __future__ import annotations
 
-import glob as _glob
 import os
 import time
 import uuid
@@ -30,7 +32,7 @@ from ..records import arrow_schema, to_arrow_batch
 from .._pyarrow import import_pyarrow
 from .engine import ScanOptions
 from .records import scan
-from .sources import _GLOB, is_url
+from .sources import is_glob, is_url, local_glob
 
 #: The partition column added to written Parquet: the UTC date of ``ts``.
 DATE_COLUMN = "date"
@@ -51,11 +53,8 @@ def expand_inputs(paths_or_glob: str | os.PathLike | Iterable[str | os.PathLike]
         name = os.fspath(item)
         if is_url(name):
             out.extend(_expand_url(name))
-        elif _GLOB.search(name):
-            matches = sorted(p for p in _glob.glob(name, recursive=True) if os.path.isfile(p))
-            if not matches:
-                raise RW1Error(f"no input matches {name}")
-            out.extend(matches)
+        elif is_glob(name):
+            out.extend(local_glob(name))
         elif os.path.isdir(name):
             out.extend(str(p) for p in sorted(q for q in Path(name).rglob("*") if q.is_file()))
         elif os.path.isfile(name):
@@ -65,18 +64,26 @@ def expand_inputs(paths_or_glob: str | os.PathLike | Iterable[str | os.PathLike]
     return out
 
 
-def _expand_url(url: str) -> list[str]:
-    from .sources import _fsspec
+def process_local(files: Iterable[str]) -> list[str]:
+    """The inputs only this process can read: ``memory://`` objects live in the memory of the process that
+    made them, so workers in other processes find nothing there."""
+    return [name for name in files if name.startswith("memory://")]
 
-    fs, path = _fsspec().core.url_to_fs(url)
-    try:
-        if _GLOB.search(path):
-            return [fs.unstrip_protocol(p) for p in sorted(fs.glob(path)) if fs.isfile(p)]
-        if fs.isdir(path):
-            return [fs.unstrip_protocol(p) for p in sorted(fs.find(path))]
-    except Exception:  # listing failed: the scan of the URL itself reports it as one diagnostic
-        pass
-    return [url]
+
+def refuse_unshared(files: Iterable[str], workers: str) -> None:
+    """RW1Error, before any task runs, naming the first input the workers (other processes) cannot read."""
+    unshared = process_local(files)
+    if unshared:
+        raise RW1Error(f"cannot read {unshared[0]} on {workers}: a memory:// object lives in this process only; "
+                       "put the inputs where the workers can read them (a shared file system or object storage)")
+
+
+def _expand_url(url: str) -> list[str]:
+    """The files a URL names, as the scan names them (an input that cannot be read keeps its own name,
+    and its task reports it)."""
+    from .sources import _url_sources
+
+    return [name for name, _ in _url_sources(url)]
 
 
 def scan_table(paths: Sequence[str], profiles: Any = None, options: ScanOptions | None = None, *,
@@ -148,8 +155,14 @@ def write_staged(table, staging: str, part: str) -> list[str]:
     return written
 
 
+#: The empty file a complete output holds (the Hadoop committers' marker, which Spark, Hive and
+#: schedulers that wait on a job's output look for).
+SUCCESS = "_SUCCESS"
+
+
 def publish(staging: str, out: str | os.PathLike, written: Iterable[Iterable[str]]) -> list[str]:
-    """Move every staged file into place (all tasks have succeeded), then remove the staging directory."""
+    """Move every staged file into place (all tasks have succeeded), remove the staging directory, and mark
+    the output complete with :data:`SUCCESS`. Returns the files moved (relative to ``out``)."""
     fs, root = _fs(os.fspath(out))
     _, stage_root = _fs(staging)
     moved = []
@@ -158,6 +171,7 @@ def publish(staging: str, out: str | os.PathLike, written: Iterable[Iterable[str
         fs.mv(f"{stage_root}/{rel}", f"{root}/{rel}")
         moved.append(rel)
     fs.rm(stage_root, recursive=True)
+    fs.pipe_file(f"{root}/{SUCCESS}", b"")
     return moved
 
 

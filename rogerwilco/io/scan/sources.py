@@ -11,6 +11,7 @@ JSON location at their start.
 from __future__ import annotations
 
 import bz2
+import glob as _glob
 import gzip
 import io
 import lzma
@@ -73,6 +74,19 @@ def is_url(name: Any) -> bool:
     return isinstance(name, str) and _URL.match(name) is not None
 
 
+def is_glob(name: str) -> bool:
+    """Whether a name holds a glob's wildcards (``*``, ``?``, ``[``)."""
+    return _GLOB.search(name) is not None
+
+
+def local_glob(name: str) -> list[str]:
+    """The files a local glob matches (``**`` spans directories), sorted; RW1Error when none does."""
+    matches = sorted(p for p in _glob.glob(name, recursive=True) if os.path.isfile(p))
+    if not matches:
+        raise RW1Error(f"no input matches {name}")
+    return matches
+
+
 def _fsspec():
     try:
         import fsspec
@@ -99,7 +113,8 @@ def _problem(exc: BaseException) -> str:
 
 def _url_sources(url: str) -> Iterator[tuple[str, Any]]:
     """(URL, a remote file or the reason it cannot be read) of every file a URL names: a file,
-    a directory (walked) or a glob."""
+    a directory (walked) or a glob. Each file is named by its filesystem's own URL for it
+    (``fs.unstrip_protocol``), whichever way it was given; an input that cannot be read keeps its name."""
     fsspec = _fsspec()
     try:
         fs, path = fsspec.core.url_to_fs(url)
@@ -116,8 +131,9 @@ def _url_sources(url: str) -> Iterator[tuple[str, Any]]:
         yield url, _Failed(f"no input matches {url}")
         return
     for path in files:
-        yield (url if files == [path] and not _GLOB.search(url) and path == fs._strip_protocol(url)
-               else fs.unstrip_protocol(path)), _Remote(fs, path)
+        # one name per object, however it was reached: memory://logs/a.log named and memory:///logs/a.log
+        # walked are the same object, and a GROUP BY file must not see two
+        yield fs.unstrip_protocol(path), _Remote(fs, path)
 
 
 def _element_chunks(chunks: Iterable[Chunk], hard_limit: int) -> Iterator[Chunk]:

@@ -6,7 +6,9 @@ the same call runs on a laptop and on a cluster. Each partition is the
 records of one group of files, scanned by a worker with the ordinary scanner;
 ``meta`` is the exported schema (:func:`rogerwilco.io.records.arrow_schema` as
 pandas reads it). The inputs must be readable from the workers (a shared
-file system, or fsspec URLs).
+file system, or fsspec URLs); ``memory://`` inputs, which only this process
+can read, are refused before any task runs unless the workers are in this
+process.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ...core.errors import RW1Error
 from ..records import arrow_schema
 from .._pyarrow import import_pyarrow
 from .engine import ScanOptions
-from .partitioned import discard, expand_inputs, new_staging, publish, scan_table, write_staged
+from .partitioned import discard, expand_inputs, new_staging, publish, refuse_unshared, scan_table, write_staged
 
 
 def _dask():
@@ -52,6 +54,21 @@ def _to_pandas(table):
     return frame
 
 
+def _in_this_process(get: Any) -> bool:
+    """Whether the scheduler Dask would use runs its tasks in this process (threads, synchronous, or a
+    ``distributed`` cluster whose workers are all in-process)."""
+    import dask.local
+    import dask.threaded
+
+    if get in (dask.threaded.get, dask.local.get_sync):
+        return True
+    client = getattr(get, "__self__", None)
+    if client is None or not hasattr(client, "scheduler_info"):
+        return False
+    workers = client.scheduler_info(n_workers=-1).get("workers", {})
+    return bool(workers) and all(address.startswith("inproc://") for address in workers)
+
+
 def meta(json_column: str = "struct"):
     """The empty pandas frame Dask takes as ``meta``: the exported schema, categories unknown."""
     from dask.dataframe.utils import clear_known_categories
@@ -79,8 +96,10 @@ def records_dataframe(paths_or_glob: str | os.PathLike | Iterable[str | os.PathL
     paths, so it pickles; default every bundled profile). The partitions
     follow the files' order, and each keeps its file's order.
     """
-    _, dd = _dask()
+    dask, dd = _dask()
     files = expand_inputs(paths_or_glob)
+    if not _in_this_process(dask.base.get_scheduler()):
+        refuse_unshared(files, "the Dask workers")
     options = ScanOptions(tz=tz, year=year, json_column=json_column)
     options.clock()  # a bad zone is an error here, not in every task
     return dd.from_map(_ScanPartition(profiles, options), _groups(files, files_per_partition),
@@ -89,7 +108,9 @@ def records_dataframe(paths_or_glob: str | os.PathLike | Iterable[str | os.PathL
 
 def _write_partition(frame, staging: str, part: str, json_column: str) -> list[str]:
     pa = import_pyarrow()
-    table = pa.Table.from_pandas(frame, schema=arrow_schema(json_column), preserve_index=False)
+    schema = arrow_schema(json_column)
+    # from_pandas adds its own "pandas" metadata; the files carry the records schema's alone, as on every route
+    table = pa.Table.from_pandas(frame, schema=schema, preserve_index=False).replace_schema_metadata(schema.metadata)
     return write_staged(table, staging, part)
 
 

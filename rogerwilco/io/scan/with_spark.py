@@ -4,22 +4,31 @@ The files are spread over tasks (one partition per ``files_per_partition``
 files); each task scans its files with the ordinary scanner and hands Spark
 Arrow record batches with the exported schema (:func:`rogerwilco.io.records.
 spark_schema`; dictionary columns as plain strings, ``ts`` in the session's
-zone, the same instants). Parquet is written with Spark's own commit
-protocol: tasks write under ``_temporary`` and a failed job is aborted and
-cleaned up, so no partition is half written. Inputs must be readable from
-the executors (a shared file system or fsspec URLs).
+zone, the same instants). Parquet is written by the tasks themselves, as on
+the Dask route (:mod:`.partitioned`: pyarrow, the Arrow schema with its
+dictionary columns and its ``rogerwilco.io.records.version`` metadata, staged
+and published all or nothing, ``_SUCCESS`` when complete), so the files of
+every route are the same. Inputs must be readable from the executors (a
+shared file system or fsspec URLs; ``memory://`` inputs, which only this
+process can read, are refused before the job starts).
+
+The Python the executors run: on a ``local`` master, when neither
+``PYSPARK_PYTHON`` nor ``spark.pyspark.python`` says otherwise, the tasks run
+this interpreter (the one that has this package), not whatever ``python3``
+is first on the ``PATH``.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any, Iterable, Iterator
 
 from ...core.errors import RW1Error
 from ..records import spark_schema
 from .._pyarrow import import_pyarrow
 from .engine import ScanOptions
-from .partitioned import DATE_COLUMN, expand_inputs, scan_table, with_date
+from .partitioned import discard, expand_inputs, new_staging, publish, refuse_unshared, scan_table, write_staged
 
 
 def _groups(files: list[str], files_per_partition: int) -> list[list[str]]:
@@ -31,38 +40,40 @@ def _groups(files: list[str], files_per_partition: int) -> list[list[str]]:
 class _ScanBatches:
     """The ``mapInArrow`` function: rows of file groups in, record batches out (picklable)."""
 
-    def __init__(self, profiles: Any, options: ScanOptions, zone: str, dated: bool) -> None:
-        self.profiles, self.options, self.zone, self.dated = profiles, options, zone, dated
+    def __init__(self, profiles: Any, options: ScanOptions, zone: str) -> None:
+        self.profiles, self.options, self.zone = profiles, options, zone
 
     def __call__(self, batches: Iterator[Any]) -> Iterator[Any]:
         pa = import_pyarrow()
         for batch in batches:
             for files in batch.column("files").to_pylist():
                 table = scan_table(files, self.profiles, self.options, dictionary=False)
-                if self.dated:
-                    table = with_date(table)
                 at = table.schema.get_field_index("ts")
                 table = table.set_column(at, table.schema.field("ts").with_type(pa.timestamp("us", tz=self.zone)),
                                          table.column("ts").cast(pa.timestamp("us", tz=self.zone)))
                 yield from table.to_batches()
 
 
-def _frame(spark: Any, paths_or_glob: Any, profiles: Any, options: ScanOptions, files_per_partition: int,
-           dated: bool):
-    from pyspark.sql import types as T
+def _run_this_python(spark: Any) -> None:
+    """On a local master, the tasks run this interpreter unless the user said which (see the module doc)."""
+    context = spark.sparkContext
+    if os.environ.get("PYSPARK_PYTHON") or context.getConf().get("spark.pyspark.python"):
+        return
+    if context.master.startswith("local"):
+        # the executors are this machine: python3 on the PATH may be another interpreter, without this
+        # package or pyarrow; pythonExec is what every Python task the context starts from now on runs
+        context.pythonExec = sys.executable
 
-    files = expand_inputs(paths_or_glob)
-    options.clock()  # a bad zone is an error here, not in every task
-    groups = _groups(files, files_per_partition)
-    source = spark.createDataFrame(
-        spark.sparkContext.parallelize([(i, g) for i, g in enumerate(groups)], max(1, len(groups))),
-        T.StructType([T.StructField("part", T.IntegerType(), False),
-                      T.StructField("files", T.ArrayType(T.StringType(), False), False)]))
-    schema = spark_schema(options.json_column)
-    if dated:
-        schema = schema.add(T.StructField(DATE_COLUMN, T.StringType(), False))
-    zone = spark.conf.get("spark.sql.session.timeZone")
-    return source.mapInArrow(_ScanBatches(profiles, options, zone, dated), schema)
+
+class _WriteGroup:
+    """The task of :func:`write_parquet`: one group of files scanned and written under the staging directory."""
+
+    def __init__(self, profiles: Any, options: ScanOptions, staging: str, width: int) -> None:
+        self.profiles, self.options, self.staging, self.width = profiles, options, staging, width
+
+    def __call__(self, group: tuple[int, list[str]]) -> list[str]:
+        index, files = group
+        return write_staged(scan_table(files, self.profiles, self.options), self.staging, f"{index:0{self.width}d}")
 
 
 def records_dataframe(spark: Any, paths_or_glob: str | os.PathLike | Iterable[str | os.PathLike],
@@ -74,31 +85,47 @@ def records_dataframe(spark: Any, paths_or_glob: str | os.PathLike | Iterable[st
     of them (expanded on the driver). ``profiles`` as for
     :func:`rogerwilco.io.scan.scan` (names or paths; default every bundled profile).
     """
-    return _frame(spark, paths_or_glob, profiles, ScanOptions(tz=tz, year=year, json_column=json_column),
-                  files_per_partition, dated=False)
+    from pyspark.sql import types as T
+
+    files = expand_inputs(paths_or_glob)
+    refuse_unshared(files, "the Spark executors")  # their Python workers are other processes, even on local[n]
+    options = ScanOptions(tz=tz, year=year, json_column=json_column)
+    options.clock()  # a bad zone is an error here, not in every task
+    _run_this_python(spark)
+    groups = _groups(files, files_per_partition)
+    source = spark.createDataFrame(
+        spark.sparkContext.parallelize([(i, g) for i, g in enumerate(groups)], max(1, len(groups))),
+        T.StructType([T.StructField("part", T.IntegerType(), False),
+                      T.StructField("files", T.ArrayType(T.StringType(), False), False)]))
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    return source.mapInArrow(_ScanBatches(profiles, options, zone), spark_schema(options.json_column))
 
 
 def write_parquet(spark: Any, paths_or_glob: Any, out: str | os.PathLike, profiles: Any = None, *,
                   tz: str | None = None, year: int | None = None, json_column: str = "struct",
-                  files_per_partition: int = 1) -> None:
+                  files_per_partition: int = 1) -> list[str]:
     """Scan the inputs and write Parquet partitioned by the UTC date of ``ts`` (``out/date=YYYY-MM-DD/``).
 
-    ``ts`` is written as microsecond timestamps (``TIMESTAMP_MICROS``, what
-    pyarrow and DuckDB read as UTC times). ``out`` must not exist; if any
-    task fails the job is aborted and nothing is published.
+    One Spark task per group of ``files_per_partition`` files scans them and writes its files, as the Dask
+    route's tasks do: the Arrow schema of :func:`rogerwilco.io.records.arrow_schema` (dictionary columns,
+    ``ts`` as UTC microseconds, the schema version in the metadata). ``out`` must be absent or empty; if
+    any task fails nothing is published and the error is raised. Returns the files written, relative to
+    ``out``, which holds ``_SUCCESS`` when complete.
     """
-    out = os.fspath(out)
-    if os.path.exists(out) and os.listdir(out):
-        raise RW1Error(f"{out} is not empty: write partitioned records to a new directory")
-    frame = _frame(spark, paths_or_glob, profiles, ScanOptions(tz=tz, year=year, json_column=json_column),
-                   files_per_partition, dated=True)
-    key = "spark.sql.parquet.outputTimestampType"
-    before = spark.conf.get(key)
-    spark.conf.set(key, "TIMESTAMP_MICROS")
+    files = expand_inputs(paths_or_glob)
+    refuse_unshared(files, "the Spark executors")  # their Python workers are other processes, even on local[n]
+    options = ScanOptions(tz=tz, year=year, json_column=json_column)
+    options.clock()  # a bad zone is an error here, not in every task
+    _run_this_python(spark)
+    groups = list(enumerate(_groups(files, files_per_partition)))
+    staging = new_staging(out)
     try:
-        frame.write.mode("overwrite" if os.path.exists(out) else "errorifexists").partitionBy(DATE_COLUMN).parquet(out)
-    finally:
-        spark.conf.set(key, before)
+        tasks = spark.sparkContext.parallelize(groups, max(1, len(groups)))
+        written = tasks.map(_WriteGroup(profiles, options, staging, max(5, len(str(len(groups)))))).collect()
+        return publish(staging, out, written)
+    except BaseException:
+        discard(staging)
+        raise
 
 
 __all__ = [
