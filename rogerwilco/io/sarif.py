@@ -112,7 +112,7 @@ def sarif_result(finding: LintFinding, root: Path | None = None) -> dict[str, An
         "ruleId": finding.code,
         "ruleIndex": _RULE_INDEX[finding.code],
         "level": finding.level,
-        "message": {"text": f"{finding.token}: {finding.message}" if finding.token else finding.message},
+        "message": {"text": finding.said()},
         "locations": [{"physicalLocation": {"artifactLocation": artifact_location(finding.file, root),
                                             "region": region}}],
         "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint()},
@@ -160,5 +160,4 @@ def github_annotation(finding: LintFinding) -> str:
         props.append(f"col={finding.column}")
         props.append(f"endColumn={finding.end_column}")
     props.append(f"title={escape_property(f'rogerwilco ({finding.code})')}")
-    text = f"{finding.token}: {finding.message}" if finding.token else finding.message
-    return f"::{command} {','.join(props)}::{escape_data(text)}"
+    return f"::{command} {','.join(props)}::{escape_data(finding.said())}"

@@ -62,7 +62,7 @@ def make_console(file: IO[str] | None = None, *, width: int | None = None, color
 
 
 _PLURALS = {"lines": "line", "notes": "note", "files": "file", "findings": "finding", "messages": "message",
-            "statements": "statement", "fails": "fail"}
+            "statements": "statement", "fails": "fail", "root causes": "root cause", "consequences": "consequence"}
 
 
 def counted(n: int, plural: str) -> str:
