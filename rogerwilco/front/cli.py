@@ -201,7 +201,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
         sys.stderr.write(f"rogerwilco: {install_hint(exc)}\n")
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C: one line on what was written, and the shell's status for SIGINT
+        from .commands._output import interrupted_line
+
+        sys.stderr.write(f"\nrogerwilco: {interrupted_line()}\n")
         return 130
     except Exception as exc:  # noqa: BLE001 - the contract: no traceback reaches a user
         sys.stderr.write(f"rogerwilco: internal error: {type(exc).__name__}: {exc}\n")

@@ -694,12 +694,14 @@ def lint_paths(paths: Sequence[str], *, config: Any = None, **options: Any) -> I
 
     ``config`` (a :class:`rogerwilco.io.lint_config.LintConfig`) chooses which
     files a folder contributes and adds its per-file ignores; ``stdin_filename``
-    names standard input (its per-file ignores and its mode follow that name).
+    names standard input (its per-file ignores and its mode follow that name);
+    ``on_open`` is given each file as it is opened (a progress bar watches it).
     """
     from .lint_config import LintConfig
 
     config = config if config is not None else LintConfig()
     stdin_name = options.pop("stdin_filename", None)
+    on_open = options.pop("on_open", None) or (lambda fh: None)
     ignore = tuple(options.pop("ignore", ()) or ())
     for given in paths:
         if given == "-":
@@ -712,6 +714,7 @@ def lint_paths(paths: Sequence[str], *, config: Any = None, **options: Any) -> I
             except OSError as exc:
                 raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
             with fh:
+                on_open(fh)
                 yield name, lint_stream(fh, file=name, ignore=ignore + config.ignored_for(name), **options)
 
 

@@ -97,6 +97,20 @@ def open_input(name: str | None) -> Iterator[IO[bytes]]:
         yield fh
 
 
+@contextmanager
+def reading_progress(label: str, fh: IO[bytes], name: str | None) -> Iterator[None]:
+    """A progress bar on stderr while ``fh`` (the file ``name``) is read, when stderr is a terminal and the
+    file is large (:class:`rogerwilco.front.render.progress.FileProgress`)."""
+    if not sys.stderr.isatty() or name in (None, "-") or is_line_argument(name):
+        yield
+        return
+    from ..render.progress import FileProgress, sizes
+
+    with FileProgress(label, sizes([str(name)])) as progress:
+        progress.reading(fh)
+        yield
+
+
 def line_argument(value: str | None, *, max_bytes: int | None = None) -> str:
     """A LINE argument: the text itself, or '-' for one line on stdin.
 

@@ -13,7 +13,7 @@ from ...core.message import Message
 from ...core.semantics import check_line, refusal_for
 from ...io.stream import read_lines, validate_stream
 from ._common import (add_format, add_profiles, display_name, is_line_argument, json_argument, line_argument, open_input,
-                      open_line_or_file, receiver_from)
+                      open_line_or_file, reading_progress, receiver_from)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -129,7 +129,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         def show(parts: Parts) -> None:
             console.print(styled(parts))
     counts = {"lines": 0, "valid": 0, "refused": 0, "notes": 0}
-    with open_line_or_file(args.file) as fh:
+    with open_line_or_file(args.file) as fh, reading_progress("validate", fh, args.file):
         for result in validate_stream(fh, receiver, file=name):
             counts["lines"] += 1
             if result.message is not None:

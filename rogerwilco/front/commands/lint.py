@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import IO, Iterator
 
-from ...core.errors import RW1Error
 from ._common import UsageError, add_profiles, is_line_argument
+from ._output import output_file
 
 _EPILOG = """\
 examples:
@@ -70,11 +70,7 @@ def _output(path: str | None) -> Iterator[IO[str]]:
     if path is None:
         yield sys.stdout
         return
-    try:
-        fh = open(path, "w", encoding="utf-8", newline="\n")
-    except OSError as exc:
-        raise RW1Error(f"cannot write {path}: {exc.strerror}") from None
-    with fh:
+    with output_file(path) as fh:  # whole or not at all: an interrupted run leaves the last report as it was
         yield fh
 
 
@@ -82,6 +78,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     from ...io.lint import lint_paths, new_findings, read_baseline, selected_rules, write_baseline
     from ...io.lint_config import discover
     from ..render import make_console
+    from ..render.progress import FileProgress
     from ...core.vocab import Receiver
 
     if args.list_rules:
@@ -117,14 +114,16 @@ def cmd_lint(args: argparse.Namespace) -> int:
     files = args.files or ["-"]
     every: list = []
     nfiles = 0
-    with _output(args.output_file) as out:
+    progress = FileProgress("lint", _input_bytes(files, config) if sys.stderr.isatty() else 0)
+    with _output(args.output_file) as out, progress:
         console = None
         if args.format == "text":
             from ..render.lint import finding_text
 
             console = make_console(file=out) if args.output_file else make_console()
         for _name, findings in lint_paths(files, config=config, profiles=receiver, now=now, select=select,
-                                          ignore=ignore or (), stdin_filename=args.stdin_filename):
+                                          ignore=ignore or (), stdin_filename=args.stdin_filename,
+                                          on_open=progress.reading):
             nfiles += 1
             if baseline is not None:
                 findings = new_findings(findings, baseline, baseline_path)  # type: ignore[arg-type]
@@ -155,6 +154,13 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
             console.print(summary_text(every, nfiles))  # type: ignore[union-attr]
     return 1 if _fails(every, fail_on) else 0
+
+
+def _input_bytes(files: list[str], config) -> int:
+    """The bytes the run will read (for the progress bar): the files named and those the folders contribute."""
+    from ..render.progress import sizes
+
+    return sizes(name for given in files if given != "-" for name in config.walk(given))
 
 
 def _fails(findings: list, fail_on: str) -> bool:
