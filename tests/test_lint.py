@@ -172,7 +172,7 @@ def test_cli_uses_the_nearest_pyproject(capsys, tmp_path, monkeypatch):
 def test_cli_json_and_github_formats(capsys, tmp_path):
     bad = tmp_path / "bad.rw1"
     bad.write_text(RULES["RW108"].bad + "\n", encoding="utf-8")
-    code, out, _ = lint(capsys, "--no-config", "-f", "json", str(bad))
+    code, out, _ = lint(capsys, "--no-config", "-f", "json-lines", str(bad))
     rows = [json.loads(x) for x in out.splitlines()]
     # the finding sits on the DN that reports the act after the cancel, caret under its id
     assert code == 1 and [r["code"] for r in rows] == ["RW108"] and (rows[0]["line"], rows[0]["column"]) == (4, 8)
@@ -243,7 +243,7 @@ def test_lint_walks_a_directory(capsys, tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "two.rw1").write_text(RULES["RW105"].bad + "\n", encoding="utf-8")
     (tmp_path / "one.rw1").write_text(RULES["RW003"].bad + "\n", encoding="utf-8")
-    code, out, err = lint(capsys, "--no-config", "-f", "json", str(tmp_path))
+    code, out, err = lint(capsys, "--no-config", "-f", "json-lines", str(tmp_path))
     rows = [json.loads(x) for x in out.splitlines()]
     assert code == 1 and "Is a directory" not in err
     assert [(r["file"], r["code"]) for r in rows] == [(str(tmp_path / "b" / "two.rw1"), "RW105"),
@@ -290,7 +290,7 @@ def test_a_consequence_is_told_in_every_format(capsys, tmp_path):
     code, out, _ = lint(capsys, "--no-config", str(bad))
     assert code == 1 and "[follows from line 1 RW003]" in out
     assert "2 findings in 1 file (1 root cause, 1 consequence)" in out and "RW102" not in out
-    code, out, _ = lint(capsys, "--no-config", "-f", "json", str(bad))
+    code, out, _ = lint(capsys, "--no-config", "-f", "json-lines", str(bad))
     assert [json.loads(x)["cause"] for x in out.splitlines()] == [None, "line 1 RW003"]
     code, out, _ = lint(capsys, "--no-config", "-f", "github", str(bad))
     assert "[follows from line 1 RW003]" in out.splitlines()[1] and "add p=deploy" in out.splitlines()[0]

@@ -37,6 +37,47 @@ class _EscapingWriter:
         return getattr(self.unescaped, name)
 
 
+class _PipeWriter:
+    """stdout that outlives its reader: once the reader has gone (``| head``), what is written is dropped and
+    the command runs to its end, so its exit status still says what it found (refused lines after the
+    tenth are still refused)."""
+
+    def __init__(self, stream) -> None:
+        self.unwrapped = stream
+        self.closed_by_reader = False
+
+    def write(self, text: str) -> int:
+        if not self.closed_by_reader:
+            try:
+                return self.unwrapped.write(text)
+            except BrokenPipeError:
+                self._reader_gone()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.closed_by_reader:
+            try:
+                self.unwrapped.flush()
+            except BrokenPipeError:
+                self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        self.closed_by_reader = True
+        _stdout_to_devnull()
+
+    def __getattr__(self, name: str):
+        return getattr(self.unwrapped, name)
+
+
+def _stdout_to_devnull() -> None:
+    """Point file descriptor 1 at the null device: the interpreter's last flush then has nowhere to fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # a stdout with no descriptor (a test's capture)
+        pass
+
+
 def _degrade_encoding(stream) -> None:
     """Output to any encoding: what the encoding cannot hold is written as a
     backslash escape, never a crash (PYTHONIOENCODING=ascii, a legacy console)."""
@@ -160,12 +201,13 @@ def _command_of(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     _degrade_encoding(sys.stdout)
     _degrade_encoding(sys.stderr)
-    stderr = sys.stderr
+    stderr, stdout = sys.stderr, sys.stdout
     sys.stderr = _EscapingWriter(stderr)
+    sys.stdout = _PipeWriter(stdout)
     try:
         return _main(argv)
     finally:
-        sys.stderr = stderr
+        sys.stderr, sys.stdout = stderr, stdout
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -190,9 +232,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
-            # the reader went away (| head): not an error of ours
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            # the reader went away (| head) under a write that bypassed the text stream: not an error of ours
+            _stdout_to_devnull()
             return 0
         sys.stderr.write(f"rogerwilco: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}\n")
         return 2

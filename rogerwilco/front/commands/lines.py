@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ...core.errors import RW1Error, RW1SyntaxError, printable
 from ...core.findings import FAIL, note
@@ -14,6 +14,10 @@ from ...core.semantics import check_line, refusal_for
 from ...io.stream import read_lines, validate_stream
 from ._common import (add_format, add_profiles, display_name, is_line_argument, json_argument, line_argument, open_input,
                       open_line_or_file, reading_progress, receiver_from)
+
+if TYPE_CHECKING:
+    from ...core.vocab import Receiver
+    from ..render.lines import Parts
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,8 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_encode)
 
     p = sub.add_parser("validate", help="every finding of every line, with a caret under the token")
-    p.add_argument("file", nargs="?", metavar="FILE|LINE",
-                   help="a file of lines, - for stdin (default), or one line (it starts with 'RW1 ')")
+    p.add_argument("files", nargs="*", metavar="FILE|LINE",
+                   help="files of lines, - for stdin (default), or a line (it starts with 'RW1 '); several are "
+                        "checked in turn, with one summary")
     add_profiles(p)
     add_format(p)
     p.add_argument("--quiet", "-q", action="store_true", help="text: refusals only, no notes")
@@ -116,10 +121,9 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from ..render import make_console, plain_output
-    from ..render.lines import Parts, finding_parts, plain, styled, summary_parts
+    from ..render.lines import Parts, plain, styled, summary_parts
 
     receiver = receiver_from(args)
-    name = "<line>" if is_line_argument(args.file) else display_name(args.file)
     if plain_output():  # what a console would write, without loading rich
         def show(parts: Parts) -> None:
             sys.stdout.write(plain(parts) + "\n")
@@ -129,7 +133,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
         def show(parts: Parts) -> None:
             console.print(styled(parts))
     counts = {"lines": 0, "valid": 0, "refused": 0, "notes": 0}
-    with open_line_or_file(args.file) as fh, reading_progress("validate", fh, args.file):
+    for given in args.files or [None]:
+        _validate_one(given, receiver, args, counts, show)
+    if args.format == "text":
+        show(summary_parts(counts))
+    return 1 if counts["refused"] or (args.strict and counts["notes"]) else 0
+
+
+def _validate_one(given: str | None, receiver: Receiver, args: argparse.Namespace, counts: dict[str, int],
+                  show: Callable[[Parts], None]) -> None:
+    """Every line of one file (or the one line given), its findings shown and counted in ``counts``."""
+    from ..render.lines import finding_parts
+
+    name = "<line>" if is_line_argument(given) else display_name(given)
+    with open_line_or_file(given) as fh, reading_progress("validate", fh, given):
         for result in validate_stream(fh, receiver, file=name):
             counts["lines"] += 1
             if result.message is not None:
@@ -152,9 +169,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 if args.quiet and finding.severity != FAIL:
                     continue
                 show(finding_parts(result, finding, name))
-    if args.format == "text":
-        show(summary_parts(counts))
-    return 1 if counts["refused"] or (args.strict and counts["notes"]) else 0
 
 
 def _refused(text: str, exc: RW1Error) -> int:

@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="message files or folders (walked with include/exclude), - for stdin (default)")
-    p.add_argument("--format", "-f", choices=("text", "json", "sarif", "github"), default="text", help="output format")
+    p.add_argument("--format", "-f", choices=FORMATS, default="text", type=_format,
+                   help="output format: text, json (an array), json-lines (one finding a line), sarif, github")
     p.add_argument("--output-file", "-o", metavar="PATH", help="write the report to this file instead of stdout")
     p.add_argument("--stdin-filename", metavar="PATH",
                    help="the name standard input stands for (its per-file ignores, its mode and its SARIF location)")
@@ -57,6 +58,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--list-rules", action="store_true", help="print the rule table and stop")
     add_profiles(p)
     p.set_defaults(func=cmd_lint)
+
+
+FORMATS = ("text", "json", "json-lines", "sarif", "github")
+
+
+def _format(name: str) -> str:
+    return "json-lines" if name == "jsonl" else name  # the common short name of JSON Lines
 
 
 def _codes(values: list[str] | None) -> list[str] | None:
@@ -114,6 +122,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     files = args.files or ["-"]
     every: list = []
     nfiles = 0
+    written = 0  # findings in the JSON array so far
     progress = FileProgress("lint", _input_bytes(files, config) if sys.stderr.isatty() else 0)
     with _output(args.output_file) as out, progress:
         console = None
@@ -133,9 +142,13 @@ def cmd_lint(args: argparse.Namespace) -> int:
             if args.format == "text":
                 for f in findings:
                     console.print(finding_text(f))  # type: ignore[union-attr]
-            elif args.format == "json":
+            elif args.format == "json-lines":
                 for f in findings:
                     out.write(json.dumps(f.to_json(), ensure_ascii=True) + "\n")
+            elif args.format == "json":  # one array, written as the findings come
+                for f in findings:
+                    out.write(("[\n  " if not written else ",\n  ") + json.dumps(f.to_json(), ensure_ascii=True))
+                    written += 1
             elif args.format == "github":
                 from ...io.sarif import github_annotation
 
@@ -145,6 +158,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
             n = write_baseline(args.write_baseline, every)
             print(f"rogerwilco: recorded {n} finding{'s' if n != 1 else ''} in {args.write_baseline}", file=sys.stderr)
             return 0
+        if args.format == "json":
+            out.write("\n]\n" if written else "[]\n")
         if args.format == "sarif":
             from ...io.sarif import to_sarif
 
