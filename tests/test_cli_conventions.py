@@ -78,3 +78,53 @@ def test_the_exit_status_is_kept_when_the_reader_goes_away(tmp_path):
         err = proc.stderr.read()
         assert proc.wait(timeout=HANG) == 1, (command, err)
         assert b"Traceback" not in err and b"Broken pipe" not in err
+
+
+CLOSED_TWICE = "\n".join([
+    "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX",
+    "RW1 RB builder-1 re=ops-1 from=builder to=ops item=jira:OPS-7 ask=FIX",
+    "RW1 DN builder-2 re=ops-1 from=builder to=ops item=jira:OPS-7 out=OK",
+    "RW1 FL builder-3 re=ops-1 from=builder to=ops item=jira:OPS-7 why=ERR"]) + "\n"
+
+
+def _codes_by_file(out: str, root: Path) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for f in json.loads(out):
+        found.setdefault(Path(f["file"]).resolve().relative_to(root.resolve()).as_posix(), set()).add(f["code"])
+    return found
+
+
+def test_a_monorepo_linted_from_its_root_uses_each_file_nearest_configuration(tmp_path, monkeypatch, capsys):
+    (tmp_path / "pyproject.toml").write_text('[tool.rogerwilco.lint]\nignore = ["RW003"]\n', encoding="utf-8")
+    for project, ignored in (("pay", "RW105"), ("ops", "RW010")):
+        (tmp_path / project).mkdir()
+        (tmp_path / project / "pyproject.toml").write_text(f'[tool.rogerwilco.lint]\nignore = ["{ignored}"]\n',
+                                                           encoding="utf-8")
+        (tmp_path / project / "talk.rw1").write_text(CLOSED_TWICE + BAD.replace("ops-1", "ops-9") + " itme=1\n",
+                                                     encoding="utf-8")
+    (tmp_path / "top.rw1").write_text(CLOSED_TWICE + BAD.replace("ops-1", "ops-9") + " itme=1\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # as pre-commit and CI run it
+    code, out, _ = run(capsys, "lint", "-f", "json", "--select", "RW003,RW010,RW105", ".")
+    assert code == 1
+    assert _codes_by_file(out, tmp_path) == {"pay/talk.rw1": {"RW003", "RW010"}, "ops/talk.rw1": {"RW003", "RW105"},
+                                             "top.rw1": {"RW010", "RW105"}}
+    # one configuration for every file when it is named, or none with --isolated
+    code, out, _ = run(capsys, "lint", "-f", "json", "--config", "pyproject.toml", "--select", "RW003,RW010,RW105", ".")
+    assert set(map(frozenset, _codes_by_file(out, tmp_path).values())) == {frozenset({"RW010", "RW105"})}
+
+
+def test_a_walked_folder_leaves_out_what_git_ignores(tmp_path, monkeypatch, capsys):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("generated/\n*.tmp.rw1\n", encoding="utf-8")
+    for name in ("kept.rw1", "generated/out.rw1", "x.tmp.rw1", "sub/also.tmp.rw1", "sub/keep.rw1", "sub/drop.rw1"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(BAD + "\n", encoding="utf-8")
+    (tmp_path / "sub" / ".gitignore").write_text("drop.rw1\n!also.tmp.rw1\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "sub")  # the repository's .gitignore applies from a subfolder too
+    code, out, _ = run(capsys, "lint", "-f", "json", "--isolated", "..")
+    assert sorted(_codes_by_file(out, tmp_path)) == ["kept.rw1", "sub/also.tmp.rw1", "sub/keep.rw1"]
+    code, out, _ = run(capsys, "lint", "-f", "json", "--isolated", "../generated/out.rw1")  # named: always linted
+    assert sorted(_codes_by_file(out, tmp_path)) == ["generated/out.rw1"]
+    (tmp_path / "pyproject.toml").write_text("[tool.rogerwilco.lint]\nrespect-gitignore = false\n", encoding="utf-8")
+    code, out, _ = run(capsys, "lint", "-f", "json", "..")
+    assert len(_codes_by_file(out, tmp_path)) == 6

@@ -700,30 +700,41 @@ def _strip_terminator(text: str) -> str:
 def lint_paths(paths: Sequence[str], *, config: Any = None, **options: Any) -> Iterator[tuple[str, list[LintFinding]]]:
     """(display name, findings) for each file; ``-`` is standard input; a folder is walked.
 
-    ``config`` (a :class:`rogerwilco.io.lint_config.LintConfig`) chooses which
-    files a folder contributes and adds its per-file ignores; ``stdin_filename``
-    names standard input (its per-file ignores and its mode follow that name);
-    ``on_open`` is given each file as it is opened (a progress bar watches it).
+    ``config`` is one :class:`rogerwilco.io.lint_config.LintConfig` for every file, or a
+    :class:`rogerwilco.io.lint_config.FileConfigs` giving each file the configuration nearest to it: it
+    chooses which files a folder contributes and adds its per-file ignores. ``settings``, when given, turns
+    a file's configuration into more options of :func:`lint_stream` (its rules, profiles, now), which win
+    over the ones given here. ``stdin_filename`` names standard input (its per-file ignores, its mode and
+    its configuration follow that name); ``on_open`` is given each file as it is opened (a progress bar
+    watches it).
     """
-    from .lint_config import LintConfig
+    from .lint_config import FileConfigs, LintConfig
 
-    config = config if config is not None else LintConfig()
+    configs = config if isinstance(config, FileConfigs) else FileConfigs(config if config is not None else LintConfig())
     stdin_name = options.pop("stdin_filename", None)
     on_open = options.pop("on_open", None) or (lambda fh: None)
+    settings = options.pop("settings", None) or (lambda found: {})
     ignore = tuple(options.pop("ignore", ()) or ())
+
+    def lint_one(fh: Any, name: str, where: str) -> list[LintFinding]:
+        found = configs.for_path(where)
+        chosen = {**options, **settings(found)}
+        return lint_stream(fh, file=name, **{**chosen, "ignore": tuple(chosen.get("ignore", ignore)) +
+                                             found.ignored_for(name)})
+
     for given in paths:
         if given == "-":
             name = stdin_name or "<stdin>"
-            yield name, lint_stream(sys.stdin.buffer, file=name, ignore=ignore + config.ignored_for(name), **options)
+            yield name, lint_one(sys.stdin.buffer, name, stdin_name or ".")
             continue
-        for name in config.walk(given):
+        for name in configs.walk(given):
             try:
                 fh = open(name, "rb")
             except OSError as exc:
                 raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
             with fh:
                 on_open(fh)
-                yield name, lint_stream(fh, file=name, ignore=ignore + config.ignored_for(name), **options)
+                yield name, lint_one(fh, name, name)
 
 
 # --------------------------------------------------------------------------
