@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from rogerwilco.front.cli import main
 from rogerwilco.io.lint import lint_stream
 from rogerwilco.io.sarif import github_annotation, workspace_path
@@ -128,3 +130,57 @@ def test_a_walked_folder_leaves_out_what_git_ignores(tmp_path, monkeypatch, caps
     (tmp_path / "pyproject.toml").write_text("[tool.rogerwilco.lint]\nrespect-gitignore = false\n", encoding="utf-8")
     code, out, _ = run(capsys, "lint", "-f", "json", "..")
     assert len(_codes_by_file(out, tmp_path)) == 6
+
+
+# The CLI's manners: a usage error is one line that says what was meant; global options anywhere; the
+# colour the environment asks for; help grouped by task.
+
+@pytest.mark.parametrize("argv, said", [
+    (["valdiate", "x.rw1"], "rogerwilco: error: argument COMMAND: invalid choice: 'valdiate' (did you mean validate?)"),
+    (["lint", "--fromat", "json", "x.rw1"], "rogerwilco: error: unrecognized arguments: --fromat (did you mean --format?)"),
+    (["lint", "-f", "jsno", "x.rw1"],
+     "rogerwilco lint: error: argument --format/-f: invalid choice: 'jsno' (did you mean json?)"),
+    (["completion", "bsh"], "rogerwilco completion: error: argument shell: invalid choice: 'bsh' (did you mean bash?)"),
+    (["lint", "--bogus"], "rogerwilco: error: unrecognized arguments: --bogus (see `rogerwilco lint --help`)"),
+])
+def test_a_usage_error_is_one_line_with_what_was_meant(capsys, argv, said):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    captured = capsys.readouterr()
+    assert exited.value.code == 2 and captured.err == said + "\n" and captured.out == ""
+
+
+def test_color_may_come_after_the_command(tmp_path, capsys, monkeypatch):
+    bad = tmp_path / "bad.rw1"
+    bad.write_text(BAD + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "validate", str(bad), "--color", "always")
+    assert code == 1 and "\x1b[" in out
+    assert "\x1b[" not in run(capsys, "--color", "always", "validate", str(bad), "--color", "never")[1]
+
+
+@pytest.mark.parametrize("env, coloured", [({"FORCE_COLOR": "1"}, True), ({"NO_COLOR": "1"}, False),
+                                           ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, False), ({}, False)])
+def test_force_color_and_no_color_when_piped(tmp_path, capsys, monkeypatch, env, coloured):
+    bad = tmp_path / "bad.rw1"
+    bad.write_text(BAD + "\n", encoding="utf-8")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    for command in ("validate", "lint"):
+        out = run(capsys, command, str(bad))[1]
+        assert ("\x1b[" in out) is coloured, (command, env)
+    assert "\x1b[" not in run(capsys, "--color", "never", "validate", str(bad))[1]
+
+
+def test_the_help_groups_the_commands_by_task_and_says_which_check_to_use(capsys):
+    from rogerwilco.front.cli import _COMMAND_MODULES
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "Which check: `validate` for lines one by one" in out and "`check-thread` for one conversation" in out
+    checks = out.index("check lines and conversations:")
+    assert checks < out.index("  validate ") < out.index("  lint ") < out.index("  check-thread ") < out.index("convert lines:")
+    assert all(f"\n  {name} " in out for name in _COMMAND_MODULES)  # every command, once grouped
+    assert "other:" not in out
