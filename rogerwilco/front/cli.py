@@ -151,16 +151,14 @@ def _grouped_help(parser: argparse.ArgumentParser) -> str | None:
     helps = {a.dest: a.help or "" for a in sub._choices_actions}
     width = max(40, min(shutil.get_terminal_size().columns, 100))
     lines = [parser.format_usage().rstrip(), "", parser.description or "", "", *textwrap.wrap(WHICH, width)]
-    placed: set[str] = set()
     for task, names in (*TASKS, ("other", tuple(sorted(set(helps) - {n for _, ns in TASKS for n in ns})))):
         shown = [n for n in names if n in helps]
         if not shown:
             continue
         lines += ["", f"{task}:"]
         for name in shown:
-            placed.add(name)
             lines += textwrap.wrap(helps[name], width, initial_indent=f"  {name:<14}", subsequent_indent=" " * 16)
-    lines += ["", "options:", "  -h, --help    show this help and exit", "  --version     " + parser._actions[1].help,
+    lines += ["", "options:", "  -h, --help    show this help and exit", "  --version     " + (parser._option_string_actions["--version"].help or ""),
               *textwrap.wrap("colour in reports: auto (a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), "
                              "always, never; it may come anywhere on the line", width,
                              initial_indent="  --color {auto,always,never}  ".ljust(16), subsequent_indent=" " * 16),

@@ -55,7 +55,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Container, Iterable, Iterator, Mapping, NamedTuple, Sequence, cast
+from typing import IO, TYPE_CHECKING, Any, Callable, Container, Iterable, Iterator, Mapping, NamedTuple, Sequence, cast
 
 import attrs
 
@@ -713,7 +713,7 @@ def lint_paths(paths: Sequence[str], *, config: Any = None, **options: Any) -> I
     configs = config if isinstance(config, FileConfigs) else FileConfigs(config if config is not None else LintConfig())
     stdin_name = options.pop("stdin_filename", None)
     on_open = options.pop("on_open", None) or (lambda fh: None)
-    settings = options.pop("settings", None) or (lambda found: {})
+    settings: Callable[[Any], Mapping[str, Any]] = options.pop("settings", None) or (lambda found: {})
     ignore = tuple(options.pop("ignore", ()) or ())
 
     def lint_one(fh: Any, name: str, where: str) -> list[LintFinding]:
