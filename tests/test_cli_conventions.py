@@ -184,3 +184,10 @@ def test_the_help_groups_the_commands_by_task_and_says_which_check_to_use(capsys
     assert checks < out.index("  validate ") < out.index("  lint ") < out.index("  check-thread ") < out.index("convert lines:")
     assert all(f"\n  {name} " in out for name in _COMMAND_MODULES)  # every command, once grouped
     assert "other:" not in out
+
+
+def test_parse_says_the_hint_on_its_refusal_line(tmp_path, capsys):
+    bad = tmp_path / "bad.rw1"
+    bad.write_text(BAD + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "parse", str(bad))
+    assert code == 1 and out == "" and err == f"{bad}:1:37: UNK ask=FIXX: unknown ask code (did you mean FIX?)\n"

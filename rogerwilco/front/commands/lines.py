@@ -70,8 +70,9 @@ _BLANK = note(kind="blank", message="blank line")
 def _report(file: str, number: int | None, finding) -> None:
     col = f":{finding.column}" if finding.column else ""
     token = f" {printable(finding.token)}" if finding.token else ""
+    hint = f" ({printable(finding.hint)})" if finding.hint else ""  # "did you mean", as validate and lint say it
     sys.stderr.write(f"{printable(file)}:{number or 1}{col}: {finding.why or finding.severity}{token}: "
-                     f"{printable(finding.message)}\n")
+                     f"{printable(finding.message)}{hint}\n")
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
