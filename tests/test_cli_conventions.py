@@ -191,3 +191,18 @@ def test_parse_says_the_hint_on_its_refusal_line(tmp_path, capsys):
     bad.write_text(BAD + "\n", encoding="utf-8")
     code, out, err = run(capsys, "parse", str(bad))
     assert code == 1 and out == "" and err == f"{bad}:1:37: UNK ask=FIXX: unknown ask code (did you mean FIX?)\n"
+
+
+class _TerminalStdin:
+    def isatty(self) -> bool:
+        return True
+
+
+def test_lint_and_scan_with_no_path_on_a_terminal_take_the_current_folder(tmp_path, monkeypatch, capsys):
+    (tmp_path / "talk.rw1").write_text(BAD + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", _TerminalStdin())
+    code, out, _ = run(capsys, "lint", "--isolated", "-f", "json-lines")
+    assert code == 1 and json.loads(out)["file"] == os.path.join(".", "talk.rw1")
+    code, out, _ = run(capsys, "scan", "--no-summary")
+    assert code == 0 and json.loads(out)["file"].endswith("talk.rw1")

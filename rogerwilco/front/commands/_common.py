@@ -44,6 +44,12 @@ def open_line_or_file(value: str | None) -> Iterator[IO[bytes]]:
         yield fh
 
 
+def default_inputs() -> list[str]:
+    """What ``lint`` and ``scan`` read when given no path: standard input when something is piped in, the
+    current folder when it is a terminal (nobody is typing a log at it)."""
+    return ["."] if getattr(sys.stdin, "isatty", lambda: False)() else ["-"]
+
+
 def add_profiles(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile", "-p", action="append", dest="profiles", metavar="NAME|PATH",

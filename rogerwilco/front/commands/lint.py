@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterator
 
-from ._common import UsageError, add_profiles, is_line_argument
+from ._common import UsageError, add_profiles, default_inputs, is_line_argument
 from ._output import output_file
 
 if TYPE_CHECKING:
@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="message files or folders (walked with include/exclude), - for stdin (default)")
+                   help="message files or folders (walked with include/exclude), - for stdin; none: stdin when piped, "
+                        "else the current folder")
     p.add_argument("--format", "-f", choices=FORMATS, default="text", type=_format,
                    help="output format: text, json (an array), json-lines (one finding a line), sarif, github")
     p.add_argument("--output-file", "-o", metavar="PATH", help="write the report to this file instead of stdout")
@@ -108,7 +109,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     baseline_path = args.baseline or (str(config.baseline) if config.baseline and not args.write_baseline else None)
     baseline = read_baseline(baseline_path) if baseline_path else None
 
-    files = args.files or ["-"]
+    files = args.files or default_inputs()
     every: list = []
     nfiles = 0
     written = 0  # findings in the JSON array so far

@@ -9,7 +9,7 @@ import os
 import sys
 
 from ...core.errors import RW1Error
-from ._common import add_profiles
+from ._common import add_profiles, default_inputs
 from ._output import output_path
 
 PROGRESS_THRESHOLD = 32 * 1024 * 1024  # bytes of input before a bar is worth drawing
@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "a message with its JSON form, or a diagnostic saying why it was refused.",
     )
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="files or directories to scan, - for stdin (default), or fsspec URLs (s3://b/logs/*.gz, "
+                   help="files or directories to scan, - for stdin (none: stdin when piped, else the current folder), or fsspec URLs (s3://b/logs/*.gz, "
                         "memory://x.log; needs the remote extra): a URL that cannot be read is one diagnostic")
     p.add_argument("--output", "-o", dest="out_format", choices=("jsonl", "csv", "parquet"), default="jsonl",
                    help="record format (default jsonl)")
@@ -81,7 +81,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     options = S.ScanOptions(tz=args.tz, year=args.year, json_column=args.json_column)
     spec = _profile_spec(args)
     Receiver.load(spec or ())  # a bad profile is a usage error before any work starts
-    files = args.files or ["-"]
+    files = args.files or default_inputs()
     for name in files:
         if name != "-" and not S.is_url(name) and not os.path.exists(name):
             raise RW1Error(f"cannot read {name}: no such file or directory")
