@@ -206,3 +206,13 @@ def test_lint_and_scan_with_no_path_on_a_terminal_take_the_current_folder(tmp_pa
     assert code == 1 and json.loads(out)["file"] == os.path.join(".", "talk.rw1")
     code, out, _ = run(capsys, "scan", "--no-summary")
     assert code == 0 and json.loads(out)["file"].endswith("talk.rw1")
+
+
+def test_validate_on_a_log_points_to_lint_and_scan(tmp_path, capsys):
+    log = tmp_path / "app.log"
+    log.write_text("2026-10-01 INFO sent RW1 ST a-1 from=a to=b item=x:1\n", encoding="utf-8")
+    code, _, err = run(capsys, "validate", str(log))
+    assert code == 1 and f"`rogerwilco lint {log}` or `rogerwilco scan {log}` finds the RW1 lines inside" in err
+    stream = tmp_path / "bad.rw1"
+    stream.write_text(BAD + "\n", encoding="utf-8")
+    assert run(capsys, "validate", str(stream))[2] == ""  # a stream's refused line is just that

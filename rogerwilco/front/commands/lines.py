@@ -147,6 +147,7 @@ def _validate_one(given: str | None, receiver: Receiver, args: argparse.Namespac
     from ..render.lines import finding_parts
 
     name = "<line>" if is_line_argument(given) else display_name(given)
+    refused_before = counts["refused"]
     with open_line_or_file(given) as fh, reading_progress("validate", fh, given):
         for result in validate_stream(fh, receiver, file=name):
             counts["lines"] += 1
@@ -170,6 +171,13 @@ def _validate_one(given: str | None, receiver: Receiver, args: argparse.Namespac
                 if args.quiet and finding.severity != FAIL:
                     continue
                 show(finding_parts(result, finding, name))
+    if counts["refused"] > refused_before and given not in (None, "-") and not is_line_argument(given):
+        from ...io.lint import is_stream_file
+        from ._common import note as tell
+
+        if not is_stream_file(name):  # a log or a document: its lines are not messages, the messages are in them
+            tell(f"{name} is not an RW1 stream (.rw1), where every line is a message: `rogerwilco lint {name}` "
+                 f"or `rogerwilco scan {name}` finds the RW1 lines inside a log, Markdown or JSON Lines")
 
 
 def _refused(text: str, exc: RW1Error) -> int:
