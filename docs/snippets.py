@@ -89,7 +89,8 @@ def environment() -> dict[str, str]:
     return env
 
 
-def run_shell(script: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+def run_shell(script: str, cwd: Path, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """``script`` run by bash in ``cwd``; ``timeout`` only when a caller bounds it (the tests bound it by CI's own limit)."""
     bash = shutil.which("bash") or "/bin/bash"
     return subprocess.run([bash, "-c", script], cwd=cwd, env=environment(), capture_output=True, text=True,
                           timeout=timeout)

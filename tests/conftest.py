@@ -40,3 +40,13 @@ def reference_dir() -> Path:
         return find()
     except ReferenceUnavailable as exc:
         pytest.fail(str(exc), pytrace=False)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The slow snippets and commands of the run, with their time: reported, never failed (tests/bounds.py)."""
+    from tests.bounds import SLOW, SLOW_SECONDS
+
+    if SLOW:
+        terminalreporter.section(f"snippets that took {SLOW_SECONDS:g} s or more")
+        for what, took in sorted(SLOW, key=lambda item: -item[1]):
+            terminalreporter.write_line(f"{took:7.1f} s  {what}")

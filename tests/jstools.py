@@ -14,6 +14,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from tests.bounds import HANG
+
 JS = Path(__file__).resolve().parent / "js"
 
 
@@ -32,13 +34,13 @@ def npm_tools(folder: Path = JS) -> Path:
         npm = shutil.which("npm")
         assert npm, "npm is not on the PATH: the interoperability tests install their tools with npm ci"
         result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, capture_output=True, text=True,
-                                timeout=900)
+                                timeout=HANG)
         assert result.returncode == 0, f"npm ci failed in {folder}:\n{result.stdout}\n{result.stderr}"
         stamp.write_text(wanted, encoding="utf-8")
     return folder
 
 
-def run_node(script: str, *args: str, timeout: float = 600, folder: Path = JS) -> Any:
+def run_node(script: str, *args: str, timeout: float = HANG, folder: Path = JS) -> Any:
     """Run one of tests/js's scripts (or ``folder``'s) and read its JSON output."""
     tools = npm_tools(folder)
     result = subprocess.run([node(), str(tools / script), *args], cwd=tools, capture_output=True, text=True,

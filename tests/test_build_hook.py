@@ -16,6 +16,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from tests.bounds import HANG
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTE = "rogerwilco: the compiled accept path was not built"
 
@@ -24,7 +26,7 @@ def build_wheel(out: Path, **env: str) -> tuple[Path, str]:
     environ = {k: v for k, v in os.environ.items() if k != "RW1_PURE"}
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-v",
                            "-w", str(out), str(ROOT)], env={**environ, **env}, capture_output=True, text=True,
-                          timeout=600)
+                          timeout=HANG)
     assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
     (wheel,) = out.glob("rogerwilco-*.whl")
     return wheel, proc.stdout + proc.stderr
@@ -43,7 +45,7 @@ def test_the_wheel_carries_the_compiled_accept_path(tmp_path: Path) -> None:
     for pure, want in (("", "compiled"), ("1", "pure")):
         env = {**os.environ, "PYTHONPATH": str(site), "RW1_PURE": pure}
         proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=60)
+                              timeout=HANG)
         assert proc.returncode == 0, proc.stderr
         active, where = proc.stdout.split()
         assert (active, Path(where).is_relative_to(site)) == (want, True)

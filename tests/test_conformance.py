@@ -29,6 +29,7 @@ from rogerwilco.core.codec import same
 from rogerwilco.front.adapter import handle
 from rogerwilco.front.conformance import finding_set, reply_signature
 from rogerwilco.core.semantics import check_line
+from tests.bounds import HANG
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "conformance"
@@ -213,7 +214,7 @@ def test_harness_runs_digest_cases_end_to_end():
     assert wanted >= 2
     proc = subprocess.run(
         [sys.executable, "-m", "rogerwilco", "conformance", "--run", "digest/*"],
-        cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=300,
+        cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=HANG,
     )
     lines = proc.stdout.strip().splitlines()
     assert proc.returncode == 0, proc.stdout + proc.stderr

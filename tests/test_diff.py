@@ -22,6 +22,7 @@ from rogerwilco.front.cli import main
 from rogerwilco.front.conformance import RawNumber, dumps_request
 from rogerwilco.front.difftest import judge, run_diff, shrink
 from rogerwilco.front.testing import OPS, RequestGenerator
+from tests.bounds import HANG
 
 FAULTY = textwrap.dedent(
     """
@@ -109,7 +110,7 @@ def test_every_planted_fault_is_found_shrunk_and_reproducible(faulty):
             continue
         # the reproducer runs as printed and shows the implementation's answer
         result = subprocess.run(d.reproducer([sys.executable, *faulty[1:]]), shell=True, capture_output=True,
-                                text=True, timeout=60)
+                                text=True, timeout=HANG)
         answer = json.loads(result.stdout)
         assert judge(d.ours, answer) not in (None, "skip")
 
@@ -175,7 +176,7 @@ def test_an_implementation_answering_garbage_is_reported_with_a_bounded_shrink(c
 
     count = 6
     code = main(["conformance", "--diff", "--impl", shlex.join([sys.executable, "-c", GARBAGE]),
-                 "--count", str(count), "--op", "parse", "--timeout", "30", "--json", "-"])
+                 "--count", str(count), "--op", "parse", "--timeout", f"{HANG:g}", "--json", "-"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 1 and doc["count"] == count and doc["disagreed"] == count
     assert all(d["crashed"] and "response is not JSON" in d["why"] for d in doc["disagreements"])
@@ -184,7 +185,7 @@ def test_an_implementation_answering_garbage_is_reported_with_a_bounded_shrink(c
 
 def test_an_implementation_that_dies_at_the_handshake_stops_the_diff_with_one_line(capsys):
     code = main(["conformance", "--diff", "--impl", shlex.join([sys.executable, "-c", "import sys; sys.exit(3)"]),
-                 "--count", "20", "--timeout", "30"])
+                 "--count", "20", "--timeout", f"{HANG:g}"])
     captured = capsys.readouterr()
     assert code == 2 and captured.out == "" and len(captured.err.splitlines()) == 1
     assert "did not answer the start handshake" in captured.err and "status 3" in captured.err

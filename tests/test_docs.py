@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+from tests.bounds import HANG, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("doc_snippets", ROOT / "docs" / "snippets.py")
@@ -51,9 +52,14 @@ def test_every_repository_path_the_docs_name_ships():
     assert not missing, sorted(missing)
 
 
+def shell(script: str, where: Path, what: str):
+    """A snippet run with CI's own bound, its time reported at the end of the run when it is slow."""
+    return timed(what, lambda: snippets.run_shell(script, where, timeout=HANG))
+
+
 @pytest.mark.parametrize("block", [b for b in RUN if b.lang == "sh"], ids=[b.where for b in RUN if b.lang == "sh"])
 def test_shell_snippets_run(block, where):
-    proc = snippets.run_shell(block.body, where)
+    proc = shell(block.body, where, block.where)
     out = proc.stdout + proc.stderr
     assert not any(bad in out for bad in BAD), f"{block.where}:\n{out[-3000:]}"
 
@@ -63,7 +69,8 @@ CONSOLE = [(b, cmd, out) for b in RUN if b.lang == "console" for cmd, out in sni
 
 @pytest.mark.parametrize("block,command,expected", CONSOLE, ids=[f"{b.where} {c[:40]}" for b, c, _ in CONSOLE])
 def test_console_outputs_are_what_the_command_prints(block, command, expected, where):
-    assert snippets.console_output(command, where) == expected, (
+    shown = timed(f"{block.where} `{command}`", lambda: snippets.console_output(command, where))
+    assert shown == expected, (
         f"{block.where}: the output quoted for `{command}` is stale; run python docs/snippets.py --write")
 
 
@@ -71,7 +78,7 @@ def test_console_outputs_are_what_the_command_prints(block, command, expected, w
 def test_python_snippets_run(block, tmp_path):
     script = tmp_path / "snippet.py"
     script.write_text(snippets.checked_python(block.body), encoding="utf-8")
-    proc = snippets.run_shell(f"python {script}", snippets.scratch(tmp_path / "cwd"))  # a directory of its own: snippets write files
+    proc = shell(f"python {script}", snippets.scratch(tmp_path / "cwd"), block.where)  # a directory of its own: snippets write files
     assert proc.returncode == 0, f"{block.where}:\n{proc.stderr[-3000:]}"
 
 
@@ -201,7 +208,7 @@ def test_there_are_whole_commands_in_prose():
 
 @pytest.mark.parametrize("doc,command", INLINE, ids=[f"{d} {c[:60]}" for d, c in INLINE])
 def test_whole_commands_in_prose_run(doc, command, where):
-    proc = snippets.run_shell(command + " </dev/null", where, timeout=120)
+    proc = shell(command + " </dev/null", where, f"{doc} `{command}`")
     out = proc.stdout + proc.stderr
     assert proc.returncode in (0, 1), f"{doc}: `{command}` exits {proc.returncode}:\n{out[-2000:]}"
     assert not any(bad in out for bad in BAD), f"{doc}: `{command}`:\n{out[-2000:]}"

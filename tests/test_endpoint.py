@@ -16,6 +16,7 @@ from rogerwilco.checks.endpoint import (
     HandoffOffered, Orphaned, ReadbackOverdue, ReadbackPassed, ReadbackVoid, Redelivered, Reply, Unreadable,
     mermaid, replies, table_rows,
 )
+from tests.bounds import HANG
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "examples" / "spec-section8.rw1").read_text().splitlines()
@@ -79,7 +80,7 @@ def test_the_example_script_runs():
     import sys
 
     done = subprocess.run([sys.executable, str(ROOT / "examples" / "endpoint" / "exchanges.py")],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stderr
     for line in SPEC[:17]:
         assert line in done.stdout.splitlines()

@@ -18,6 +18,7 @@ import pytest
 
 from rogerwilco.front.cli import main
 from rogerwilco.front.conformance import compare, load_cases, reply_signature
+from tests.bounds import HANG
 
 FAKE = textwrap.dedent(
     """
@@ -471,7 +472,7 @@ def test_a_flooding_adapter_errors_its_case_in_one_block_and_the_run_goes_on(tmp
     pieces = 3 * MAX_REPLY_BYTES // 65536  # three times what the harness may hold, then it waits
     suite = write_suite(tmp_path / "suite", [case("floods", parse("x"), token(1))])
     code, out, err = run(capsys, "--impl", python_c(FLOOD.replace("PIECES", str(pieces))), "--suite", str(suite),
-                         "--timeout", "60")
+                         "--timeout", f"{HANG:g}")
     assert code == 1 and "Traceback" not in err
     assert f"ERROR area/file:floods: response longer than {MAX_REPLY_BYTES:,} bytes" in out
     assert out.rstrip().endswith("0 passed, 0 failed, 0 skipped (1 errored)")
@@ -483,7 +484,7 @@ def test_a_flooding_adapter_errors_its_case_in_one_block_and_the_run_goes_on(tmp
 ])
 def test_an_adapter_that_dies_or_garbles_at_the_handshake_is_one_line_and_exit_2(tmp_path, capsys, script, said):
     suite = write_suite(tmp_path / "suite", [case(f"c{i}", parse(f"echo {i}"), token(i)) for i in range(40)])
-    code, out, err = run(capsys, "--impl", python_c(script), "--suite", str(suite), "--timeout", "30")
+    code, out, err = run(capsys, "--impl", python_c(script), "--suite", str(suite), "--timeout", f"{HANG:g}")
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and "did not answer the start handshake" in err and said in err
 
@@ -493,7 +494,7 @@ def test_without_a_handshake_an_adapter_that_exits_before_answering_stops_the_ru
 
     suite = write_suite(tmp_path / "suite", [case(f"c{i}", parse(f"echo {i}"), token(i)) for i in range(40)])
     code, out, err = run(capsys, "--impl", python_c("import sys; sys.exit(4)"), "--suite", str(suite),
-                         "--contract", "1", "--timeout", "30")
+                         "--contract", "1", "--timeout", f"{HANG:g}")
     assert code == 2 and len(err.splitlines()) == 1
     assert f"exited before answering anything, {ImplProcess.FRESH_DEATHS} starts in a row" in err
     assert out.count("ERROR ") == ImplProcess.FRESH_DEATHS - 1

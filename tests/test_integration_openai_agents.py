@@ -22,6 +22,7 @@ from rogerwilco.front.integrations.openai_agents import INSTRUCTIONS, rw1_handof
 from rogerwilco.front.mcp_server import session_tools
 from rogerwilco.checks.thread import check_thread
 from rogerwilco.front.tools import TOOLS, call, schemas
+from tests.bounds import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 LINES = (ROOT / "examples" / "spec-section8.rw1").read_text().splitlines()
@@ -334,7 +335,7 @@ def mcp_tools(*args: str):
 
     async def main():
         params = {"command": sys.executable, "args": ["-m", "rogerwilco", "mcp", *args]}
-        async with MCPServerStdio(params=params, client_session_timeout_seconds=60) as server:
+        async with MCPServerStdio(params=params, client_session_timeout_seconds=HANG) as server:
             model = ScriptedModel([[function_call("check_rb", strict_args, call_id="c1")],
                                    ModelStep.respond(lambda c: [assistant_message("checked")])])
             agent = Agent(name="scheduler", model=model, mcp_servers=[server],

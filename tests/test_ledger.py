@@ -16,6 +16,7 @@ import pytest
 from rogerwilco import Endpoint
 from rogerwilco.checks.endpoint import Redelivered, replies
 from rogerwilco.checks.ledger import LedgerError, MemoryLedger, SQLiteLedger
+from tests.bounds import HANG
 
 HO = "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
 BAD = "RW1 HO lead-{n} from=lead to=dev item=x ask=FIXX"
@@ -87,7 +88,7 @@ def test_two_processes_never_hand_out_the_same_number(tmp_path):
     script = ("import sys\nfrom rogerwilco import Endpoint\ne = Endpoint('dev', ledger=sys.argv[1])\n"
               "for i in range(40):\n    e.send('RW1 ST dev-0 from=dev to=lead item=x pct=1', number=True)\n")
     procs = [subprocess.Popen([sys.executable, "-c", script, str(path)]) for _ in range(2)]
-    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    assert [p.wait(timeout=HANG) for p in procs] == [0, 0]
     ids = [line.split(" ")[2] for d, line in journal_of(path)]
     assert len(ids) == 80 and len(set(ids)) == 80
     assert sorted(int(i.split("-")[1]) for i in ids) == list(range(1, 81))
@@ -237,7 +238,7 @@ def test_the_tool_command_takes_the_ledger(tmp_path):
     run = [sys.executable, "-m", "rogerwilco", "tool"]
     prepared = subprocess.run(run + ["prepare", PAY_HO, "--ledger", str(tmp_path / "payer.ledger"), "--profile",
                                      "pay", "--format", "json"],
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=HANG)
     assert prepared.returncode == 0, prepared.stderr
     import json
 
@@ -245,7 +246,7 @@ def test_the_tool_command_takes_the_ledger(tmp_path):
     refused = subprocess.run(run + ["commit", token, "--ledger", str(tmp_path / "payer.ledger"), "--as", "payer",
                                     "--profile", "pay",
                                     "--exec", sys.executable, "-c", EXECUTOR],
-                             capture_output=True, text=True, timeout=120)
+                             capture_output=True, text=True, timeout=HANG)
     assert refused.returncode == 1 and "wilco" in refused.stderr
 
 

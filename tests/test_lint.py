@@ -108,7 +108,7 @@ def test_github_annotations_escape_everything_that_could_break_the_command():
     (f,) = lint_stream(["RW1 HO ops-1 from=ops to=b item=x:1 ask=FIXX"], file="dir,x:y.rw1", select=["RW003"])
     line = github_annotation(f)
     assert line == ("::error file=dir%2Cx%3Ay.rw1,line=1,endLine=1,col=37,endColumn=45,title=rogerwilco (RW003)"
-                    "::ask=FIXX: unknown ask code")
+                    "::ask=FIXX: unknown ask code (did you mean FIX?)")
 
 
 @settings(max_examples=150, deadline=None)
@@ -172,7 +172,7 @@ def test_cli_uses_the_nearest_pyproject(capsys, tmp_path, monkeypatch):
 def test_cli_json_and_github_formats(capsys, tmp_path):
     bad = tmp_path / "bad.rw1"
     bad.write_text(RULES["RW108"].bad + "\n", encoding="utf-8")
-    code, out, _ = lint(capsys, "--no-config", "-f", "json", str(bad))
+    code, out, _ = lint(capsys, "--no-config", "-f", "json-lines", str(bad))
     rows = [json.loads(x) for x in out.splitlines()]
     # the finding sits on the DN that reports the act after the cancel, caret under its id
     assert code == 1 and [r["code"] for r in rows] == ["RW108"] and (rows[0]["line"], rows[0]["column"]) == (4, 8)
@@ -243,7 +243,7 @@ def test_lint_walks_a_directory(capsys, tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "two.rw1").write_text(RULES["RW105"].bad + "\n", encoding="utf-8")
     (tmp_path / "one.rw1").write_text(RULES["RW003"].bad + "\n", encoding="utf-8")
-    code, out, err = lint(capsys, "--no-config", "-f", "json", str(tmp_path))
+    code, out, err = lint(capsys, "--no-config", "-f", "json-lines", str(tmp_path))
     rows = [json.loads(x) for x in out.splitlines()]
     assert code == 1 and "Is a directory" not in err
     assert [(r["file"], r["code"]) for r in rows] == [(str(tmp_path / "b" / "two.rw1"), "RW105"),
@@ -256,3 +256,56 @@ def test_lines_given_as_strings_lose_their_terminator():
     clean = RULES["RW103"].good.split("\n")
     for ending in ("\n", "\r\n"):
         assert lint_stream([line + ending for line in clean]) == []
+
+
+# One root cause, one finding: a refused HO is the finding; its readback echoing the refused code follows
+# from it, and a reply naming it names a message that was sent.
+
+REFUSED_HO = ["RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=DEPLOY",
+              "RW1 RB builder-1 re=ops-1 from=builder to=ops item=jira:OPS-7 ask=DEPLOY",
+              "RW1 DN builder-2 re=ops-1 from=builder to=ops item=jira:OPS-7 out=OK"]
+
+
+@pytest.mark.parametrize("embedded", [False, True])
+def test_a_reply_to_a_refused_message_names_a_message(embedded):
+    findings = lint_stream(REFUSED_HO, embedded=embedded)
+    assert [(f.code, f.line, f.cause) for f in findings] == [("RW003", 1, None), ("RW003", 2, "line 1 RW003")]
+
+
+def test_a_refused_id_anchors_its_replies_in_every_part_of_the_stream():
+    from rogerwilco.core.semantics import check_line
+    from rogerwilco.core.vocab import Receiver
+    from rogerwilco.io.lint import stream_findings
+
+    lines = [*REFUSED_HO[2:], "RW1 ST ops-2 from=ops to=builder item=jira:OPS-8"]
+    messages = (check_line(text, None, line_number=i) for i, text in enumerate(lines, 1))
+    found = stream_findings(messages, "f.rw1", receiver=Receiver.all_bundled(), now=None, enabled=selected_rules(),
+                            batch_lines=1, refused={"ops-1"})
+    assert found == []
+
+
+def test_a_consequence_is_told_in_every_format(capsys, tmp_path):
+    bad = tmp_path / "bad.rw1"
+    bad.write_text("\n".join(REFUSED_HO) + "\n", encoding="utf-8")
+    code, out, _ = lint(capsys, "--no-config", str(bad))
+    assert code == 1 and "[follows from line 1 RW003]" in out
+    assert "2 findings in 1 file (1 root cause, 1 consequence)" in out and "RW102" not in out
+    code, out, _ = lint(capsys, "--no-config", "-f", "json-lines", str(bad))
+    assert [json.loads(x)["cause"] for x in out.splitlines()] == [None, "line 1 RW003"]
+    code, out, _ = lint(capsys, "--no-config", "-f", "github", str(bad))
+    assert "[follows from line 1 RW003]" in out.splitlines()[1] and "add p=deploy" in out.splitlines()[0]
+    code, out, _ = lint(capsys, "--no-config", "-f", "sarif", str(bad))
+    messages = [r["message"]["text"] for r in json.loads(out)["runs"][0]["results"]]
+    assert "add p=deploy" in messages[0] and messages[1].endswith("[follows from line 1 RW003]")
+
+
+@pytest.mark.parametrize("spooled", [False, True])
+def test_check_thread_gives_a_reply_to_a_refused_line_no_second_finding(spooled):
+    from rogerwilco.checks.thread import check_thread, check_thread_spooled
+
+    if spooled:
+        with check_thread_spooled(REFUSED_HO, now=NOW, batch_lines=1) as report:
+            kinds = [f.kind for f in report.report().findings]
+    else:
+        kinds = [f.kind for f in check_thread(REFUSED_HO, now=NOW).findings]
+    assert kinds == ["form", "form"]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from rogerwilco.io.lint import RULES
+from tests.bounds import HANG
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / "tests" / "tools" / "sarif"
@@ -25,20 +26,20 @@ def multitool() -> Path:
     if not MULTITOOL.exists():
         npm = shutil.which("npm")
         assert npm, "npm is needed to install the SARIF Multitool (tests/tools/sarif)"
-        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=TOOLS, check=True, capture_output=True, timeout=600)
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=TOOLS, check=True, capture_output=True, timeout=HANG)
     MULTITOOL.chmod(0o755)  # its own postinstall step does this; npm no longer runs install scripts by default
     return MULTITOOL
 
 
 def _lint_sarif(cwd: Path, out: Path, *files: str) -> int:
     return subprocess.run([sys.executable, "-m", "rogerwilco", "lint", "--isolated", "-f", "sarif", "-o", str(out), *files],
-                          cwd=cwd, capture_output=True, text=True, timeout=120).returncode
+                          cwd=cwd, capture_output=True, text=True, timeout=HANG).returncode
 
 
 def _validate(multitool: Path, sarif: Path, tmp: Path) -> list[dict]:
     report = tmp / (sarif.stem + ".validation.sarif")
     done = subprocess.run([str(multitool), "validate", "--rule-kind", "Sarif;Gh;Ghas", "-o", str(report), str(sarif)],
-                          capture_output=True, text=True, timeout=300, env={**os.environ, "DOTNET_CLI_TELEMETRY_OPTOUT": "1"})
+                          capture_output=True, text=True, timeout=HANG, env={**os.environ, "DOTNET_CLI_TELEMETRY_OPTOUT": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(report.read_text(encoding="utf-8-sig"))["runs"][0]["results"]
 
@@ -72,7 +73,7 @@ def test_the_multitool_check_does_fail_on_a_report_that_lacks_what_github_reads(
 def _check_workflow(path: Path) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).parent / "check-jsonschema"
     return subprocess.run([str(exe), "--builtin-schema", "vendor.github-workflows", str(path)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=HANG)
 
 
 def test_the_documented_workflow_matches_githubs_workflow_schema(tmp_path):
@@ -101,7 +102,7 @@ def test_the_pre_commit_hook_in_a_repository_whose_pyproject_has_no_rogerwilco_s
 
     def run(*files: str) -> subprocess.CompletedProcess:
         return subprocess.run([str(exe), "try-repo", str(ROOT), "rogerwilco-lint", "--files", *files],
-                              cwd=repo, capture_output=True, text=True, timeout=600, env=env)
+                              cwd=repo, capture_output=True, text=True, timeout=HANG, env=env)
 
     good = run("good.rw1")
     assert good.returncode == 0, good.stdout + good.stderr

@@ -96,7 +96,7 @@ def test_per_file_ignores_apply_by_glob(capsys, tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.rogerwilco.lint.per-file-ignores]\n"archive/**" = ["RW003"]\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    code, out, _ = lint(capsys, "-f", "json", ".")
+    code, out, _ = lint(capsys, "-f", "json-lines", ".")
     assert code == 1 and [r["file"].replace("\\", "/") for r in rows(out)] == ["./new.rw1"]
 
 
@@ -106,10 +106,10 @@ def test_a_folder_contributes_streams_logs_markdown_and_json_lines_only(capsys, 
     (tmp_path / "node_modules").mkdir()
     (tmp_path / "node_modules" / "h.rw1").write_text(BAD, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    code, out, _ = lint(capsys, "--isolated", "-f", "json", ".")
+    code, out, _ = lint(capsys, "--isolated", "-f", "json-lines", ".")
     assert sorted({r["file"][2:] for r in rows(out)}) == ["a.rw1", "b.log", "c.md", "d.jsonl"]
     # a file named explicitly is always linted
-    code, out, _ = lint(capsys, "--isolated", "-f", "json", "e.py")
+    code, out, _ = lint(capsys, "--isolated", "-f", "json-lines", "e.py")
     assert {r["file"] for r in rows(out)} == {"e.py"}
 
 
@@ -120,7 +120,7 @@ def test_include_and_extend_exclude_from_configuration(capsys, tmp_path, monkeyp
     (tmp_path / "skip" / "b.txt").write_text(BAD, encoding="utf-8")
     (tmp_path / "rogerwilco.toml").write_text('[lint]\ninclude = ["*.txt"]\nextend-exclude = ["skip"]\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    code, out, _ = lint(capsys, "-f", "json", ".")
+    code, out, _ = lint(capsys, "-f", "json-lines", ".")
     assert [r["file"][2:] for r in rows(out)] == ["keep/a.txt"]
 
 
@@ -166,7 +166,7 @@ def test_stdin_filename_names_stdin_and_chooses_its_mode(capsys, monkeypatch, tm
     monkeypatch.chdir(tmp_path)
     text = "INFO sent RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIXX\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
-    code, out, _ = lint(capsys, "--isolated", "-f", "json", "--select", "RW003", "--stdin-filename", "logs/app.log", "-")
+    code, out, _ = lint(capsys, "--isolated", "-f", "json-lines", "--select", "RW003", "--stdin-filename", "logs/app.log", "-")
     (row,) = rows(out)
     assert code == 1 and row["file"] == "logs/app.log" and row["column"] == text.index("ask=FIXX") + 1
 
@@ -224,7 +224,7 @@ def test_a_baseline_reports_only_new_findings(capsys, tmp_path, monkeypatch):
     assert lint(capsys, "--isolated", "--baseline", "../baseline.json", "old.rw1")[0] == 0
     # a new finding is reported, the old one is not
     old.write_text("RW1 ST z-1 from=z to=q item=x:2\n" + BAD + RULES["RW004"].bad + "\n", encoding="utf-8")
-    code, out, _ = lint(capsys, "--isolated", "-f", "json", "--baseline", "../baseline.json", "old.rw1")
+    code, out, _ = lint(capsys, "--isolated", "-f", "json-lines", "--baseline", "../baseline.json", "old.rw1")
     assert code == 1 and [r["code"] for r in rows(out)] == ["RW004"]
 
 

@@ -20,6 +20,7 @@ import venv
 from pathlib import Path
 
 import pytest
+from tests.bounds import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent / "mcp_sdk1"
@@ -42,7 +43,7 @@ def sdk1(tmp_path_factory) -> Path:
     spec = os.environ.get("RW1_MCP1_SPEC", "mcp>=1.24,<2")
     proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                            "-e", f"{ROOT}[mcp]", spec, "langchain-mcp-adapters>=0.3"],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=HANG)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return python
 
@@ -54,7 +55,7 @@ def _versions(python: Path) -> dict:
 
 
 def _run(python: Path | str, script: str, *args: str) -> list[dict]:
-    proc = subprocess.run([str(python), str(HERE / script), *args], capture_output=True, text=True, timeout=300,
+    proc = subprocess.run([str(python), str(HERE / script), *args], capture_output=True, text=True, timeout=HANG,
                           cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stderr == "", proc.stderr  # the servers it started said nothing on stderr: no internal error

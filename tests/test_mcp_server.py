@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.bounds import HANG
 
 pytest.importorskip("mcp", reason="the mcp extra (the MCP SDK) is not installed")
 pytest.importorskip("mcp.server.mcpserver", reason="these tests drive the server with the SDK 2 client; tests/test_mcp_sdk1.py covers SDK 1")
@@ -315,7 +316,7 @@ def test_an_unknown_tool_is_a_json_rpc_invalid_params_error(results):
 def test_without_the_sdk_the_command_says_what_to_install():
     code = ("import sys; sys.modules['mcp'] = None; "
             "from rogerwilco.front.cli import main; sys.exit(main(['mcp']))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=HANG)
     assert proc.returncode == 2
     assert "rogerwilco[mcp]" in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout == ""
@@ -323,5 +324,5 @@ def test_without_the_sdk_the_command_says_what_to_install():
 
 def test_the_core_does_not_import_the_sdk():
     code = "import sys, rogerwilco, rogerwilco.front.mcp_server, rogerwilco.front.cli; print('mcp' in sys.modules)"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=HANG)
     assert proc.stdout.strip() == "False"

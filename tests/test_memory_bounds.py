@@ -19,6 +19,7 @@ import pytest
 
 from rogerwilco.core import _lru
 from rogerwilco.front import adapter, tools
+from tests.bounds import HANG
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = int(os.environ.get("ROGERWILCO_MEMORY_MB", "24"))
@@ -58,7 +59,7 @@ def peak(args: list[str], size: int, line: bytes = HO.encode() + b"\n") -> tuple
     except BrokenPipeError:
         pass  # the command stopped reading at its bound, as it may
     err = proc.stderr.read().decode()
-    proc.wait(timeout=120)
+    proc.wait(timeout=HANG)
     marker = err.rsplit("PEAK-KIB ", 1)[1].split()
     return int(marker[0]), int(marker[2]), err
 
@@ -178,7 +179,7 @@ sys.stderr.write(f"PEAK-KIB {peak} COUNT {count}\n")
 
 def _thread_peak(how: str, lines: int) -> tuple[int, int]:
     done = subprocess.run([sys.executable, "-c", THREAD_CHILD, how, str(lines), str(ROOT / "benchmarks")],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+                          capture_output=True, text=True, cwd=ROOT, timeout=HANG)
     marker = done.stderr.rsplit("PEAK-KIB ", 1)[1].split()
     return int(marker[0]), int(marker[2])
 

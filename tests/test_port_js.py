@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from rogerwilco.front.adapter import handle
 from rogerwilco.front.conformance import ImplProcess, load_cases, reply_signature
+from tests.bounds import HANG
 from tests.strategies import messages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,7 +93,7 @@ def test_the_generated_parser_drops_options_the_runtime_rejects():
 def test_the_port_passes_every_case_of_the_suite_and_skips_none(tmp_path):
     report = tmp_path / "report.json"
     command = [sys.executable, "-m", "rogerwilco", "conformance", "--impl", f"node {ADAPTER}", "--json", str(report)]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=HANG)
     doc = json.loads(report.read_text(encoding="utf-8"))
     not_passed = [(c["id"], c["status"]) for c in doc["cases"] if c["status"] != "passed"]
     assert not_passed == [], result.stdout[-4000:]
@@ -106,13 +107,13 @@ def test_the_port_passes_every_case_of_the_suite_and_skips_none(tmp_path):
 
 def test_the_syntax_cases_pass_when_selected_by_glob():
     command = [sys.executable, "-m", "rogerwilco", "conformance", "--impl", f"node {ADAPTER}", "--run", "syntax/*"]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=HANG)
     assert result.returncode == 0, result.stdout[-3000:]
     assert " 0 failed, 0 skipped" in result.stdout.splitlines()[-1]
 
 
 def test_the_ports_own_unit_tests_pass_under_node_test():
-    result = subprocess.run([NODE, "--test", "test/"], capture_output=True, text=True, cwd=PORT, timeout=300)
+    result = subprocess.run([NODE, "--test", "test/"], capture_output=True, text=True, cwd=PORT, timeout=HANG)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "# fail 0" in result.stdout and "# pass " in result.stdout
 
@@ -120,7 +121,7 @@ def test_the_ports_own_unit_tests_pass_under_node_test():
 def test_npm_pack_installs_into_an_empty_folder_and_validates_the_spec_lines(tmp_path):
     env = {**os.environ, "npm_config_cache": str(tmp_path / "npm-cache"), "npm_config_update_notifier": "false"}
     packed = subprocess.run([NPM, "pack", "--json", "--pack-destination", str(tmp_path)], capture_output=True, text=True,
-                            cwd=PORT, env=env, timeout=300)
+                            cwd=PORT, env=env, timeout=HANG)
     assert packed.returncode == 0, packed.stderr[-3000:]
     assert not (PORT / "data").exists(), "postpack removes the bundled copy of the data files"
     info = json.loads(packed.stdout)[0]
@@ -131,21 +132,21 @@ def test_npm_pack_installs_into_an_empty_folder_and_validates_the_spec_lines(tmp
     site = tmp_path / "empty"
     site.mkdir()
     installed = subprocess.run([NPM, "install", "--offline", "--no-audit", "--no-fund", "--prefix", str(site),
-                                str(tmp_path / info["filename"])], capture_output=True, text=True, env=env, timeout=300)
+                                str(tmp_path / info["filename"])], capture_output=True, text=True, env=env, timeout=HANG)
     assert installed.returncode == 0, installed.stderr[-3000:]
     assert not (site / "node_modules" / "rogerwilco-js" / "node_modules").exists(), "no runtime dependencies"
     cli = site / "node_modules" / ".bin" / "rogerwilco-js"
     spec = ROOT / "examples" / "spec-section8.rw1"
-    result = subprocess.run([str(cli), "validate", str(spec)], capture_output=True, text=True, cwd=site, timeout=60)
+    result = subprocess.run([str(cli), "validate", str(spec)], capture_output=True, text=True, cwd=site, timeout=HANG)
     assert result.returncode == 0, result.stdout + result.stderr
     count = len([line for line in spec.read_text(encoding="utf-8").splitlines() if line])
     assert result.stdout.strip().splitlines()[-1] == f"{count} lines, {count} valid, 0 refused, 0 notes"
     refused = subprocess.run([str(cli), "validate"], input="RW1 HO a-1 from=a to=b item=x ask=PAYY\n", capture_output=True,
-                             text=True, cwd=site, timeout=60)
+                             text=True, cwd=site, timeout=HANG)
     assert refused.returncode == 1 and "fail UNK [enum] ask=PAYY" in refused.stdout
     script = ("import {parse, digest} from 'rogerwilco-js'; "
               "console.log(digest(parse('RW1 HO a-1 from=a to=b item=x ask=DRAFT')))")
-    imported = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, cwd=site, timeout=60)
+    imported = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, cwd=site, timeout=HANG)
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.strip() == handle({"op": "digest", "line": "RW1 HO a-1 from=a to=b item=x ask=DRAFT"})["h"]
 
@@ -169,8 +170,8 @@ def test_the_declarations_type_check_a_program_that_uses_the_api():
     # the compiler from the lockfile (npm ci; nothing global); the program also holds misuse that must not compile
     tsc = TYPESCRIPT / "node_modules" / ".bin" / "tsc"
     if not tsc.exists():
-        subprocess.run([NPM, "ci", "--no-audit", "--no-fund"], cwd=TYPESCRIPT, check=True, capture_output=True, timeout=600)
-    result = subprocess.run([str(tsc), "-p", "tsconfig.json"], capture_output=True, text=True, cwd=TYPESCRIPT, timeout=300)
+        subprocess.run([NPM, "ci", "--no-audit", "--no-fund"], cwd=TYPESCRIPT, check=True, capture_output=True, timeout=HANG)
+    result = subprocess.run([str(tsc), "-p", "tsconfig.json"], capture_output=True, text=True, cwd=TYPESCRIPT, timeout=HANG)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "@ts-expect-error" in (TYPESCRIPT / "uses-the-api.mts").read_text(encoding="utf-8")
 

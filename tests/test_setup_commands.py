@@ -37,6 +37,7 @@ from pathlib import Path
 import pytest
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
+from tests.bounds import HANG
 
 try:
     import tomllib
@@ -152,7 +153,7 @@ def test_the_readme_install_and_run_command_works_in_a_fresh_environment(tmp_pat
     assert run_step[0] == ".venv/bin/rogerwilco"
 
     venv = tmp_path / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=HANG)
     python = venv / "bin" / "python"
     purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                              capture_output=True, text=True, check=True).stdout.strip()
@@ -166,11 +167,11 @@ def test_the_readme_install_and_run_command_works_in_a_fresh_environment(tmp_pat
            "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1", "LC_ALL": "C.UTF-8"}
     pip = [sys.executable, "-m", "pip", "--python", str(python)]
     proc = subprocess.run([*pip, *install_step[1:], "--no-build-isolation", "--no-deps", "-q"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=HANG)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     build_pth.unlink()
 
-    check = subprocess.run([*pip, "check"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    check = subprocess.run([*pip, "check"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG)
     assert check.returncode == 0, check.stdout + check.stderr  # the declared dependencies are exactly what is there
     isolated = subprocess.run([str(python), "-c", "import rogerwilco, sys\n"
                                "for name in ('pytest', 'hypothesis', 'hatchling'):\n"
@@ -181,7 +182,7 @@ def test_the_readme_install_and_run_command_works_in_a_fresh_environment(tmp_pat
     assert Path(isolated.stdout.strip()).resolve().is_relative_to(ROOT)  # -e: the clone's own source
 
     script = venv / "bin" / "rogerwilco"
-    run = subprocess.run([str(script), *run_step[1:]], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run([str(script), *run_step[1:]], cwd=ROOT, env=env, capture_output=True, text=True, timeout=HANG)
     assert run.returncode == 0, run.stdout + run.stderr
     lines = [ln for ln in (ROOT / run_step[-1]).read_bytes().splitlines()]
     assert re.search(rf"\b{len(lines)} lines, {len(lines)} valid, 0 refused\b", run.stdout + run.stderr), run.stdout
@@ -190,7 +191,7 @@ def test_the_readme_install_and_run_command_works_in_a_fresh_environment(tmp_pat
 def test_a_fresh_environment_without_the_dependencies_fails(tmp_path):
     """The control: the fresh environment sees nothing of the test environment unless linked in."""
     venv = tmp_path / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=HANG)
     proc = subprocess.run([str(venv / "bin" / "python"), "-c", "import lark"], cwd=tmp_path,
                           env={"PATH": os.environ.get("PATH", "")}, capture_output=True, text=True)
     assert proc.returncode != 0 and "No module named 'lark'" in proc.stderr

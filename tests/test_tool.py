@@ -15,6 +15,7 @@ import pytest
 from rogerwilco.checks.readback import check_dn, check_rb
 from rogerwilco.checks.thread import check_thread
 from rogerwilco.front.tool import ToolError, ToolRefused, ToolStore
+from tests.bounds import HANG
 
 ROOT = Path(__file__).resolve().parent.parent
 VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
@@ -283,7 +284,7 @@ def test_many_processes_committing_one_token_execute_it_once(tmp_path, executor,
     store = str(tmp_path / "store.db")
     command = [sys.executable, "-m", "rogerwilco", "tool", "commit", token, "--store", store, "--exec", *executor("slow")]
     procs = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(8)]
-    results = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in procs]
+    results = [(p.wait(timeout=HANG), p.stdout.read(), p.stderr.read()) for p in procs]
     codes = sorted(code for code, _, _ in results)
     assert codes == [0] + [1] * 7, results
     assert executor.runs() == 1

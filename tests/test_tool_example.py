@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.bounds import HANG
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -14,7 +16,7 @@ def test_pay_tool_example_runs_clean():
     bindir = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": bindir + os.pathsep + os.environ.get("PATH", ""), "PYTHON": sys.executable}
     done = subprocess.run(["sh", str(ROOT / "examples" / "pay-tool" / "run.sh")], capture_output=True, env=env,
-                          cwd=ROOT, timeout=300)
+                          cwd=ROOT, timeout=HANG)
     out = done.stdout.decode()
     assert done.returncode == 0, out + done.stderr.decode()
     assert "second commit refused" in out

@@ -23,6 +23,7 @@ import sys
 import pytest
 
 from rogerwilco.front.tool import ToolError, ToolRefused, ToolStore
+from tests.bounds import HANG
 
 VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
 HEAD = "p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec"
@@ -76,9 +77,9 @@ def _round(tmp_path, number: int, cancels: int) -> tuple[list[str], list[tuple[s
     procs = [context.Process(target=_worker, args=(store_path, world, role, barrier, results)) for role in roles]
     for proc in procs:
         proc.start()
-    outcomes = [results.get(timeout=300) for _ in procs]
+    outcomes = [results.get(timeout=HANG) for _ in procs]
     for proc in procs:
-        proc.join(timeout=60)
+        proc.join(timeout=HANG)
         assert proc.exitcode == 0
     runs = open(world).read().split() if os.path.exists(world) else []
     return runs, outcomes

@@ -97,7 +97,7 @@ import re
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import IO, Any, Iterable, Iterator, Mapping
+from typing import IO, Any, Container, Iterable, Iterator, Mapping
 
 import attrs
 
@@ -352,6 +352,15 @@ def _unreadable(number: int, result: LineResult) -> Finding:
                 f"({problem.token or problem.kind}: {problem.message}); left out of the thread")
 
 
+def _note_refused(result: LineResult, refused: set[str]) -> None:
+    """Keep the id of a refused line whose envelope reads: a reply to it names a message that was sent.
+
+    The message is left out of the thread, but a ``re=`` naming it is no reply to nothing: the one
+    root cause is the refused line's own finding."""
+    if result.raw is not None and result.raw.id:
+        refused.add(result.raw.id)
+
+
 class _NoPlaces(dict):
     """Every message's place, when no report is merged from parts: 0 (nothing is kept)."""
 
@@ -362,15 +371,16 @@ class _NoPlaces(dict):
 _NO_PLACES = _NoPlaces()
 
 
-def _read(numbered: Iterable[tuple[int, Any]], receiver: Receiver, kept: SpooledLines | None, *, places: bool
-          ) -> tuple[list[Any], list[tuple[int, Finding]], dict[str, Any], dict[str, int]]:
+def _read(numbered: Iterable[tuple[int, Any]], receiver: Receiver, kept: SpooledLines | None, *, places: bool,
+          refused: set[str]) -> tuple[list[Any], list[tuple[int, Finding]], dict[str, Any], dict[str, int]]:
     """The stream's messages in order, each id once; ``form`` findings for the rest, each with its line's
     place; the index by id; each message's place in the stream.
 
     ``numbered`` gives each entry with its place in the stream. A line given as text or as a
     :class:`LineResult` is kept small (:class:`KeptMessage`), its text in ``kept``; a :class:`Message`
     given as such is kept as given, and so is every message when ``kept`` is None. Without ``places``,
-    every message's place is 0 (a report read whole is in order already: no place to keep a message by)."""
+    every message's place is 0 (a report read whole is in order already: no place to keep a message by).
+    The id of a line refused with a readable envelope goes to ``refused`` (:func:`_refused_id`)."""
     messages: list[Any] = []
     findings: list[tuple[int, Finding]] = []
     by_id: dict[str, Any] = {}
@@ -382,6 +392,7 @@ def _read(numbered: Iterable[tuple[int, Any]], receiver: Receiver, kept: Spooled
         message = result.message
         if message is None:
             findings.append((number, _unreadable(number, result)))
+            _note_refused(result, refused)
             continue
         earlier = by_id.get(message.id)
         if earlier is not None:
@@ -467,11 +478,12 @@ class _Keyed:
 
 
 def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Receiver, kept: SpooledLines | None,
-           *, places: bool) -> _Keyed:
-    messages, read, by_id, place = _read(numbered, receiver, kept, places=places)
+           *, places: bool, refused: set[str] | None = None) -> _Keyed:
+    refused = set() if refused is None else refused  # ids of refused lines (a part's: the whole stream's)
+    messages, read, by_id, place = _read(numbered, receiver, kept, places=places, refused=refused)
     findings = [(_READ, number, f) for number, f in read]
     conversation = Conversation(index=by_id)
-    findings += [(_UNKNOWN, place[m.id], f) for m, f in _unknown_replies(messages, conversation)]
+    findings += [(_UNKNOWN, place[m.id], f) for m, f in _unknown_replies(messages, conversation, refused)]
     ends = replay_indexed(messages, receiver, by_id, senders_only=_SENDERS_ONLY)
     findings += [(_WRONG_PARTY, place[f.token or ""], f) for f in _wrong_party(ends, place)]
     hos = [m for m in messages if m.type == "HO"]
@@ -522,6 +534,7 @@ def check_thread_spooled(
     at = parse_now(now)
     receiver = as_receiver(profiles)
     out = SpooledThreadReport()
+    refused: set[str] = set()  # every refused line's id, for the replies to it in any part
     try:
         parts = Components(batch_lines=BATCH_LINES if batch_lines is None else batch_lines)
     except BaseException:
@@ -538,6 +551,7 @@ def check_thread_spooled(
                 message = result.message
                 if message is None:
                     out._add([(_READ, number, _unreadable(number, result))])
+                    _note_refused(result, refused)
                     continue
                 names, listed, joins = touches_of(message)
                 text = result.text or message.to_line()  # a LineResult made by hand may not hold its line
@@ -545,7 +559,7 @@ def check_thread_spooled(
             for batch in parts.batches():  # a batch is small: its messages are kept whole
                 numbered = ((place, LineResult(text=text, message=_reread(text, receiver), findings=(),
                                                line_number=line)) for place, line, text in batch)
-                keyed = _check(numbered, at, receiver, None, places=True)
+                keyed = _check(numbered, at, receiver, None, places=True, refused=refused)
                 out._add(keyed.findings, zip(keyed.handoff_places, keyed.handoffs), zip(keyed.item_places, keyed.items))
                 del keyed
                 gc.collect(0)  # the batch's endpoints hold one another: freed here (the youngest objects alone)
@@ -666,11 +680,12 @@ def _joined(pieces: Iterator[str]) -> Iterator[str]:
         first = False
 
 
-def _unknown_replies(messages: list[Any], conversation: Conversation) -> list[tuple[Any, Finding]]:
-    """A ``re=`` naming no message in the stream."""
+def _unknown_replies(messages: list[Any], conversation: Conversation, refused: Container[str]
+                     ) -> list[tuple[Any, Finding]]:
+    """A ``re=`` naming no message in the stream (a refused line's id names one: its finding is the root)."""
     return [(m, fail(kind="reply-to-unknown", key=None,
                      message=f"{m.type} {m.id} answers re={m.re}, which names no message in the stream"))
-            for m in messages if m.re is not None and m.re not in conversation]
+            for m in messages if m.re is not None and m.re not in conversation and m.re not in refused]
 
 
 def _wrong_party(ends: Mapping[str, Endpoint], place: Mapping[str, int]) -> list[Finding]:

@@ -9,10 +9,13 @@ or unreadable input, and never a Python traceback on the user's terminal.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import pkgutil
+import shutil
 import sys
+import textwrap
 from typing import NoReturn, Sequence
 
 from . import commands
@@ -37,6 +40,47 @@ class _EscapingWriter:
         return getattr(self.unescaped, name)
 
 
+class _PipeWriter:
+    """stdout that outlives its reader: once the reader has gone (``| head``), what is written is dropped and
+    the command runs to its end, so its exit status still says what it found (refused lines after the
+    tenth are still refused)."""
+
+    def __init__(self, stream) -> None:
+        self.unwrapped = stream
+        self.closed_by_reader = False
+
+    def write(self, text: str) -> int:
+        if not self.closed_by_reader:
+            try:
+                return self.unwrapped.write(text)
+            except BrokenPipeError:
+                self._reader_gone()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.closed_by_reader:
+            try:
+                self.unwrapped.flush()
+            except BrokenPipeError:
+                self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        self.closed_by_reader = True
+        _stdout_to_devnull()
+
+    def __getattr__(self, name: str):
+        return getattr(self.unwrapped, name)
+
+
+def _stdout_to_devnull() -> None:
+    """Point file descriptor 1 at the null device: the interpreter's last flush then has nowhere to fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # a stdout with no descriptor (a test's capture)
+        pass
+
+
 def _degrade_encoding(stream) -> None:
     """Output to any encoding: what the encoding cannot hold is written as a
     backslash escape, never a crash (PYTHONIOENCODING=ascii, a legacy console)."""
@@ -49,10 +93,77 @@ def _degrade_encoding(stream) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # usage errors exit 2, as argparse does, but say so plainly
-        self.print_usage(sys.stderr)
+    """argparse's parser with a usage error in one line that says what was meant, and the top-level help
+    grouped by task."""
+
+    #: the option strings a mistyped option is compared with: the run's command's and the global ones
+    known_options: list[str] = []
+    #: the run's command, for the help a usage error points to
+    command: str | None = None
+
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2, as argparse does: one line, no usage block
+        if message.startswith("unrecognized arguments: "):
+            message += _option_hint(message.split(": ", 1)[1].split(), self.known_options or
+                                    list(self._option_string_actions))
+        if "did you mean" not in message and "lists the commands" not in message:
+            command = self.prog if self.prog != "rogerwilco" or not self.command else f"rogerwilco {self.command}"
+            message += f" (see `{command} --help`)"
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(2)
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        """A value outside the choices, said with the closest choice (a command, a format, a shell)."""
+        choices = action.choices
+        if choices is None or value in choices:
+            return
+        names = [str(c) for c in choices]
+        close = difflib.get_close_matches(str(value), names, n=1, cutoff=0.6)
+        if close:
+            said = f"did you mean {close[0]}?"
+        elif isinstance(action, argparse._SubParsersAction):
+            said = "`rogerwilco --help` lists the commands"
+        else:
+            said = f"choose from {', '.join(names)}"
+        raise argparse.ArgumentError(action, f"invalid choice: {value!r} ({said})")
+
+    def format_help(self) -> str:
+        grouped = _grouped_help(self)
+        return grouped if grouped is not None else super().format_help()
+
+
+def _option_hint(words: list[str], options: list[str]) -> str:
+    """`` (did you mean --format?)`` for the first mistyped option that is close to a known one, else nothing."""
+    for word in words:
+        if word.startswith("-"):
+            close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.6)
+            if close:
+                return f" (did you mean {close[0]}?)"
+    return ""
+
+
+def _grouped_help(parser: argparse.ArgumentParser) -> str | None:
+    """The top-level help: the commands grouped by task, with which command to use when (None: a command's help)."""
+    from .commands._help import TASKS, WHICH
+
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    if parser.prog != "rogerwilco" or sub is None or len(sub.choices) < 2:
+        return None
+    helps = {a.dest: a.help or "" for a in sub._choices_actions}
+    width = max(40, min(shutil.get_terminal_size().columns, 100))
+    lines = [parser.format_usage().rstrip(), "", parser.description or "", "", *textwrap.wrap(WHICH, width)]
+    for task, names in (*TASKS, ("other", tuple(sorted(set(helps) - {n for _, ns in TASKS for n in ns})))):
+        shown = [n for n in names if n in helps]
+        if not shown:
+            continue
+        lines += ["", f"{task}:"]
+        for name in shown:
+            lines += textwrap.wrap(helps[name], width, initial_indent=f"  {name:<14}", subsequent_indent=" " * 16)
+    lines += ["", "options:", "  -h, --help    show this help and exit", "  --version     " + (parser._option_string_actions["--version"].help or ""),
+              *textwrap.wrap("colour in reports: auto (a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), "
+                             "always, never; it may come anywhere on the line", width,
+                             initial_indent="  --color {auto,always,never}  ".ljust(16), subsequent_indent=" " * 16),
+              "", parser.epilog or ""]
+    return "\n".join(lines) + "\n"
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -136,6 +247,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         module.register(sub)
     for name, child in sub.choices.items():
         child.formatter_class = _Formatter
+        # a global option may come anywhere on the line: after the command too (its value, when given, wins)
+        child.add_argument("--color", choices=("auto", "always", "never"), default=argparse.SUPPRESS,
+                           help="colour in reports (as before the command)")
         if name in HELP:
             child.description = HELP[name][0]
             child.epilog = epilog(name)
@@ -158,15 +272,25 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _options_of(parser: argparse.ArgumentParser, command: str | None) -> list[str]:
+    """The option strings a run may give: the global ones and its command's."""
+    options = list(parser._option_string_actions)
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    if sub is not None and command in sub.choices:
+        options += list(sub.choices[command]._option_string_actions)
+    return options
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _degrade_encoding(sys.stdout)
     _degrade_encoding(sys.stderr)
-    stderr = sys.stderr
+    stderr, stdout = sys.stderr, sys.stdout
     sys.stderr = _EscapingWriter(stderr)
+    sys.stdout = _PipeWriter(stdout)
     try:
         return _main(argv)
     finally:
-        sys.stderr = stderr
+        sys.stderr, sys.stdout = stderr, stdout
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -174,7 +298,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if not argv:
         sys.stdout.write(_QUICK_START)
         return 0
-    parser = build_parser(_command_of(argv))
+    command = _command_of(argv)
+    parser = build_parser(command)
+    _Parser.known_options = _options_of(parser, command)
+    _Parser.command = command if command in _COMMAND_MODULES else None
     args = parser.parse_args(argv)
     from .render import set_color
 
@@ -191,9 +318,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
-            # the reader went away (| head): not an error of ours
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            # the reader went away (| head) under a write that bypassed the text stream: not an error of ours
+            _stdout_to_devnull()
             return 0
         sys.stderr.write(f"rogerwilco: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}\n")
         return 2
@@ -202,7 +328,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
         sys.stderr.write(f"rogerwilco: {install_hint(exc)}\n")
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C: one line on what was written, and the shell's status for SIGINT
+        from .commands._output import interrupted_line
+
+        sys.stderr.write(f"\nrogerwilco: {interrupted_line()}\n")
         return 130
     except Exception as exc:  # noqa: BLE001 - the contract: no traceback reaches a user
         sys.stderr.write(f"rogerwilco: internal error: {type(exc).__name__}: {exc}\n")

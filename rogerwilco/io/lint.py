@@ -55,7 +55,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, cast
+from typing import IO, TYPE_CHECKING, Any, Callable, Container, Iterable, Iterator, Mapping, NamedTuple, Sequence, cast
 
 import attrs
 
@@ -198,6 +198,8 @@ class LintFinding:
     occurrence: int = 0  # earlier findings in the file with the same identity (the same line repeated)
     hint: str | None = None  # "did you mean", for people
     fix: str | None = None  # the suggested replacement for the token (an editor's quick fix)
+    #: the root finding this one follows from ("line 1 RW003"): a readback echoing a refused HO's code
+    cause: str | None = None
 
     @property
     def rule(self) -> LintRule:
@@ -209,6 +211,16 @@ class LintFinding:
         if not self.column:
             return None
         return self.column + max(1, len(self.token or ""))
+
+    def said(self) -> str:
+        """The finding in one line of plain text, for formats without a caret (SARIF's message, annotations):
+        ``token: message (hint) [follows from line 1 RW003]``."""
+        text = f"{self.token}: {self.message}" if self.token else self.message
+        if self.hint:
+            text += f" ({self.hint})"
+        if self.cause:
+            text += f" [follows from {self.cause}]"
+        return text
 
     def identity(self) -> tuple[str, ...]:
         return (self.code, self.file, self.text, self.token or "", self.key or "")
@@ -226,7 +238,8 @@ class LintFinding:
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "rule": self.rule.name, "level": self.level, "message": self.message,
                 "file": self.file, "line": self.line, "column": self.column, "end_column": self.end_column,
-                "token": self.token, "key": self.key, "hint": self.hint, "fix": self.fix, "fingerprint": self.fingerprint()}
+                "token": self.token, "key": self.key, "hint": self.hint, "fix": self.fix, "cause": self.cause,
+                "fingerprint": self.fingerprint()}
 
 
 # --------------------------------------------------------------------------
@@ -276,9 +289,42 @@ def _line_findings(result: LineResult, file: str) -> Iterator[LintFinding]:
         if code is None:
             continue  # a blank line, or a kind that is no rule
         yield LintFinding(code=code, level=RULES[code].level, message=f.message, file=file,
-                          line=result.line_number or 1, column=f.column, token=f.token, text=result.text,
+                          line=result.line_number or 1, column=f.column or _where_missing(result), token=f.token,
+                          text=result.text,
                           key=result.raw.id if result.raw is not None else None,
                           hint=f.hint, fix=f.fix)
+
+
+def _where_missing(result: LineResult) -> int:
+    """The column of a finding about something absent (a missing slot, RW005): where the slot would go, after the
+    last slot and before any tail; the line's start when the line did not split."""
+    raw = result.raw
+    return raw.slot_column(len(raw.tokens)) if raw is not None else 1
+
+
+class _Refused(NamedTuple):
+    """What a refused line with a readable id leaves for the lines after it: where it is, and its findings
+    as (code, token), so that a reply echoing one of them is told as that finding's consequence."""
+
+    line: int
+    roots: frozenset[tuple[str, str | None]]
+
+
+def _with_causes(found: list[LintFinding], result: LineResult, refused: dict[str, _Refused]) -> list[LintFinding]:
+    """The findings of a line, each one that echoes a finding of the refused message its ``re=`` names
+    (the same rule on the same token, a readback repeating a refused code) marked as that one's consequence;
+    the line's id noted when the line is refused."""
+    raw = result.raw
+    if raw is None:
+        return found
+    re = next((token[3:] for token in raw.tokens if token.startswith("re=")), None) if refused else None
+    named = refused.get(re) if re else None
+    if named is not None:
+        found = [attrs.evolve(f, cause=f"line {named.line} {f.code}") if (f.code, f.token) in named.roots else f
+                 for f in found]
+    if result.message is None and raw.id and raw.id not in refused:
+        refused[raw.id] = _Refused(result.line_number or 1, frozenset((f.code, f.token) for f in found))
+    return found
 
 
 class _Seen(NamedTuple):
@@ -343,7 +389,8 @@ def _at(m: _Seen, file: str, code: str, message: str, *, token: str | None = Non
 
 
 def stream_findings(messages: Iterable[Message | LineResult], file: str, *, receiver: Receiver, now: str | None,
-                    enabled: frozenset[str], batch_lines: int | None = None) -> list[LintFinding]:
+                    enabled: frozenset[str], batch_lines: int | None = None,
+                    refused: Container[str] = ()) -> list[LintFinding]:
     """The rules across the stream, over its valid messages in order.
 
     Linear in the messages, in memory that does not grow with them (beyond
@@ -354,7 +401,9 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
     sender's ids; then each batch of parts (about ``batch_lines`` lines) is
     read again and given the other rules, the thread rules through
     :func:`rogerwilco.checks.thread.check_thread`. No rule reads across
-    parts, so the findings are those of the whole stream.
+    parts, so the findings are those of the whole stream. ``refused`` holds
+    the ids of lines refused before (or while) ``messages`` is read: a
+    ``re=`` naming one names a message that was sent (no ``RW102``).
     """
     out: list[LintFinding] = []
     parts = Components(batch_lines=_components.BATCH_LINES if batch_lines is None else batch_lines)
@@ -381,7 +430,7 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
                 parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins)
             for batch in parts.batches():
                 whole = (loads_line(text, receiver, line_number=line) for _, line, text in batch)
-                out.extend(_part_findings(whole, file, receiver=receiver, now=now, enabled=enabled))
+                out.extend(_part_findings(whole, file, receiver=receiver, now=now, enabled=enabled, refused=refused))
                 gc.collect(0)  # the batch's endpoints hold one another: freed here (the youngest objects alone)
     finally:
         parts.close()
@@ -389,19 +438,20 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
 
 
 def _part_findings(messages: Iterable[Message], file: str, *, receiver: Receiver, now: str | None,
-                   enabled: frozenset[str]) -> list[LintFinding]:
+                   enabled: frozenset[str], refused: Container[str]) -> list[LintFinding]:
     """The rules of a part of the stream that touches nothing else (all but RW101)."""
     from ..checks.thread import SpooledLines
 
     store = SpooledLines(receiver)
     try:
-        return _stream_findings(messages, file, receiver=receiver, now=now, enabled=enabled, store=store)
+        return _stream_findings(messages, file, receiver=receiver, now=now, enabled=enabled, store=store,
+                                refused=refused)
     finally:
         store.close()
 
 
 def _stream_findings(messages: Iterable[Message | LineResult], file: str, *, receiver: Receiver, now: str | None,
-                     enabled: frozenset[str], store: SpooledLines) -> list[LintFinding]:
+                     enabled: frozenset[str], store: SpooledLines, refused: Container[str] = ()) -> list[LintFinding]:
     out: list[LintFinding] = []
     by_id: dict[str, _Seen] = {}
 
@@ -432,7 +482,7 @@ def _stream_findings(messages: Iterable[Message | LineResult], file: str, *, rec
             pass
 
     for seen in by_id.values():
-        if seen.re is not None and seen.re not in by_id:
+        if seen.re is not None and seen.re not in by_id and seen.re not in refused:
             out.append(_at(seen, file, "RW102", f"{seen.type} {seen.id} answers re={seen.re}, which names no message in the stream",
                            token=f"re={seen.re}"))
 
@@ -516,13 +566,14 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     if embedded is None:
         embedded = not is_stream_file(file)
     findings: list[LintFinding] = []
+    refused: dict[str, _Refused] = {}  # the refused lines' ids: a reply to one names a message that was sent
     places = _Places() if embedded else None
 
     def valid() -> Iterator[Message | LineResult]:
         if places is not None:
             for result, physical, frame, start in _embedded_results(fp, receiver, file):
                 places.put(result.line_number or 1, result.text, physical, frame, start)
-                findings.extend(_line_findings(result, file))
+                findings.extend(_with_causes(list(_line_findings(result, file)), result, refused))
                 if result.message is not None:
                     yield result  # read from its candidate's text: the thread check keeps it small
             return
@@ -532,12 +583,12 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
             results = (check_line(_strip_terminator(text), receiver, line_number=i, file=file)
                        for i, text in enumerate(fp, start=1) if text.strip("\r\n"))
         for result in results:
-            findings.extend(_line_findings(result, file))
+            findings.extend(_with_causes(list(_line_findings(result, file)), result, refused))
             if result.message is not None:
                 yield result  # the line it was read from goes along: the thread check keeps it small
 
     try:
-        across = stream_findings(valid(), file, receiver=receiver, now=now, enabled=enabled)
+        across = stream_findings(valid(), file, receiver=receiver, now=now, enabled=enabled, refused=refused)
         findings.extend(across)
         kept = [f for f in findings if f.code in enabled]
         if places is not None:
@@ -649,27 +700,41 @@ def _strip_terminator(text: str) -> str:
 def lint_paths(paths: Sequence[str], *, config: Any = None, **options: Any) -> Iterator[tuple[str, list[LintFinding]]]:
     """(display name, findings) for each file; ``-`` is standard input; a folder is walked.
 
-    ``config`` (a :class:`rogerwilco.io.lint_config.LintConfig`) chooses which
-    files a folder contributes and adds its per-file ignores; ``stdin_filename``
-    names standard input (its per-file ignores and its mode follow that name).
+    ``config`` is one :class:`rogerwilco.io.lint_config.LintConfig` for every file, or a
+    :class:`rogerwilco.io.lint_config.FileConfigs` giving each file the configuration nearest to it: it
+    chooses which files a folder contributes and adds its per-file ignores. ``settings``, when given, turns
+    a file's configuration into more options of :func:`lint_stream` (its rules, profiles, now), which win
+    over the ones given here. ``stdin_filename`` names standard input (its per-file ignores, its mode and
+    its configuration follow that name); ``on_open`` is given each file as it is opened (a progress bar
+    watches it).
     """
-    from .lint_config import LintConfig
+    from .lint_config import FileConfigs, LintConfig
 
-    config = config if config is not None else LintConfig()
+    configs = config if isinstance(config, FileConfigs) else FileConfigs(config if config is not None else LintConfig())
     stdin_name = options.pop("stdin_filename", None)
+    on_open = options.pop("on_open", None) or (lambda fh: None)
+    settings: Callable[[Any], Mapping[str, Any]] = options.pop("settings", None) or (lambda found: {})
     ignore = tuple(options.pop("ignore", ()) or ())
+
+    def lint_one(fh: Any, name: str, where: str) -> list[LintFinding]:
+        found = configs.for_path(where)
+        chosen = {**options, **settings(found)}
+        return lint_stream(fh, file=name, **{**chosen, "ignore": tuple(chosen.get("ignore", ignore)) +
+                                             found.ignored_for(name)})
+
     for given in paths:
         if given == "-":
             name = stdin_name or "<stdin>"
-            yield name, lint_stream(sys.stdin.buffer, file=name, ignore=ignore + config.ignored_for(name), **options)
+            yield name, lint_one(sys.stdin.buffer, name, stdin_name or ".")
             continue
-        for name in config.walk(given):
+        for name in configs.walk(given):
             try:
                 fh = open(name, "rb")
             except OSError as exc:
                 raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
             with fh:
-                yield name, lint_stream(fh, file=name, ignore=ignore + config.ignored_for(name), **options)
+                on_open(fh)
+                yield name, lint_one(fh, name, name)
 
 
 # --------------------------------------------------------------------------

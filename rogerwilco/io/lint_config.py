@@ -27,6 +27,18 @@ Globs are matched against the path relative to the folder holding the
 configuration (``/`` separated): ``*`` and ``?`` stay within one path
 segment, ``**`` spans any number of them, and a glob with no ``/`` also
 matches the file's name alone.
+
+Each file its own configuration (:class:`FileConfigs`): a run from a
+repository's root over a monorepo lints each file with the configuration
+nearest to it, found from the file's folder upwards as above (as ruff does),
+so a sub-project's ``[tool.rogerwilco.lint]`` applies to its own files.
+``--config`` and ``--isolated`` give one configuration to every file.
+
+A walked folder also leaves out what git ignores: the ``.gitignore`` files
+of the folder, of its subfolders and of its parents up to the repository
+root, read with ``pathspec`` (git's own matching rules, negations included).
+``respect-gitignore = false`` turns that off; files named on the command
+line are always linted.
 """
 
 from __future__ import annotations
@@ -57,7 +69,7 @@ DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "node
 FAIL_ON = ("error", "warning", "never")
 
 _LIST_KEYS = ("select", "ignore", "profiles", "include", "exclude", "extend-exclude")
-_KNOWN = frozenset(_LIST_KEYS + ("per-file-ignores", "core-only", "now", "fail-on", "baseline"))
+_KNOWN = frozenset(_LIST_KEYS + ("per-file-ignores", "core-only", "now", "fail-on", "baseline", "respect-gitignore"))
 
 
 @attrs.frozen(kw_only=True)
@@ -76,6 +88,7 @@ class LintConfig:
     now: str | None = None
     fail_on: str = "warning"
     baseline: Path | None = None
+    respect_gitignore: bool = True
 
     # ----------------------------------------------------------------- files
 
@@ -120,16 +133,9 @@ class LintConfig:
         return tuple(out)
 
     def walk(self, given: str) -> Iterator[str]:
-        """A file as given, or the included files under a folder (sorted, excluded folders not entered)."""
-        path = Path(given)
-        if not path.is_dir():
-            yield given
-            return
-        found: list[str] = []
-        for directory, folders, files in os.walk(path):
-            folders[:] = [f for f in folders if not self.excluded(os.path.join(directory, f))]
-            found.extend(full for full in (os.path.join(directory, name) for name in files) if self.included(full))
-        yield from sorted(found)
+        """A file as given, or the included files under a folder (sorted, excluded and git-ignored folders not
+        entered): :meth:`FileConfigs.walk` with this configuration for every file."""
+        yield from FileConfigs(self).walk(given)
 
 
 # --------------------------------------------------------------------- globs
@@ -264,9 +270,9 @@ def load_config(path: Path | None, *, root: Path | None = None) -> LintConfig:
                                f"got {_kind(value)}")
             options[key] = tuple((glob, _strings(path, table, f"per-file-ignores {glob!r}", codes))
                                  for glob, codes in value.items())
-        elif key == "core-only":
+        elif key in ("core-only", "respect-gitignore"):
             if not isinstance(value, bool):
-                raise RW1Error(f"{path}: {table} core-only is expected to be true or false, got {_kind(value)}")
+                raise RW1Error(f"{path}: {table} {key} is expected to be true or false, got {_kind(value)}")
             options[key] = value
         elif key == "now":
             if not isinstance(value, str):
@@ -288,6 +294,7 @@ def load_config(path: Path | None, *, root: Path | None = None) -> LintConfig:
         include=options.get("include", DEFAULT_INCLUDE), exclude=exclude,
         profiles=options.get("profiles"), core_only=options.get("core-only", False),
         now=options.get("now"), fail_on=options.get("fail-on", "warning"), baseline=options.get("baseline"),
+        respect_gitignore=options.get("respect-gitignore", True),
     )
 
 
@@ -301,6 +308,102 @@ def discover(config: str | None = None, *, isolated: bool = False, start: Path |
     return load_config(found) if found is not None else LintConfig(root=(start or Path.cwd()).resolve())
 
 
+class FileConfigs:
+    """The configuration of each file: the nearest one at or above its folder, or ``fixed`` for every file.
+
+    Each folder's answer is kept, so a walk over many files reads each configuration file once."""
+
+    def __init__(self, fixed: LintConfig | None = None, *, cwd: Path | None = None) -> None:
+        self.fixed = fixed
+        self._cwd = (cwd or Path.cwd()).resolve()
+        self._by_folder: dict[Path, LintConfig] = {}
+        self._ignores: dict[Path, Any] = {}
+
+    def for_path(self, path: str | os.PathLike) -> LintConfig:
+        """The configuration ``path`` (a file, or a folder) is linted with."""
+        if self.fixed is not None:
+            return self.fixed
+        here = Path(os.path.abspath(path))
+        return self._for_folder(here if here.is_dir() else here.parent)
+
+    def _for_folder(self, folder: Path) -> LintConfig:
+        known = self._by_folder.get(folder)
+        if known is not None:
+            return known
+        found = find_config(folder)
+        config = load_config(found) if found is not None else LintConfig(root=self._cwd)
+        self._by_folder[folder] = config
+        return config
+
+    def walk(self, given: str) -> Iterator[str]:
+        """A file as given, or the files under a folder that its configurations include and git does not ignore
+        (sorted; excluded and ignored folders not entered)."""
+        path = Path(given)
+        if not path.is_dir():
+            yield given
+            return
+        found: list[str] = []
+        ignored = _GitIgnored(path) if self.for_path(path).respect_gitignore else None
+        for directory, folders, files in os.walk(path):
+            config = self.for_path(directory)
+            if ignored is not None:
+                ignored.enter(directory)
+            folders[:] = [f for f in folders if not config.excluded(os.path.join(directory, f))
+                          and not (ignored is not None and ignored(os.path.join(directory, f), folder=True))]
+            found.extend(full for full in (os.path.join(directory, name) for name in files)
+                         if config.included(full) and not (ignored is not None and ignored(full)))
+        yield from sorted(found)
+
+
+class _GitIgnored:
+    """Whether git ignores a path under a walked folder: the ``.gitignore`` of every folder from the repository
+    root (or the walked folder, outside a repository) down to the path's, each matched relative to its own
+    folder with git's rules (``pathspec``)."""
+
+    def __init__(self, top: Path) -> None:
+        top = Path(os.path.abspath(top))
+        root = repository_root(top) or top
+        self._specs: dict[Path, Any] = {}
+        for folder in (top, *top.parents):
+            self._load(folder)
+            if folder == root:
+                break
+
+    def _load(self, folder: Path) -> None:
+        if folder in self._specs:
+            return
+        self._specs[folder] = None
+        ignore_file = folder / ".gitignore"
+        if ignore_file.is_file():
+            import pathspec
+
+            try:
+                lines = read_limited(ignore_file, what=".gitignore", limit=CONFIG_MAX_BYTES).decode("utf-8", "replace")
+            except OSError as exc:
+                raise RW1Error(f"cannot read {ignore_file}: {exc.strerror}") from None
+            self._specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines.splitlines())
+
+    def enter(self, directory: str) -> None:
+        self._load(Path(os.path.abspath(directory)))
+
+    def __call__(self, path: str, *, folder: bool = False) -> bool:
+        here = Path(os.path.abspath(path))
+        ignored: bool | None = None
+        # from the shallowest .gitignore to the deepest: a deeper file's match (a negation among them) wins
+        for base in sorted(self._specs, key=lambda folder_: len(folder_.parts)):
+            spec = self._specs[base]
+            if spec is None:
+                continue
+            try:
+                rel = here.relative_to(base).as_posix()
+            except ValueError:
+                continue
+            verdict = spec.check_file(rel + "/" if folder else rel).include
+            if verdict is not None:
+                ignored = verdict
+        return bool(ignored)
+
+
 def repository_root(start: str | os.PathLike) -> Path | None:
     """The nearest folder at or above ``start`` holding ``.git`` (a folder or a worktree's file)."""
     here = Path(os.path.abspath(start))
@@ -312,5 +415,5 @@ def repository_root(start: str | os.PathLike) -> Path | None:
     return None
 
 
-__all__: Sequence[str] = ("LintConfig", "discover", "find_config", "load_config", "glob_match", "repository_root",
+__all__: Sequence[str] = ("FileConfigs", "LintConfig", "discover", "find_config", "load_config", "glob_match", "repository_root",
                           "DEFAULT_INCLUDE", "DEFAULT_EXCLUDE", "FAIL_ON")

@@ -112,7 +112,7 @@ def sarif_result(finding: LintFinding, root: Path | None = None) -> dict[str, An
         "ruleId": finding.code,
         "ruleIndex": _RULE_INDEX[finding.code],
         "level": finding.level,
-        "message": {"text": f"{finding.token}: {finding.message}" if finding.token else finding.message},
+        "message": {"text": finding.said()},
         "locations": [{"physicalLocation": {"artifactLocation": artifact_location(finding.file, root),
                                             "region": region}}],
         "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint()},
@@ -152,13 +152,32 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_annotation(finding: LintFinding) -> str:
-    """One workflow command: ``::error file=F,line=N,endLine=N,col=C,endColumn=E,title=rogerwilco (RW105)::message``."""
+def workspace_path(file: str, workspace: str | None = None) -> str:
+    """A file as a workflow annotation names it: relative to the workspace the runner resolves ``file=`` against
+    (``GITHUB_WORKSPACE``, else the repository root above the working folder), so a step run from a subfolder
+    still lands on the right file; a file outside it, absolute. Standard input stays as named."""
+    if file in ("<stdin>", "-", "<stream>"):
+        return file
+    base = workspace if workspace is not None else os.environ.get("GITHUB_WORKSPACE")
+    root = Path(base) if base else repository_root(Path.cwd())
+    absolute = Path(os.path.abspath(file))
+    if root is not None:
+        for here, there in ((absolute, Path(os.path.abspath(root))), (absolute.resolve(), Path(root).resolve())):
+            try:
+                return here.relative_to(there).as_posix()
+            except ValueError:
+                continue
+    return absolute.as_posix()
+
+
+def github_annotation(finding: LintFinding, workspace: str | None = None) -> str:
+    """One workflow command: ``::error file=F,line=N,endLine=N,col=C,endColumn=E,title=rogerwilco (RW105)::message``,
+    ``F`` relative to the workspace (:func:`workspace_path`)."""
     command = "error" if finding.level == "error" else "warning"
-    props = [f"file={escape_property(finding.file)}", f"line={finding.line}", f"endLine={finding.line}"]
+    props = [f"file={escape_property(workspace_path(finding.file, workspace))}", f"line={finding.line}",
+             f"endLine={finding.line}"]
     if finding.column:
         props.append(f"col={finding.column}")
         props.append(f"endColumn={finding.end_column}")
     props.append(f"title={escape_property(f'rogerwilco ({finding.code})')}")
-    text = f"{finding.token}: {finding.message}" if finding.token else finding.message
-    return f"::{command} {','.join(props)}::{escape_data(text)}"
+    return f"::{command} {','.join(props)}::{escape_data(finding.said())}"

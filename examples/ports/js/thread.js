@@ -144,10 +144,13 @@ function parseNow(now) {
 
 const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10).replace(/-/g, "");
 
-// The stream's messages in order, each id once; form findings for the rest.
+// The stream's messages in order, each id once; form findings for the rest, and
+// the ids of refused lines whose envelope reads (a reply to one names a message
+// that was sent: the refused line's own finding is the one root cause).
 function read(lines, receiver) {
   const messages = [];
   const findings = [];
+  const refused = new Set();
   const byId = new Map();
   lines.forEach((entry, index) => {
     const number = index + 1;
@@ -162,6 +165,7 @@ function read(lines, receiver) {
         const problem = refusalOf(result);
         if (problem === null) return;
         findings.push(fail("form", null, `line ${number}: not a valid message (${problem.token || problem.kind}: ${problem.message}); left out of the thread`));
+        if (result.raw && result.raw.id) refused.add(result.raw.id);
         return;
       }
     } else if (entry !== null && typeof entry === "object" && typeof entry.type === "string" && typeof entry.id === "string") {
@@ -179,7 +183,7 @@ function read(lines, receiver) {
     byId.set(message.id, message);
     messages.push(message);
   });
-  return [messages, findings];
+  return [messages, findings, refused];
 }
 
 const sameParties = (a, b) => a.from === b.from && a.to === b.to && a.item === b.item;
@@ -189,12 +193,12 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   if (!Array.isArray(lines)) throw new RW1Error("lines is a list of lines", { kind: "TypeError" });
   const at = parseNow(now);
   const receiver = asReceiver(profiles);
-  const [messages, findings] = read(lines, receiver);
+  const [messages, findings, refused] = read(lines, receiver);
   const position = new Map(messages.map((m, i) => [m.id, i]));
   const byId = new Map(messages.map((m) => [m.id, m]));
 
   for (const m of messages) {
-    if (m.re !== null && !byId.has(m.re)) {
+    if (m.re !== null && !byId.has(m.re) && !refused.has(m.re)) {
       findings.push(fail("reply-to-unknown", null, `${m.type} ${m.id} answers re=${m.re}, which names no message in the stream`));
     }
   }

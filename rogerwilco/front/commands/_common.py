@@ -44,6 +44,12 @@ def open_line_or_file(value: str | None) -> Iterator[IO[bytes]]:
         yield fh
 
 
+def default_inputs() -> list[str]:
+    """What ``lint`` and ``scan`` read when given no path: standard input when something is piped in, the
+    current folder when it is a terminal (nobody is typing a log at it)."""
+    return ["."] if getattr(sys.stdin, "isatty", lambda: False)() else ["-"]
+
+
 def add_profiles(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile", "-p", action="append", dest="profiles", metavar="NAME|PATH",
@@ -95,6 +101,20 @@ def open_input(name: str | None) -> Iterator[IO[bytes]]:
         raise RW1Error(f"cannot read {name}: {exc.strerror}") from None
     with fh:
         yield fh
+
+
+@contextmanager
+def reading_progress(label: str, fh: IO[bytes], name: str | None) -> Iterator[None]:
+    """A progress bar on stderr while ``fh`` (the file ``name``) is read, when stderr is a terminal and the
+    file is large (:class:`rogerwilco.front.render.progress.FileProgress`)."""
+    if not sys.stderr.isatty() or name in (None, "-") or is_line_argument(name):
+        yield
+        return
+    from ..render.progress import FileProgress, sizes
+
+    with FileProgress(label, sizes([str(name)])) as progress:
+        progress.reading(fh)
+        yield
 
 
 def line_argument(value: str | None, *, max_bytes: int | None = None) -> str:

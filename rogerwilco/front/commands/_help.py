@@ -145,6 +145,19 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
                    "0 printed, 2 an unknown shell"),
 }
 
+#: the top-level help's groups, by task (a command in none is listed under "other")
+TASKS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("check lines and conversations", ("validate", "lint", "check-thread", "scan")),
+    ("read back and close a handoff", ("check-rb", "make-rb", "check-ho", "check-dn", "tool")),
+    ("convert lines", ("parse", "encode", "to-json", "from-json", "digest", "reply")),
+    ("profiles, legends and skills", ("legend", "profile", "check-src", "schema", "skill", "grammar")),
+    ("serve editors, agents and test suites", ("lsp", "mcp", "adapter", "conformance", "completion")),
+)
+WHICH = ("Which check: `validate` for lines one by one (a file of lines, or one line), as a receiver reads them; "
+         "`lint` for files as conversations in CI (every line, plus the rules across the stream; logs and "
+         "Markdown too; SARIF, annotations, a baseline); `check-thread` for one conversation's handoffs, with "
+         "the ledger of who owns what.")
+
 #: commands whose examples need what a test cannot give (a client on stdin, a server, a store to write)
 NOT_RUN = {"mcp", "adapter", "tool", "conformance", "lsp"}
 

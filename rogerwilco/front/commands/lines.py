@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ...core.errors import RW1Error, RW1SyntaxError, printable
 from ...core.findings import FAIL, note
@@ -13,7 +13,11 @@ from ...core.message import Message
 from ...core.semantics import check_line, refusal_for
 from ...io.stream import read_lines, validate_stream
 from ._common import (add_format, add_profiles, display_name, is_line_argument, json_argument, line_argument, open_input,
-                      open_line_or_file, receiver_from)
+                      open_line_or_file, reading_progress, receiver_from)
+
+if TYPE_CHECKING:
+    from ...core.vocab import Receiver
+    from ..render.lines import Parts
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,8 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_encode)
 
     p = sub.add_parser("validate", help="every finding of every line, with a caret under the token")
-    p.add_argument("file", nargs="?", metavar="FILE|LINE",
-                   help="a file of lines, - for stdin (default), or one line (it starts with 'RW1 ')")
+    p.add_argument("files", nargs="*", metavar="FILE|LINE",
+                   help="files of lines, - for stdin (default), or a line (it starts with 'RW1 '); several are "
+                        "checked in turn, with one summary")
     add_profiles(p)
     add_format(p)
     p.add_argument("--quiet", "-q", action="store_true", help="text: refusals only, no notes")
@@ -65,8 +70,9 @@ _BLANK = note(kind="blank", message="blank line")
 def _report(file: str, number: int | None, finding) -> None:
     col = f":{finding.column}" if finding.column else ""
     token = f" {printable(finding.token)}" if finding.token else ""
+    hint = f" ({printable(finding.hint)})" if finding.hint else ""  # "did you mean", as validate and lint say it
     sys.stderr.write(f"{printable(file)}:{number or 1}{col}: {finding.why or finding.severity}{token}: "
-                     f"{printable(finding.message)}\n")
+                     f"{printable(finding.message)}{hint}\n")
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
@@ -116,10 +122,9 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from ..render import make_console, plain_output
-    from ..render.lines import Parts, finding_parts, plain, styled, summary_parts
+    from ..render.lines import Parts, plain, styled, summary_parts
 
     receiver = receiver_from(args)
-    name = "<line>" if is_line_argument(args.file) else display_name(args.file)
     if plain_output():  # what a console would write, without loading rich
         def show(parts: Parts) -> None:
             sys.stdout.write(plain(parts) + "\n")
@@ -129,7 +134,21 @@ def cmd_validate(args: argparse.Namespace) -> int:
         def show(parts: Parts) -> None:
             console.print(styled(parts))
     counts = {"lines": 0, "valid": 0, "refused": 0, "notes": 0}
-    with open_line_or_file(args.file) as fh:
+    for given in args.files or [None]:
+        _validate_one(given, receiver, args, counts, show)
+    if args.format == "text":
+        show(summary_parts(counts))
+    return 1 if counts["refused"] or (args.strict and counts["notes"]) else 0
+
+
+def _validate_one(given: str | None, receiver: Receiver, args: argparse.Namespace, counts: dict[str, int],
+                  show: Callable[[Parts], None]) -> None:
+    """Every line of one file (or the one line given), its findings shown and counted in ``counts``."""
+    from ..render.lines import finding_parts
+
+    name = "<line>" if is_line_argument(given) else display_name(given)
+    refused_before = counts["refused"]
+    with open_line_or_file(given) as fh, reading_progress("validate", fh, given):
         for result in validate_stream(fh, receiver, file=name):
             counts["lines"] += 1
             if result.message is not None:
@@ -152,9 +171,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 if args.quiet and finding.severity != FAIL:
                     continue
                 show(finding_parts(result, finding, name))
-    if args.format == "text":
-        show(summary_parts(counts))
-    return 1 if counts["refused"] or (args.strict and counts["notes"]) else 0
+    if counts["refused"] > refused_before and given not in (None, "-") and not is_line_argument(given):
+        from ...io.lint import is_stream_file
+        from ._common import note as tell
+
+        if not is_stream_file(name):  # a log or a document: its lines are not messages, the messages are in them
+            tell(f"{name} is not an RW1 stream (.rw1), where every line is a message: `rogerwilco lint {name}` "
+                 f"or `rogerwilco scan {name}` finds the RW1 lines inside a log, Markdown or JSON Lines")
 
 
 def _refused(text: str, exc: RW1Error) -> int:

@@ -7,10 +7,13 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, TYPE_CHECKING, Iterator
 
-from ...core.errors import RW1Error
-from ._common import UsageError, add_profiles, is_line_argument
+from ._common import UsageError, add_profiles, default_inputs, is_line_argument
+from ._output import output_file
+
+if TYPE_CHECKING:
+    from ...io.lint_config import LintConfig
 
 _EPILOG = """\
 examples:
@@ -38,8 +41,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="message files or folders (walked with include/exclude), - for stdin (default)")
-    p.add_argument("--format", "-f", choices=("text", "json", "sarif", "github"), default="text", help="output format")
+                   help="message files or folders (walked with include/exclude), - for stdin; none: stdin when piped, "
+                        "else the current folder")
+    p.add_argument("--format", "-f", choices=FORMATS, default="text", type=_format,
+                   help="output format: text, json (an array), json-lines (one finding a line), sarif, github")
     p.add_argument("--output-file", "-o", metavar="PATH", help="write the report to this file instead of stdout")
     p.add_argument("--stdin-filename", metavar="PATH",
                    help="the name standard input stands for (its per-file ignores, its mode and its SARIF location)")
@@ -59,6 +64,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_lint)
 
 
+FORMATS = ("text", "json", "json-lines", "sarif", "github")
+
+
+def _format(name: str) -> str:
+    return "json-lines" if name == "jsonl" else name  # the common short name of JSON Lines
+
+
 def _codes(values: list[str] | None) -> list[str] | None:
     if values is None:
         return None
@@ -70,19 +82,15 @@ def _output(path: str | None) -> Iterator[IO[str]]:
     if path is None:
         yield sys.stdout
         return
-    try:
-        fh = open(path, "w", encoding="utf-8", newline="\n")
-    except OSError as exc:
-        raise RW1Error(f"cannot write {path}: {exc.strerror}") from None
-    with fh:
+    with output_file(path) as fh:  # whole or not at all: an interrupted run leaves the last report as it was
         yield fh
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from ...io.lint import lint_paths, new_findings, read_baseline, selected_rules, write_baseline
-    from ...io.lint_config import discover
+    from ...io.lint import lint_paths, new_findings, read_baseline, write_baseline
+    from ...io.lint_config import FileConfigs, discover
     from ..render import make_console
-    from ...core.vocab import Receiver
+    from ..render.progress import FileProgress
 
     if args.list_rules:
         from ..render.lint import rules_table
@@ -93,38 +101,27 @@ def cmd_lint(args: argparse.Namespace) -> int:
         if is_line_argument(name) and not Path(name).exists():
             raise UsageError(f"{name[:40]}{'...' if len(name) > 40 else ''} is a line, not a file: lint reads files "
                              "of lines (`rogerwilco validate LINE` checks one line)")
-    config = discover(args.config, isolated=args.isolated)
-    select = _codes(args.select) if args.select else config.select
-    ignore = _codes(args.ignore) or [] if args.ignore else list(config.ignore)
-    selected_rules(select, ignore)  # a bad code is a usage error before any file is read
-    for _glob, codes in config.per_file_ignores:
-        selected_rules(None, codes)
-    if args.core_only or (config.core_only and not args.profiles):
-        receiver = Receiver()
-    elif args.profiles or config.profiles:
-        receiver = Receiver.load(args.profiles or config.profiles or ())
-    else:
-        receiver = Receiver.all_bundled()
-    now = args.now or config.now
-    if now == "now":
-        import datetime as dt
-
-        now = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%MZ")
+    config = discover(args.config, isolated=args.isolated)  # the run's own: its exit policy and baseline
+    configs = FileConfigs(config if args.config or args.isolated else None)  # each file's nearest, as ruff
+    settings = _Settings(args)
+    settings(config)  # a bad code or profile is a usage error before any file is read
     fail_on = "never" if args.exit_zero else (args.fail_on or config.fail_on)
     baseline_path = args.baseline or (str(config.baseline) if config.baseline and not args.write_baseline else None)
     baseline = read_baseline(baseline_path) if baseline_path else None
 
-    files = args.files or ["-"]
+    files = args.files or default_inputs()
     every: list = []
     nfiles = 0
-    with _output(args.output_file) as out:
+    written = 0  # findings in the JSON array so far
+    progress = FileProgress("lint", _input_bytes(files, configs) if sys.stderr.isatty() else 0)
+    with _output(args.output_file) as out, progress:
         console = None
         if args.format == "text":
             from ..render.lint import finding_text
 
             console = make_console(file=out) if args.output_file else make_console()
-        for _name, findings in lint_paths(files, config=config, profiles=receiver, now=now, select=select,
-                                          ignore=ignore or (), stdin_filename=args.stdin_filename):
+        for _name, findings in lint_paths(files, config=configs, settings=settings,
+                                          stdin_filename=args.stdin_filename, on_open=progress.reading):
             nfiles += 1
             if baseline is not None:
                 findings = new_findings(findings, baseline, baseline_path)  # type: ignore[arg-type]
@@ -134,9 +131,13 @@ def cmd_lint(args: argparse.Namespace) -> int:
             if args.format == "text":
                 for f in findings:
                     console.print(finding_text(f))  # type: ignore[union-attr]
-            elif args.format == "json":
+            elif args.format == "json-lines":
                 for f in findings:
                     out.write(json.dumps(f.to_json(), ensure_ascii=True) + "\n")
+            elif args.format == "json":  # one array, written as the findings come
+                for f in findings:
+                    out.write(("[\n  " if not written else ",\n  ") + json.dumps(f.to_json(), ensure_ascii=True))
+                    written += 1
             elif args.format == "github":
                 from ...io.sarif import github_annotation
 
@@ -146,6 +147,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
             n = write_baseline(args.write_baseline, every)
             print(f"rogerwilco: recorded {n} finding{'s' if n != 1 else ''} in {args.write_baseline}", file=sys.stderr)
             return 0
+        if args.format == "json":
+            out.write("\n]\n" if written else "[]\n")
         if args.format == "sarif":
             from ...io.sarif import to_sarif
 
@@ -155,6 +158,51 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
             console.print(summary_text(every, nfiles))  # type: ignore[union-attr]
     return 1 if _fails(every, fail_on) else 0
+
+
+class _Settings:
+    """A file's configuration as :func:`rogerwilco.io.lint.lint_stream`'s options, the command line winning
+    over it; each configuration's options made once (its receiver is loaded once)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self._made: dict[object, dict] = {}
+
+    def __call__(self, config: LintConfig) -> dict:
+        key = config.path
+        if key not in self._made:
+            self._made[key] = self._options(config)
+        return self._made[key]
+
+    def _options(self, config: LintConfig) -> dict:
+        from ...core.vocab import Receiver
+        from ...io.lint import selected_rules
+
+        args = self.args
+        select = _codes(args.select) if args.select else config.select
+        ignore = _codes(args.ignore) or [] if args.ignore else list(config.ignore)
+        selected_rules(select, ignore)  # a bad code is a usage error, naming it
+        for _glob, codes in config.per_file_ignores:
+            selected_rules(None, codes)
+        if args.core_only or (config.core_only and not args.profiles):
+            receiver = Receiver()
+        elif args.profiles or config.profiles:
+            receiver = Receiver.load(args.profiles or config.profiles or ())
+        else:
+            receiver = Receiver.all_bundled()
+        now = args.now or config.now
+        if now == "now":
+            import datetime as dt
+
+            now = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%MZ")
+        return {"profiles": receiver, "now": now, "select": select, "ignore": tuple(ignore)}
+
+
+def _input_bytes(files: list[str], config) -> int:
+    """The bytes the run will read (for the progress bar): the files named and those the folders contribute."""
+    from ..render.progress import sizes
+
+    return sizes(name for given in files if given != "-" for name in config.walk(given))
 
 
 def _fails(findings: list, fail_on: str) -> bool:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
 
 from ...core.errors import RW1Error
-from ._common import add_profiles
+from ._common import add_profiles, default_inputs
+from ._output import output_path
 
 PROGRESS_THRESHOLD = 32 * 1024 * 1024  # bytes of input before a bar is worth drawing
 
@@ -30,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "a message with its JSON form, or a diagnostic saying why it was refused.",
     )
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="files or directories to scan, - for stdin (default), or fsspec URLs (s3://b/logs/*.gz, "
+                   help="files or directories to scan, - for stdin (none: stdin when piped, else the current folder), or fsspec URLs (s3://b/logs/*.gz, "
                         "memory://x.log; needs the remote extra): a URL that cannot be read is one diagnostic")
     p.add_argument("--output", "-o", dest="out_format", choices=("jsonl", "csv", "parquet"), default="jsonl",
                    help="record format (default jsonl)")
@@ -62,7 +64,8 @@ def _profile_spec(args: argparse.Namespace):
 def cmd_scan(args: argparse.Namespace) -> int:
     S = importlib.import_module("rogerwilco.io.scan")  # the subpackage (rogerwilco.scan is the function)
     from ..render import make_console
-    from ..render.scan import progress_bar, summary_table, wants_progress
+    from ..render.progress import progress_bar, wants_progress
+    from ..render.scan import summary_table
     from ...core.vocab import Receiver
 
     if args.jobs < 1:
@@ -79,7 +82,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     spec = _profile_spec(args)
     Receiver.load(spec or ())  # a bad profile is a usage error before any work starts
     files = []
-    for name in args.files or ["-"]:
+    for name in args.files or default_inputs():
         if name == "-" or S.is_url(name) or os.path.exists(name):
             files.append(name)
         elif S.is_glob(name):  # a glob the shell left alone (quoted, or no shell): as a file:// URL's
@@ -107,7 +110,19 @@ def cmd_scan(args: argparse.Namespace) -> int:
                                 max_line_bytes=max_line, tally=tally,
                                 progress=on_progress if progress is not None else None)
     fmt = args.out_format
-    sink = open(args.out, "w", encoding="utf-8", newline="") if args.out and fmt != "parquet" else None
+    with contextlib.ExitStack() as stack:
+        # --out is written whole or not at all: a temporary file renamed at the end (an interrupted run leaves none)
+        target = stack.enter_context(output_path(args.out)) if args.out else None
+        sink = stack.enter_context(open(target, "w", encoding="utf-8", newline="")) if target and fmt != "parquet" else None
+        tally = _write(S, args, chunks, tally, sink, target, spec, options, progress)
+    if not args.no_summary:
+        err_console.print(summary_table(tally))
+    return 1 if args.strict and tally.refused else 0
+
+
+def _write(S, args: argparse.Namespace, chunks, tally, sink, target: str | None, spec, options, progress):
+    """The records of every chunk, to ``sink`` (or stdout), or as Parquet to ``target``; the tally."""
+    fmt = args.out_format
     out = sink or sys.stdout
     writer = None
     try:
@@ -128,23 +143,18 @@ def cmd_scan(args: argparse.Namespace) -> int:
                     if writer is None:
                         import pyarrow.parquet as pq
 
-                        writer = pq.ParquetWriter(args.out, S.arrow_schema(args.json_column))
+                        writer = pq.ParquetWriter(target, S.arrow_schema(args.json_column))
                     writer.write_batch(produced)
             elif produced:
                 out.write(produced)
         if fmt == "parquet" and writer is None:
             import pyarrow.parquet as pq
 
-            pq.write_table(S.to_arrow([], json_column=args.json_column), args.out)
+            pq.write_table(S.to_arrow([], json_column=args.json_column), target)
     finally:
         if progress is not None:
             progress.stop()
         if writer is not None:
             writer.close()
-        if sink is not None:
-            sink.close()
-    if sink is None:
-        out.flush()
-    if not args.no_summary:
-        err_console.print(summary_table(tally))
-    return 1 if args.strict and tally.refused else 0
+    out.flush()
+    return tally

@@ -7,7 +7,7 @@ import sys
 
 from ...core.errors import RW1Error
 from ...io.stream import validate_stream
-from ._common import add_format, add_profiles, display_name, open_input, receiver_from
+from ._common import add_format, add_profiles, display_name, open_input, reading_progress, receiver_from
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +27,8 @@ def cmd_check_thread(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise RW1Error(str(exc)) from None
     receiver = receiver_from(args)
-    with open_input(args.file) as fh:  # read as a stream, the report kept on disk: memory does not grow with it
+    with open_input(args.file) as fh, reading_progress("check-thread", fh, args.file):
+        # read as a stream, the report kept on disk: memory does not grow with it
         report = check_thread_spooled(validate_stream(fh, receiver, file=display_name(args.file)), now=now,
                                       profiles=receiver)
     with report:

@@ -19,9 +19,21 @@ _COLOR = "auto"
 
 
 def set_color(mode: str) -> None:
-    """``--color auto|always|never``: auto colours a terminal unless ``NO_COLOR`` is set."""
+    """``--color auto|always|never``: auto colours a terminal unless ``NO_COLOR`` is set, and any output when
+    ``FORCE_COLOR`` is (:func:`env_color`)."""
     global _COLOR
     _COLOR = mode
+
+
+def env_color() -> bool | None:
+    """What the environment says of colour under ``--color auto``: ``NO_COLOR`` (no-color.org) False,
+    ``FORCE_COLOR`` (force-color.org: colour even into a pipe, as CI logs want) True, each when set and not
+    empty, ``NO_COLOR`` winning; None when neither is set (then colour follows the terminal)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return None
 
 
 def plain_output(file: IO[str] | None = None) -> bool:
@@ -32,7 +44,7 @@ def plain_output(file: IO[str] | None = None) -> bool:
     """
     stream = file if file is not None else sys.stdout
     stream = getattr(stream, "unescaped", stream)
-    if _COLOR == "always":
+    if _COLOR == "always" or (_COLOR == "auto" and env_color()):
         return False
     return not bool(getattr(stream, "isatty", lambda: False)())
 
@@ -47,7 +59,8 @@ def make_console(file: IO[str] | None = None, *, width: int | None = None, color
     stream = getattr(stream, "unescaped", stream)
     tty = bool(getattr(stream, "isatty", lambda: False)())
     if color is None:
-        color = "NO_COLOR" not in os.environ and tty
+        from_env = env_color()
+        color = tty if from_env is None else from_env
     return Console(
         file=stream,
         width=width,
@@ -62,7 +75,7 @@ def make_console(file: IO[str] | None = None, *, width: int | None = None, color
 
 
 _PLURALS = {"lines": "line", "notes": "note", "files": "file", "findings": "finding", "messages": "message",
-            "statements": "statement", "fails": "fail"}
+            "statements": "statement", "fails": "fail", "root causes": "root cause", "consequences": "consequence"}
 
 
 def counted(n: int, plural: str) -> str:

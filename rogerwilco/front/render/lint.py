@@ -30,6 +30,8 @@ def finding_text(finding: LintFinding) -> Text:
     out.append(" " + printable(finding.message))
     if finding.hint:
         out.append(f" ({printable(finding.hint)})", style="cyan")
+    if finding.cause:
+        out.append(f" [follows from {finding.cause}]", style="dim")
     if finding.text:
         shown, caret = caret_lines(finding.text, finding.column or 1, finding.token or "")
         out.append("\n  " + shown)
@@ -39,12 +41,21 @@ def finding_text(finding: LintFinding) -> Text:
 
 
 def summary_text(findings: Iterable[LintFinding], files: int) -> Text:
+    findings = list(findings)
     counts = Counter(f.code for f in findings)
     total = sum(counts.values())
     if not total:
         return Text(f"{counted(files, 'files')} checked, no findings", style="bold green")
     parts = ", ".join(f"{code} {RULES[code].name} {n}" for code, n in sorted(counts.items()))
-    return Text(f"{counted(total, 'findings')} in {counted(files, 'files')}: {parts}", style="bold red")
+    return Text(f"{counted(total, 'findings')} in {counted(files, 'files')} ({roots_and_consequences(findings)}): {parts}",
+                style="bold red")
+
+
+def roots_and_consequences(findings: Iterable[LintFinding]) -> str:
+    """``2 root causes, 1 consequence``: a consequence follows from a root (a readback echoing a refused code)."""
+    findings = list(findings)
+    consequences = sum(1 for f in findings if f.cause)
+    return f"{counted(len(findings) - consequences, 'root causes')}, {counted(consequences, 'consequences')}"
 
 
 def rules_table() -> FoldingTable:

@@ -1,11 +1,7 @@
-"""Scan reports: the summary table and the progress bar (stderr)."""
+"""Scan reports: the summary table (stderr; the progress bar is render.progress's)."""
 
 from __future__ import annotations
 
-from typing import IO
-
-from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 from rich.table import Table
 
 from ...core.errors import printable
@@ -33,13 +29,3 @@ def summary_table(tally: Tally) -> Table:
     return table
 
 
-def progress_bar(console: Console, total: int) -> Progress:
-    return Progress(
-        TextColumn("[bold]scan"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
-        console=console, transient=True,
-    )
-
-
-def wants_progress(stream: IO[str], total: int, threshold: int) -> bool:
-    """A bar only on a terminal, and only when the input is large."""
-    return bool(getattr(stream, "isatty", lambda: False)()) and total >= threshold

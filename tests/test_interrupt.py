@@ -1,0 +1,135 @@
+"""Ctrl-C: one line saying what was written, exit 130, and no output file left looking complete.
+
+A report or record file is written to a temporary file beside its path and
+renamed at the end (rogerwilco/front/commands/_output.py): an interrupted run
+leaves no partial file and a previous report as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rogerwilco.front.cli import main
+from rogerwilco.front.commands import _output
+from rogerwilco.io import lint as lint_module
+from tests.bounds import HANG
+
+ROOT = Path(__file__).resolve().parent.parent
+STREAM = ROOT / "examples" / "spec-section8.rw1"
+LOGS = ROOT / "examples" / "logs"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_outputs(monkeypatch):
+    monkeypatch.setattr(_output, "_FILES", [])
+
+
+def _stop_after_the_first(real):
+    """``real``, raising KeyboardInterrupt (as Ctrl-C does) once it has given its first value."""
+    def stopped(*args, **kwargs):
+        for n, value in enumerate(real(*args, **kwargs)):
+            if n:
+                raise KeyboardInterrupt
+            yield value
+    return stopped
+
+
+def test_an_interrupted_lint_keeps_the_previous_report(tmp_path, monkeypatch, capsys):
+    report = tmp_path / "report.txt"
+    report.write_text("the previous report\n", encoding="utf-8")
+    monkeypatch.setattr(lint_module, "lint_paths", _stop_after_the_first(lint_module.lint_paths))
+    code = main(["lint", "--no-config", "-o", str(report), str(STREAM), str(STREAM)])
+    err = capsys.readouterr().err.strip()
+    assert code == 130
+    assert err == f"rogerwilco: interrupted: {report} not written (a file already there is kept as it was)"
+    assert report.read_text(encoding="utf-8") == "the previous report\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.txt"]  # no temporary file left
+
+
+def test_a_finished_lint_replaces_the_report(tmp_path, capsys):
+    report = tmp_path / "report.txt"
+    report.write_text("the previous report\n", encoding="utf-8")
+    assert main(["lint", "--no-config", "-o", str(report), str(STREAM)]) == 1
+    assert "RW100" in report.read_text(encoding="utf-8") and sorted(p.name for p in tmp_path.iterdir()) == ["report.txt"]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_an_interrupted_scan_leaves_no_output_file(tmp_path, monkeypatch, capsys, fmt):
+    import rogerwilco.io.scan as scan_package
+
+    out = tmp_path / f"records.{fmt}"
+    monkeypatch.setattr(scan_package, "run_scan", _stop_after_the_first(scan_package.run_scan))
+    code = main(["scan", "-o", fmt, "--out", str(out), str(LOGS)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 130 and err[-1] == f"rogerwilco: interrupted: {out} not written (a file already there is kept as it was)"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_on_a_real_run_says_what_was_written(tmp_path):
+    report = tmp_path / "report.txt"
+    report.write_text("the previous report\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "rogerwilco", "lint", "--no-config", "-o", str(report), "-"],
+                            stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
+    assert proc.stdin is not None
+    proc.stdin.write(STREAM.read_text(encoding="utf-8"))
+    proc.stdin.flush()  # stdin stays open: the run waits for more lines, its report not yet written
+    started = time.monotonic()
+    while not any(p.name.endswith(".partial") for p in tmp_path.iterdir()):  # the run is writing: Ctrl-C now
+        assert proc.poll() is None and time.monotonic() - started < HANG
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=HANG)
+    assert proc.returncode == 130
+    assert err.strip() == f"rogerwilco: interrupted: {report} not written (a file already there is kept as it was)"
+    assert report.read_text(encoding="utf-8") == "the previous report\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.txt"]
+
+
+class _Terminal:
+    """stderr as a terminal shows it to the progress bar (the bar itself is drawn by rich)."""
+
+    def __init__(self) -> None:
+        import io
+
+        self.buffer = io.StringIO()
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return self.buffer.write(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_the_progress_of_a_line_check_follows_the_open_file(tmp_path, monkeypatch):
+    from rogerwilco.front.render.progress import FileProgress
+
+    first, second = tmp_path / "a.rw1", tmp_path / "b.rw1"
+    first.write_bytes(b"x" * 5000)
+    second.write_bytes(b"y" * 3000)
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    with FileProgress("lint", 8000, threshold=1) as progress:
+        assert progress._progress is not None  # a terminal and a large enough input: a bar
+        with open(first, "rb") as fh:
+            progress.reading(fh)
+            fh.read()
+        with open(second, "rb", buffering=0) as fh:
+            progress.reading(fh)
+            fh.read(1000)
+            started = time.monotonic()
+            while progress._progress.tasks[0].completed != 6000:  # the first file whole, 1000 bytes of the second
+                assert time.monotonic() - started < HANG
+                time.sleep(0.05)
+    assert FileProgress("lint", 8000)._progress is None  # too small to be worth a bar
+    monkeypatch.setattr(sys, "stderr", open(os.devnull, "w"))  # not a terminal: no bar
+    assert FileProgress("lint", 10**9)._progress is None
