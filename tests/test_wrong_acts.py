@@ -311,6 +311,33 @@ def test_the_sender_does_not_confirm_a_readback_of_a_handoff_it_cancelled():
     assert not p.may_act("scheduler-1")
 
 
+def test_a_readback_that_crossed_a_resend_answered_dup_still_clears_the_act():
+    """The RB of the original reaches the sender after it re-sent; the receiver answers the re-send UN why=DUP.
+    The original is the live issue again and its readback passed: the receiver's act is no act before wilco."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    resend = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    rb = b.send(b.receive(ho)[0].readback, number=True)
+    dup = [e.line for e in b.receive(resend) if hasattr(e, "line")]
+    a.receive(rb)  # while a-2 is a's live issue
+    a.receive(dup[0])
+    assert a.handoff("a-1").readback == "wilco"
+    dn = b.send("RW1 DN b-3 re=a-1 from=b to=a item=x:1 out=OK")
+    assert [f.kind for f in a.receive(dn)[0].findings] == []
+    assert not [f for f in a.findings if f.kind == "act-before-wilco"]
+    assert failed_kinds([ho, resend, rb, *dup, dn]) == set()
+
+
+def test_an_end_does_not_hand_on_an_item_offered_to_it_before_it_reads_it_back():
+    """Until its readback passes, the sender owns the item (spec 5 rule 1): the receiver cannot hand it on, so
+    the third agent's readback cannot make a second owner beside the receiver's own later one."""
+    a, b = Endpoint("a"), Endpoint("b")
+    offered = b.receive(a.send(HO))[0]
+    assert refused(b, "RW1 HO b-1 from=b to=c item=x:1 ask=FIX") == "not-owner"
+    a.receive(b.send(offered.readback, number=True))
+    assert b.send("RW1 HO b-2 from=b to=c item=x:1 ask=FIX")  # read back: b owns x:1, and hands it on
+
+
 def test_the_spooled_check_finds_two_owners_across_batches():
     from rogerwilco.checks.thread import check_thread_spooled
 

@@ -1159,10 +1159,23 @@ class Endpoint:
             if self._carried.get(earlier) == resend.id:
                 del self._carried[earlier]
         self._carried.pop(resend.id, None)  # a handoff of its own now, which nothing has carried forward
+        self._live_again(h)
         alone = Handoff(key=resend.id, sender=resend.from_, receiver=resend.to, item=resend.item,
                         issues=[resend.id], close="closed", first_closer=un.id, offered_at=self._at.get(resend.id, ""))
         self._handoffs[resend.id] = alone  # its readback, if any, goes with it (kept by HO id)
         return alone
+
+    def _live_again(self, h: Handoff) -> None:
+        """The issue ``h`` is back to after a re-send split off: a readback of it that came while the re-send was
+        live (the two crossed) was kept by HO id but moved no state; it counts now, as it would have had the
+        re-send never gone (one handoff, and its receiver read it back: spec 5 rule 1)."""
+        outcome, rb_id = self._readbacks.get(h.live, ("", ""))
+        if outcome != "passed" or h.rb not in ("offered", "void"):
+            return
+        rb = self._messages[rb_id]
+        event, _ = self._rb_event(self._messages[h.live], rb)
+        h.passing_rb = h.passing_rb or rb_id
+        self._step(h, event, rb)
 
     def _change_of(self, message: Message, named: Message | None) -> Handoff | None:
         """The rb=all handoff an ST or AN of its sender changes, where it is one (spec 5 rule 1)."""
@@ -1446,6 +1459,17 @@ class Endpoint:
                 return h
         return None
 
+    def _offered_unread(self, item: str | None) -> Handoff | None:
+        """An open handoff of ``item`` to this end that it has not read back, while by its own record the item is
+        not its own: that handoff's sender owns the item (spec 5 rule 1, "Until then the sender owns the item")."""
+        if item is None or self._owner(item) == self.me:
+            return None
+        for ho_id in self._item_hos.get(item, ()):
+            h = self._handoffs.get(ho_id)
+            if h is not None and h.receiver == self.me and h.close == "open" and h.rb in ("offered", "void"):
+                return h
+        return None
+
     def _guard_expiry(self, msg: Message, now: _dt.datetime) -> None:
         """Spec 3.1 ``exp``: on an HO, nothing may be done on it after (no readback, no act, no
         confirmation); on an RB, the statement cannot be confirmed after."""
@@ -1486,6 +1510,12 @@ class Endpoint:
                     raise ProtocolError(f"{link[0]} was carried forward by {h.live}; continue from that",
                                         kind="stale")
                 return
+            unread = self._offered_unread(msg.item)
+            if unread is not None:
+                raise ProtocolError(f"{msg.id} hands {msg.item} on, but {unread.live} offered it to {self.me} and "
+                                    f"{self.me} has not read it back: {unread.sender} owns {msg.item} until a "
+                                    f"readback passes (spec 5 rule 1); read {unread.live} back first, or refuse it "
+                                    "with UN", kind="not-owner", token=msg.id)
             standing = self._standing(msg)
             if standing is not None:
                 state = "its readback passed: " + standing.receiver + " owns " + str(msg.item) \
