@@ -338,6 +338,56 @@ def test_an_end_does_not_hand_on_an_item_offered_to_it_before_it_reads_it_back()
     assert b.send("RW1 HO b-2 from=b to=c item=x:1 ask=FIX")  # read back: b owns x:1, and hands it on
 
 
+def test_a_readback_of_a_handoff_its_sender_withdrew_does_not_let_the_receiver_hand_the_item_on():
+    """b read a-1 back, a cancelled it, and a offered x:1 to b again: b does not hold x:1 (a does, spec 5.4), so
+    it cannot hand it to c before it reads the new handoff back."""
+    a, b = Endpoint("a"), Endpoint("b")
+    offered = b.receive(a.send(HO))[0]
+    a.receive(b.send(offered.readback, number=True))
+    b.receive(a.send(CX))
+    b.receive(a.send("RW1 HO a-3 from=a to=b item=x:1 ask=FIX"))
+    assert refused(b, "RW1 HO b-2 from=b to=c item=x:1 ask=FIX") == "not-owner"
+
+
+def table_findings(end: Endpoint, lines: list[str]) -> tuple[set, set]:
+    """The table's findings ``end`` raised on the lines it received, and check_thread's on its journal."""
+    kinds = {"act-before-wilco", "act-after-cancel", "closed-twice", "act-before-echo", "confirm-void",
+             "confirm-without-readback", "cancel-wrong-party"}
+    for line in lines:
+        end.receive(line)
+    journal = [line for _, line in end.journal()]
+    raised = {(f.kind, f.token) for f in end.findings if f.kind in kinds}
+    replayed = {(f.kind, f.token) for f in check_thread(journal, now="20261001T0000Z").findings if f.kind in kinds}
+    return raised, replayed
+
+
+def test_a_handoff_cancelled_through_its_duplicate_resend_stands_no_more_in_the_thread_check():
+    """a cancels its re-send (its live issue) and hands x:1 to c; then b's readback of the original and its UN
+    why=DUP to the re-send come in. The re-send repeated the handoff the cancel withdrew: no two owners."""
+    a = Endpoint("a")
+    sent = [a.send(HO), a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX"),
+            a.send("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED"),
+            a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX")]
+    received = [RB, "RW1 UN b-2 re=a-2 from=b to=a item=x:1 why=DUP"]
+    raised, replayed = table_findings(a, received)
+    assert failed_kinds(sent + received) == set()
+    assert replayed == raised
+
+
+def test_a_close_naming_a_resend_before_its_dup_answer_closes_the_handoff_in_the_thread_check_too():
+    """A DN naming the re-send comes before the receiver's UN why=DUP to it: the live end applies it to the
+    handoff the re-send was then part of, and the thread check does the same (the UN closes the re-send alone)."""
+    a = Endpoint("a")
+    a.send(HO)
+    a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    a.send("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED")
+    raised, replayed = table_findings(a, ["RW1 DN b-9 re=a-2 from=b to=a item=x:1 out=OK", RB,
+                                          "RW1 UN b-2 re=a-2 from=b to=a item=x:1 why=DUP",
+                                          "RW1 DN b-10 re=a-1 from=b to=a item=x:1 out=OK"])
+    assert ("act-after-cancel", "b-9") in raised and ("closed-twice", "b-10") in raised
+    assert replayed == raised
+
+
 def test_the_spooled_check_finds_two_owners_across_batches():
     from rogerwilco.checks.thread import check_thread_spooled
 

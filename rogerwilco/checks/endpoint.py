@@ -953,9 +953,13 @@ class Endpoint:
             split = self._split_dup(h, named, message)
             if split is not None:
                 return [] if mine else [HandoffClosed(message=message, handoff=named.id)]
-        if kind == "CX":
+        if kind == "CX" or (h.close == "open" and not is_duplicate_answer(message, message.get("why"), named or ho,
+                                                                            self.continues(named or ho))):
             # a cancel naming a re-send its receiver answered UN why=DUP withdraws the handoff that re-send
-            # repeated (spec 5.4: the receiver abandons what the cancel names; the sender meant the handoff)
+            # repeated (spec 5.4: the receiver abandons what the cancel names; the sender meant the handoff);
+            # any other close naming it before that UN closed it went to the handoff it was then an issue of
+            # (live: it was not split off yet; in a replay, where it is a handoff of its own from the start, it
+            # is still open)
             h = self._repeated_by(self._messages.get(h.key, ho)) or h
         if kind == "CX":
             if message.from_ != ho.from_ or message.to != ho.to:
@@ -1462,13 +1466,23 @@ class Endpoint:
     def _offered_unread(self, item: str | None) -> Handoff | None:
         """An open handoff of ``item`` to this end that it has not read back, while by its own record the item is
         not its own: that handoff's sender owns the item (spec 5 rule 1, "Until then the sender owns the item")."""
-        if item is None or self._owner(item) == self.me:
+        if item is None or self._holder(item) == self.me:
             return None
         for ho_id in self._item_hos.get(item, ()):
             h = self._handoffs.get(ho_id)
             if h is not None and h.receiver == self.me and h.close == "open" and h.rb in ("offered", "void"):
                 return h
         return None
+
+    def _holder(self, item: str) -> str | None:
+        """:meth:`_owner` less the handoffs their sender withdrew (a CX): a readback of a handoff that was then
+        cancelled leaves the item with its sender (spec 5.4), so it does not make this end the holder."""
+        hos = self._item_hos.get(item, ())
+        for ho_id in reversed(hos):
+            h = self._handoffs.get(ho_id)
+            if self._readbacks.get(ho_id, ("", ""))[0] == "passed" and h is not None and not h.cancels:
+                return self._messages[ho_id].to
+        return self._messages[hos[0]].from_ if hos else None
 
     def _guard_expiry(self, msg: Message, now: _dt.datetime) -> None:
         """Spec 3.1 ``exp``: on an HO, nothing may be done on it after (no readback, no act, no

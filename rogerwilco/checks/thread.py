@@ -708,9 +708,10 @@ def _two_owners(messages: list[Any], hos: list[Any], groups: list[tuple[str, Han
     seen: set[int] = set()
     found: dict[int, list[Finding]] = {}
     for ho in hos:
-        handoff = ends[ho.from_]._handoffs[ho.id]
-        if ho.item is None or id(handoff) in seen:
-            continue
+        end = ends[ho.from_]
+        handoff = end._handoffs[ho.id]
+        if ho.item is None or id(handoff) in seen or handoff.key in end._duplicates:
+            continue  # a re-send answered UN why=DUP repeats a handoff that stands (or not) on its own
         seen.add(id(handoff))
         here = at[ho.id]
         earlier = standing.setdefault((ho.from_, ho.item), [])

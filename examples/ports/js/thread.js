@@ -412,9 +412,12 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     } else if (m.from !== ho.to) {
       continue;
     }
-    // a cancel naming a re-send answered UN why=DUP withdraws the handoff that re-send repeated
+    // a cancel naming a re-send answered UN why=DUP withdraws the handoff that re-send repeated; any other
+    // close naming it before that UN closed it goes to that handoff too (the re-send was one of its issues then)
     const named = root(ho.id);
-    const s = state.get(m.type === "CX" && duplicate.has(named) ? root(links.get(named)[0]) : named);
+    const repeated = duplicate.has(named) &&
+      (m.type === "CX" || (state.get(named).close === "open" && m !== duplicate.get(named)));
+    const s = state.get(repeated ? root(links.get(named)[0]) : named);
     const event = m.type === "DN" ? (get(m, "out") === "NOOP" ? "DN-noop" : "DN-act") : m.type;
     if (m.type !== "CX") for (const c of s.cancels) acknowledged.add(c.id);
     if (event === "DN-act") readbackStep(s, event, m);
@@ -446,7 +449,8 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   const seenGroups = new Set();
   for (const ho of hos) {
     const g = root(ho.id);
-    if (ho.item === null || seenGroups.has(g)) continue;
+    // a re-send answered UN why=DUP repeats a handoff that stands (or not) on its own
+    if (ho.item === null || seenGroups.has(g) || duplicate.has(g)) continue;
     seenGroups.add(g);
     const here = position.get(ho.id);
     const k = `${ho.from} ${ho.item}`;
