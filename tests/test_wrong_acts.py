@@ -388,6 +388,19 @@ def test_a_close_naming_a_resend_before_its_dup_answer_closes_the_handoff_in_the
     assert replayed == raised
 
 
+def test_a_resend_of_a_resend_answered_dup_carries_the_handoff_forward_in_the_thread_check_too():
+    """a re-sends twice (a-3 re=a-2 before b's UN why=DUP to a-2 came); b acts naming a-3. The live end holds a-3
+    as the live issue of the handoff b read back; the thread check must too (no act before wilco, no second close)."""
+    a = Endpoint("a")
+    a.send(HO)
+    a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    raised, replayed = table_findings(a, [RB, "RW1 UN b-2 re=a-2 from=b to=a item=x:1 why=DUP",
+                                          "RW1 DN b-3 re=a-3 from=b to=a item=x:1 out=OK"])
+    assert raised == set()
+    assert replayed == raised
+
+
 def test_the_spooled_check_finds_two_owners_across_batches():
     from rogerwilco.checks.thread import check_thread_spooled
 

@@ -1050,6 +1050,15 @@ class Endpoint:
         link = self.continues(ho)
         if ho.id in self._duplicates and link is not None and link[1] == "resend":
             link = None  # answered UN why=DUP: the re-send is a handoff of its own, which that UN closes
+        hops: set[str] = set()
+        while link is not None and link[1] == "resend" and link[0] in self._duplicates and link[0] not in hops:
+            # (a replay) a re-send of a re-send answered UN why=DUP was sent before that UN came: live, it carried
+            # forward the handoff the re-send repeated, and so it does here
+            hops.add(link[0])
+            up = self.continues(self._messages[link[0]])
+            link = (up[0], "resend") if up is not None else link
+            if up is None:
+                break
         if link is not None and link[0] not in self._handoffs:
             link = None  # it continues a handoff this end took no part in: to this end it is a new one
         events: list[Any] = []
@@ -1163,23 +1172,19 @@ class Endpoint:
             if self._carried.get(earlier) == resend.id:
                 del self._carried[earlier]
         self._carried.pop(resend.id, None)  # a handoff of its own now, which nothing has carried forward
-        self._live_again(h)
         alone = Handoff(key=resend.id, sender=resend.from_, receiver=resend.to, item=resend.item,
                         issues=[resend.id], close="closed", first_closer=un.id, offered_at=self._at.get(resend.id, ""))
         self._handoffs[resend.id] = alone  # its readback, if any, goes with it (kept by HO id)
         return alone
 
-    def _live_again(self, h: Handoff) -> None:
-        """The issue ``h`` is back to after a re-send split off: a readback of it that came while the re-send was
-        live (the two crossed) was kept by HO id but moved no state; it counts now, as it would have had the
-        re-send never gone (one handoff, and its receiver read it back: spec 5 rule 1)."""
-        outcome, rb_id = self._readbacks.get(h.live, ("", ""))
-        if outcome != "passed" or h.rb not in ("offered", "void"):
-            return
-        rb = self._messages[rb_id]
-        event, _ = self._rb_event(self._messages[h.live], rb)
-        h.passing_rb = h.passing_rb or rb_id
-        self._step(h, event, rb)
+    def _resent_since(self, h: Handoff, ho_id: str) -> bool:
+        """Whether every issue of ``h`` after ``ho_id`` is a re-send: the same HO again (spec 5 rule 1), so a
+        readback of ``ho_id`` that crossed them reads back the live issue (its receiver answers them UN why=DUP).
+        A re-issue after a void readback may change the HO: a readback of an issue before it counts for nothing."""
+        if ho_id not in h.issues:
+            return False
+        later = h.issues[h.issues.index(ho_id) + 1:]
+        return all((link := self.continues(self._messages[i])) is not None and link[1] == "resend" for i in later)
 
     def _change_of(self, message: Message, named: Message | None) -> Handoff | None:
         """The rb=all handoff an ST or AN of its sender changes, where it is one (spec 5 rule 1)."""
@@ -1272,9 +1277,11 @@ class Endpoint:
                 h.passing_rb = rb.id
         elif self._readbacks.get(ho.id, ("", ""))[0] != "passed":
             self._readbacks[ho.id] = ("failed", rb.id)
-        if ho.id == h.live:
+        if ho.id == h.live or self._resent_since(h, ho.id):
             if event == "RB-void":
                 h.void_at = self._at.get(rb.id, "")
+            if ho.id != h.live and h.passing_rb is None and event != "RB-void":
+                h.passing_rb = rb.id
             self._step(h, event, rb)
         if mine or self._observer or report is None:  # a replay's events are not read: nothing composed
             return []
@@ -1306,7 +1313,7 @@ class Endpoint:
             if ho is None or h is None or ho.type != "HO" or an.from_ != ho.from_ or an.to != ho.to:
                 return [] if mine else [Noted(message=an)]
             val = an.get("val")
-            if ho.id != h.live or val not in ("Y", "N"):
+            if (ho.id != h.live and not self._resent_since(h, ho.id)) or val not in ("Y", "N"):
                 return [] if mine else [Noted(message=an)]
             findings, _ = self._step(h, "confirm" if val == "Y" else "refuse", an)
             self.findings.extend(findings)
@@ -1583,7 +1590,8 @@ class Endpoint:
                         raise ProtocolError(f"{h.live} is {h.close}: {named.id} cannot be confirmed",
                                             kind="closed", token=msg.id)
                     if msg.get("val") == "Y":
-                        if ho.id != h.live or self._readbacks.get(ho.id, ("", ""))[0] != "passed":
+                        if (ho.id != h.live and not self._resent_since(h, ho.id)) \
+                                or self._readbacks.get(ho.id, ("", ""))[0] != "passed":
                             raise ProtocolError(f"{named.id} did not pass the check of {ho.id}: it cannot be "
                                                 "confirmed", kind="confirm-void")
                 return

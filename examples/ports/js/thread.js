@@ -253,6 +253,15 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   const take = (ho) => {
     let link = links.get(ho.id);
     if (duplicate.has(ho.id) && link !== null && link[1] === "resend") link = null;
+    // a re-send of a re-send answered UN why=DUP was sent before that UN came: it carries forward the handoff
+    // the re-send repeated
+    const hops = new Set();
+    while (link !== null && link[1] === "resend" && duplicate.has(link[0]) && !hops.has(link[0])) {
+      hops.add(link[0]);
+      const up = links.get(link[0]);
+      if (up === null) break;
+      link = [up[0], "resend"];
+    }
     if (link !== null && taken.has(link[0])) previous.set(ho.id, link);
     taken.add(ho.id);
     takeOrder.push(ho);
@@ -352,6 +361,19 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     s.rb = next;
     for (const kind of raised) s.kinds.push([kind, m]);
   };
+  // whether the handoff's live issue carries hoId forward by re-sends alone (the same HO again): a readback
+  // of hoId that crossed them reads back the live issue; a re-issue may change the HO
+  const resentSince = (g, hoId) => {
+    let x = liveOf.get(g);
+    const seen = new Set();
+    while (x !== hoId) {
+      const p = previous.get(x);
+      if (p === undefined || p[1] !== "resend" || seen.has(x)) return false;
+      seen.add(x);
+      x = p[0];
+    }
+    return true;
+  };
   const acknowledged = new Set();
   for (const m of messages) {
     if (m.type === "HO") continue;
@@ -361,7 +383,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       const ho = rb.re !== null ? byId.get(rb.re) : undefined;
       const val = get(m, "val");
       if (ho !== undefined && ho.type === "HO" && m.from === ho.from && m.to === ho.to
-          && liveOf.get(root(ho.id)) === ho.id && (val === "Y" || val === "N")) {
+          && resentSince(root(ho.id), ho.id) && (val === "Y" || val === "N")) {
         readbackStep(state.get(root(ho.id)), val === "Y" ? "confirm" : "refuse", m);
       }
       continue;
@@ -384,7 +406,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       const named = m.re !== null ? byId.get(m.re) : undefined;
       if (named !== undefined && named.type === "HO") {
         const g = root(named.id);
-        if (liveOf.get(g) === named.id) {
+        if (resentSince(g, named.id)) {
           const event = !checkRb(named, m, { profiles: receiver, now: BEFORE_ANY_EXP }).passed ? "RB-void"
             : levelsOf(named).some((level) => VERDICT_LEVELS.has(level)) ? "RB-pass-wait" : "RB-pass";
           readbackStep(state.get(g), event, m);
