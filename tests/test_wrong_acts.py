@@ -508,3 +508,29 @@ def test_what_the_endpoints_refuse_the_thread_check_reports_and_what_they_let_ou
         report = check_thread(log, now="20261001T0000Z")
         assert [f for f in report.findings if f.failed] == [], log
 
+
+
+def test_a_cancel_of_an_act_the_tool_holds_in_doubt_is_not_answered_nothing_ran(tmp_path):
+    """The tool's executor ran but its report cannot be read: the act is in doubt. The cancel that comes then is
+    answered with the act's DN once it is known, never with AN val=Y ("nothing executed")."""
+    import sys
+
+    from rogerwilco.checks.endpoint import Cancelled
+    from rogerwilco.front.tool import ToolRefused, ToolStore
+
+    pay_ho = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
+              "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
+    ledger = tmp_path / "payer.ledger"
+    s = Endpoint("scheduler", profiles=["pay"])
+    payer = Endpoint("payer", profiles=["pay"], ledger=ledger)
+    store = ToolStore.open(ledger, profiles=["pay"], endpoint=payer)
+    payer.receive(s.send(pay_ho))
+    prepared = store.prepare(pay_ho)
+    confirm = s.receive(payer.send(prepared.rb, number=True))[0].confirm
+    payer.receive(s.send(confirm, number=True))
+    with pytest.raises(ToolRefused):
+        store.commit(prepared.token, [sys.executable, "-c", "print('not a report')"])
+    cx = s.send("RW1 CX scheduler-3 re=scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 why=REVOKED")
+    (cancelled,) = [e for e in payer.receive(cx) if isinstance(e, Cancelled)]
+    assert cancelled.reply is None
+    assert refused(payer, "RW1 AN payer-9 re=scheduler-3 p=pay from=payer to=scheduler val=Y") == "act-ran"

@@ -74,7 +74,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from typing import Any, Callable, Iterable, Mapping
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import attrs
 
@@ -513,6 +514,7 @@ class Endpoint:
         #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
         self.compose = True
         self._rb_cache: dict[str, tuple[str, ReadbackReport | None]] = {}  # RB id -> its outcome (and report)
+        self._tx: Transaction | None = None  # the ledger transaction of the step under way
         self._reset()
         with self.ledger.transaction() as tx:
             self._catch_up(tx)
@@ -533,6 +535,7 @@ class Endpoint:
         self.answer_within = _dt.timedelta(hours=1)
         self.crossings = False
         self.compose = False
+        self._tx = None
         self._rb_cache = cache
         self._reset()
         self._messages = shared
@@ -757,7 +760,7 @@ class Endpoint:
         text = line[:-1] if line.endswith("\n") else line
         text = text[:-1] if text.endswith("\r") else text
         try:
-            with self.ledger.transaction() as tx:
+            with self.ledger.transaction() as tx, self._in(tx):
                 self._catch_up(tx)
                 at = _stamp(self.clock())
                 result = check_line(text, self.receiver)
@@ -784,6 +787,15 @@ class Endpoint:
         except BaseException:
             self._reset()  # memory may be ahead of the ledger: rebuild from it on the next step
             raise
+
+    @contextmanager
+    def _in(self, tx: Transaction) -> Iterator[None]:
+        """The step's ledger transaction, for what the table's replies read of the agent's tool (``_tool_acts``)."""
+        self._tx = tx
+        try:
+            yield
+        finally:
+            self._tx = None
 
     def _forged(self, message: Message, text: str) -> Forged:
         finding = fail(kind="forged", key=None, token=message.id,
@@ -1003,7 +1015,7 @@ class Endpoint:
             reply: Message | None = None
             if "DN-again" in replies and h.act_dn is not None:
                 reply = self._messages[h.act_dn]
-            elif "AN-Y" in replies or "DN-again" in replies:
+            elif ("AN-Y" in replies or "DN-again" in replies) and not self._tool_acts(h):
                 reply = self._compose("AN", re=message.id, to=message.from_, slots={"val": "Y"},
                                       profile=ho.profile, tail="abandoned; nothing executed")
             return [Cancelled(message=message, handoff=h.live, abandon=tuple(h.issues), reply=reply,
@@ -1012,6 +1024,13 @@ class Endpoint:
             return [DoneReport(message=message, handoff=h.live, findings=tuple(findings),
                                after_cancel=close_before in ("cancelled",))]
         return [HandoffClosed(message=message, handoff=h.live, findings=tuple(findings))]
+
+    def _tool_acts(self, h: Handoff) -> list[str]:
+        """The states of the agent's tool statements for ``h`` whose act ran or may have (in the step's ledger
+        transaction): while one is in doubt, the answer to a cancel is the act's DN once it is known, never
+        ``AN val=Y`` (spec 5.4), so none is offered."""
+        acts = getattr(self._tx, "acts", None)
+        return acts(tuple(h.issues)) if acts is not None else []
 
     def _crossed(self, finding: Finding, earlier: str | None) -> Finding:
         """A fault of order against a message of mine that its author may not have had yet: a note.
