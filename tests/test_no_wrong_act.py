@@ -42,6 +42,8 @@ Budget: ``RW1_STATEFUL_EXAMPLES`` (default 50) runs and
     RW1_PURE=1 RW1_STATEFUL_EXAMPLES=2000 RW1_STATEFUL_STEPS=80 \\
         python -m pytest -q -p no:cacheprovider tests/test_no_wrong_act.py
 
+(``--hypothesis-seed=N`` replays one run exactly.)
+
 The plain tests at the end reproduce the issue's four wrong acts one by one.
 """
 
