@@ -198,14 +198,16 @@ def test_an_end_cannot_hand_on_an_item_its_open_handoff_gave_away():
         a.send(TO_C)
     assert exc.value.kind == "two-owners" and "CX re=a-1" in str(exc.value)
     assert ("two-owners", "a-3") in failed_kinds([HO, RB, TO_C])
-    # withdrawn first, the item may go to another agent
+    # withdrawn first, and the withdrawal answered, the item may go to another agent
     cx = a.send(CX)
-    b.receive(cx)
+    answer = b.send([e for e in b.receive(cx) if isinstance(e, Cancelled)][0].reply, number=True)
     assert not b.may_act("a-1")
+    assert refused(a, TO_C) == "two-owners"  # b may yet act before the cancel reaches it: its answer says
+    a.receive(answer)
     offered = c.receive(a.send(TO_C))[0]
     a.receive(c.send(offered.readback, number=True))
     assert c.may_act("a-3")
-    assert [f for f in check_thread([HO, RB, cx, TO_C, offered.readback.replace(id="c-1").to_line()],
+    assert [f for f in check_thread([HO, RB, cx, answer, TO_C, offered.readback.replace(id="c-1").to_line()],
                                     now="20261001T0000Z").findings if f.failed] == []
 
 
@@ -276,12 +278,14 @@ def test_a_cancel_of_a_resend_answered_dup_withdraws_the_handoff():
     offered = b.receive(ho)[0]
     rb = b.send(offered.readback, number=True)
     dup = [e.line for e in b.receive(resend) if hasattr(e, "line")]
-    b.receive(cx)
-    assert not b.may_act("a-1")  # a withdrew the handoff: it may hand x:1 to another agent now
-    for line in (rb, *dup):
+    events = b.receive(cx)
+    answer = [e.line for e in events if hasattr(e, "line")] + [
+        b.send([e for e in events if isinstance(e, Cancelled)][0].reply, number=True)]
+    assert not b.may_act("a-1")  # a withdrew the handoff: once b answers, a may hand x:1 to another agent
+    for line in (rb, *dup, *answer):
         a.receive(line)
     to_c = a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX")
-    assert failed_kinds([ho, resend, cx, rb, *dup, to_c]) == set()  # the thread check reads it the same
+    assert failed_kinds([ho, resend, cx, rb, *dup, *answer, to_c]) == set()  # the thread check reads it the same
 
 
 def test_a_cancel_of_a_resend_of_a_duplicate_withdraws_the_handoff():
@@ -366,8 +370,10 @@ def test_a_handoff_cancelled_through_its_duplicate_resend_stands_no_more_in_the_
     why=DUP to the re-send come in. The re-send repeated the handoff the cancel withdrew: no two owners."""
     a = Endpoint("a")
     sent = [a.send(HO), a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX"),
-            a.send("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED"),
-            a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX")]
+            a.send("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED")]
+    sent.append("RW1 AN b-3 re=a-3 from=b to=a val=Y")  # b answered the cancel
+    a.receive(sent[-1])
+    sent.append(a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX"))
     received = [RB, "RW1 UN b-2 re=a-2 from=b to=a item=x:1 why=DUP"]
     raised, replayed = table_findings(a, received)
     assert failed_kinds(sent + received) == set()
@@ -534,3 +540,33 @@ def test_a_cancel_of_an_act_the_tool_holds_in_doubt_is_not_answered_nothing_ran(
     (cancelled,) = [e for e in payer.receive(cx) if isinstance(e, Cancelled)]
     assert cancelled.reply is None
     assert refused(payer, "RW1 AN payer-9 re=scheduler-3 p=pay from=payer to=scheduler val=Y") == "act-ran"
+
+
+def test_a_cancel_of_a_resend_not_yet_received_stops_the_act_on_the_handoff():
+    """a re-sends a-1 as a-2 and cancels a-2; the cancel reaches b before a-2 does. b cannot yet tell a-2 from a
+    new handoff, but a cancel from a-1's sender about its item, naming an HO b has not seen, stops the act on a-1
+    until that HO comes (spec 5.4: a cancel received before the act prevents it)."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    resend = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    cx = a.send("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED")
+    a.receive(b.send(b.receive(ho)[0].readback, number=True))
+    assert b.may_act("a-1")
+    b.receive(cx)
+    assert not b.may_act("a-1")
+    assert refused(b, "RW1 DN b-5 re=a-1 from=b to=a item=x:1 out=OK") == "act-after-cancel"
+    b.receive(resend)  # the re-send comes: the cancel applies to the handoff
+    assert not b.may_act("a-1")
+
+
+def test_a_handoff_withdrawn_but_not_yet_answered_still_stands():
+    """a hands x:1 to b (read back), then cancels. Until b answers the cancel, b may have acted or may yet (the
+    cancel may cross its act): a neither reads back nor hands on x:1 meanwhile."""
+    a, b, c = Endpoint("a"), Endpoint("b"), Endpoint("c")
+    a.receive(b.send(b.receive(a.send(HO))[0].readback, number=True))
+    cancelled = [e for e in b.receive(a.send(CX)) if isinstance(e, Cancelled)][0]
+    assert refused(a, "RW1 HO a-3 from=a to=c item=x:1 ask=FIX") == "two-owners"
+    offered = a.receive(c.send("RW1 HO c-1 from=c to=a item=x:1 ask=FIX"))[0]
+    assert refused(a, offered.readback, number=True) == "two-owners"
+    a.receive(b.send(cancelled.reply, number=True))  # b abandoned it: the item is a's to hand on
+    assert a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX")

@@ -383,6 +383,7 @@ class Handoff:
     resent_dup: frozenset[str] = frozenset()  # re-sends answered UN why=DUP
     echo: str = "echoed"
     pending: tuple[str, ...] = ()  # under rb=all: the sender's changes not yet echoed
+    answered_by: str | None = None  # the receiver's first answer to a cancel (AN, or a close after it)
 
     @property
     def live(self) -> str:
@@ -717,7 +718,25 @@ class Endpoint:
             return False
         if _past_exp(self._messages[h.live], parse_now(now) if now is not None else self.clock()):
             return False
+        if self._held_cancel(h) is not None:
+            return False
         return h.item is None or (self._owner(h.item) == self.me and not self._handing_on(h.item))
+
+    def _held_cancel(self, h: Handoff) -> str | None:
+        """A cancel held for an HO not yet received (a transport that reorders) that may name an issue of ``h``:
+        from its sender, to this end, about its item. Until that HO comes, this end cannot tell a re-send of
+        ``h`` from a new handoff, and a cancel received before the act must stop it (spec 5.4)."""
+        for held in self._early_cancels.values():
+            for cx_id in held:
+                cx = self._messages[cx_id]
+                if (cx.from_, cx.to, cx.item) == (h.sender, self.me, h.item):
+                    return cx_id
+        return None
+
+    def _stands(self, h: Handoff) -> bool:
+        """A handoff this end sent that still stands: open, or withdrawn by its cancel and not yet answered (its
+        receiver may have acted, or may yet, before the cancel reaches it: spec 5.4, the answer says which)."""
+        return h.close == "open" or (h.close == "cancelled" and h.answered_by is None)
 
     def _handing_on(self, item: str) -> bool:
         """This end sent a handoff of ``item`` that is still open: once its readback passes, the new holder
@@ -725,7 +744,7 @@ class Endpoint:
         the HO on, this end no longer acts on the item (unless it withdraws the HO, or it closes)."""
         for ho_id in self._item_hos.get(item, ()):
             h = self._handoffs.get(ho_id)
-            if h is not None and h.sender == self.me and h.receiver != self.me and h.close == "open":
+            if h is not None and h.sender == self.me and h.receiver != self.me and self._stands(h):
                 return True
         return False
 
@@ -993,6 +1012,8 @@ class Endpoint:
             findings = [self._crossed(f, earlier) for f in findings]
         if h.first_closer is None:
             h.first_closer = message.id
+        if close_before == "cancelled" and h.close != "cancelled" and h.answered_by is None:
+            h.answered_by = message.id
         if event == "DN-act" and h.act_dn is None:
             h.act_dn = message.id
         if kind == "CX":
@@ -1345,8 +1366,12 @@ class Endpoint:
         if named.type == "CX":
             ho = self._target(named)
             h = self._handoffs.get(ho.id) if ho is not None else None
+            if h is not None:  # the handoff the cancel withdrew (a re-send answered UN why=DUP: the one it repeated)
+                h = self._repeated_by(self._messages.get(h.key, ho)) or h
             if h is not None and an.from_ == named.to:
                 h.acknowledged = h.acknowledged.union((named.id,))
+                if h.close == "cancelled" and h.answered_by is None:
+                    h.answered_by = an.id
                 return [] if mine else [CancelAnswered(message=an, handoff=h.live)]
         return [] if mine else [Noted(message=an)]
 
@@ -1485,7 +1510,7 @@ class Endpoint:
             return None
         for ho_id in self._item_hos.get(ho.item, ()):
             h = self._handoffs.get(ho_id)
-            if h is not None and h.sender == self.me and h.receiver != ho.to and h.close == "open":
+            if h is not None and h.sender == self.me and h.receiver != ho.to and self._stands(h):
                 return h
         return None
 
@@ -1649,6 +1674,12 @@ class Endpoint:
                         and named.id != h.key and named.id in h.issues:
                     return
                 event = kind if kind != "DN" else ("DN-noop" if msg.get("out") == "NOOP" else "DN-act")
+                held = self._held_cancel(h) if event == "DN-act" else None
+                if held is not None:
+                    raise ProtocolError(f"{held} from {h.sender} cancels an HO of {h.item} this end has not received "
+                                        f"(a re-send of {h.live}, it may be): no act until it comes; the answer to a "
+                                        "cancel that arrived first is out=NOOP", kind="act-after-cancel",
+                                        token=msg.id)
                 if event == "DN-act" and h.rb != "wilco" and h.close == "open":  # out=NOOP reports no act
                     raise ProtocolError(f"{h.live} is not wilco ({h.rb}): no DN before the readback passes"
                                         + (" and AN val=Y comes" if waits_for_verdict(levels_of(self._messages[h.live]))

@@ -389,7 +389,17 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       continue;
     }
     if (m.type === "AN" && byId.has(m.re) && byId.get(m.re).type === "CX") {
-      if (m.from === byId.get(m.re).to) acknowledged.add(m.re);
+      if (m.from === byId.get(m.re).to) {
+        acknowledged.add(m.re);
+        // the receiver's first answer to the cancel: the withdrawn handoff stands until it
+        const ho = target(byId.get(m.re));
+        if (ho !== null) {
+          const named = root(ho.id);
+          const g = duplicate.has(named) ? root(links.get(named)[0]) : named;
+          const s = state.get(g);
+          if (s !== undefined && s.close === "cancelled" && !s.answeredBy) s.answeredBy = m;
+        }
+      }
       continue;
     }
     if (m.type === "ST" || m.type === "AN") {
@@ -444,6 +454,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     if (m.type !== "CX") for (const c of s.cancels) acknowledged.add(c.id);
     if (event === "DN-act") readbackStep(s, event, m);
     const [next, raised] = CLOSE_TRANSITIONS.get(`${s.close} ${event}`);
+    if (s.close === "cancelled" && next !== "cancelled" && !s.answeredBy) s.answeredBy = m;
     s.close = next;
     if (s.firstCloser === null) s.firstCloser = m;
     if (m.type === "CX") s.cancels.push(m);
@@ -479,8 +490,10 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     const earlier = (standing.get(k) || []).filter(([, , close]) => close === null || close > here);
     const other = earlier.find(([, to]) => to !== ho.to);
     if (other !== undefined) ownersTwice.set(g, [...(ownersTwice.get(g) || []), [ho, other]]);
-    const closer = state.get(g).firstCloser;
-    earlier.push([g, ho.to, closer !== null ? position.get(closer.id) : null]);
+    // a handoff withdrawn by a cancel stands until its receiver answers the cancel
+    const { firstCloser: closer, answeredBy } = state.get(g);
+    const until = closer !== null && closer.type === "CX" ? (answeredBy || null) : closer;
+    earlier.push([g, ho.to, until !== null ? position.get(until.id) : null]);
     standing.set(k, earlier);
   }
 
