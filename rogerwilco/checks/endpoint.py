@@ -1366,8 +1366,8 @@ class Endpoint:
         if named.type == "CX":
             ho = self._target(named)
             h = self._handoffs.get(ho.id) if ho is not None else None
-            if h is not None:  # the handoff the cancel withdrew (a re-send answered UN why=DUP: the one it repeated)
-                h = self._repeated_by(self._messages.get(h.key, ho)) or h
+            if h is not None and ho is not None:  # the handoff the cancel withdrew (a re-send answered UN why=DUP:
+                h = self._repeated_by(self._messages.get(h.key, ho)) or h  # the one it repeated)
             if h is not None and an.from_ == named.to:
                 h.acknowledged = h.acknowledged.union((named.id,))
                 if h.close == "cancelled" and h.answered_by is None:
