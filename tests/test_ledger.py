@@ -459,7 +459,8 @@ def test_a_cancel_while_the_act_is_in_doubt_is_not_answered_nothing_was_done(tmp
     dying = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"  # the act may have run
     with pytest.raises(ToolRefused):
         store.commit(prepared.token, [sys.executable, "-c", dying])
-    answer = payer.receive(CANCEL)[0].reply
+    assert payer.receive(CANCEL)[0].reply is None  # no "nothing executed" offered while the act may have run
+    answer = "RW1 AN payer-0 re=scheduler-3 p=pay from=payer to=scheduler val=Y // abandoned; nothing executed"
     with pytest.raises(ProtocolError) as refused:
         payer.send(answer, number=True)
     assert refused.value.kind == "act-ran" and "in-doubt" in str(refused.value)

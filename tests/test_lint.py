@@ -70,7 +70,7 @@ def test_question_refused_with_un_is_answered():
 def test_select_and_ignore_by_code_and_prefix():
     assert selected_rules() == frozenset(RULES)
     assert selected_rules(["RW1"]) == {c for c in RULES if c.startswith("RW1")}
-    assert selected_rules(["RW1"], ["RW10"]) == {"RW110"}
+    assert selected_rules(["RW1"], ["RW10"]) == {c for c in RULES if c.startswith("RW11")} >= {"RW110"}
     assert selected_rules(["RW105"], ["RW1"]) == {"RW105"}  # the more specific select wins
     assert selected_rules(["RW105"], ["RW105"]) == frozenset()  # a tie: the ignore wins
     assert selected_rules(None, ["ALL"]) == frozenset()
@@ -309,3 +309,18 @@ def test_check_thread_gives_a_reply_to_a_refused_line_no_second_finding(spooled)
     else:
         kinds = [f.kind for f in check_thread(REFUSED_HO, now=NOW).findings]
     assert kinds == ["form", "form"]
+
+
+@pytest.mark.parametrize("code,kind,line,token", [
+    ("RW111", "act-before-wilco", 3, "builder-2"),  # the DN after a readback that failed
+    ("RW112", "two-owners", 3, "ops-2"),  # the HO of an item handed to another agent in an open handoff
+    ("RW113", "confirm-void", 3, "ops-2"),  # the go-ahead to a readback that failed
+    ("RW114", "confirm-without-readback", 2, "ops-2"),  # the go-ahead before any readback
+])
+def test_the_thread_checks_wrong_act_findings_are_lint_rules(code, kind, line, token):
+    from rogerwilco.io.lint import THREAD_KINDS
+
+    assert THREAD_KINDS[kind] == code
+    lines = RULES[code].bad.split("\n")
+    (f,) = [f for f in lint_stream(lines, now=NOW) if f.code == code]
+    assert (f.line, f.token, f.text) == (line, token, lines[line - 1])

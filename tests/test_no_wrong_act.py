@@ -42,6 +42,8 @@ Budget: ``RW1_STATEFUL_EXAMPLES`` (default 50) runs and
     RW1_PURE=1 RW1_STATEFUL_EXAMPLES=2000 RW1_STATEFUL_STEPS=80 \\
         python -m pytest -q -p no:cacheprovider tests/test_no_wrong_act.py
 
+(``--hypothesis-seed=N`` replays one run exactly.)
+
 The plain tests at the end reproduce the issue's four wrong acts one by one.
 """
 
@@ -184,6 +186,7 @@ class NoWrongAct(RuleBasedStateMachine):
         self.prepared: list[tuple[str, str]] = []  # (token, HO id)
         self.acts: dict[tuple[str, str], list[str]] = defaultdict(list)  # (sender, handoff key) -> how each act ran
         self.n_forged = FORGED_BASE
+        self.forged_done: set[tuple[str, str]] = set()  # (receiver, HO id) a forged DN closed at its sender
         self.prompt = False  # agents that answer at once: read back as composed, confirm what passes
 
     def teardown(self) -> None:
@@ -225,6 +228,8 @@ class NoWrongAct(RuleBasedStateMachine):
                 self.cancels_in[agent].add((message.from_, message.re))
             if message.type == "AN" and message.get("val") == "Y" and message.re:
                 self.confirms_in[agent].add((message.from_, message.re))
+            if message.type == "DN" and message.re and int(message.id.rsplit("-", 1)[1]) > FORGED_BASE:
+                self.forged_done.add((message.from_, message.re))
         for e in events:
             if isinstance(e, Reply):
                 self.out(agent, e.line)
@@ -314,8 +319,14 @@ class NoWrongAct(RuleBasedStateMachine):
         if not hasattr(self, "ends"):
             return
         for item in ITEMS:
+            # a DN forged in a receiver's name closes the handoff at its sender, which may then hand the item on
+            # (docs/endpoint.md, "One owner") while the receiver, which closed nothing, may still act: RW1 lines
+            # carry no signature, so no endpoint can tell that report from the receiver's own (as the receiver
+            # honours a cancel forged in its sender's name). The deceived handoff's receiver is left out here;
+            # every other end is held to one owner
             may = sorted({name for name, end in self.ends.items() for h in end.open_handoffs()
-                          if h.receiver == name and h.item == item and end.may_act(h.id)})
+                          if h.receiver == name and h.item == item and end.may_act(h.id)
+                          and not any((name, i) in self.forged_done for i in h.issues)})
             owner = self.owner(item)
             assert len(may) <= 1, f"two owners of {item}: {may} may both act (the owner is {owner}); sent:\n" \
                 + "\n".join(self.log)

@@ -198,14 +198,16 @@ def test_an_end_cannot_hand_on_an_item_its_open_handoff_gave_away():
         a.send(TO_C)
     assert exc.value.kind == "two-owners" and "CX re=a-1" in str(exc.value)
     assert ("two-owners", "a-3") in failed_kinds([HO, RB, TO_C])
-    # withdrawn first, the item may go to another agent
+    # withdrawn first, and the withdrawal answered, the item may go to another agent
     cx = a.send(CX)
-    b.receive(cx)
+    answer = b.send([e for e in b.receive(cx) if isinstance(e, Cancelled)][0].reply, number=True)
     assert not b.may_act("a-1")
+    assert refused(a, TO_C) == "two-owners"  # b may yet act before the cancel reaches it: its answer says
+    a.receive(answer)
     offered = c.receive(a.send(TO_C))[0]
     a.receive(c.send(offered.readback, number=True))
     assert c.may_act("a-3")
-    assert [f for f in check_thread([HO, RB, cx, TO_C, offered.readback.replace(id="c-1").to_line()],
+    assert [f for f in check_thread([HO, RB, cx, answer, TO_C, offered.readback.replace(id="c-1").to_line()],
                                     now="20261001T0000Z").findings if f.failed] == []
 
 
@@ -276,12 +278,14 @@ def test_a_cancel_of_a_resend_answered_dup_withdraws_the_handoff():
     offered = b.receive(ho)[0]
     rb = b.send(offered.readback, number=True)
     dup = [e.line for e in b.receive(resend) if hasattr(e, "line")]
-    b.receive(cx)
-    assert not b.may_act("a-1")  # a withdrew the handoff: it may hand x:1 to another agent now
-    for line in (rb, *dup):
+    events = b.receive(cx)
+    answer = [e.line for e in events if hasattr(e, "line")] + [
+        b.send([e for e in events if isinstance(e, Cancelled)][0].reply, number=True)]
+    assert not b.may_act("a-1")  # a withdrew the handoff: once b answers, a may hand x:1 to another agent
+    for line in (rb, *dup, *answer):
         a.receive(line)
     to_c = a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX")
-    assert failed_kinds([ho, resend, cx, rb, *dup, to_c]) == set()  # the thread check reads it the same
+    assert failed_kinds([ho, resend, cx, rb, *dup, *answer, to_c]) == set()  # the thread check reads it the same
 
 
 def test_a_cancel_of_a_resend_of_a_duplicate_withdraws_the_handoff():
@@ -309,6 +313,98 @@ def test_the_sender_does_not_confirm_a_readback_of_a_handoff_it_cancelled():
     # the payer would pay a cancelled handoff
     assert refused(s, "RW1 AN scheduler-3 re=payer-1 p=pay from=scheduler to=payer val=Y") == "closed"
     assert not p.may_act("scheduler-1")
+
+
+def test_a_readback_that_crossed_a_resend_answered_dup_still_clears_the_act():
+    """The RB of the original reaches the sender after it re-sent; the receiver answers the re-send UN why=DUP.
+    The original is the live issue again and its readback passed: the receiver's act is no act before wilco."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    resend = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    rb = b.send(b.receive(ho)[0].readback, number=True)
+    dup = [e.line for e in b.receive(resend) if hasattr(e, "line")]
+    a.receive(rb)  # while a-2 is a's live issue
+    a.receive(dup[0])
+    assert a.handoff("a-1").readback == "wilco"
+    dn = b.send("RW1 DN b-3 re=a-1 from=b to=a item=x:1 out=OK")
+    assert [f.kind for f in a.receive(dn)[0].findings] == []
+    assert not [f for f in a.findings if f.kind == "act-before-wilco"]
+    assert failed_kinds([ho, resend, rb, *dup, dn]) == set()
+
+
+def test_an_end_does_not_hand_on_an_item_offered_to_it_before_it_reads_it_back():
+    """Until its readback passes, the sender owns the item (spec 5 rule 1): the receiver cannot hand it on, so
+    the third agent's readback cannot make a second owner beside the receiver's own later one."""
+    a, b = Endpoint("a"), Endpoint("b")
+    offered = b.receive(a.send(HO))[0]
+    assert refused(b, "RW1 HO b-1 from=b to=c item=x:1 ask=FIX") == "not-owner"
+    a.receive(b.send(offered.readback, number=True))
+    assert b.send("RW1 HO b-2 from=b to=c item=x:1 ask=FIX")  # read back: b owns x:1, and hands it on
+
+
+def test_a_readback_of_a_handoff_its_sender_withdrew_does_not_let_the_receiver_hand_the_item_on():
+    """b read a-1 back, a cancelled it, and a offered x:1 to b again: b does not hold x:1 (a does, spec 5.4), so
+    it cannot hand it to c before it reads the new handoff back."""
+    a, b = Endpoint("a"), Endpoint("b")
+    offered = b.receive(a.send(HO))[0]
+    a.receive(b.send(offered.readback, number=True))
+    b.receive(a.send(CX))
+    b.receive(a.send("RW1 HO a-3 from=a to=b item=x:1 ask=FIX"))
+    assert refused(b, "RW1 HO b-2 from=b to=c item=x:1 ask=FIX") == "not-owner"
+
+
+def table_findings(end: Endpoint, lines: list[str]) -> tuple[set, set]:
+    """The table's findings ``end`` raised on the lines it received, and check_thread's on its journal."""
+    kinds = {"act-before-wilco", "act-after-cancel", "closed-twice", "act-before-echo", "confirm-void",
+             "confirm-without-readback", "cancel-wrong-party"}
+    for line in lines:
+        end.receive(line)
+    journal = [line for _, line in end.journal()]
+    raised = {(f.kind, f.token) for f in end.findings if f.kind in kinds}
+    replayed = {(f.kind, f.token) for f in check_thread(journal, now="20261001T0000Z").findings if f.kind in kinds}
+    return raised, replayed
+
+
+def test_a_handoff_cancelled_through_its_duplicate_resend_stands_no_more_in_the_thread_check():
+    """a cancels its re-send (its live issue) and hands x:1 to c; then b's readback of the original and its UN
+    why=DUP to the re-send come in. The re-send repeated the handoff the cancel withdrew: no two owners."""
+    a = Endpoint("a")
+    sent = [a.send(HO), a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX"),
+            a.send("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED")]
+    sent.append("RW1 AN b-3 re=a-3 from=b to=a val=Y")  # b answered the cancel
+    a.receive(sent[-1])
+    sent.append(a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX"))
+    received = [RB, "RW1 UN b-2 re=a-2 from=b to=a item=x:1 why=DUP"]
+    raised, replayed = table_findings(a, received)
+    assert failed_kinds(sent + received) == set()
+    assert replayed == raised
+
+
+def test_a_close_naming_a_resend_before_its_dup_answer_closes_the_handoff_in_the_thread_check_too():
+    """A DN naming the re-send comes before the receiver's UN why=DUP to it: the live end applies it to the
+    handoff the re-send was then part of, and the thread check does the same (the UN closes the re-send alone)."""
+    a = Endpoint("a")
+    a.send(HO)
+    a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    a.send("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED")
+    raised, replayed = table_findings(a, ["RW1 DN b-9 re=a-2 from=b to=a item=x:1 out=OK", RB,
+                                          "RW1 UN b-2 re=a-2 from=b to=a item=x:1 why=DUP",
+                                          "RW1 DN b-10 re=a-1 from=b to=a item=x:1 out=OK"])
+    assert ("act-after-cancel", "b-9") in raised and ("closed-twice", "b-10") in raised
+    assert replayed == raised
+
+
+def test_a_resend_of_a_resend_answered_dup_carries_the_handoff_forward_in_the_thread_check_too():
+    """a re-sends twice (a-3 re=a-2 before b's UN why=DUP to a-2 came); b acts naming a-3. The live end holds a-3
+    as the live issue of the handoff b read back; the thread check must too (no act before wilco, no second close)."""
+    a = Endpoint("a")
+    a.send(HO)
+    a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    raised, replayed = table_findings(a, [RB, "RW1 UN b-2 re=a-2 from=b to=a item=x:1 why=DUP",
+                                          "RW1 DN b-3 re=a-3 from=b to=a item=x:1 out=OK"])
+    assert raised == set()
+    assert replayed == raised
 
 
 def test_the_spooled_check_finds_two_owners_across_batches():
@@ -418,3 +514,59 @@ def test_what_the_endpoints_refuse_the_thread_check_reports_and_what_they_let_ou
         report = check_thread(log, now="20261001T0000Z")
         assert [f for f in report.findings if f.failed] == [], log
 
+
+
+def test_a_cancel_of_an_act_the_tool_holds_in_doubt_is_not_answered_nothing_ran(tmp_path):
+    """The tool's executor ran but its report cannot be read: the act is in doubt. The cancel that comes then is
+    answered with the act's DN once it is known, never with AN val=Y ("nothing executed")."""
+    import sys
+
+    from rogerwilco.checks.endpoint import Cancelled
+    from rogerwilco.front.tool import ToolRefused, ToolStore
+
+    pay_ho = ("RW1 HO scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec sup=marlow "
+              "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929")
+    ledger = tmp_path / "payer.ledger"
+    s = Endpoint("scheduler", profiles=["pay"])
+    payer = Endpoint("payer", profiles=["pay"], ledger=ledger)
+    store = ToolStore.open(ledger, profiles=["pay"], endpoint=payer)
+    payer.receive(s.send(pay_ho))
+    prepared = store.prepare(pay_ho)
+    confirm = s.receive(payer.send(prepared.rb, number=True))[0].confirm
+    payer.receive(s.send(confirm, number=True))
+    with pytest.raises(ToolRefused):
+        store.commit(prepared.token, [sys.executable, "-c", "print('not a report')"])
+    cx = s.send("RW1 CX scheduler-3 re=scheduler-1 p=pay from=scheduler to=payer item=inv:MD-2026-057 why=REVOKED")
+    (cancelled,) = [e for e in payer.receive(cx) if isinstance(e, Cancelled)]
+    assert cancelled.reply is None
+    assert refused(payer, "RW1 AN payer-9 re=scheduler-3 p=pay from=payer to=scheduler val=Y") == "act-ran"
+
+
+def test_a_cancel_of_a_resend_not_yet_received_stops_the_act_on_the_handoff():
+    """a re-sends a-1 as a-2 and cancels a-2; the cancel reaches b before a-2 does. b cannot yet tell a-2 from a
+    new handoff, but a cancel from a-1's sender about its item, naming an HO b has not seen, stops the act on a-1
+    until that HO comes (spec 5.4: a cancel received before the act prevents it)."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    resend = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    cx = a.send("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED")
+    a.receive(b.send(b.receive(ho)[0].readback, number=True))
+    assert b.may_act("a-1")
+    b.receive(cx)
+    assert not b.may_act("a-1")
+    assert refused(b, "RW1 DN b-5 re=a-1 from=b to=a item=x:1 out=OK") == "act-after-cancel"
+    b.receive(resend)  # the re-send comes: the cancel applies to the handoff
+    assert not b.may_act("a-1")
+
+
+def test_a_handoff_withdrawn_but_not_yet_answered_still_stands():
+    """a hands x:1 to b (read back), then cancels. Until b answers the cancel, b may have acted or may yet (the
+    cancel may cross its act): a neither reads back nor hands on x:1 meanwhile."""
+    a, b, c = Endpoint("a"), Endpoint("b"), Endpoint("c")
+    a.receive(b.send(b.receive(a.send(HO))[0].readback, number=True))
+    cancelled = [e for e in b.receive(a.send(CX)) if isinstance(e, Cancelled)][0]
+    assert refused(a, "RW1 HO a-3 from=a to=c item=x:1 ask=FIX") == "two-owners"
+    offered = a.receive(c.send("RW1 HO c-1 from=c to=a item=x:1 ask=FIX"))[0]
+    assert refused(a, offered.readback, number=True) == "two-owners"
+    a.receive(b.send(cancelled.reply, number=True))  # b abandoned it: the item is a's to hand on
+    assert a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX")

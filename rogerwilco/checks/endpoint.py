@@ -74,7 +74,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from typing import Any, Callable, Iterable, Mapping
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import attrs
 
@@ -382,6 +383,7 @@ class Handoff:
     resent_dup: frozenset[str] = frozenset()  # re-sends answered UN why=DUP
     echo: str = "echoed"
     pending: tuple[str, ...] = ()  # under rb=all: the sender's changes not yet echoed
+    answered_by: str | None = None  # the receiver's first answer to a cancel (AN, or a close after it)
 
     @property
     def live(self) -> str:
@@ -513,6 +515,7 @@ class Endpoint:
         #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
         self.compose = True
         self._rb_cache: dict[str, tuple[str, ReadbackReport | None]] = {}  # RB id -> its outcome (and report)
+        self._tx: Transaction | None = None  # the ledger transaction of the step under way
         self._reset()
         with self.ledger.transaction() as tx:
             self._catch_up(tx)
@@ -533,6 +536,7 @@ class Endpoint:
         self.answer_within = _dt.timedelta(hours=1)
         self.crossings = False
         self.compose = False
+        self._tx = None
         self._rb_cache = cache
         self._reset()
         self._messages = shared
@@ -714,7 +718,25 @@ class Endpoint:
             return False
         if _past_exp(self._messages[h.live], parse_now(now) if now is not None else self.clock()):
             return False
+        if self._held_cancel(h) is not None:
+            return False
         return h.item is None or (self._owner(h.item) == self.me and not self._handing_on(h.item))
+
+    def _held_cancel(self, h: Handoff) -> str | None:
+        """A cancel held for an HO not yet received (a transport that reorders) that may name an issue of ``h``:
+        from its sender, to this end, about its item. Until that HO comes, this end cannot tell a re-send of
+        ``h`` from a new handoff, and a cancel received before the act must stop it (spec 5.4)."""
+        for held in self._early_cancels.values():
+            for cx_id in held:
+                cx = self._messages[cx_id]
+                if (cx.from_, cx.to, cx.item) == (h.sender, self.me, h.item):
+                    return cx_id
+        return None
+
+    def _stands(self, h: Handoff) -> bool:
+        """A handoff this end sent that still stands: open, or withdrawn by its cancel and not yet answered (its
+        receiver may have acted, or may yet, before the cancel reaches it: spec 5.4, the answer says which)."""
+        return h.close == "open" or (h.close == "cancelled" and h.answered_by is None)
 
     def _handing_on(self, item: str) -> bool:
         """This end sent a handoff of ``item`` that is still open: once its readback passes, the new holder
@@ -722,7 +744,7 @@ class Endpoint:
         the HO on, this end no longer acts on the item (unless it withdraws the HO, or it closes)."""
         for ho_id in self._item_hos.get(item, ()):
             h = self._handoffs.get(ho_id)
-            if h is not None and h.sender == self.me and h.receiver != self.me and h.close == "open":
+            if h is not None and h.sender == self.me and h.receiver != self.me and self._stands(h):
                 return True
         return False
 
@@ -757,7 +779,7 @@ class Endpoint:
         text = line[:-1] if line.endswith("\n") else line
         text = text[:-1] if text.endswith("\r") else text
         try:
-            with self.ledger.transaction() as tx:
+            with self.ledger.transaction() as tx, self._in(tx):
                 self._catch_up(tx)
                 at = _stamp(self.clock())
                 result = check_line(text, self.receiver)
@@ -784,6 +806,15 @@ class Endpoint:
         except BaseException:
             self._reset()  # memory may be ahead of the ledger: rebuild from it on the next step
             raise
+
+    @contextmanager
+    def _in(self, tx: Transaction) -> Iterator[None]:
+        """The step's ledger transaction, for what the table's replies read of the agent's tool (``_tool_acts``)."""
+        self._tx = tx
+        try:
+            yield
+        finally:
+            self._tx = None
 
     def _forged(self, message: Message, text: str) -> Forged:
         finding = fail(kind="forged", key=None, token=message.id,
@@ -953,9 +984,13 @@ class Endpoint:
             split = self._split_dup(h, named, message)
             if split is not None:
                 return [] if mine else [HandoffClosed(message=message, handoff=named.id)]
-        if kind == "CX":
+        if kind == "CX" or (h.close == "open" and not is_duplicate_answer(message, message.get("why"), named or ho,
+                                                                            self.continues(named or ho))):
             # a cancel naming a re-send its receiver answered UN why=DUP withdraws the handoff that re-send
-            # repeated (spec 5.4: the receiver abandons what the cancel names; the sender meant the handoff)
+            # repeated (spec 5.4: the receiver abandons what the cancel names; the sender meant the handoff);
+            # any other close naming it before that UN closed it went to the handoff it was then an issue of
+            # (live: it was not split off yet; in a replay, where it is a handoff of its own from the start, it
+            # is still open)
             h = self._repeated_by(self._messages.get(h.key, ho)) or h
         if kind == "CX":
             if message.from_ != ho.from_ or message.to != ho.to:
@@ -977,6 +1012,8 @@ class Endpoint:
             findings = [self._crossed(f, earlier) for f in findings]
         if h.first_closer is None:
             h.first_closer = message.id
+        if close_before == "cancelled" and h.close != "cancelled" and h.answered_by is None:
+            h.answered_by = message.id
         if event == "DN-act" and h.act_dn is None:
             h.act_dn = message.id
         if kind == "CX":
@@ -999,7 +1036,7 @@ class Endpoint:
             reply: Message | None = None
             if "DN-again" in replies and h.act_dn is not None:
                 reply = self._messages[h.act_dn]
-            elif "AN-Y" in replies or "DN-again" in replies:
+            elif ("AN-Y" in replies or "DN-again" in replies) and not self._tool_acts(h):
                 reply = self._compose("AN", re=message.id, to=message.from_, slots={"val": "Y"},
                                       profile=ho.profile, tail="abandoned; nothing executed")
             return [Cancelled(message=message, handoff=h.live, abandon=tuple(h.issues), reply=reply,
@@ -1008,6 +1045,13 @@ class Endpoint:
             return [DoneReport(message=message, handoff=h.live, findings=tuple(findings),
                                after_cancel=close_before in ("cancelled",))]
         return [HandoffClosed(message=message, handoff=h.live, findings=tuple(findings))]
+
+    def _tool_acts(self, h: Handoff) -> list[str]:
+        """The states of the agent's tool statements for ``h`` whose act ran or may have (in the step's ledger
+        transaction): while one is in doubt, the answer to a cancel is the act's DN once it is known, never
+        ``AN val=Y`` (spec 5.4), so none is offered."""
+        acts = getattr(self._tx, "acts", None)
+        return acts(tuple(h.issues)) if acts is not None else []
 
     def _crossed(self, finding: Finding, earlier: str | None) -> Finding:
         """A fault of order against a message of mine that its author may not have had yet: a note.
@@ -1046,6 +1090,15 @@ class Endpoint:
         link = self.continues(ho)
         if ho.id in self._duplicates and link is not None and link[1] == "resend":
             link = None  # answered UN why=DUP: the re-send is a handoff of its own, which that UN closes
+        hops: set[str] = set()
+        while link is not None and link[1] == "resend" and link[0] in self._duplicates and link[0] not in hops:
+            # (a replay) a re-send of a re-send answered UN why=DUP was sent before that UN came: live, it carried
+            # forward the handoff the re-send repeated, and so it does here
+            hops.add(link[0])
+            up = self.continues(self._messages[link[0]])
+            link = (up[0], "resend") if up is not None else link
+            if up is None:
+                break
         if link is not None and link[0] not in self._handoffs:
             link = None  # it continues a handoff this end took no part in: to this end it is a new one
         events: list[Any] = []
@@ -1164,6 +1217,15 @@ class Endpoint:
         self._handoffs[resend.id] = alone  # its readback, if any, goes with it (kept by HO id)
         return alone
 
+    def _resent_since(self, h: Handoff, ho_id: str) -> bool:
+        """Whether every issue of ``h`` after ``ho_id`` is a re-send: the same HO again (spec 5 rule 1), so a
+        readback of ``ho_id`` that crossed them reads back the live issue (its receiver answers them UN why=DUP).
+        A re-issue after a void readback may change the HO: a readback of an issue before it counts for nothing."""
+        if ho_id not in h.issues:
+            return False
+        later = h.issues[h.issues.index(ho_id) + 1:]
+        return all((link := self.continues(self._messages[i])) is not None and link[1] == "resend" for i in later)
+
     def _change_of(self, message: Message, named: Message | None) -> Handoff | None:
         """The rb=all handoff an ST or AN of its sender changes, where it is one (spec 5 rule 1)."""
         if message.type == "AN" and named is not None and named.type in ("RB", "CX"):
@@ -1255,9 +1317,11 @@ class Endpoint:
                 h.passing_rb = rb.id
         elif self._readbacks.get(ho.id, ("", ""))[0] != "passed":
             self._readbacks[ho.id] = ("failed", rb.id)
-        if ho.id == h.live:
+        if ho.id == h.live or self._resent_since(h, ho.id):
             if event == "RB-void":
                 h.void_at = self._at.get(rb.id, "")
+            if ho.id != h.live and h.passing_rb is None and event != "RB-void":
+                h.passing_rb = rb.id
             self._step(h, event, rb)
         if mine or self._observer or report is None:  # a replay's events are not read: nothing composed
             return []
@@ -1289,7 +1353,7 @@ class Endpoint:
             if ho is None or h is None or ho.type != "HO" or an.from_ != ho.from_ or an.to != ho.to:
                 return [] if mine else [Noted(message=an)]
             val = an.get("val")
-            if ho.id != h.live or val not in ("Y", "N"):
+            if (ho.id != h.live and not self._resent_since(h, ho.id)) or val not in ("Y", "N"):
                 return [] if mine else [Noted(message=an)]
             findings, _ = self._step(h, "confirm" if val == "Y" else "refuse", an)
             self.findings.extend(findings)
@@ -1302,8 +1366,12 @@ class Endpoint:
         if named.type == "CX":
             ho = self._target(named)
             h = self._handoffs.get(ho.id) if ho is not None else None
+            if h is not None and ho is not None:  # the handoff the cancel withdrew (a re-send answered UN why=DUP:
+                h = self._repeated_by(self._messages.get(h.key, ho)) or h  # the one it repeated)
             if h is not None and an.from_ == named.to:
                 h.acknowledged = h.acknowledged.union((named.id,))
+                if h.close == "cancelled" and h.answered_by is None:
+                    h.answered_by = an.id
                 return [] if mine else [CancelAnswered(message=an, handoff=h.live)]
         return [] if mine else [Noted(message=an)]
 
@@ -1442,9 +1510,30 @@ class Endpoint:
             return None
         for ho_id in self._item_hos.get(ho.item, ()):
             h = self._handoffs.get(ho_id)
-            if h is not None and h.sender == self.me and h.receiver != ho.to and h.close == "open":
+            if h is not None and h.sender == self.me and h.receiver != ho.to and self._stands(h):
                 return h
         return None
+
+    def _offered_unread(self, item: str | None) -> Handoff | None:
+        """An open handoff of ``item`` to this end that it has not read back, while by its own record the item is
+        not its own: that handoff's sender owns the item (spec 5 rule 1, "Until then the sender owns the item")."""
+        if item is None or self._holder(item) == self.me:
+            return None
+        for ho_id in self._item_hos.get(item, ()):
+            h = self._handoffs.get(ho_id)
+            if h is not None and h.receiver == self.me and h.close == "open" and h.rb in ("offered", "void"):
+                return h
+        return None
+
+    def _holder(self, item: str) -> str | None:
+        """:meth:`_owner` less the handoffs their sender withdrew (a CX): a readback of a handoff that was then
+        cancelled leaves the item with its sender (spec 5.4), so it does not make this end the holder."""
+        hos = self._item_hos.get(item, ())
+        for ho_id in reversed(hos):
+            h = self._handoffs.get(ho_id)
+            if self._readbacks.get(ho_id, ("", ""))[0] == "passed" and h is not None and not h.cancels:
+                return self._messages[ho_id].to
+        return self._messages[hos[0]].from_ if hos else None
 
     def _guard_expiry(self, msg: Message, now: _dt.datetime) -> None:
         """Spec 3.1 ``exp``: on an HO, nothing may be done on it after (no readback, no act, no
@@ -1486,6 +1575,12 @@ class Endpoint:
                     raise ProtocolError(f"{link[0]} was carried forward by {h.live}; continue from that",
                                         kind="stale")
                 return
+            unread = self._offered_unread(msg.item)
+            if unread is not None:
+                raise ProtocolError(f"{msg.id} hands {msg.item} on, but {unread.live} offered it to {self.me} and "
+                                    f"{self.me} has not read it back: {unread.sender} owns {msg.item} until a "
+                                    f"readback passes (spec 5 rule 1); read {unread.live} back first, or refuse it "
+                                    "with UN", kind="not-owner", token=msg.id)
             standing = self._standing(msg)
             if standing is not None:
                 state = "its readback passed: " + standing.receiver + " owns " + str(msg.item) \
@@ -1539,7 +1634,8 @@ class Endpoint:
                         raise ProtocolError(f"{h.live} is {h.close}: {named.id} cannot be confirmed",
                                             kind="closed", token=msg.id)
                     if msg.get("val") == "Y":
-                        if ho.id != h.live or self._readbacks.get(ho.id, ("", ""))[0] != "passed":
+                        if (ho.id != h.live and not self._resent_since(h, ho.id)) \
+                                or self._readbacks.get(ho.id, ("", ""))[0] != "passed":
                             raise ProtocolError(f"{named.id} did not pass the check of {ho.id}: it cannot be "
                                                 "confirmed", kind="confirm-void")
                 return
@@ -1578,6 +1674,12 @@ class Endpoint:
                         and named.id != h.key and named.id in h.issues:
                     return
                 event = kind if kind != "DN" else ("DN-noop" if msg.get("out") == "NOOP" else "DN-act")
+                held = self._held_cancel(h) if event == "DN-act" else None
+                if held is not None:
+                    raise ProtocolError(f"{held} from {h.sender} cancels an HO of {h.item} this end has not received "
+                                        f"(a re-send of {h.live}, it may be): no act until it comes; the answer to a "
+                                        "cancel that arrived first is out=NOOP", kind="act-after-cancel",
+                                        token=msg.id)
                 if event == "DN-act" and h.rb != "wilco" and h.close == "open":  # out=NOOP reports no act
                     raise ProtocolError(f"{h.live} is not wilco ({h.rb}): no DN before the readback passes"
                                         + (" and AN val=Y comes" if waits_for_verdict(levels_of(self._messages[h.live]))

@@ -717,15 +717,19 @@ def _two_owners(messages: list[Any], hos: list[Any], groups: list[tuple[str, Han
     """By handoff (``id()``): an HO that starts a handoff of an item while a handoff of it its sender made to
     another agent is still open (no close of it earlier in the stream): its receiver owns the item, or may yet
     (spec 5 rule 1), so the item would have two owners. The live endpoint refuses the HO (``two-owners``)."""
-    closers = {handoff.first_closer for _, handoff, _ in groups if handoff.first_closer is not None}
+    messages_by_id = {m.id: m for m in messages if m.type == "CX"}
+    # a handoff withdrawn by a cancel stands until its receiver answers it (the live endpoint's rule: the
+    # receiver may have acted, or may yet, before the cancel reaches it)
+    closers = {_stood_until(handoff, messages_by_id) for _, handoff, _ in groups} - {None}
     at = {m.id: i for i, m in enumerate(messages) if m.type == "HO" or m.id in closers}
     standing: dict[tuple[str, str], list[tuple[Handoff, str, int | None]]] = {}
     seen: set[int] = set()
     found: dict[int, list[Finding]] = {}
     for ho in hos:
-        handoff = ends[ho.from_]._handoffs[ho.id]
-        if ho.item is None or id(handoff) in seen:
-            continue
+        end = ends[ho.from_]
+        handoff = end._handoffs[ho.id]
+        if ho.item is None or id(handoff) in seen or handoff.key in end._duplicates:
+            continue  # a re-send answered UN why=DUP repeats a handoff that stands (or not) on its own
         seen.add(id(handoff))
         here = at[ho.id]
         earlier = standing.setdefault((ho.from_, ho.item), [])
@@ -736,9 +740,18 @@ def _two_owners(messages: list[Any], hos: list[Any], groups: list[tuple[str, Han
                 kind="two-owners", key=ho.id, token=ho.id,
                 message=f"HO {ho.id} hands {ho.item} to {ho.to} while {other[0].live} (to {other[1]}) is still open: "
                         f"two agents could own {ho.item}; {ho.from_} withdraws {other[0].live} first (CX)"))
-        close = at[handoff.first_closer] if handoff.first_closer is not None else None
+        until = _stood_until(handoff, messages_by_id)
+        close = at[until] if until is not None else None
         earlier.append((handoff, ho.to, close))
     return found
+
+
+def _stood_until(handoff: Handoff, cancels: Mapping[str, Any]) -> str | None:
+    """The message after which a handoff no longer stands: its first close, or where that close is its sender's
+    cancel, the receiver's first answer to it (None: it still stands)."""
+    if handoff.first_closer is not None and handoff.first_closer in cancels:
+        return handoff.answered_by
+    return handoff.first_closer
 
 
 def _close_findings(handoff: Handoff, key: str, conversation: Conversation) -> list[Finding]:

@@ -93,6 +93,12 @@ _RB = "RW1 RB builder-1 re=ops-1 from=builder to=ops item=jira:OPS-7 ask=FIX"
 _DN = "RW1 DN builder-2 re=ops-1 from=builder to=ops item=jira:OPS-7 out=OK"
 
 
+#: a handoff whose act waits for the sender's verdict (rb=acc), its readback and the verdict
+_HO_ACC = "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX rb=acc keys=len"
+_RB_ACC = "RW1 RB builder-1 re=ops-1 from=builder to=ops item=jira:OPS-7 ask=FIX acc=len:120w"
+_AN_ACC = "RW1 AN ops-2 re=builder-1 from=ops to=builder val=Y"
+
+
 def _read_back(ho: str) -> str:
     """A clean twin of a one-line HO example: the HO and its readback."""
     return ho + "\n" + _RB
@@ -161,6 +167,23 @@ RULES: Mapping[str, LintRule] = {r.code: r for r in (
          bad=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED",
          good=_HO + "\n" + _RB + "\nRW1 CX ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 why=REVOKED\n"
               "RW1 AN builder-2 re=ops-2 from=builder to=ops val=Y"),
+    LintRule(code="RW111", name="act-before-wilco", level=ERROR,
+         summary="a DN reporting the act before a readback of the handoff passed (under rb=acc, plan or exec, "
+                 "before the sender's AN val=Y)",
+         bad=_HO + "\n" + _RB.replace("OPS-7", "OPS-8") + "\n" + _DN, good=_HO + "\n" + _RB + "\n" + _DN),
+    LintRule(code="RW112", name="two-owners", level=ERROR,
+         summary="an HO of an item its sender handed to another agent in a handoff that is still open",
+         bad=_HO + "\n" + _RB + "\nRW1 HO ops-2 from=ops to=auditor item=jira:OPS-7 ask=FIX",
+         good=_HO + "\n" + _RB + "\n" + _DN + "\nRW1 HO ops-2 from=ops to=auditor item=jira:OPS-7 ask=FIX\n"
+              "RW1 RB auditor-1 re=ops-2 from=auditor to=ops item=jira:OPS-7 ask=FIX"),
+    LintRule(code="RW113", name="confirm-void", level=ERROR,
+         summary="an AN val=Y confirming a readback that did not pass",
+         bad=_HO_ACC + "\n" + _RB_ACC.replace("OPS-7", "OPS-8") + "\n" + _AN_ACC,
+         good=_HO_ACC + "\n" + _RB_ACC + "\n" + _AN_ACC),
+    LintRule(code="RW114", name="confirm-without-readback", level=ERROR,
+         summary="an AN val=Y confirming a handoff before any readback of it",
+         bad=_HO_ACC + "\n" + _AN_ACC + "\n" + _RB_ACC,
+         good=_HO_ACC + "\n" + _RB_ACC + "\n" + _AN_ACC),
 )}
 
 #: never-guess finding kind -> rule
@@ -176,6 +199,7 @@ LINE_KINDS: Mapping[str, str] = {
 THREAD_KINDS: Mapping[str, str] = {
     "closed-twice": "RW105", "open-past-exp": "RW106", "open-past-due": "RW107",
     "act-after-cancel": "RW108", "cancel-wrong-party": "RW109", "cancel-unacknowledged": "RW110",
+    "act-before-wilco": "RW111", "two-owners": "RW112", "confirm-void": "RW113", "confirm-without-readback": "RW114",
 }
 _NOW_RULES = frozenset({"RW106", "RW107"})
 _ID_NUMBER = re.compile(r"(.*)-([0-9]+)")
@@ -530,7 +554,7 @@ def _thread_findings(report: Any, by_id: Mapping[str, _Seen], file: str, *, now:
 #: thread rules broken by one later message (the second close, the late DN, the
 #: wrong-party or unanswered CX), whose id the thread check gives as the finding's
 #: token; the open-past rules are about the HO itself
-_OFFENDER_RULES = frozenset({"RW105", "RW108", "RW109", "RW110"})
+_OFFENDER_RULES = frozenset({"RW105", "RW108", "RW109", "RW110", "RW111", "RW113", "RW114"})
 
 
 #: files read as RW1 streams, one message a line; any other file is read in embedded mode

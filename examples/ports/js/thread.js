@@ -257,6 +257,15 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   const take = (ho) => {
     let link = links.get(ho.id);
     if (duplicate.has(ho.id) && link !== null && link[1] === "resend") link = null;
+    // a re-send of a re-send answered UN why=DUP was sent before that UN came: it carries forward the handoff
+    // the re-send repeated
+    const hops = new Set();
+    while (link !== null && link[1] === "resend" && duplicate.has(link[0]) && !hops.has(link[0])) {
+      hops.add(link[0]);
+      const up = links.get(link[0]);
+      if (up === null) break;
+      link = [up[0], "resend"];
+    }
     if (link !== null && taken.has(link[0])) previous.set(ho.id, link);
     taken.add(ho.id);
     takeOrder.push(ho);
@@ -356,6 +365,19 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     s.rb = next;
     for (const kind of raised) s.kinds.push([kind, m]);
   };
+  // whether the handoff's live issue carries hoId forward by re-sends alone (the same HO again): a readback
+  // of hoId that crossed them reads back the live issue; a re-issue may change the HO
+  const resentSince = (g, hoId) => {
+    let x = liveOf.get(g);
+    const seen = new Set();
+    while (x !== hoId) {
+      const p = previous.get(x);
+      if (p === undefined || p[1] !== "resend" || seen.has(x)) return false;
+      seen.add(x);
+      x = p[0];
+    }
+    return true;
+  };
   const acknowledged = new Set();
   for (const m of messages) {
     if (m.type === "HO") continue;
@@ -365,13 +387,23 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       const ho = rb.re !== null ? byId.get(rb.re) : undefined;
       const val = get(m, "val");
       if (ho !== undefined && ho.type === "HO" && m.from === ho.from && m.to === ho.to
-          && liveOf.get(root(ho.id)) === ho.id && (val === "Y" || val === "N")) {
+          && resentSince(root(ho.id), ho.id) && (val === "Y" || val === "N")) {
         readbackStep(state.get(root(ho.id)), val === "Y" ? "confirm" : "refuse", m);
       }
       continue;
     }
     if (m.type === "AN" && byId.has(m.re) && byId.get(m.re).type === "CX") {
-      if (m.from === byId.get(m.re).to) acknowledged.add(m.re);
+      if (m.from === byId.get(m.re).to) {
+        acknowledged.add(m.re);
+        // the receiver's first answer to the cancel: the withdrawn handoff stands until it
+        const ho = target(byId.get(m.re));
+        if (ho !== null) {
+          const named = root(ho.id);
+          const g = duplicate.has(named) ? root(links.get(named)[0]) : named;
+          const s = state.get(g);
+          if (s !== undefined && s.close === "cancelled" && !s.answeredBy) s.answeredBy = m;
+        }
+      }
       continue;
     }
     if (m.type === "ST" || m.type === "AN") {
@@ -388,7 +420,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       const named = m.re !== null ? byId.get(m.re) : undefined;
       if (named !== undefined && named.type === "HO") {
         const g = root(named.id);
-        if (liveOf.get(g) === named.id) {
+        if (resentSince(g, named.id)) {
           const event = !checkRb(named, m, { profiles: receiver, now: BEFORE_ANY_EXP }).passed ? "RB-void"
             : levelsOf(named).some((level) => VERDICT_LEVELS.has(level)) ? "RB-pass-wait" : "RB-pass";
           readbackStep(state.get(g), event, m);
@@ -416,13 +448,17 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     } else if (m.from !== ho.to) {
       continue;
     }
-    // a cancel naming a re-send answered UN why=DUP withdraws the handoff that re-send repeated
+    // a cancel naming a re-send answered UN why=DUP withdraws the handoff that re-send repeated; any other
+    // close naming it before that UN closed it goes to that handoff too (the re-send was one of its issues then)
     const named = root(ho.id);
-    const s = state.get(m.type === "CX" && duplicate.has(named) ? root(links.get(named)[0]) : named);
+    const repeated = duplicate.has(named) &&
+      (m.type === "CX" || (state.get(named).close === "open" && m !== duplicate.get(named)));
+    const s = state.get(repeated ? root(links.get(named)[0]) : named);
     const event = m.type === "DN" ? (get(m, "out") === "NOOP" ? "DN-noop" : "DN-act") : m.type;
     if (m.type !== "CX") for (const c of s.cancels) acknowledged.add(c.id);
     if (event === "DN-act") readbackStep(s, event, m);
     const [next, raised] = CLOSE_TRANSITIONS.get(`${s.close} ${event}`);
+    if (s.close === "cancelled" && next !== "cancelled" && !s.answeredBy) s.answeredBy = m;
     s.close = next;
     if (s.firstCloser === null) s.firstCloser = m;
     if (m.type === "CX") s.cancels.push(m);
@@ -450,15 +486,18 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   const seenGroups = new Set();
   for (const ho of hos) {
     const g = root(ho.id);
-    if (ho.item === null || seenGroups.has(g)) continue;
+    // a re-send answered UN why=DUP repeats a handoff that stands (or not) on its own
+    if (ho.item === null || seenGroups.has(g) || duplicate.has(g)) continue;
     seenGroups.add(g);
     const here = position.get(ho.id);
     const k = `${ho.from} ${ho.item}`;
     const earlier = (standing.get(k) || []).filter(([, , close]) => close === null || close > here);
     const other = earlier.find(([, to]) => to !== ho.to);
     if (other !== undefined) ownersTwice.set(g, [...(ownersTwice.get(g) || []), [ho, other]]);
-    const closer = state.get(g).firstCloser;
-    earlier.push([g, ho.to, closer !== null ? position.get(closer.id) : null]);
+    // a handoff withdrawn by a cancel stands until its receiver answers the cancel
+    const { firstCloser: closer, answeredBy } = state.get(g);
+    const until = closer !== null && closer.type === "CX" ? (answeredBy || null) : closer;
+    earlier.push([g, ho.to, until !== null ? position.get(until.id) : null]);
     standing.set(k, earlier);
   }
 
