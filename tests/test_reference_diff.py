@@ -406,12 +406,15 @@ def _date_typed(request: Request, key: str) -> bool:
 def _stricter_token(request: Request, token: str) -> bool:
     """A token this package refuses for its value's type where the reference reads it: a date that is no calendar
     date (``by=20260230``), a constraint key outside the closed set (``keys=lang+PAYY``), a readback level that is
-    neither a level nor a slot (``rb=shalom``, D7), a criterion that is not ``key:value`` (``acc=Y``)."""
+    neither a level nor a slot (``rb=shalom``, D7), a digest not in lowercase hex (``h=C40BBA4360DC``, D2), a
+    criterion that is not ``key:value`` (``acc=Y``)."""
     from rogerwilco.core.vocab import core_vocabulary
 
     key, _, value = token.partition("=")
     if key == "keys":
         return any(k not in core_vocabulary().constraint_keys for k in value.split("+"))
+    if key == "h":  # D2: 12 lowercase hex digits
+        return re.fullmatch(r"[0-9a-f]{12}", value) is None
     if key == "rb":
         vocab = core_vocabulary()
         return any(k not in vocab.rb_levels and k not in vocab.slots for k in value.split("+"))
@@ -442,8 +445,9 @@ def _reads_with_profile(request: Request, line: str) -> bool:
     head = line.split(" // ")[0]
     if profile is None or " p=" in head or head.count(" ") < 2:
         return False
-    first, rest = line.split(" ", 2)[:2], line.split(" ", 2)[2]
-    with_p = " ".join(first) + " " + rest.replace(" ", f" p={profile} ", 1) if " " in rest else line + f" p={profile}"
+    version, kind, rest = line.split(" ", 2)
+    msgid, _, slots = rest.partition(" ")
+    with_p = f"{version} {kind} {msgid} p={profile}" + (f" {slots}" if slots else "")
     return check_line(with_p, Receiver.load(request.get("profiles") or [])).valid
 
 
