@@ -311,8 +311,10 @@ def _refusal_order(request: Request, ours: Answer, theirs: Answer) -> bool:
     unheld = str(theirs.get("token", "")).startswith("p=") and theirs["token"][2:] not in held
     if request["op"] == "encode":  # the form's faults beside a profile the receiver does not hold
         return _refused(ours) and _refused(theirs) and ours.get("why") == theirs.get("why") and unheld
+    words = request["line"].split(" ")
+    at_type = len(words) > 1 and theirs.get("token") == words[1]  # the reference stops at an unknown type
     return (_refused(ours) and _refused(theirs) and ours.get("why") == theirs.get("why")
-            and (_faults(request["line"], request) >= 2 or unheld))
+            and (_faults(request["line"], request) >= 2 or unheld or at_type))
 
 
 @cls("stricter-values", ("check-rb", "check-dn", "check-ho", "check-thread"), "R7")
@@ -394,20 +396,20 @@ def _rb_all_exp(request: Request, ours: Answer, theirs: Answer) -> bool:
             and sorted(t for t in mine if t not in criteria) == sorted(t for t in other if t not in expiry))
 
 
-def _date_typed(request: Request, key: str) -> bool:
+def _type_of(request: Request, key: str) -> str | None:
     from rogerwilco.core.vocab import BUNDLED_PROFILES, bundled_vocabulary, core_vocabulary
 
     profile = _profile_of(request)
     vocab = bundled_vocabulary(profile) if profile in BUNDLED_PROFILES else core_vocabulary()
     slot = vocab.slots.get(key)
-    return slot is not None and slot.type.name in ("date", "list:date")
+    return None if slot is None else slot.type.name
 
 
 def _stricter_token(request: Request, token: str) -> bool:
     """A token this package refuses for its value's type where the reference reads it: a date that is no calendar
     date (``by=20260230``), a constraint key outside the closed set (``keys=lang+PAYY``), a readback level that is
     neither a level nor a slot (``rb=shalom``, D7), a digest not in lowercase hex (``h=C40BBA4360DC``, D2), a
-    criterion that is not ``key:value`` (``acc=Y``)."""
+    criterion that is not ``key:value`` (``acc=Y``), a list with an empty item (``art=+``, D4's ``keep=a+``)."""
     from rogerwilco.core.vocab import core_vocabulary
 
     key, _, value = token.partition("=")
@@ -420,7 +422,10 @@ def _stricter_token(request: Request, token: str) -> bool:
         return any(k not in vocab.rb_levels and k not in vocab.slots for k in value.split("+"))
     if key == "acc":
         return any(not re.fullmatch(r"[^:+]+:[^+]+", item) for item in value.split("+"))
-    return re.fullmatch(r"[0-9]{8}", value) is not None and _date_typed(request, key)
+    kind = _type_of(request, key) or ""
+    if kind.startswith("list:") and "" in value.split("+"):
+        return True
+    return re.fullmatch(r"[0-9]{8}", value) is not None and kind in ("date", "list:date")
 
 
 @cls("stricter-tokens", ("parse", "encode"), "R7")
