@@ -22,7 +22,10 @@ Translation, op by op:
   contract names one fault, with its token. Each sentence is read back into
   (fault class, token) and the fault that decision D10's order puts first is
   answered, so that the order in which the reference happens to collect its
-  faults is not counted as a disagreement; which faults it finds is.
+  faults is not counted as a disagreement; which faults it finds is. A token
+  the sentence quotes with ``repr`` (``key 'w\\xadhy' must be lowercase``) is
+  read back to the token as written (decision D4), and a ``p=`` the receiver
+  does not hold is among an encode's faults as it is among a line's.
 * Checks. The reference's ``(problems, notes)`` sentences become findings
   ``(severity, kind, tier, key)`` by their fixed prefixes (``tier1 receipt:``,
   ``tier3 echo:``, ``executed:``...). ``now`` is the request's, else the
