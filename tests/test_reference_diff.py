@@ -480,20 +480,27 @@ def _done_values(request: Request, ours: Answer, theirs: Answer) -> bool:
         unasked and f[1] in ("missing", "mismatch")))
 
 
-@cls("statement-source", ("parse", "encode"), "R23")
-def _statement_source(request: Request, ours: Answer, theirs: Answer) -> bool:
-    """clin's rule requires src= on every statement (V5); the reference's slot table alone leaves it optional."""
-    return _refused(ours) and ours.get("token") == "src" and _profile_of(request) == "clin" and theirs.get(
-        "valid") is True
+@cls("statement-rules", ("parse", "encode"), "R23")
+def _statement_rules(request: Request, ours: Answer, theirs: Answer) -> bool:
+    """clin's rule requires src= on every statement (V5) and an item <kind>:<concept> (D8); the reference's slot
+    table alone leaves src optional and item free."""
+    token = str(ours.get("token"))
+    return (_refused(ours) and (token == "src" or token.startswith("item=")) and _profile_of(request) == "clin"
+            and theirs.get("valid") is True)
 
 
 @cls("rb-states-more", ("check-rb",), "R21")
 def _rb_states_more(request: Request, ours: Answer, theirs: Answer) -> bool:
-    """This package fails a readback stating a slot its HO does not carry; the reference passes it. Tier 4 findings
-    are R9's where the sender handed criteria the HO did not ask for."""
-    held = _carried(str(request.get("ho", "")))
-    asked = bool({"acc", "plan"} & set(_levels(str(request.get("ho", "")))))
-    extra = [f for f in _findings(ours) - _findings(theirs) if f[1] == "mismatch" and f[2] == 3 and f[3] not in held]
+    """This package fails a readback stating a slot its HO does not carry, or carries with another value outside
+    the echo set; the reference compares the echo set only and passes it. Tier 4 findings are R9's where the sender
+    handed criteria the HO did not ask for."""
+    ho = str(request.get("ho", ""))
+    held = _carried(ho)
+    levels = _levels(ho)
+    asked = bool({"acc", "plan"} & set(levels))
+    compared = {"item", "ask", "due", *levels}  # the reference's echo set (every slot under rb=all)
+    extra = [f for f in _findings(ours) - _findings(theirs) if f[1] == "mismatch" and f[2] == 3
+             and (f[3] not in held or ("all" not in levels and f[3] not in compared))]
     return bool(extra) and _only(
         ours, theirs, ours_extra=lambda f: f in extra or f[0] == "note" or (
             "expect_acc" in request and not asked and f[2] == 4),
