@@ -407,7 +407,8 @@ def _type_of(request: Request, key: str) -> str | None:
 
 def _stricter_token(request: Request, token: str) -> bool:
     """A token this package refuses for its value's type where the reference reads it: a date or time that is no
-    calendar moment (``by=20260230``, ``exp=20261302T0000Z``), a number in digits other than ASCII (``pct=\uff12``),
+    calendar moment (``by=20260230``, ``exp=20261302T0000Z``), a number in digits other than ASCII (``pct=\uff12``,
+    ``vat=\u0665.00``),
     a constraint key outside the closed set (``keys=lang+PAYY``), a readback level that is
     neither a level nor a slot (``rb=shalom``, D7), a digest not in lowercase hex (``h=C40BBA4360DC``, D2), a
     criterion that is not ``key:value`` (``acc=Y``), a list with an empty item (``art=+``, D4's ``keep=a+``)."""
@@ -426,7 +427,7 @@ def _stricter_token(request: Request, token: str) -> bool:
     kind = _type_of(request, key) or ""
     if kind.startswith("list:") and "" in value.split("+"):
         return True
-    if kind.startswith("int:") or kind == "days":  # the reference's \d and int() read any script's digits
+    if kind.startswith("int:") or kind in ("days", "money", "num"):  # the reference's \d reads any script's digits
         return any(ch.isdigit() and not ch.isascii() for ch in value)
     shapes = {"date": r"[0-9]{8}", "list:date": r"[0-9]{8}", "time": r"[0-9]{8}T[0-9]{4}Z"}
     return kind in shapes and re.fullmatch(shapes[kind], value) is not None  # the shape, and no calendar moment
