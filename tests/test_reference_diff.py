@@ -406,12 +406,11 @@ def _type_of(request: Request, key: str) -> str | None:
 
 
 def _stricter_token(request: Request, token: str) -> bool:
-    """A token this package refuses for its value's type where the reference reads it: a date or time that is no
-    calendar moment (``by=20260230``, ``exp=20261302T0000Z``), a number in digits other than ASCII (``pct=\uff12``,
-    ``vat=\u0665.00``),
-    a constraint key outside the closed set (``keys=lang+PAYY``), a readback level that is
-    neither a level nor a slot (``rb=shalom``, D7), a digest not in lowercase hex (``h=C40BBA4360DC``, D2), a
-    criterion that is not ``key:value`` (``acc=Y``), a list with an empty item (``art=+``, D4's ``keep=a+``)."""
+    """A token this package refuses for its value's type where the reference reads it (R7): a date or time that is
+    no calendar moment (``by=20260230``, ``exp=20261302T0000Z``), a number in digits other than ASCII, a constraint
+    key outside the closed set (``keys=lang+PAYY``), a readback level that is neither a level nor a slot (D7), a
+    digest not in lowercase hex (``h=C40BBA4360DC``, D2), a criterion that is not ``key:value`` (``acc=Y``), a list
+    with an empty item (``art=+``, D4's ``keep=a+``)."""
     from rogerwilco.core.vocab import core_vocabulary
 
     key, _, value = token.partition("=")
@@ -631,12 +630,12 @@ def test_the_reference_adapter_refuses_to_start_without_the_reference(tmp_path: 
                                "to": "auditor", "item": "x", "slots": {"p": "pay", "ask": "Y"}, "tail": None},
       "profiles": ["clin"]}, {"valid": False, "why": "UNK", "token": "p=pay"}),
 ])
-def test_the_reference_adapter_names_the_fault_the_reference_reports_as_written(request_: Request,
-                                                                                 answer: Answer) -> None:
+def test_the_reference_adapter_names_the_fault_the_reference_reports_as_written(
+        request_: Request, answer: Answer, monkeypatch: pytest.MonkeyPatch) -> None:
     """The reference quotes a token with repr() and says "version must be RW1" on encode; the adapter answers the
     token as written and VER, and names a profile the receiver does not hold on encode as it does on parse."""
+    monkeypatch.setenv("RW1_REFERENCE_DIR", str(reference_dir()))
     differ = Differ([sys.executable, str(ADAPTER)])
-    os.environ["RW1_REFERENCE_DIR"] = str(reference_dir())
     try:
         differ.start()
         _, _, theirs, crashed = differ.check(request_)
