@@ -338,8 +338,9 @@ def _both_limits(request: Request, ours: Answer, theirs: Answer) -> bool:
 
 @cls("decoded-values", ("check-ho",), "R14")
 def _decoded_values(request: Request, ours: Answer, theirs: Answer) -> bool:
-    return _only(ours, theirs, theirs_extra=lambda f: f[1] == "mismatch" and isinstance(
-        request["record"].get(f[3]), str) and re.fullmatch(r"0[0-9]+", request["record"][f[3]]) is not None)
+    return _only(ours, theirs, ours_extra=lambda f: f[0] == "note", theirs_extra=lambda f: f[0] == "note" or (
+        f[1] == "mismatch" and isinstance(request["record"].get(f[3]), str)
+        and re.fullmatch(r"0[0-9]+", request["record"][f[3]]) is not None))
 
 
 @cls("no-acc-gaps", ("check-rb",), "R9")
