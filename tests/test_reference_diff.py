@@ -487,10 +487,10 @@ def _done_values(request: Request, ours: Answer, theirs: Answer) -> bool:
 
 @cls("statement-rules", ("parse", "encode"), "R23")
 def _statement_rules(request: Request, ours: Answer, theirs: Answer) -> bool:
-    """clin's rule requires src= on every statement (V5) and an item <kind>:<concept> (D8); the reference's slot
-    table alone leaves src optional and item free."""
+    """clin's rule requires src= on every statement (V5), an item <kind>:<concept> and the quote as the tail (D8);
+    the reference's slot table alone leaves src optional, item free and the tail out."""
     token = str(ours.get("token"))
-    return (_refused(ours) and (token == "src" or token.startswith("item=")) and _profile_of(request) == "clin"
+    return (_refused(ours) and (token in ("src", "//") or token.startswith("item=")) and _profile_of(request) == "clin"
             and theirs.get("valid") is True)
 
 
