@@ -183,6 +183,14 @@ def test_make_rb_composes_the_spec_readbacks():
     assert check_rb(HOP, make_rb(HOP, 1, profiles=PAY), profiles=PAY).passed
 
 
+def test_make_rb_under_rb_all_echoes_keys_and_never_exp():
+    """docs/reference.md R19: keys= is echoed (spec 5.1 "every slot", as the reference's check asks); exp never (3.1)."""
+    ho = "RW1 HO research-01 from=research to=writer item=doc:1 ask=DRAFT rb=all keys=len+tone pri=2 exp=29991002T1405Z"
+    rb = make_rb(ho, 3, digest=False)
+    assert rb.to_line() == "RW1 RB writer-3 re=research-01 from=writer to=research item=doc:1 ask=DRAFT pri=2 keys=len+tone"
+    assert check_rb(ho, rb).passed
+
+
 def test_make_rb_refuses_what_the_level_needs_and_was_not_given():
     with pytest.raises(ReadbackInputError):
         make_rb(HOA, 1)

@@ -92,6 +92,29 @@ def test_profile_slots_without_p_are_unknown_keys_unless_required():
     assert check_line(HO + " sup=marlow", ["pay"]).valid
 
 
+def test_a_slot_a_held_profile_requires_is_unknown_on_another_profiles_line():
+    """Spec 7: a line's vocabulary is the core and its own p=; D4's refusal is for a line naming no profile."""
+    line = "RW1 AQ release-1 p=deploy from=release to=operator need=YESNO act=ASSERT"
+    result = check_line(line, ["clin", "deploy"])
+    assert result.valid and result.message is not None and result.message.slots["act"] == "ASSERT"
+    assert [(f.severity, f.kind, f.key) for f in result.findings] == [("note", "unknown-key", "act")]
+    assert first("RW1 ST release-1 from=release to=operator item=x act=ASSERT", ["clin", "deploy"]) == (
+        "UNK", "act=ASSERT")
+
+
+@pytest.mark.parametrize("value, days", [("0", 0), ("14", 14), ("19d", 19)])
+def test_days_are_a_count_written_with_or_without_d(value, days):
+    result = check_line(f"RW1 ST DAT-1 p=pform from=DAT to=TRI item=pensive:4102 stall={value}", ["pform"])
+    assert result.valid and result.message is not None and result.message.slots["stall"] == days
+
+
+@pytest.mark.parametrize("value", ["-1", "-2d", "+3", "1.5", "d", "14dd", "\uff11"])
+def test_days_refuse_a_negative_count_and_anything_not_digits(value):
+    """docs/reference.md R17: a count of days is 0 or more, as the published reference codec reads it."""
+    line = f"RW1 ST DAT-1 p=pform from=DAT to=TRI item=pensive:4102 stall={value}"
+    assert first(line, ["pform"]) == ("UNK", f"stall={value}")
+
+
 def test_pay_translation_rules_refuse_with_the_slot_named():
     base = "RW1 ST extractor-1 p=pay from=extractor to=scheduler item=inv:MD-1 amt=120.00 cur=GBP kind=GROSS src=email:7"
     assert check_line(base, ["pay"]).valid

@@ -688,6 +688,10 @@ def make_rb(
     for key in echo_set(message):
         if key != "item":
             slots[key] = message.get(key)
+    if "all" in levels and "keys" in message.slots:
+        # D7's check does not ask keys= back under rb=all, but spec 5.1's "every slot" and the published reference's
+        # check do: echoing it lets either sender's check pass (docs/reference.md R19). exp is never echoed (spec 3.1).
+        slots["keys"] = message.slots["keys"]
     if "exec" in levels:
         for key in exec_slots(message, vocab):
             value = values.pop(key, None)

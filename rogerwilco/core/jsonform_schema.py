@@ -167,7 +167,7 @@ def value_schema(type_name: str, vocab: Vocabulary, *, in_list: bool = False) ->
     if m:
         return {"type": "integer", "minimum": int(m.group(1)), "maximum": int(m.group(2))}
     if type_name == "days":
-        return {"type": "integer"}
+        return {"type": "integer", "minimum": 0}
     if type_name == "bool":
         return {"type": "boolean"}
     shapes = {

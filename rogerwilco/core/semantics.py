@@ -216,8 +216,10 @@ def _other_key(raw: RawLine, column: int, key: str, rawval: str, vocab: Vocabula
         return found
     if key.startswith("x_"):
         return []
-    owner = _requiring_profile(receiver, key)
-    if owner is not None and owner != vocab.profile:
+    # D4: a slot a held profile requires, on a line that names no profile, is that profile's line missing its p=.
+    # A line that names another profile has chosen its vocabulary (spec 7), where the key is unknown: kept, not refused.
+    owner = _requiring_profile(receiver, key) if vocab.profile is None else None
+    if owner is not None:
         return [fail(kind="profile", token=f"{key}={rawval}", why="UNK", column=column,
                         key=key, message=f"is a required slot of profile {owner}, used without p={owner}",
                         hint=f"add p={owner}", fix=f"p={owner} {key}={rawval}")]

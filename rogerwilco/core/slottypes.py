@@ -130,9 +130,15 @@ def parse_time(raw: str) -> _dt.datetime:
 
 
 def _days_decoder(decode_int: Callable[[str], int]) -> Callable[[str], int]:
-    """A number of days, written ``14`` or ``14d`` (as the published profiles write ``stall=19d``); written back ``14``."""
+    """A number of days, written ``14`` or ``14d`` (as the published profiles write ``stall=19d``); written back ``14``.
+
+    A count of days is 0 or more: ``-1`` is refused, as the published reference codec refuses it
+    (docs/reference.md R17)."""
     def decode(raw: str) -> int:
-        return decode_int(raw[:-1] if raw.endswith("d") and raw[:-1].isdigit() and raw[:-1].isascii() else raw)
+        digits = raw[:-1] if raw.endswith("d") else raw
+        if not (digits.isdigit() and digits.isascii()):
+            raise ValueError("not a number of days (digits, optionally ending in d: 14 or 14d)")
+        return decode_int(digits)
     return decode
 
 

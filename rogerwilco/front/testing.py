@@ -143,7 +143,7 @@ class RequestGenerator:
         if name == "time":
             return _r_time(rng)
         if name == "days":
-            return str(rng.choice((0, 1, 7, 30, 365, -1)))
+            return rng.choice(("0", "1", "7", "30", "365"))
         if name == "bool":
             return rng.choice(("Y", "N"))
         if name == "money":
@@ -190,7 +190,7 @@ class RequestGenerator:
             "digest": lambda: rng.choice(("C40BBA4360DC", "c40bba4360d", "c40bba4360dcx", "g40bba4360dc")),
             "agent": lambda: rng.choice(("a:b", "a/b", "\u00e9", "a+b")),
             "msgid": lambda: rng.choice(("writer", "writer-", "-1", "writer-x", "writer-1a")),
-            "days": lambda: rng.choice(("x", "1.5", "+3")),
+            "days": lambda: rng.choice(("x", "1.5", "+3", "-1", "-2d")),
             "constraint": lambda: rng.choice(("len", ":x", "len:")),
             "rb": lambda: rng.choice(("ALL", "nope", "echo2")),
         }

@@ -565,6 +565,8 @@ function makeRb(ho, n, { profiles = null, acc = null, do: doValue = null, not = 
   const slots = {};
   if (profileOf(message) !== null) slots.p = profileOf(message);
   for (const key of echoSet(message)) if (key !== "item") slots[key] = get(message, key);
+  // rb=all: keys= echoed too, as spec 5.1's "every slot" and the published reference's check ask (D7's check does not)
+  if (levels.includes("all") && has(message.slots, "keys")) slots.keys = message.slots.keys;
   if (levels.includes("exec")) {
     for (const key of execSlots(message, vocab)) {
       let value = given.has(key) ? given.get(key) : null;

@@ -400,9 +400,15 @@ function compileType(name, enums, rbCodes = new Set()) {
     return { name, enumName: null, isList: false, decode: intCodec(Number(m[1]), Number(m[2])) };
   }
   if (name === "days") {
-    // a number of days, written 14 or 14d (the published profiles write stall=19d); written back 14
+    // a number of days, 0 or more, written 14 or 14d (the published profiles write stall=19d); written back 14
     const decodeInt = intCodec(null, null);
-    return { name, enumName: null, isList: false, decode: (raw) => decodeInt(/^[0-9]+d$/.test(raw) ? raw.slice(0, -1) : raw) };
+    return {
+      name, enumName: null, isList: false,
+      decode(raw) {
+        if (!/^[0-9]+d?$/.test(raw)) throw new Error("not a number of days (digits, optionally ending in d: 14 or 14d)");
+        return decodeInt(raw.endsWith("d") ? raw.slice(0, -1) : raw);
+      },
+    };
   }
   if (name === "bool") {
     return {
@@ -975,8 +981,10 @@ function checkRaw(raw, receiver) {
     if (!slot) {
       values.set(key, rawval);
       if (key.startsWith("x_")) return;
-      const owner = requiringProfile(receiver, key);
-      if (owner !== null && owner !== vocab.profile) {
+      // D4: a slot a held profile requires, on a line that names no profile, is refused; on another profile's
+      // line it is unknown there (spec 7) and kept
+      const owner = vocab.profile === null ? requiringProfile(receiver, key) : null;
+      if (owner !== null) {
         findings.push(fail("profile", `${key}=${rawval}`, `is a required slot of profile ${owner}, used without p=${owner}`, { column: slotColumn(raw, i), key }));
       } else {
         findings.push(note("unknown-key", `unknown key ${key} kept as text`, { key, column: slotColumn(raw, i) }));

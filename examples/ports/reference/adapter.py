@@ -22,7 +22,10 @@ Translation, op by op:
   contract names one fault, with its token. Each sentence is read back into
   (fault class, token) and the fault that decision D10's order puts first is
   answered, so that the order in which the reference happens to collect its
-  faults is not counted as a disagreement; which faults it finds is.
+  faults is not counted as a disagreement; which faults it finds is. A token
+  the sentence quotes with ``repr`` (``key 'w\\xadhy' must be lowercase``) is
+  read back to the token as written (decision D4), and a ``p=`` the receiver
+  does not hold is among an encode's faults as it is among a line's.
 * Checks. The reference's ``(problems, notes)`` sentences become findings
   ``(severity, kind, tier, key)`` by their fixed prefixes (``tier1 receipt:``,
   ``tier3 echo:``, ``executed:``...). ``now`` is the request's, else the
@@ -32,6 +35,7 @@ Translation, op by op:
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import os
@@ -117,6 +121,7 @@ _GRAMMAR, _REPEAT, _PROFILE, _TYPE, _VALUE, _ID, _REQUIRED, _RULE, _TAIL = range
 _SENTENCES: list[tuple[re.Pattern[str], int, str | None]] = [
     # (sentence, fault class, where the token is: a group name, or None for the whole line)
     (re.compile(r"^version token '(?P<tok>.*)' is not RW1"), _GRAMMAR, "tok"),
+    (re.compile(r"^version must be RW1"), _GRAMMAR, "version"),
     (re.compile(r"^a message needs at least"), _GRAMMAR, None),
     (re.compile(r"^type '(?P<tok>.*)' unknown"), _TYPE, "tok"),
     (re.compile(r"^id '(?P<tok>.*)' must match"), _GRAMMAR, "tok"),
@@ -153,21 +158,32 @@ def _token_of(line: str, key: str, nth: int = 1) -> str:
     return f"{key}="
 
 
+def _unquoted(text: str) -> str:
+    """What the reference quoted with repr() (``'w\\xadhy'``), as written in the line."""
+    try:
+        value = ast.literal_eval(f"'{text}'")
+    except (SyntaxError, ValueError):
+        return text
+    return value if isinstance(value, str) else text
+
+
 def _fault(line: str, sentence: str) -> tuple[int, str, str]:
     """(D10 class, why, token) of one reference sentence about ``line``."""
     for pattern, rank, where in _SENTENCES:
         m = pattern.search(sentence)
         if m is None:
             continue
-        why = "VER" if sentence.startswith("version token") else "UNK"
+        why = "VER" if sentence.startswith("version") else "UNK"
         if where is None:
             return rank, why, line
         if where == "tok":
-            return rank, why, m.group("tok")
+            return rank, why, _unquoted(m.group("tok"))
+        if where == "version":
+            return rank, why, _tokens(line)[0][0]
         if where == "key":  # a slot that is not there is named by its key
             return rank, why, m.group("key")
         if where == "key=":
-            return rank, why, _token_of(line, m.group("key"))
+            return rank, why, _token_of(line, _unquoted(m.group("key")))
         if where == "val=":
             return rank, why, _token_of(line, "val")
         if where == "dup=":
@@ -232,6 +248,8 @@ def op_encode(request: dict[str, Any]) -> dict[str, Any]:
     except REF.FormError as exc:
         errors = _sentences(str(exc))
         guess = _written_guess(form)
+        if _unheld(guess, held) is not None:  # as _read does for a line: the receiver's holdings are a fault too
+            errors.append(f"unknown profile '{_written_profile(guess)}' (not held)")
         return _refusal(guess, errors)
     not_held = _unheld(line, held)
     if not_held is not None:
@@ -243,7 +261,7 @@ def _written_guess(form: Any) -> str:
     """The line the reference wrote before refusing it, rebuilt so a token can be pointed at."""
     if not isinstance(form, dict):
         return ""
-    tokens = ["RW1", str(form.get("type")), str(form.get("id"))]
+    tokens = [str(form.get("v", "RW1")), str(form.get("type")), str(form.get("id"))]
     for key in ("re", "from", "to", "item"):
         if form.get(key) not in (None, ""):
             tokens.append(f"{key}={form[key]}")
