@@ -75,6 +75,12 @@ LINKED = {
             "RW1 HO lead-2 from=lead to=dev item=w ask=UNDO ctx=dev-1"],
 }
 
+#: two cancels from the wrong party, the later one seen by an end replayed first: reported in the order sent
+CANCELS_SEEN_OUT_OF_ORDER = [
+    "RW1 DN lead-1 from=lead to=dev item=v out=OK", "RW1 HO dev-1 re=qa-1 from=dev to=qa item=v ask=FIX",
+    "RW1 CX lead-2 re=lead-1 from=lead to=dev item=v why=REVOKED", "RW1 CX dev-3 re=qa-1 from=dev to=qa item=v why=REVOKED",
+    "RW1 HO lead-1 re=qa-1 from=lead to=qa item=v ask=FIX", "RW1 HO qa-1 re=dev-5 from=qa to=dev item=v ask=FIX"]
+
 
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(st.one_of(conversations(), many_items()), st.sampled_from((1, 2, 3, 5, 1000)))
@@ -83,6 +89,7 @@ LINKED = {
 @example(LINKED["id"], 1)
 @example(LINKED["item"], 1)
 @example(LINKED["ctx"], 1)
+@example(CANCELS_SEEN_OUT_OF_ORDER, 1)
 def test_the_spooled_report_is_check_threads_report(conversation, batch_lines):
     whole = check_thread(conversation, now=NOW)
     report, text, (fails, notes) = _spooled(conversation, batch_lines)

@@ -485,7 +485,7 @@ def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Rece
     conversation = Conversation(index=by_id)
     findings += [(_UNKNOWN, place[m.id], f) for m, f in _unknown_replies(messages, conversation, refused)]
     ends = replay_indexed(messages, receiver, by_id, senders_only=_SENDERS_ONLY)
-    findings += [(_WRONG_PARTY, place[f.token or ""], f) for f in _wrong_party(ends, place)]
+    findings += [(_WRONG_PARTY, place[f.token or ""], f) for f in _wrong_party(ends, messages)]
     hos = [m for m in messages if m.type == "HO"]
     groups = _handoffs(hos, ends)
     several = {i for _, handoff, _ in groups if len(handoff.issues) > 1 for i in handoff.issues}
@@ -688,14 +688,16 @@ def _unknown_replies(messages: list[Any], conversation: Conversation, refused: C
             for m in messages if m.re is not None and m.re not in conversation and m.re not in refused]
 
 
-def _wrong_party(ends: Mapping[str, Endpoint], place: Mapping[str, int]) -> list[Finding]:
-    """A cancel from the wrong party, once: whichever end saw it (a third agent's CX is seen by its receiver alone)."""
+def _wrong_party(ends: Mapping[str, Endpoint], messages: list[Any]) -> list[Finding]:
+    """A cancel from the wrong party, once: whichever end saw it (a third agent's CX is seen by its receiver
+    alone), in the order the cancels were sent (not the order of the ends that saw them)."""
     wrong: dict[str | None, Finding] = {}
     for end in ends.values():
         for f in end.findings:
             if f.kind == "cancel-wrong-party" and f.token not in wrong:
                 wrong[f.token] = f
-    return sorted(wrong.values(), key=lambda f: place[f.token or ""])
+    sent = {m.id: i for i, m in enumerate(messages) if m.id in wrong}
+    return sorted(wrong.values(), key=lambda f: sent.get(f.token or "", -1))
 
 
 def _handoffs(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[tuple[str, Handoff, Endpoint]]:
