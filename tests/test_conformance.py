@@ -170,6 +170,13 @@ def test_every_decision_a_case_cites_ships_with_the_suite():
         assert described <= shipped, path
 
 
+def test_every_parse_and_encode_refusal_states_its_token():
+    """A refusal is pinned by its why and its token (D4, D10): a case that gives only why lets a port name any chunk."""
+    unpinned = [cid for cid, case in CASES if case["request"].get("op") in ("parse", "encode")
+                and case["expect"].get("valid") is False and "token" not in case["expect"]]
+    assert unpinned == []
+
+
 def test_the_spec_ships_with_the_suite():
     spec = (SUITE / "rw1-spec.md").read_text(encoding="utf-8")
     sections = set(re.findall(r"^#+ ([0-9]+(?:\.[0-9]+)*)[ .]", spec, re.M))
