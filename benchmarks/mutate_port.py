@@ -89,6 +89,10 @@ OPERATORS: tuple[tuple[str, str, str], ...] = (
 _SKIP = re.compile(r"^\s*(//|\*|/\*|import |export \{|\[0x|0x)")
 
 
+# A failing or errored case in the harness's text report: "FAIL area/file:id: ...".
+_FAILED_CASE = re.compile(r"^[A-Z]+ ([a-z0-9-]+/[a-z0-9-]+:[a-z0-9._-]+):", re.M)
+
+
 @dataclass
 class Mutant:
     number: int
@@ -154,12 +158,11 @@ def judge(mutant: Mutant, port: Path, diff_count: int) -> None:
     impl = f"node {port / 'adapter.js'}"
     cases = _rogerwilco("--impl", impl, "--timeout", "20")
     if cases.returncode == 2:
-        mutant.outcome, mutant.detail = "stillborn", (cases.stderr or cases.stdout).strip().splitlines()[-1:][0:1]
-        mutant.detail = mutant.detail[0] if mutant.detail else ""
+        said = (cases.stderr or cases.stdout).strip().splitlines()
+        mutant.outcome, mutant.detail = "stillborn", said[-1] if said else ""
         return
     if cases.returncode == 1:
-        failed = [line[5:].split(":", 2)[0] + ":" + line[5:].split(":", 2)[1]
-                  for line in cases.stdout.splitlines() if line.startswith(("FAIL ", "ERROR"))]
+        failed = [m.group(1) for m in _FAILED_CASE.finditer(cases.stdout)]
         mutant.outcome, mutant.detail = "killed", f"{len(failed)} cases, first {failed[0] if failed else '?'}"
         return
     diff = _rogerwilco("--diff", "--impl", impl, "--count", str(diff_count), "--seed", "0", "--show", "1",
