@@ -13,17 +13,20 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import RW1SyntaxError
-from rogerwilco.core.abnf import AbnfError, definitions, regex_to_abnf, render
+from rogerwilco.core.abnf import AbnfError, definitions, excerpt, regex_to_abnf, render, rules_of
 from rogerwilco.front.cli import main
 from rogerwilco.front.conformance import load_cases
 from rogerwilco.core.syntax import grammar_text, parse_raw_lark
 from tests.strategies import fragments, messages, mutated_lines
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # ---------------------------------------------------------------- an ABNF reader
 
@@ -263,3 +266,26 @@ def test_conformance_lines_helper_sees_request_lines():
     sample = [c for c in load_cases() if isinstance(c.request.get("line"), str)]
     assert sample and sample[0].request["line"] in conformance_lines()
     assert json.dumps(conformance_lines())  # plain strings only
+
+
+def test_the_excerpt_in_the_porting_guide_is_the_shipped_abnf():
+    """docs/ports.md shows rules of grammar/rw1.abnf as the file writes them, never a hand-written paraphrase."""
+    guide = (ROOT / "docs" / "ports.md").read_text(encoding="utf-8")
+    block = re.search(r"```console\n\$ rogerwilco grammar --abnf((?: --rule \S+)+)\n(.*?)```", guide, re.S)
+    assert block is not None, "docs/ports.md: no `rogerwilco grammar --abnf --rule ...` block"
+    names = block.group(1).split(" --rule ")[1:]
+    assert {"line", "msgid", "slot", "tail"} <= set(names)
+    shipped = rules_of((ROOT / "grammar" / "rw1.abnf").read_bytes().decode("utf-8"))
+    assert block.group(2) == "".join(shipped[name] for name in names).replace("\r\n", "\n")
+    assert excerpt(names) == "".join(shipped[name] for name in names)
+
+
+def test_the_cli_prints_chosen_rules_and_names_an_unknown_one(capsys):
+    assert main(["grammar", "--abnf", "--rule", "slot", "--rule", "version"]) == 0
+    assert capsys.readouterr().out == 'slot = key "=" value\r\nversion = %x52.57 1*rw-digit\r\n'
+    assert main(["grammar", "--abnf", "--rule", "sloth"]) == 2
+    assert "no rule 'sloth' in the ABNF" in capsys.readouterr().err
+    assert main(["grammar", "--rule", "slot"]) == 2
+    assert "give --abnf too" in capsys.readouterr().err
+    with pytest.raises(AbnfError):
+        excerpt(["sloth"])

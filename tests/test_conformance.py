@@ -10,6 +10,10 @@ values strictly (``true`` is not ``1``), ``findings`` as the set of
 word, the offending token (D4: the rest is wording). An ``unsupported``
 response is a failure here, not a skip: this package implements every op of
 the contract. Finally the harness runs once end to end as a subprocess.
+
+The suite ships what its cases cite: every decision id (``D10``) a case
+names is a heading of ``conformance/decisions.md``, and every parse or
+encode refusal states its token.
 """
 
 from __future__ import annotations
@@ -115,7 +119,7 @@ def _a_case() -> dict[str, Any]:
             expect={"findings": [{"severity": "fail", "kind": "oops", "tier": None, "key": None}]})),
         ("a JSON form missing a key", lambda c: c.update(expect={"valid": True, "json": {"v": "RW1"}})),
         ("an unknown expect field", lambda c: c["expect"].update(colour="blue")),
-        ("n that is not an integer", lambda c: c.update(request={"op": "reply", "line": "RW1", "as": "a", "n": 1.5})),
+        ("make-rb n that is not an integer", lambda c: c.update(request={"op": "make-rb", "ho": "RW1", "n": 1.5})),
     ],
     ids=lambda b: b[0],
 )
@@ -146,6 +150,39 @@ def test_the_harness_checker_agrees_with_jsonschema_on_every_case_file(path: Pat
 
     doc = _load(path)
     assert validator.is_valid(doc) == (not list(case_file_checker().errors(doc)))
+
+
+DECISION_ID = re.compile(r"\bD([0-9]+)\b")
+
+
+def _shipped_decisions() -> set[str]:
+    text = (SUITE / "decisions.md").read_text(encoding="utf-8")
+    return {f"D{n}" for n in re.findall(r"^## D([0-9]+) ", text, re.M)}
+
+
+def test_every_decision_a_case_cites_ships_with_the_suite():
+    shipped = _shipped_decisions()
+    assert {f"D{n}" for n in range(1, 18)} <= shipped
+    cited = {(cid, f"D{n}") for cid, case in CASES for n in DECISION_ID.findall(case["description"])}
+    assert len({d for _, d in cited}) >= 15
+    assert sorted((cid, d) for cid, d in cited if d not in shipped) == []
+    for path in CASE_FILES:
+        described = {f"D{n}" for n in DECISION_ID.findall(_load(path)["description"])}
+        assert described <= shipped, path
+
+
+def test_every_parse_and_encode_refusal_states_its_token():
+    """A refusal is pinned by its why and its token (D4, D10): a case that gives only why lets a port name any chunk."""
+    unpinned = [cid for cid, case in CASES if case["request"].get("op") in ("parse", "encode")
+                and case["expect"].get("valid") is False and "token" not in case["expect"]]
+    assert unpinned == []
+
+
+def test_the_spec_ships_with_the_suite():
+    spec = (SUITE / "rw1-spec.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^#+ ([0-9]+(?:\.[0-9]+)*)[ .]", spec, re.M))
+    cited = {case["spec"] for _, case in CASES}
+    assert cited and sorted(cited - sections) == []
 
 
 @pytest.mark.parametrize(

@@ -250,3 +250,21 @@ def test_profile_check_and_the_loader_are_one_check(tmp_path):
 def test_profile_check_of_a_missing_file_is_unreadable_input_exit_2(tmp_path, capsys):
     assert main(["profile", "check", str(tmp_path / "nope.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+SLOT_TYPE_NAMES = ["token", "ref", "agent", "msgid", "date", "days", "bool", "money", "num", "int:1-5", "enum:sev",
+                   "list:token", "list:date", "time", "list:time", "text", "digest", "constraint", "rb", "int", "list"]
+
+
+@pytest.mark.parametrize("type_name", SLOT_TYPE_NAMES)
+def test_the_profile_schema_allows_a_slot_type_exactly_when_the_loader_does(type_name):
+    """A profile slot's type: the schema and the loader agree (the core's own types, time among them, are the core's)."""
+    profile = {"profile": "demo", "version": "1", "extends": "RW1", "enums": {"sev": ["S1", "S2"]},
+               "slots": [{"key": "thing", "type": type_name, "on": ["ST"]}]}
+    schema_allows = jsonschema.Draft202012Validator(SCHEMA).is_valid(profile)
+    try:
+        compile_vocabulary(load_profile(profile))
+        loader_allows = True
+    except ProfileError:
+        loader_allows = False
+    assert schema_allows == loader_allows, (type_name, schema_allows, loader_allows)

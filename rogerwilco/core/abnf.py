@@ -364,3 +364,29 @@ def render() -> str:
         lines.append("")
     # RFC 5234 (2.2, 4): a rule ends in CRLF; strict ABNF tools read nothing else.
     return "\r\n".join(lines).rstrip("\r\n") + "\r\n"
+
+
+def rules_of(document: str) -> dict[str, str]:
+    """Each rule of an ABNF document as written in it (its first line and the
+    indented lines that continue it, comments left out), keyed by rulename."""
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in document.splitlines():
+        if line[:1] in (" ", "\t") and current is not None:
+            current.append(line)
+        elif " = " in line and not line.startswith(";"):
+            current = found.setdefault(line.split(" = ", 1)[0], [line])
+        else:
+            current = None
+    return {name: "\r\n".join(lines) + "\r\n" for name, lines in found.items()}
+
+
+def excerpt(names: list[str]) -> str:
+    """The rules ``names`` of the ABNF document, in the order given (what
+    ``rogerwilco grammar --abnf --rule NAME`` prints). Raises AbnfError for a
+    name the document does not define."""
+    rules = rules_of(render())
+    missing = [name for name in names if name not in rules]
+    if missing:
+        raise AbnfError(f"no rule {missing[0]!r} in the ABNF; its rules are {' '.join(rules)}")
+    return "".join(rules[name] for name in names)

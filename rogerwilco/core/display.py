@@ -19,7 +19,7 @@ The set is a fixed table (:data:`INVISIBLE_RANGES`), not a Unicode category
 lookup, so that it does not move with the Unicode version of the runtime and
 a port can hold the same table. It is also the grammar's: a value may hold
 exactly the characters this table leaves alone, so a valid value prints as
-itself and two values never print alike (D16, ``conformance/README.md``).
+itself and two values never print alike (D16, ``conformance/decisions.md``).
 
 Escapes are ``\\xNN`` below U+0100, ``\\uNNNN`` in the Basic Multilingual
 Plane and ``\\UNNNNNNNN`` above it. The function is idempotent (escaped text
