@@ -335,8 +335,9 @@ class PostgresLedger:
                 db.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
                 row = db.execute("SELECT value FROM meta WHERE key = 'version' FOR UPDATE").fetchone()
             except psycopg.OperationalError as exc:
+                lost = db.conn.broken or db.conn.closed
                 self.close()
-                if attempt + 1 == CONNECT_ATTEMPTS:
+                if not lost or attempt + 1 == CONNECT_ATTEMPTS:  # a lock timeout, say: not a lost connection
                     raise self._fail(exc, "cannot begin a step: ") from None
                 continue
             except psycopg.Error as exc:
