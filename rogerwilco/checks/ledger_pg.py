@@ -182,6 +182,10 @@ class Connection:
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         return self.conn.execute(dialect(sql), tuple(params) if params else None)
 
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self.conn.cursor() as cursor:
+            cursor.executemany(dialect(sql), rows)
+
 
 class _PostgresTransaction:
     def __init__(self, db: Connection) -> None:
