@@ -47,7 +47,9 @@ def free_port() -> int:
 class Cluster:
     """One server, with a superuser ``rw`` whose password is in :attr:`password`."""
 
-    def __init__(self, bin_dir: Path | None = None) -> None:
+    def __init__(self, bin_dir: Path | None = None, *, fsync: bool = False) -> None:
+        """``fsync=False`` (the tests'): a crash of the machine may lose the cluster, a killed process never;
+        a benchmark beside SQLite FULL wants ``True``."""
         self.bin = bin_dir or server_bin()
         self.folder = Path(tempfile.mkdtemp(prefix="rw-pg-"))
         self.data = self.folder / "data"
@@ -56,6 +58,7 @@ class Cluster:
         self.user = "rw"
         self._owner = pwd.getpwnam("postgres") if os.geteuid() == 0 else None
         self.running = False
+        self.fsync = fsync
 
     def _run(self, *argv: str) -> subprocess.CompletedProcess:
         command = [str(self.bin / argv[0]), *argv[1:]]
@@ -71,7 +74,7 @@ class Cluster:
             os.chown(pwfile, self._owner.pw_uid, self._owner.pw_gid)
         self._run("initdb", "-D", str(self.data), "-U", self.user, "--pwfile", str(pwfile), "--auth=scram-sha-256",
                   "-E", "UTF8", "--no-instructions")
-        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off"
+        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync={'on' if self.fsync else 'off'}"
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w", "start")
         self.running = True
         return self
