@@ -112,7 +112,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             sys.stdout.write(f"  open  {h['id']} {h['from']} -> {h['to']} item={h['item']} readback {h['readback']}\n")
         for s in agent["in_doubt"]:
             sys.stdout.write(f"  IN DOUBT  statement {s['token']} for {s['ho']}: executor started {s['started_at']} "
-                             f"(process {s['pid']}); settle it: rogerwilco tool settle\n")
+                             f"(process {s['pid']}); settle it: rogerwilco tool resolve\n")
     return 0
 
 
