@@ -483,7 +483,6 @@ def open_ledger(path: str | os.PathLike[str] | None, *, busy_timeout: float = 60
 
 __all__ = [
     "Entry",
-    "FORMAT",
     "Ledger",
     "LedgerError",
     "MemoryLedger",
@@ -491,7 +490,6 @@ __all__ = [
     "Transaction",
     "REFUSED_PREFIX",
     "TOOL_INDEXES",
-    "VERSION",
     "has_handoff_keys",
     "open_ledger",
     "refused_entry",
