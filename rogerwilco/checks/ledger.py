@@ -483,6 +483,7 @@ def open_ledger(path: str | os.PathLike[str] | None, *, busy_timeout: float = 60
 
 __all__ = [
     "Entry",
+    "FORMAT",
     "Ledger",
     "LedgerError",
     "MemoryLedger",
@@ -490,6 +491,7 @@ __all__ = [
     "Transaction",
     "REFUSED_PREFIX",
     "TOOL_INDEXES",
+    "VERSION",
     "has_handoff_keys",
     "open_ledger",
     "refused_entry",
