@@ -47,9 +47,11 @@ def free_port() -> int:
 class Cluster:
     """One server, with a superuser ``rw`` whose password is in :attr:`password`."""
 
-    def __init__(self, bin_dir: Path | None = None, *, fsync: bool = False) -> None:
+    def __init__(self, bin_dir: Path | None = None, *, fsync: bool = False, netns: str | None = None,
+                 listen: str = "127.0.0.1", clients: str | None = None) -> None:
         """``fsync=False`` (the tests'): a crash of the machine may lose the cluster, a killed process never;
-        a benchmark beside SQLite FULL wants ``True``."""
+        a benchmark beside SQLite FULL wants ``True``. ``netns``: the network namespace the server runs in,
+        listening on ``listen``; ``clients``: a network (CIDR) whose hosts may log in with the password."""
         self.bin = bin_dir or server_bin()
         self.folder = Path(tempfile.mkdtemp(prefix="rw-pg-"))
         self.data = self.folder / "data"
@@ -59,11 +61,15 @@ class Cluster:
         self._owner = pwd.getpwnam("postgres") if os.geteuid() == 0 else None
         self.running = False
         self.fsync = fsync
+        self.netns, self.listen, self.clients = netns, listen, clients
+        self.host = listen if listen != "*" else "127.0.0.1"  # where the URLs point (a test may change it)
 
     def _run(self, *argv: str) -> subprocess.CompletedProcess:
         command = [str(self.bin / argv[0]), *argv[1:]]
         if self._owner is not None:
             command = ["runuser", "-u", self._owner.pw_name, "--", *command]
+        if self.netns is not None and argv[0] == "pg_ctl":
+            command = ["ip", "netns", "exec", self.netns, *command]
         return subprocess.run(command, capture_output=True, text=True, check=True, cwd=self.folder)
 
     def start(self) -> "Cluster":
@@ -74,13 +80,16 @@ class Cluster:
             os.chown(pwfile, self._owner.pw_uid, self._owner.pw_gid)
         self._run("initdb", "-D", str(self.data), "-U", self.user, "--pwfile", str(pwfile), "--auth=scram-sha-256",
                   "-E", "UTF8", "--no-instructions")
-        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync={'on' if self.fsync else 'off'}"
+        if self.clients is not None:
+            with open(self.data / "pg_hba.conf", "a") as hba:
+                hba.write(f"host all all {self.clients} scram-sha-256\n")
+        options = f"-p {self.port} -k {self.folder} -c listen_addresses={self.listen} -c max_connections=200 -c fsync={'on' if self.fsync else 'off'}"
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w", "start")
         self.running = True
         return self
 
     def url(self, dbname: str = "postgres", *, password: str | None = None, user: str | None = None) -> str:
-        return (f"postgresql://{user or self.user}:{password or self.password}@127.0.0.1:{self.port}/{dbname}"
+        return (f"postgresql://{user or self.user}:{password or self.password}@{self.host}:{self.port}/{dbname}"
                 "?connect_timeout=10")
 
     def create_database(self, name: str | None = None) -> str:
