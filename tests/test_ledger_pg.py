@@ -58,6 +58,9 @@ def test_the_cli_says_it_in_one_line_and_exits_2(pg_cluster):
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "refused the credentials" in done.stderr
     assert "wrong-horse-battery" not in done.stderr + done.stdout
+    served = cli("mcp", "--ledger", url, "--as", "payer")
+    assert served.returncode == 2 and served.stderr.count("\n") == 1 and "refused the credentials" in served.stderr
+    assert "wrong-horse-battery" not in served.stderr
     missing = cli("tool", "status", "--store", new_schema(pg_cluster.url("postgres")))
     assert missing.returncode == 2 and "holds no rogerwilco ledger" in missing.stderr
 
