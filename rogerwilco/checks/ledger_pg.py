@@ -317,6 +317,11 @@ class PostgresLedger:
         """The tables, made once however many processes open the empty database together."""
         with db.conn.transaction():
             db.execute("SELECT pg_advisory_xact_lock(?)", (_CREATE_LOCK,))
+            # made by another process while this one waited: touching its tables again (CREATE INDEX IF NOT
+            # EXISTS locks the table) would only stand in the way of the steps that process has begun
+            if db.execute("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND "
+                          "table_name = 'meta'").fetchone() is not None:
+                return
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
