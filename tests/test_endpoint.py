@@ -17,6 +17,7 @@ from rogerwilco.checks.endpoint import (
     mermaid, replies, table_rows,
 )
 from tests.bounds import HANG
+from tests.pg import engine, locate, pg_cluster, pg_database  # noqa: F401 - fixtures: on each engine
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "examples" / "spec-section8.rw1").read_text().splitlines()
@@ -457,10 +458,10 @@ def test_a_done_report_that_matches_needs_no_undo():
 SQUAT = "RW1 ST dev-1 from=dev to=qa item=gh:org/app#7 pct=90 // not sent by dev"
 
 
-def test_a_line_claiming_to_be_mine_is_refused_as_forged_and_never_blocks_numbering(tmp_path):
+def test_a_line_claiming_to_be_mine_is_refused_as_forged_and_never_blocks_numbering(locate):
     from rogerwilco.checks.endpoint import Forged
 
-    dev = Endpoint("dev", ledger=tmp_path / "dev.ledger")
+    dev = Endpoint("dev", ledger=locate("dev.ledger"))
     events = dev.receive(SQUAT)
     assert [type(e).__name__ for e in events] == ["Forged"] and events[0].findings[0].kind == "forged"
     assert isinstance(events[0], Unreadable) and events[0].reply is None
@@ -472,7 +473,7 @@ def test_a_line_claiming_to_be_mine_is_refused_as_forged_and_never_blocks_number
     with pytest.raises(ProtocolError) as taken:
         dev.send(SQUAT)
     assert taken.value.kind == "id-reused"
-    again = Endpoint("dev", ledger=tmp_path / "dev.ledger")  # the same after a restart
+    again = Endpoint("dev", ledger=locate("dev.ledger"))  # the same after a restart
     assert again.journal() == dev.journal()
     assert again.send("RW1 ST dev-0 from=dev to=lead item=gh:org/app#7 pct=5", number=True).startswith("RW1 ST dev-3 ")
 

@@ -15,8 +15,10 @@ import pytest
 
 from rogerwilco import Endpoint
 from rogerwilco.checks.endpoint import Redelivered, replies
-from rogerwilco.checks.ledger import LedgerError, MemoryLedger, SQLiteLedger
+from rogerwilco.checks.ledger import LedgerError, MemoryLedger, SQLiteLedger, open_ledger
 from tests.bounds import HANG
+from tests.pg import engine, locate, pg_cluster, pg_database, rows  # noqa: F401 - fixtures: every test of a
+# store runs on both engines
 
 HO = "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
 BAD = "RW1 HO lead-{n} from=lead to=dev item=x ask=FIXX"
@@ -40,16 +42,13 @@ for n in range(start, start + 100000):
 """
 
 
-def journal_of(path: Path) -> list[tuple[str, str]]:
-    db = sqlite3.connect(path)
-    try:
-        return db.execute("SELECT dir, line FROM journal ORDER BY seq").fetchall()
-    finally:
-        db.close()
+def journal_of(path: Path | str) -> list[tuple[str, str]]:
+    """The journal as the store holds it (a SQLite file, or a PostgreSQL URL)."""
+    return [(d, line) for d, line in rows(path, "SELECT dir, line FROM journal ORDER BY seq")]
 
 
-def test_an_endpoint_reopened_from_its_ledger_resumes_where_it_stopped(tmp_path):
-    path = tmp_path / "dev.ledger"
+def test_an_endpoint_reopened_from_its_ledger_resumes_where_it_stopped(tmp_path, locate):
+    path = locate("dev.ledger")
     dev = Endpoint("dev", ledger=path)
     dev.receive(HO)
     rb = dev.send(dev.readback("lead-1"), number=True)
@@ -64,16 +63,16 @@ def test_an_endpoint_reopened_from_its_ledger_resumes_where_it_stopped(tmp_path)
     assert [line for d, line in journal_of(path) if d == "out"][:2] == [rb, unk[0]]
 
 
-def test_a_readback_lost_to_a_restart_is_offered_again_on_redelivery(tmp_path):
-    path = tmp_path / "dev.ledger"
+def test_a_readback_lost_to_a_restart_is_offered_again_on_redelivery(tmp_path, locate):
+    path = locate("dev.ledger")
     Endpoint("dev", ledger=path).receive(HO)  # the process dies before it sends the readback
     again = Endpoint("dev", ledger=path).receive(HO)
     assert [type(e).__name__ for e in again] == ["Redelivered", "HandoffOffered"]
     assert again[1].readback.to_line().startswith("RW1 RB dev-1 re=lead-1 ")
 
 
-def test_two_endpoints_sharing_a_ledger_see_each_other(tmp_path):
-    path = tmp_path / "dev.ledger"
+def test_two_endpoints_sharing_a_ledger_see_each_other(tmp_path, locate):
+    path = locate("dev.ledger")
     one, two = Endpoint("dev", ledger=path), Endpoint("dev", ledger=path)
     one.receive(HO)
     assert isinstance(two.receive(HO)[0], Redelivered)
@@ -82,9 +81,9 @@ def test_two_endpoints_sharing_a_ledger_see_each_other(tmp_path):
     assert one.send("RW1 ST dev-0 from=dev to=lead item=gh:org/app#7 pct=1", number=True).startswith("RW1 ST dev-2 ")
 
 
-def test_two_processes_never_hand_out_the_same_number(tmp_path):
-    path = tmp_path / "dev.ledger"
-    SQLiteLedger(path)
+def test_two_processes_never_hand_out_the_same_number(tmp_path, locate):
+    path = locate("dev.ledger")
+    open_ledger(path)
     script = ("import sys\nfrom rogerwilco import Endpoint\ne = Endpoint('dev', ledger=sys.argv[1])\n"
               "for i in range(40):\n    e.send('RW1 ST dev-0 from=dev to=lead item=x pct=1', number=True)\n")
     procs = [subprocess.Popen([sys.executable, "-c", script, str(path)]) for _ in range(2)]
@@ -94,9 +93,9 @@ def test_two_processes_never_hand_out_the_same_number(tmp_path):
     assert sorted(int(i.split("-")[1]) for i in ids) == list(range(1, 81))
 
 
-def test_a_kill_mid_event_loses_and_doubles_nothing(tmp_path):
-    path = tmp_path / "dev.ledger"
-    SQLiteLedger(path)
+def test_a_kill_mid_event_loses_and_doubles_nothing(tmp_path, locate):
+    path = locate("dev.ledger")
+    open_ledger(path)
     proc = subprocess.Popen([sys.executable, "-c", WORKER, str(path), "1"], stdout=subprocess.PIPE, text=True)
     done = []
     deadline = time.monotonic() + 60
@@ -189,12 +188,12 @@ EXECUTOR = ("import json, sys\nstatement = json.load(sys.stdin)\n"
             "print(json.dumps({'out': 'OK', 'values': statement['values']}))\n")
 
 
-def test_commit_waits_for_wilco_in_the_ledger_and_never_runs_after_a_cancel(tmp_path):
+def test_commit_waits_for_wilco_in_the_ledger_and_never_runs_after_a_cancel(tmp_path, locate):
     from rogerwilco.front.tool import ToolRefused, ToolStore
 
-    payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
+    payer = Endpoint("payer", profiles=["pay"], ledger=locate("payer.ledger"))
     scheduler = Endpoint("scheduler", profiles=["pay"])
-    store = ToolStore.open(tmp_path / "payer.ledger", profiles=["pay"], endpoint=payer)
+    store = ToolStore.open(locate("payer.ledger"), profiles=["pay"], endpoint=payer)
     with pytest.raises(ToolRefused) as unknown:
         store.prepare(PAY_HO)
     assert unknown.value.reason == "not-offered"  # the endpoint never received it
@@ -213,11 +212,11 @@ def test_commit_waits_for_wilco_in_the_ledger_and_never_runs_after_a_cancel(tmp_
     assert dn.type == "DN" and dn.get("amt") == "5400.00"
 
 
-def test_a_cancel_in_the_ledger_stops_the_commit(tmp_path):
+def test_a_cancel_in_the_ledger_stops_the_commit(tmp_path, locate):
     from rogerwilco.front.tool import ToolRefused, ToolStore
 
-    payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
-    store = ToolStore.open(tmp_path / "payer.ledger", profiles=["pay"], endpoint=payer)
+    payer = Endpoint("payer", profiles=["pay"], ledger=locate("payer.ledger"))
+    store = ToolStore.open(locate("payer.ledger"), profiles=["pay"], endpoint=payer)
     payer.receive(PAY_HO)
     prepared = store.prepare(PAY_HO)
     payer.send(prepared.rb.replace(id="payer-1"))
@@ -232,18 +231,18 @@ def test_a_cancel_in_the_ledger_stops_the_commit(tmp_path):
     assert again.value.reason == "cancelled"
 
 
-def test_the_tool_command_takes_the_ledger(tmp_path):
-    payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
+def test_the_tool_command_takes_the_ledger(tmp_path, locate):
+    payer = Endpoint("payer", profiles=["pay"], ledger=locate("payer.ledger"))
     payer.receive(PAY_HO)
     run = [sys.executable, "-m", "rogerwilco", "tool"]
-    prepared = subprocess.run(run + ["prepare", PAY_HO, "--ledger", str(tmp_path / "payer.ledger"), "--profile",
+    prepared = subprocess.run(run + ["prepare", PAY_HO, "--ledger", str(locate("payer.ledger")), "--profile",
                                      "pay", "--format", "json"],
                               capture_output=True, text=True, timeout=HANG)
     assert prepared.returncode == 0, prepared.stderr
     import json
 
     token = json.loads(prepared.stdout)["token"]
-    refused = subprocess.run(run + ["commit", token, "--ledger", str(tmp_path / "payer.ledger"), "--as", "payer",
+    refused = subprocess.run(run + ["commit", token, "--ledger", str(locate("payer.ledger")), "--as", "payer",
                                     "--profile", "pay",
                                     "--exec", sys.executable, "-c", EXECUTOR],
                              capture_output=True, text=True, timeout=HANG)
@@ -299,11 +298,11 @@ MARKING = ("import json, sys, pathlib\nstatement = json.load(sys.stdin)\npathlib
            "print(json.dumps({'out': 'OK', 'values': statement['values']}))\n")
 
 
-def wilco(tmp_path):
+def wilco(tmp_path, locate):
     """payer's endpoint and tool on one ledger, its statement read back and confirmed."""
     from rogerwilco.front.tool import ToolStore
 
-    path = tmp_path / "payer.ledger"
+    path = locate("payer.ledger")
     payer = Endpoint("payer", profiles=["pay"], ledger=path)
     store = ToolStore.open(path, profiles=["pay"], endpoint=payer)
     payer.receive(PAY_HO)
@@ -313,19 +312,21 @@ def wilco(tmp_path):
     return path, payer, store, prepared
 
 
-def test_a_cancel_another_process_records_after_prepare_is_honoured_at_commit(tmp_path):
+def test_a_cancel_another_process_records_after_prepare_is_honoured_at_commit(tmp_path, locate):
     from rogerwilco.front.tool import ToolRefused
 
-    path, payer, store, prepared = wilco(tmp_path)
+    path, payer, store, prepared = wilco(tmp_path, locate)
     Endpoint("payer", profiles=["pay"], ledger=path).receive(CANCEL)  # another process, its own connection
     with pytest.raises(ToolRefused) as refused:
         store.commit(prepared.token, [sys.executable, "-c", MARKING, str(tmp_path / "ran")])
     assert refused.value.reason == "cancelled" and not (tmp_path / "ran").exists()
 
 
-def test_no_cancel_lands_between_the_ledgers_answer_and_the_mark_in_doubt(tmp_path, monkeypatch):
-    path, payer, store, prepared = wilco(tmp_path)
-    other = Endpoint("payer", profiles=["pay"], ledger=SQLiteLedger(path, busy_timeout=0))  # another process
+def test_no_cancel_lands_between_the_ledgers_answer_and_the_mark_in_doubt(tmp_path, locate, engine, monkeypatch):
+    path, payer, store, prepared = wilco(tmp_path, locate)
+    # another process, which gives up at once where it would wait for the ledger
+    waits_not = SQLiteLedger(path, busy_timeout=0) if engine == "sqlite" else open_ledger(path + "%20-clock_timeout%3D50")
+    other = Endpoint("payer", profiles=["pay"], ledger=waits_not)
     tries = []
     asked = payer.may_act
 
@@ -348,10 +349,10 @@ def test_no_cancel_lands_between_the_ledgers_answer_and_the_mark_in_doubt(tmp_pa
     assert order.index("DN") < order.index("CX")
 
 
-def test_one_agent_never_issues_one_id_twice_across_the_tool_and_the_endpoint(tmp_path):
+def test_one_agent_never_issues_one_id_twice_across_the_tool_and_the_endpoint(tmp_path, locate):
     from rogerwilco.front.tool import ToolStore
 
-    path = tmp_path / "payer.ledger"
+    path = locate("payer.ledger")
     payer = Endpoint("payer", profiles=["pay"], ledger=path)
     store = ToolStore.open(path, profiles=["pay"], endpoint=payer)
     issued = []
@@ -451,11 +452,11 @@ def test_a_version_1_ledgers_refused_lines_are_cut_short_when_it_is_upgraded(tmp
     db.close()
 
 
-def test_a_cancel_while_the_act_is_in_doubt_is_not_answered_nothing_was_done(tmp_path):
+def test_a_cancel_while_the_act_is_in_doubt_is_not_answered_nothing_was_done(tmp_path, locate):
     from rogerwilco import ProtocolError
     from rogerwilco.front.tool import ToolRefused
 
-    path, payer, store, prepared = wilco(tmp_path)
+    path, payer, store, prepared = wilco(tmp_path, locate)
     dying = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"  # the act may have run
     with pytest.raises(ToolRefused):
         store.commit(prepared.token, [sys.executable, "-c", dying])
@@ -468,16 +469,16 @@ def test_a_cancel_while_the_act_is_in_doubt_is_not_answered_nothing_was_done(tmp
     assert payer.send(answer, number=True).startswith("RW1 AN payer-3 re=scheduler-3 ")
 
 
-def test_the_tool_command_keeps_one_store_and_one_counter(tmp_path):
-    payer = Endpoint("payer", profiles=["pay"], ledger=tmp_path / "payer.ledger")
+def test_the_tool_command_keeps_one_store_and_one_counter(tmp_path, locate):
+    payer = Endpoint("payer", profiles=["pay"], ledger=locate("payer.ledger"))
     payer.receive(PAY_HO)
     payer.send("RW1 ST payer-0 from=payer to=scheduler item=inv:MD-2026-057 pct=0", number=True)
     run = [sys.executable, "-m", "rogerwilco", "tool", "prepare", PAY_HO, "--profile", "pay"]
-    elsewhere = subprocess.run(run + ["--ledger", str(tmp_path / "payer.ledger"), "--store", str(tmp_path / "t.db")],
+    elsewhere = subprocess.run(run + ["--ledger", str(locate("payer.ledger")), "--store", str(tmp_path / "t.db")],
                                capture_output=True, text=True)
     assert elsewhere.returncode == 2 and "one store" in elsewhere.stderr and not (tmp_path / "t.db").exists()
-    used = subprocess.run(run + ["--ledger", str(tmp_path / "payer.ledger"), "--n", "1"], capture_output=True,
+    used = subprocess.run(run + ["--ledger", str(locate("payer.ledger")), "--n", "1"], capture_output=True,
                           text=True)
     assert used.returncode == 2 and "payer-1 is not free" in used.stderr
-    fine = subprocess.run(run + ["--ledger", str(tmp_path / "payer.ledger")], capture_output=True, text=True)
+    fine = subprocess.run(run + ["--ledger", str(locate("payer.ledger"))], capture_output=True, text=True)
     assert fine.returncode == 0 and fine.stdout.startswith("RW1 RB payer-2 ")

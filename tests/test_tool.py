@@ -16,6 +16,7 @@ from rogerwilco.checks.readback import check_dn, check_rb
 from rogerwilco.checks.thread import check_thread
 from rogerwilco.front.tool import ToolError, ToolRefused, ToolStore
 from tests.bounds import HANG
+from tests.pg import engine, locate, pg_cluster, pg_database  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parent.parent
 VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
@@ -65,17 +66,17 @@ def executor(tmp_path):
 
 
 @pytest.fixture
-def store(tmp_path):
-    return ToolStore.open(tmp_path / "store.db", profiles=["pay"])
+def store(locate):
+    return ToolStore.open(locate("store.db"), profiles=["pay"])  # on each engine (tests/pg.py)
 
 
 def cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "rogerwilco", *args], input=stdin, capture_output=True, cwd=ROOT)
 
 
-def test_prepare_states_the_execution_values_under_an_unguessable_token(store):
+def test_prepare_states_the_execution_values_under_an_unguessable_token(store, locate):
     first = store.prepare(HO, now=NOON)
-    second = ToolStore.open(store.path.parent / "other.db", profiles=["pay"]).prepare(HO, now=NOON)
+    second = ToolStore.open(locate("other.db"), profiles=["pay"]).prepare(HO, now=NOON)
     assert re.fullmatch(r"[0-9a-f]{32}", first.token) and first.token != second.token
     rb = first.rb
     assert (rb.type, rb.re, rb.from_, rb.to) == ("RB", "scheduler-1", "payer", "scheduler")

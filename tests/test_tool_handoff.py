@@ -18,6 +18,7 @@ from rogerwilco import Message
 from rogerwilco.checks.lifecycle import RESEND, REISSUE, Envelope, issue_link
 from rogerwilco.checks.thread import check_thread
 from rogerwilco.front.tool import ToolRefused, ToolStore
+from tests.pg import engine, locate, pg_cluster, pg_database  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parent.parent
 VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
@@ -37,8 +38,8 @@ ACT = "import json, sys; s = json.load(sys.stdin); open(sys.argv[1], 'a').write(
 
 
 @pytest.fixture
-def store(tmp_path):
-    return ToolStore.open(tmp_path / "store.db", profiles=["pay"])
+def store(locate):
+    return ToolStore.open(locate("store.db"), profiles=["pay"])  # on each engine (tests/pg.py)
 
 
 @pytest.fixture
@@ -239,14 +240,14 @@ def test_any_order_of_operations_gives_at_most_one_act_and_none_after_a_cancel_i
 # ---- the window, and a store from before handoff keys ----------------------------------------------------------------
 
 
-def test_a_window_under_a_minute_rounds_exp_up_and_the_statement_can_commit(store, act):
+def test_a_window_under_a_minute_rounds_exp_up_and_the_statement_can_commit(store, act, locate):
     at = NOON + dt.timedelta(seconds=30)
     short = ToolStore.open(store.path, profiles=["pay"], window=dt.timedelta(minutes=0.02))
     prepared = short.prepare(HO1, now=at)
     assert prepared.exp == "20261002T1201Z"
     store.commit(prepared.token, act, now=at + dt.timedelta(seconds=1))
     assert act.runs() == ["scheduler-1"]
-    assert ToolStore.open(store.path.parent / "b.db", profiles=["pay"]).prepare(HO1, now=NOON).exp == "20261002T1215Z"
+    assert ToolStore.open(locate("b.db"), profiles=["pay"]).prepare(HO1, now=NOON).exp == "20261002T1215Z"
 
 
 def test_cli_prepare_with_a_short_window_then_commit(tmp_path, act):

@@ -1,6 +1,6 @@
 """Many processes at once over the issues of one handoff: prepare, commit and cancel give one act at most.
 
-Each round starts 16 processes on a fresh store, released together by a
+Each round starts 16 processes on a fresh store (a SQLite file, or a PostgreSQL schema), released together by a
 barrier. Each prepares one issue of the handoff (the original, its re-send, a
 re-send of the re-send), some then re-issue it with ``re=`` naming the
 readback they got (as after a void readback), and each commits the last
@@ -24,6 +24,7 @@ import pytest
 
 from rogerwilco.front.tool import ToolError, ToolRefused, ToolStore
 from tests.bounds import HANG
+from tests.pg import engine, locate, pg_cluster, pg_database  # noqa: F401 - fixtures: on each engine
 
 VALUES = "sup=marlow amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-2026-057 apref=FD-0929"
 HEAD = "p=pay from=scheduler to=payer item=inv:MD-2026-057 ask=PAY rb=exec"
@@ -66,9 +67,9 @@ def _worker(store_path: str, world: str, role: tuple[str, int], barrier, results
         results.put((kind, f"error:{exc.message}"))
 
 
-def _round(tmp_path, number: int, cancels: int) -> tuple[list[str], list[tuple[str, str]]]:
+def _round(tmp_path, locate, number: int, cancels: int) -> tuple[list[str], list[tuple[str, str]]]:
     context = multiprocessing.get_context("fork")
-    store_path = str(tmp_path / f"store-{number}.db")
+    store_path = str(locate(f"store-{number}.db"))
     world = str(tmp_path / f"world-{number}.log")
     ToolStore.open(store_path, profiles=["pay"])
     roles = [("cancel", i) if i < cancels else ("reissue", i) if i % 4 == 3 else ("act", i) for i in range(PROCS)]
@@ -86,9 +87,9 @@ def _round(tmp_path, number: int, cancels: int) -> tuple[list[str], list[tuple[s
 
 
 @pytest.mark.parametrize("cancels", [0, 3])
-def test_one_act_per_handoff_in_every_round(tmp_path, cancels):
+def test_one_act_per_handoff_in_every_round(tmp_path, locate, cancels):
     for number in range(ROUNDS):
-        runs, outcomes = _round(tmp_path, number, cancels)
+        runs, outcomes = _round(tmp_path, locate, number, cancels)
         assert not [o for o in outcomes if o[1].startswith("error:")], outcomes
         assert len(runs) <= 1, (runs, outcomes)
         answers = [answer for kind, answer in outcomes if kind == "cancel"]

@@ -25,6 +25,10 @@ before the transaction or after it. A file that is not a ledger, whose
 pages or text are damaged, or that is reached through a symbolic link, is
 refused with :class:`LedgerError`; it is never reset.
 
+**Two engines.** A ``postgresql://`` URL in place of a path selects the
+same store on a PostgreSQL server, shared by many hosts
+(:mod:`rogerwilco.checks.ledger_pg`): same tables, same guarantees.
+
 **One store per agent.** The same file holds the tool's prepared statements
 (:class:`rogerwilco.tool.ToolStore`: the tables ``statements``, ``issues`` and
 ``cancels``), so the tool's steps and the endpoint's are transactions over one
@@ -63,8 +67,9 @@ import attrs
 from ..core.errors import RW1Error
 from .lifecycle import STATEMENT_LIVE
 
-_FORMAT = "rogerwilco-ledger"
-_VERSION = 2
+#: what ``meta.format`` says, and the schema version ``meta.version`` records (both engines)
+FORMAT = _FORMAT = "rogerwilco-ledger"
+VERSION = _VERSION = 2
 #: how many characters of a refused line the journal keeps (its hash and size say what the rest was)
 REFUSED_PREFIX = 512
 #: ``PRAGMA application_id``: the file says what it is ("RWLG").
@@ -464,13 +469,21 @@ class SQLiteLedger:
             db.close()
 
 
-def open_ledger(path: str | os.PathLike[str] | None) -> MemoryLedger | SQLiteLedger:
-    """A SQLite ledger at ``path``, or an in-memory one for None."""
-    return MemoryLedger() if path is None else SQLiteLedger(path)
+def open_ledger(path: str | os.PathLike[str] | None, *, busy_timeout: float = 60.0) -> Any:
+    """A SQLite ledger at ``path``, a PostgreSQL one at a ``postgresql://`` URL
+    (:class:`rogerwilco.checks.ledger_pg.PostgresLedger`), or an in-memory one for None."""
+    if path is None:
+        return MemoryLedger()
+    if isinstance(path, str) and path.startswith(("postgresql://", "postgres://")):
+        from .ledger_pg import PostgresLedger
+
+        return PostgresLedger(path)
+    return SQLiteLedger(path, busy_timeout=busy_timeout)
 
 
 __all__ = [
     "Entry",
+    "FORMAT",
     "Ledger",
     "LedgerError",
     "MemoryLedger",
@@ -478,6 +491,7 @@ __all__ = [
     "Transaction",
     "REFUSED_PREFIX",
     "TOOL_INDEXES",
+    "VERSION",
     "has_handoff_keys",
     "open_ledger",
     "refused_entry",

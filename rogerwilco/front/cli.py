@@ -197,7 +197,7 @@ _COMMAND_MODULES = {
     "adapter": "adapter", "completion": "completion", "conformance": "conformance", "grammar": "grammar",
     "parse": "lines", "encode": "lines", "validate": "lines", "digest": "lines", "reply": "lines",
     "to-json": "lines", "from-json": "lines",
-    "lint": "lint", "lsp": "lsp", "mcp": "mcp", "legend": "profiles", "profile": "profiles",
+    "ledger": "ledger", "lint": "lint", "lsp": "lsp", "mcp": "mcp", "legend": "profiles", "profile": "profiles",
     "check-src": "profiles", "check-rb": "readback", "check-ho": "readback", "check-dn": "readback",
     "make-rb": "readback", "scan": "scan", "skill": "skill", "schema": "schema", "check-thread": "thread", "tool": "tool",
     "report": "report",

@@ -99,7 +99,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
-from ..checks.ledger import TOOL_INDEXES, SQLiteLedger, has_handoff_keys, run_script
+from ..checks.ledger import TOOL_INDEXES, SQLiteLedger, has_handoff_keys, open_ledger, run_script
+from ..checks.ledger_pg import PostgresLedger, is_url, redact
 from ..checks.lifecycle import (REISSUE, RESEND, STATEMENT_EVENTS, STATEMENT_LIVE, STATEMENT_START, STATEMENT_STATES,
                                 Envelope, issue_link)
 from ..checks.readback import exec_slots, make_rb, vocabulary_of
@@ -133,6 +134,16 @@ def _number_of(ident: str) -> int:
     """The message number of an id (``<from>-<digits>``, D3)."""
     digits = ident.rpartition("-")[2]
     return int(digits) if digits.isdigit() else 0
+
+
+def _location(path: str | os.PathLike[str]) -> str:
+    """A store's location, comparable: a URL as written, a file by its absolute path."""
+    return path if is_url(path) else os.path.abspath(path)
+
+
+def _shown(path: str | os.PathLike[str]) -> str:
+    """A store's location as printed (a URL's password never)."""
+    return redact(path) if is_url(path) else os.fspath(path)
 
 
 class ToolError(RW1Error):
@@ -207,19 +218,19 @@ class ToolStore:
         if window <= _dt.timedelta(0):
             raise ToolError("the window for confirmation is a positive time")
         self.endpoint = endpoint
-        self._ledger: SQLiteLedger | None = None
+        self._ledger: SQLiteLedger | PostgresLedger | None = None
         if endpoint is not None:
             ledger = getattr(endpoint, "ledger", None)
-            if not isinstance(ledger, SQLiteLedger):
+            if not isinstance(ledger, (SQLiteLedger, PostgresLedger)):
                 raise ToolError(f"the tool keeps its statements in {endpoint.me}'s ledger: give the endpoint a "
-                                "SQLite ledger (ledger=PATH)")
-            if path is not None and os.path.abspath(path) != os.path.abspath(ledger.path):
-                raise ToolError(f"{endpoint.me}'s statements live in its ledger {ledger.path}, not in {path}: an "
-                                "agent keeps one store (open the store at its ledger's path)")
-            self._ledger, path = ledger, ledger.path
+                                "SQLite ledger (ledger=PATH) or a PostgreSQL one (ledger=postgresql://...)")
+            if path is not None and _location(path) != _location(getattr(ledger, "url", ledger.path)):
+                raise ToolError(f"{endpoint.me}'s statements live in its ledger {ledger.path}, not in "
+                                f"{_shown(path)}: an agent keeps one store (open the store at its ledger's path)")
+            self._ledger, path = ledger, getattr(ledger, "url", ledger.path)
         if path is None:
             raise ToolError("a store needs a path, or an endpoint whose ledger holds it")
-        self.path = Path(path)
+        self.path: Path | str = path if is_url(path) else Path(path)
         self.window = window
         self._busy_timeout = busy_timeout
         if receiver is None:
@@ -241,7 +252,7 @@ class ToolStore:
 
     def _create(self) -> None:
         with self._transaction() as db:
-            if not has_handoff_keys(db):  # a store written before handoff keys
+            if isinstance(db, sqlite3.Connection) and not has_handoff_keys(db):  # a store written before them
                 db.execute("ALTER TABLE statements ADD COLUMN handoff TEXT")
                 db.execute("ALTER TABLE statements ADD COLUMN rb_id TEXT")
                 self._backfill(db)
@@ -264,14 +275,14 @@ class ToolStore:
     # ---- storage -------------------------------------------------------------
 
     @property
-    def ledger(self) -> SQLiteLedger:
-        """The file the statements live in (the agent's ledger, or the store's own), opened on first use."""
+    def ledger(self) -> SQLiteLedger | PostgresLedger:
+        """The store the statements live in (the agent's ledger, or the store's own), opened on first use."""
         if self._ledger is None:
-            self._ledger = SQLiteLedger(self.path, busy_timeout=self._busy_timeout)
+            self._ledger = open_ledger(self.path, busy_timeout=self._busy_timeout)
         return self._ledger
 
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self) -> Iterator[Any]:  # the engine's connection: sqlite3's, or ledger_pg's
         """One ``BEGIN IMMEDIATE`` transaction of the ledger: committed on success, rolled back on any error.
 
         With an endpoint, it first reads what the ledger recorded since the endpoint's last step, and every
@@ -282,7 +293,7 @@ class ToolStore:
                     self.endpoint.refresh()
                 yield tx.db
         except sqlite3.Error as exc:
-            raise ToolError(f"store {self.path}: {exc}") from None
+            raise ToolError(f"store {_shown(self.path)}: {exc}") from None
         except (ToolRefused, ToolError):
             raise  # refused before anything was journalled: the endpoint holds nothing the ledger lost
         except BaseException:

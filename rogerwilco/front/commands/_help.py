@@ -121,6 +121,12 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
              "once (the executor runs once), abandon or cancel it, see its status, resolve one left in doubt.",
              (f"rogerwilco tool prepare --store pay.db '{PAY_HO}'", "rogerwilco tool status --store pay.db"),
              "0 done, 1 refused or the act failed, 2 unusable input (an unknown token, a store that does not exist)"),
+    "ledger": ("An agent's store as an operator sees it: status says per agent its last message number, what it "
+               "owns, its open handoffs and its statements in doubt; migrate copies a store between a SQLite file "
+               "and a PostgreSQL database, verified by row counts and digests.",
+               ("rogerwilco ledger status --ledger payer.ledger",
+                "rogerwilco ledger migrate --from payer.ledger --to postgresql://rw@db.internal:5432/agents"),
+               "0 done, 2 unusable input (no store there, a store already at --to, a server that refuses)"),
     "adapter": ("The conformance adapter: read one JSON request per line on stdin and answer one JSON response per "
                 "line on stdout (conformance/README.md). A request line longer than 1 MiB is answered with an "
                 "error and serving goes on.",
@@ -159,7 +165,7 @@ WHICH = ("Which check: `validate` for lines one by one (a file of lines, or one 
          "the ledger of who owns what.")
 
 #: commands whose examples need what a test cannot give (a client on stdin, a server, a store to write)
-NOT_RUN = {"mcp", "adapter", "tool", "conformance", "lsp"}
+NOT_RUN = {"mcp", "adapter", "tool", "conformance", "lsp", "ledger"}
 
 
 def epilog(name: str) -> str | None:

@@ -15,7 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "With --ledger and --as, session mode: the tools receive, send, owner, open_handoffs, may_act, "
                     "pending_questions and tick run one agent's endpoint, kept in the ledger.",
     )
-    p.add_argument("--ledger", metavar="PATH", help="session mode: the agent's ledger (a SQLite file, made if absent)")
+    p.add_argument("--ledger", metavar="PATH|URL", help="session mode: the agent's ledger (a SQLite file, made if "
+                                                        "absent, or a postgresql:// URL)")
     p.add_argument("--as", dest="as_", metavar="NAME", help="session mode: the agent this server speaks for")
     p.add_argument("--profile", action="append", default=None, metavar="NAME",
                    help="session mode: a profile the agent holds (repeatable; default: every bundled profile)")

@@ -26,12 +26,12 @@ from ._common import add_format, add_profiles, line_argument, receiver_from
 
 
 def _store_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", metavar="PATH", help="the SQLite file holding prepared statements (with --ledger: "
-                                                   "the ledger itself; leave it out)")
+    p.add_argument("--store", metavar="PATH|URL", help="the SQLite file (or postgresql:// URL) holding prepared "
+                                                       "statements (with --ledger: the ledger itself; leave it out)")
 
 
 def _ledger_arg(p: argparse.ArgumentParser, help: str) -> None:
-    p.add_argument("--ledger", metavar="PATH", help=help + "; the statements live in it (one store per agent) "
+    p.add_argument("--ledger", metavar="PATH|URL", help=help + "; the statements live in it (one store per agent) "
                                                            "and its counter numbers the lines")
 
 
@@ -112,13 +112,16 @@ def _store(args: argparse.Namespace, *, create: bool = False, **kw):
     """The store at --store; only ``prepare`` may create one (a typo elsewhere is not a new, empty store)."""
     from pathlib import Path
 
+    from ...checks.ledger_pg import PostgresLedger, is_url
     from ..tool import ToolStore
 
     ledger = getattr(args, "ledger", None)
     if args.store is None and ledger is None:
         raise RW1Error("name the store: --store PATH (or --ledger PATH, the agent's ledger, which holds it)")
     path = ledger if ledger is not None else args.store
-    if not create and not Path(path).is_file():
+    if is_url(path):
+        PostgresLedger(path, create=create)  # refuses a database with no store, unless prepare may make one
+    elif not create and not Path(path).is_file():
         raise RW1Error(f"no store at {path}: check the path (only `rogerwilco tool prepare` creates a store)")
     if ledger is not None:
         from ...checks.endpoint import Endpoint
