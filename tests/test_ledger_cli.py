@@ -8,6 +8,7 @@ import sys
 
 from rogerwilco import Endpoint
 from rogerwilco.front.tool import ToolRefused, ToolStore
+from tests.bounds import HANG
 from tests.pg import engine, locate, new_schema, pg_cluster, pg_database  # noqa: F401 - fixtures
 from tests.test_ledger import PAY_HO, journal_of
 
@@ -16,7 +17,7 @@ DYING = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"  # the act m
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "rogerwilco", "ledger", *args], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=HANG)
 
 
 def fleet(location) -> str:

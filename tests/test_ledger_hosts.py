@@ -30,6 +30,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from tests.bounds import HANG
 from tests.pg import Cluster
 from tests.test_tool_race import ACT, HEAD, VALUES
 
@@ -152,7 +153,7 @@ def test_handoffs_cancels_and_resends_across_hosts_then_a_link_cut_mid_commit(ne
                for k, ns in enumerate(hosts, start=1)]
     outcomes = []
     for worker in workers:
-        out, err = worker.communicate(timeout=600)
+        out, err = worker.communicate(timeout=HANG)
         assert worker.returncode == 0, err[-2000:]
         outcomes += [json.loads(line) for line in out.splitlines()]
     assert not [o for o in outcomes if "error" in o], outcomes
@@ -183,7 +184,7 @@ def test_handoffs_cancels_and_resends_across_hosts_then_a_link_cut_mid_commit(ne
                                   "print(ToolStore.open(sys.argv[1], profiles=['pay']).prepare(sys.argv[2], now="
                                   "dt.datetime(2026, 10, 2, 12, 0, tzinfo=dt.timezone.utc)).token)",
                         on(hosts[0], 1, url), line)
-    token = prepare.communicate(timeout=120)[0].strip()
+    token = prepare.communicate(timeout=HANG)[0].strip()
     assert prepare.returncode == 0 and token
     committing = python_on(hosts[0], CUTTING, on(hosts[0], 1, url), token, SLOW_ACT, env={"RW1_CUT": str(cut)})
     while not (cut / "started").exists():
@@ -191,7 +192,7 @@ def test_handoffs_cancels_and_resends_across_hosts_then_a_link_cut_mid_commit(ne
         time.sleep(0.05)
     ip("link", "set", f"{TAG}a1", "down", ns=hosts[0])
     (cut / "go").write_text("1")
-    out, err = committing.communicate(timeout=300)
+    out, err = committing.communicate(timeout=HANG)
     said = json.loads(out)
     assert "error" in said and "server" in said["error"], (said, err[-2000:])
     ip("link", "set", f"{TAG}a1", "up", ns=hosts[0])
@@ -200,5 +201,5 @@ def test_handoffs_cancels_and_resends_across_hosts_then_a_link_cut_mid_commit(ne
     assert state == "in-doubt" and (cut / "world").read_text().split() == ["scheduler-9001"]
     for k, ns in ((1, hosts[0]), (2, hosts[1])):  # once the link is back, and from another host: never again
         again = python_on(ns, CUTTING, on(ns, k, url), token, SLOW_ACT, env={"RW1_CUT": str(cut)})
-        assert json.loads(again.communicate(timeout=120)[0]) == {"refused": "in-doubt"}
+        assert json.loads(again.communicate(timeout=HANG)[0]) == {"refused": "in-doubt"}
     assert (cut / "world").read_text().split() == ["scheduler-9001"]

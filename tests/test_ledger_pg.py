@@ -15,13 +15,14 @@ import pytest
 from rogerwilco import Endpoint
 from rogerwilco.checks.ledger import LedgerError
 from rogerwilco.checks.ledger_pg import PostgresLedger, dialect, redact
+from tests.bounds import HANG
 from tests.pg import free_port, new_schema, pg_cluster, pg_database, rows  # noqa: F401 - fixtures
 
 HO = "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010"
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rogerwilco", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "rogerwilco", *args], capture_output=True, text=True, timeout=HANG)
 
 
 def refusal(url: str) -> str:
