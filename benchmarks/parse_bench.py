@@ -36,10 +36,14 @@ import argparse
 import importlib
 import json
 import os
-from collections import deque
 import random
+import re
 import statistics
+import subprocess
+import sys
 import time
+from collections import deque
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 TEMPLATES = [
@@ -232,64 +236,106 @@ def each(fn: Callable[..., Any], *args: Any) -> Callable[[Iterable[Any]], None]:
     return run
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lines", type=int, default=20000)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--growth-lines", type=int, default=5000)
-    parser.add_argument("--pay", action="store_true", help="a corpus of p=pay lines only")
-    parser.add_argument("--wall", action="store_true", help="time the wall clock, not this process's CPU time")
-    args = parser.parse_args()
-    global CLOCK
-    if args.wall:
-        CLOCK = time.perf_counter
+# --------------------------------------------------------------------------
+# the paths, per corpus
 
-    import rogerwilco
-    from rogerwilco import Receiver, check_line
+Paths = dict[str, tuple[Callable[[list[Any]], Any], list[Any]]]
+COLD = " [memo cold]"
+
+
+def corpora(names: list[str], size: int, pay_only: bool) -> dict[str, list[str]]:
+    """The corpora asked for: ``package`` (this script's templates) and ``realistic`` (realistic_corpus.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from realistic_corpus import realistic
+
+    out = {}
+    for name in names:
+        out[name] = corpus(size, pay_only=pay_only) if name == "package" else realistic(size)
+    return out
+
+
+def implementations() -> dict[str, Any]:
+    """The accept paths: pure, and the compiled twin where it is built."""
     from rogerwilco import speedups
     from rogerwilco.core import accept as pure
-    from rogerwilco.core.vocab import core_vocabulary
 
     try:
         twin: Any = importlib.import_module(speedups.COMPILED_MODULE)
     except ImportError:
-        twin = None
-    impls = {"pure": pure, "compiled": twin} if twin is not None else {"pure": pure}
-    json_forms = pure.json_forms
+        return {"pure": pure}
+    return {"pure": pure, "compiled": twin}
 
-    receiver = Receiver.load(["pay"])
-    lines = corpus(args.lines, pay_only=args.pay)
+
+def emptying_memos(impls: dict[str, Any], receiver: Any) -> Callable[[], None]:
+    """What empties every accept path's slot memo (a memo-cold pass starts with it)."""
+    vocabularies = [receiver.vocabulary(None), *(receiver.vocabulary(name) for name in receiver.names)]
+
+    def empty() -> None:
+        for impl in impls.values():
+            for vocab in vocabularies:
+                for plan in impl.plans_for(vocab).values():
+                    plan.memo.clear()
+
+    return empty
+
+
+def cold(fn: Callable[[list[Any]], Any], empty: Callable[[], None]) -> Callable[[list[Any]], Any]:
+    def run(items: list[Any]) -> Any:
+        empty()
+        return fn(items)
+
+    return run
+
+
+def our_paths(receiver: Any, lines: list[str], impls: dict[str, Any]) -> Paths:
+    """The package's paths over ``lines``, each memo-warm and memo-cold (check_line has no memo)."""
+    import rogerwilco
+    from rogerwilco import check_line, speedups
+
+    def batch(impl: Any) -> Callable[[list[Any]], Any]:
+        return lambda items: deque(impl.json_forms(items, receiver), maxlen=0)
+
+    warm: Paths = {f"rogerwilco.loads ({speedups.active})": (each(rogerwilco.loads, receiver), lines)}
+    warm.update({f"loads_line, {kind}": (each(impl.loads_line, receiver), lines) for kind, impl in impls.items()})
+    warm.update({f"batch json_forms, {kind}": (batch(impl), lines) for kind, impl in impls.items()})
+    empty = emptying_memos(impls, receiver)
+    out: Paths = {}
+    for name, (fn, items) in warm.items():
+        out[name] = (fn, items)
+        out[name + COLD] = (cold(fn, empty), items)
+    out["check_line"] = (each(check_line, receiver), lines)
+    return out
+
+
+def json_forms_of(lines: list[str], receiver: Any) -> list[str]:
+    """Each line's JSON form as text; every line must be valid, or the comparison means nothing."""
+    from rogerwilco import check_line
+
     results = [check_line(line, receiver) for line in lines]
-    assert all(r.message is not None for r in results), "the corpus must be valid"
-    forms = [json.dumps(r.message.to_json()) for r in results]  # type: ignore[union-attr]
+    invalid = [r.text for r in results if r.message is None]
+    assert not invalid, f"the corpus must be valid: {invalid[:1]}"
+    return [json.dumps(r.message.to_json()) for r in results]  # type: ignore[union-attr]
+
+
+def peer_paths(receiver: Any, forms: list[str], only: str | None = None) -> tuple[Paths, list[str]]:
+    """json.loads (the baseline), orjson, msgspec and pydantic over the JSON forms; and the peers not installed."""
+    from rogerwilco.core.vocab import core_vocabulary
+
     blobs = [form.encode() for form in forms]
-    for impl in impls.values():
-        assert list(impl.json_forms(lines, receiver)) == [json.loads(f) for f in forms]
-
-    def batch(impl: Any, profiles: Any) -> Callable[[list[Any]], Any]:
-        return lambda items: deque(impl.json_forms(items, profiles), maxlen=0)
-
-    def ours(profiles: Any, items: list[str], loads: str, batched: str) -> dict[str, tuple[Callable[[list[Any]], Any], list[Any]]]:
-        """The package's paths over ``items``: loads per implementation, check_line, the batch per implementation."""
-        out = {f"{loads}{kind}": (each(impl.loads_line, profiles), items) for kind, impl in impls.items()}
-        out["check_line"] = (each(check_line, profiles), items)
-        out.update({f"{batched}{kind}": (batch(impl, profiles), items) for kind, impl in impls.items()})
-        return out
-
-    paths: dict[str, tuple[Callable[[list[Any]], Any], list[Any]]] = {
-        f"rogerwilco.loads ({speedups.active})": (each(rogerwilco.loads, receiver), lines),
-        **ours(receiver, lines, "loads_line, ", "batch json_forms, ")}
-    paths["json.loads (baseline)"] = (each(json.loads), forms)
+    paths: Paths = {"json.loads (baseline)": (each(json.loads), forms)}
     missing = []
-    try:
-        import orjson
+    if only in (None, "orjson.loads (no validation)"):
+        try:
+            import orjson
 
-        paths["orjson.loads (no validation)"] = (each(orjson.loads), blobs)
-    except ImportError:
-        missing.append("orjson")
+            paths["orjson.loads (no validation)"] = (each(orjson.loads), blobs)
+        except ImportError:
+            missing.append("orjson")
     vocab = receiver.vocabulary("pay")
     for label, make, library in (("msgspec typed Structs", msgspec_decoder, "msgspec"),
                                  ("pydantic v2 models", pydantic_validator, "pydantic")):
+        if only not in (None, label):
+            continue
         try:
             peer = make(vocab, core_vocabulary())
         except ImportError:
@@ -298,26 +344,34 @@ def main() -> None:
         for blob in blobs:  # every message is valid to the peer too, or its figure means nothing
             peer(blob)
         paths[label] = (each(peer), blobs)
+    return paths, missing
 
-    times = median_times(paths, args.rounds)
+
+def report(name: str, lines: list[str], forms: list[str], times: dict[str, float], counts: dict[str, float]) -> None:
     base = times["json.loads (baseline)"]
-    mean_len = sum(map(len, lines)) / len(lines)
-    print(f"corpus: {len(lines)} lines, 9 types, core + pay, mean {mean_len:.0f} chars; JSON forms mean "
-          f"{sum(map(len, forms)) / len(forms):.0f} chars")
-    print(f"rogerwilco.speedups: {speedups.active}{' (' + speedups.reason + ')' if speedups.reason else ''}; "
-          f"compiled twin: {'built' if twin is not None else 'not built (python hatch_build.py --inplace)'}; "
-          f"median of {args.rounds} interleaved rounds, {'wall clock' if args.wall else 'CPU time'}; "
-          f"load average {os.getloadavg()[0]:.2f}")
-    print(f"{'path':<32}{'lines/s':>12}{'us/line':>10}{'x json.loads':>14}")
-    for name, seconds in times.items():
-        print(f"{name:<32}{1 / seconds:>12,.0f}{seconds * 1e6:>10.2f}{base / seconds:>13.2f}x")
-    goals = [f"pure loads >= 0.35x json.loads (here {base / times['loads_line, pure']:.2f}x)"]
-    if twin is not None:
-        goals += [f"compiled loads >= 0.6x (here {base / times['loads_line, compiled']:.2f}x)",
-                  f"compiled batch >= 1.0x (here {base / times['batch json_forms, compiled']:.2f}x)"]
-    print("goals: " + ", ".join(goals))
-    if missing:
-        print(f"not installed (pip install 'rogerwilco[bench] @ git+https://github.com/croxio/rogerwilco'): {', '.join(missing)}")
+    print(f"corpus {name}: {len(lines)} lines, 9 types, core + pay, mean {sum(map(len, lines)) / len(lines):.0f} chars, "
+          f"{sum(' p=pay ' in line for line in lines) / len(lines):.0%} p=pay, "
+          f"{sum(' // ' in line for line in lines) / len(lines):.0%} with a tail; "
+          f"JSON forms mean {sum(map(len, forms)) / len(forms):.0f} chars")
+    head = f"{'path':<32}{'lines/s':>12}{'us/line':>10}{'x json.loads':>14}{'memo cold':>11}{'x json.loads':>14}"
+    if counts:
+        head += f"{'Ir/line':>10}{'x json':>8}"
+    print(head)
+    for path, seconds in times.items():
+        if path.endswith(COLD):
+            continue
+        row = f"{path:<32}{1 / seconds:>12,.0f}{seconds * 1e6:>10.2f}{base / seconds:>13.2f}x"
+        chill = times.get(path + COLD)
+        row += f"{chill * 1e6:>11.2f}{base / chill:>13.2f}x" if chill is not None else " " * 25
+        if path in counts:
+            row += f"{counts[path]:>10,.0f}{counts['json.loads (baseline)'] / counts[path]:>7.2f}x"
+        print(row)
+
+
+def rejected(receiver: Any, lines: list[str], rounds: int) -> str:
+    """What a line with a note, a syntax error and a refusal by the checks cost through loads, against a valid line."""
+    import rogerwilco
+    from rogerwilco import speedups
 
     def refusing(items: list[str]) -> None:
         for line in items:
@@ -327,28 +381,144 @@ def main() -> None:
                 pass
 
     sample = lines[: max(1, len(lines) // 4)]
+    with_note = [line.replace(" from=", " colour=red from=", 1) for line in sample]  # an unknown key: a note
     syntax_errors = [line.replace(" to=", "  to=", 1) for line in sample]  # two spaces: refused by the grammar
     refusals = [line.replace(" from=", " x=1 x=2 from=", 1) for line in sample]  # a repeated key: by the checks
-    t = median_times({"valid": (each(rogerwilco.loads, receiver), sample), "syntax": (refusing, syntax_errors),
-                      "refused": (refusing, refusals)}, args.rounds)
-    print(f"rejected lines through loads ({speedups.active}): a syntax error {t['syntax'] * 1e6:.2f} us ({t['syntax'] / t['valid']:.2f}x "
-          f"a valid line, goal <= 3x), a refusal by the checks {t['refused'] * 1e6:.2f} us "
-          f"({t['refused'] / t['valid']:.2f}x)")
+    t = median_times({"valid": (each(rogerwilco.loads, receiver), sample),
+                      "noted": (each(rogerwilco.loads, receiver), with_note),
+                      "syntax": (refusing, syntax_errors), "refused": (refusing, refusals)}, rounds)
+    return (f"through loads ({speedups.active}): a valid line {t['valid'] * 1e6:.2f} us; with a note (an unknown key) "
+            f"{t['noted'] * 1e6:.2f} us ({t['noted'] / t['valid']:.2f}x, goal <= 2x); a syntax error "
+            f"{t['syntax'] * 1e6:.2f} us ({t['syntax'] / t['valid']:.2f}x, goal <= 3x); a refusal by the checks "
+            f"{t['refused'] * 1e6:.2f} us ({t['refused'] / t['valid']:.2f}x, goal <= 3x)")
 
-    print()
-    print(f"growth: ST lines, {args.growth_lines} per shape, us/line (x json.loads of the same messages)")
+
+def growth(impls: dict[str, Any], size: int, rounds: int) -> None:
+    import rogerwilco
+    from rogerwilco import Receiver, check_line
+
+    def batch(impl: Any, profiles: Any) -> Callable[[list[Any]], Any]:
+        return lambda items: deque(impl.json_forms(items, profiles), maxlen=0)
+
+    print(f"growth: ST lines, {size} per shape, us/line (x json.loads of the same messages)")
     columns = [f"loads {kind}" for kind in impls] + ["check_line"] + [f"batch {kind}" for kind in impls]
     print(f"{'slots':>5} {'tail':>5}  " + " ".join(f"{c:>15}" for c in columns) + f" {'json.loads':>10}")
     core_only = Receiver()
     for slots in (5, 30):
         for tail in (0, 100, 300):
-            shape = grown(args.growth_lines, tail, slots)
+            shape = grown(size, tail, slots)
             shape_forms = [json.dumps(rogerwilco.loads(line, core_only).to_json()) for line in shape]
-            shapes = ours(core_only, shape, "loads ", "batch ")
+            shapes: Paths = {f"loads {kind}": (each(impl.loads_line, core_only), shape) for kind, impl in impls.items()}
+            shapes["check_line"] = (each(check_line, core_only), shape)
+            shapes.update({f"batch {kind}": (batch(impl, core_only), shape) for kind, impl in impls.items()})
             shapes["json"] = (each(json.loads), shape_forms)
-            t = median_times(shapes, max(3, args.rounds // 2))
+            t = median_times(shapes, max(3, rounds // 2))
             cells = " ".join(f"{t[k] * 1e6:6.2f} ({t['json'] / t[k]:.2f}x)" for k in columns)
             print(f"{slots:>5} {tail:>5}  {cells} {t['json'] * 1e6:>10.2f}")
+
+
+# --------------------------------------------------------------------------
+# callgrind: instructions, which do not depend on the machine's load
+
+CALLGRIND_PATHS = ("json.loads (baseline)", "orjson.loads (no validation)", "msgspec typed Structs", "pydantic v2 models",
+                   "check_line")
+
+
+def callgrind_child(spec: str, size: int, pay_only: bool) -> None:
+    """Run one path over one corpus ``passes`` times after a warm-up pass (under valgrind, by the parent)."""
+    from rogerwilco import Receiver
+
+    name, path, passes = spec.split("|")
+    receiver = Receiver.load(["pay"])
+    lines = corpora([name], size, pay_only)[name]
+    forms = json_forms_of(lines, receiver)
+    ours = our_paths(receiver, lines, implementations())
+    if path in ours:
+        fn, items = ours[path]
+    else:
+        fn, items = peer_paths(receiver, forms, only=path)[0][path]
+    for _ in range(1 + int(passes)):
+        fn(items)
+
+
+def instructions(spec: str, size: int, pay_only: bool) -> int | None:
+    """Instructions valgrind's callgrind counts for one child run, or None where valgrind cannot run it."""
+    argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+            "--lines", str(size), "--callgrind-child", spec] + (["--pay"] if pay_only else [])
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    except FileNotFoundError:
+        return None
+    m = re.search(r"Collected\s*:\s*(\d+)", proc.stderr)
+    return int(m.group(1)) if proc.returncode == 0 and m else None
+
+
+def callgrind_counts(name: str, paths: list[str], size: int, pay_only: bool) -> dict[str, float]:
+    """Instructions per line of each path: a run with two passes less a run with one, over ``size`` lines."""
+    out = {}
+    for path in paths:
+        one, two = (instructions(f"{name}|{path}|{n}", size, pay_only) for n in (1, 2))
+        if one is not None and two is not None:
+            out[path] = (two - one) / size
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=int, default=20000)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--growth-lines", type=int, default=5000)
+    parser.add_argument("--corpus", choices=("both", "package", "realistic"), default="both",
+                        help="the package's templates, the realistic generator's lines, or both (the default)")
+    parser.add_argument("--pay", action="store_true", help="the package's corpus of p=pay lines only")
+    parser.add_argument("--wall", action="store_true", help="time the wall clock, not this process's CPU time")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="also count instructions per line under valgrind's callgrind (slow; --callgrind-lines)")
+    parser.add_argument("--callgrind-lines", type=int, default=2000)
+    parser.add_argument("--callgrind-child", help=argparse.SUPPRESS)
+    parser.add_argument("--no-growth", action="store_true", help="leave out the growth table")
+    args = parser.parse_args()
+    if args.callgrind_child:
+        callgrind_child(args.callgrind_child, args.lines, args.pay)
+        return
+    global CLOCK
+    if args.wall:
+        CLOCK = time.perf_counter
+
+    from rogerwilco import Receiver, speedups
+
+    impls = implementations()
+    receiver = Receiver.load(["pay"])
+    names = ["package", "realistic"] if args.corpus == "both" else [args.corpus]
+    print(f"rogerwilco.speedups: {speedups.active}{' (' + speedups.reason + ')' if speedups.reason else ''}; "
+          f"compiled twin: {'built' if 'compiled' in impls else 'not built (python hatch_build.py --inplace)'}; "
+          f"median of {args.rounds} interleaved rounds, {'wall clock' if args.wall else 'CPU time'}; "
+          f"load average {os.getloadavg()[0]:.2f}; memo cold: the accept path's slot memo emptied before each pass")
+    missing: list[str] = []
+    for name, lines in corpora(names, args.lines, args.pay).items():
+        forms = json_forms_of(lines, receiver)
+        for impl in impls.values():
+            assert list(impl.json_forms(lines, receiver)) == [json.loads(f) for f in forms]
+        peers, missing = peer_paths(receiver, forms)
+        paths = {**our_paths(receiver, lines, impls), **peers}
+        times = median_times(paths, args.rounds)
+        counts: dict[str, float] = {}
+        if args.callgrind:
+            wanted = [p for p in paths if p.startswith(("rogerwilco.loads", "batch")) or p in CALLGRIND_PATHS]
+            counts = callgrind_counts(name, wanted, args.callgrind_lines, args.pay)
+            counts = {p.replace(COLD, ""): n for p, n in counts.items() if not p.endswith(COLD)} | \
+                     {p: n for p, n in counts.items() if p.endswith(COLD)}
+        print()
+        report(name, lines, forms, times, counts)
+        if counts:
+            print(f"Ir/line: instructions per line under callgrind ({args.callgrind_lines} lines, memo warm), "
+                  + ", ".join(f"{p.replace(COLD, '')} memo cold {n:,.0f}" for p, n in counts.items() if p.endswith(COLD)))
+        print("rejected and noted lines " + rejected(receiver, lines, args.rounds))
+    if missing:
+        print(f"not installed (pip install 'rogerwilco[bench] @ git+https://github.com/croxio/rogerwilco'): {', '.join(missing)}")
+    if not args.no_growth:
+        print()
+        growth(impls, args.growth_lines, args.rounds)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ docs/*.md is one of:
   in the same section, above the figure (at most ``MEASURED_REACH`` lines).
   The test checks the script exists, takes every ``--flag`` given, and the
   date is a real day not in the future; a reader sees how old the figure is
-  and how to measure it again;
+  and how to measure it again. A script that times more than one corpus
+  (``CORPUS_FLAGS``) is quoted with the flag that names the corpus, so no
+  figure stands for a corpus it was not measured on;
 * a count the census below does not recognise as one of the package's (a
   figure the spec reports from its studies, an exit code): listed in
   ``NOT_OURS`` with the reason.
@@ -241,7 +243,8 @@ FIGURES: list[Figure] = [
     Figure("docs/ports.md", _RUN, _ALL_PASS, "the cases the JavaScript port passes (all: tests/test_port_js.py)"),
     # the language
     Figure("README.md", r"\b([Nn]ine) types\b", _word(_types), "message types in profiles/rw1.json"),
-    Figure("README.md", r"corpus: \d+ lines, (\d+) types", _one(_types), "types in parse_bench's corpus (all of them)"),
+    Figure("README.md", r"corpus (?:package|realistic): \d+ lines, (\d+) types", _one(_types),
+           "types in parse_bench's corpora (all of them)"),
     Figure("README.md", r"\(([a-z]+) keys, slots in written order\)", lambda m: (in_words(_json_keys()),),
            "keys of the JSON form"),
     Figure("conformance/README.md", r"D1: ([a-z]+) keys", lambda m: (in_words(_json_keys()),), "keys of the JSON form"),
@@ -398,6 +401,8 @@ TIMING = re.compile(
 MEASURED = re.compile(
     r"Measured (\d{4}-\d{2}-\d{2}) on ([^`]+?), with `python (benchmarks/[\w/]+\.py)([^`]*)`")
 MEASURED_REACH = 40
+# Scripts that time more than one corpus, and the flag that says which one a figure is of.
+CORPUS_FLAGS = {"benchmarks/parse_bench.py": "--corpus"}
 
 
 def measured_problems() -> list[str]:
@@ -436,9 +441,13 @@ def _statement_problems(where: str, m: re.Match, today: _dt.date) -> list[str]:
         out.append(f"{where}: {m.group(3)} does not exist")
     else:
         source = script.read_text(encoding="utf-8")
-        for flag in re.findall(r"(?<!\S)(--[\w-]+)", m.group(4)):
+        flags = re.findall(r"(?<!\S)(--[\w-]+)", m.group(4))
+        for flag in flags:
             if f'"{flag}"' not in source:
                 out.append(f"{where}: {m.group(3)} takes no {flag}")
+        corpus_flag = CORPUS_FLAGS.get(m.group(3))
+        if corpus_flag is not None and corpus_flag not in flags:
+            out.append(f"{where}: {m.group(3)} times more than one corpus: name the one measured ({corpus_flag} ...)")
     return out
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import _public
 
@@ -33,7 +33,6 @@ from .core.message import Message, Source  # noqa: E402
 from .core.semantics import LineResult, check_line, refusal  # noqa: E402
 from .io.stream import read_lines, validate_stream  # noqa: E402
 from .core.vocab import Receiver  # noqa: E402
-from .core.speedups import loads_line as _loads_line  # noqa: E402  (compiled or pure: rogerwilco.speedups)
 
 from .core._version import __version__
 
@@ -75,7 +74,9 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     module = _LAZY.get(name)
-    if module is not None:
+    if name == "loads":
+        value: Any = _bound_loads()
+    elif module is not None:
         value = getattr(importlib.import_module(f".{module}", __name__), name)
     elif name in _public.PUBLIC or name in _public.MOVED:  # rogerwilco.readback.check_rb, without an import first
         value = importlib.import_module(f"{__name__}.{name}")
@@ -86,12 +87,25 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"loads"})
 
 
-def loads(line: str, profiles: Receiver | Iterable[Any] | None = None) -> Message:
-    """Parse and validate one line into a Message (raises an RW1Error)."""
-    return _loads_line(line, profiles)
+if TYPE_CHECKING:
+    def loads(line: str, profiles: Receiver | Iterable[Any] | None = None) -> Message:
+        """Parse and validate one line into a Message (raises an RW1Error)."""
+
+
+def _bound_loads() -> Callable[..., Message]:
+    """``rogerwilco.loads``, made on first use with the accept path ``rogerwilco.speedups`` picks: a run
+    that reads no line through it (the CLI's ``validate``, say) neither loads nor compiles that path."""
+    from .core.speedups import loads_line
+
+    def loads(line: str, profiles: Receiver | Iterable[Any] | None = None) -> Message:
+        """Parse and validate one line into a Message (raises an RW1Error)."""
+        return loads_line(line, profiles)
+
+    loads.__qualname__ = "loads"
+    return loads
 
 
 def dumps(message: Message) -> str:

@@ -17,13 +17,20 @@ one release with a DeprecationWarning that names the path to use, and then go.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
 import warnings
 from types import ModuleType
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader as _Loader, MetaPathFinder as _Finder
+else:
+    # The import system asks a finder and a loader only for their methods. importlib.abc
+    # itself imports importlib.resources (and tempfile, shutil, random ...): work every
+    # run of the CLI would pay for base classes that only name the methods.
+    _Loader = _Finder = object
 
 #: documented short path (a module or package under ``rogerwilco``) -> its layer folder
 PUBLIC: dict[str, str] = {
@@ -62,7 +69,7 @@ def target(name: str) -> tuple[str, bool] | None:
     return ".".join(["rogerwilco", layer, *parts[1:]]), deprecated
 
 
-class _SameModule(importlib.abc.Loader):
+class _SameModule(_Loader):
     """Loads a short path as the module already at its layer path (imported first if need be)."""
 
     def __init__(self, real: str, deprecated: bool) -> None:
@@ -87,7 +94,7 @@ class _SameModule(importlib.abc.Loader):
         module.__spec__ = self.real_spec
 
 
-class _ShortPaths(importlib.abc.MetaPathFinder):
+class _ShortPaths(_Finder):
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
                   target_module: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         found = target(fullname)

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rogerwilco
-from rogerwilco.core.accept import accept, accept_values, json_forms
+from rogerwilco.core.accept import accept, accept_values, json_forms, loads_line
 from rogerwilco.front.conformance import load_cases
 from rogerwilco.core.semantics import check_line
 from rogerwilco.core.vocab import Receiver
@@ -81,6 +81,19 @@ def test_every_conformance_line_agrees() -> None:
 def test_the_benchmark_corpus_is_accepted_by_the_fast_path() -> None:
     receiver = Receiver.load(["pay"])
     assert all(agrees(line, receiver) for line in corpus(300))
+
+
+def test_the_realistic_corpus_is_as_its_generator_says_and_accepted_by_the_fast_path() -> None:
+    lines = _bench.corpora(["realistic"], 2000, False)["realistic"]
+    assert lines == _bench.corpora(["realistic"], 2000, False)["realistic"]  # seeded: the same every run
+    assert len(set(lines)) == len(lines)
+    assert 0.25 < sum(" p=pay " in line for line in lines) / len(lines) < 0.35
+    tails = [line.split(" // ", 1)[1] for line in lines if " // " in line]
+    assert 0.6 < len(tails) / len(lines) < 0.7 and 1 <= min(map(len, tails)) and max(map(len, tails)) <= 300
+    assert 200 < sum(map(len, lines)) / len(lines) < 250
+    assert len({line.split(" from=", 1)[1].split(" ", 1)[0] for line in lines}) == 55  # 50 agents, pay's 5
+    receiver = Receiver.load(["pay"])
+    assert all(agrees(line, receiver) for line in lines[:400])
 
 
 @FUZZ
@@ -149,10 +162,47 @@ def test_loads_is_the_accept_path_or_the_full_pass() -> None:
     assert rogerwilco.loads(line).slots["pri"] == 2
     with pytest.raises(rogerwilco.RefusedError):
         rogerwilco.loads(line.replace("DRAFT", "DRAFTY"))
-    # a line that earns only notes is accepted by the full pass
+    # a line that earns only notes is accepted by the accept path too, the message the full pass builds
     noted = line + " colour=red"
-    assert accept(noted, RECEIVERS[0]) is None
+    assert agrees(noted, RECEIVERS[0])
     assert rogerwilco.loads(noted).slots["colour"] == "red"
+
+
+# A valid line with notes (an unknown key, another type's slot) is a valid line: no cliff.
+NOTED = [
+    "RW1 HO TRI-1 p=pform from=TRI to=STR item=pensive:n42 ask=STALE stall=19d imp=8 colour=red",
+    "RW1 HO TRI-1 p=pform from=TRI to=STR item=pensive:n42 ask=STALE stall=19d imp=8 imq=3",  # near imp: a hint
+    "RW1 HO TRI-1 p=pform from=TRI to=STR item=pensive:n42 ask=STALE imp=8 eta=20261003",  # ST's slot on HO
+    "RW1 HO TRI-1 p=pform from=TRI to=ARC item=pensive:n42 ask=STALE asg=STR+LUM",  # ST's agent list, named agents
+    "RW1 ST a-1 from=a to=b item=x pct=40 ask=DRAFT colour=red x_team=web",
+]
+
+
+@pytest.mark.parametrize("line", NOTED)
+def test_a_line_with_notes_is_accepted_without_working_out_a_hint(line: str, monkeypatch) -> None:
+    receiver = Receiver.all_bundled()
+    full = check_line(line, receiver)
+    assert full.message is not None and {f.severity for f in full.findings} == {"note"}
+    assert agrees(line, receiver)
+
+    def no_hint(*args: object) -> None:
+        raise AssertionError("a hint worked out for a line whose findings nobody reads")
+
+    from rogerwilco.core import suggest
+
+    for name in ("for_key", "for_code", "for_type"):
+        monkeypatch.setattr(suggest, name, no_hint)
+    assert rogerwilco.loads(line, receiver) == full.message
+    assert list(json_forms([line], receiver)) == [full.message.to_json()]
+
+
+def test_a_noted_line_is_not_accepted_where_its_note_is_a_refusal() -> None:
+    # act is a slot clin requires: used without p=clin by a receiver that holds clin, it is refused
+    line = "RW1 ST a-1 from=a to=b item=x act=ORDER"
+    clin = Receiver.load(["clin"])
+    assert accept(line, clin) is None and not check_line(line, clin).valid
+    assert agrees(line, Receiver())  # held by no profile: an unknown key, a note
+    assert accept(line, Receiver()) is not None
 
 
 @FUZZ
@@ -173,8 +223,11 @@ def test_an_extension_key_is_kept_as_written_and_a_profile_slot_is_not_one() -> 
     line = "RW1 HO a-1 from=a to=b item=x ask=DRAFT x_team=web+ops"
     assert agrees(line, RECEIVERS[0])
     assert accept(line, RECEIVERS[0]).slots["x_team"] == "web+ops"  # type: ignore[union-attr]
-    # amt is a pay slot: without p=pay it is the full pass's to judge
-    assert accept("RW1 HO a-1 from=a to=b item=x ask=DRAFT amt=1.00", RECEIVERS[0]) is None
+    # amt is a pay slot: without p=pay it is an unknown key (a note whose hint says add p=pay), kept as written
+    line = "RW1 HO a-1 from=a to=b item=x ask=DRAFT amt=1.00"
+    assert agrees(line, RECEIVERS[0])
+    assert accept(line, RECEIVERS[0]).slots["amt"] == "1.00"  # type: ignore[union-attr]
+    assert check_line(line, RECEIVERS[0]).findings[0].hint == "amt is a slot of profile pay: add p=pay"
 
 
 @pytest.mark.parametrize("impl", ["pure", "active"])
@@ -215,3 +268,35 @@ def test_a_foreign_agent_is_left_to_the_full_pass_which_refuses_it() -> None:
                     "RW1 UN payer-1 re=scheduler-1 p=pay from=payer to=scheduler item=inv:MD-1 why=NOCAP alt=clerk"):
         assert accept_values(foreign, receiver) is None, foreign
         assert [f.kind for f in check_line(foreign, receiver).findings if f.failed] == ["agent"], foreign
+
+
+REFUSED = [
+    "RW1 HO a-1 from=a to=b item=x ask=DRAFY",  # an unknown code: a hint (did you mean DRAFT?)
+    "RW1 HX a-1 from=a to=b item=x ask=DRAFT",  # an unknown type
+    "RW1 HO a-1 x=1 x=2 from=a to=b item=x ask=DRAFT colr=red",  # a repeated key, an unknown key
+    "RW1 HO a-1 from=a  to=b item=x ask=DRAFT",  # the grammar's
+]
+
+
+@pytest.mark.parametrize("line", REFUSED)
+def test_a_refused_line_is_refused_first_and_diagnosed_when_asked(line: str, monkeypatch) -> None:
+    import pickle
+
+    from rogerwilco.core import suggest
+
+    full = check_line(line, RECEIVERS[0], line_number=7)
+    asked: list[str] = []
+    for name in ("for_key", "for_code", "for_type"):
+        real = getattr(suggest, name)
+        monkeypatch.setattr(suggest, name, lambda *args, _real=real, _name=name: asked.append(_name) or _real(*args))
+    with pytest.raises(rogerwilco.RW1Error) as caught:
+        loads_line(line, RECEIVERS[0], 7)
+    assert asked == []  # the verdict and its words: no hint worked out
+    error = caught.value
+    first = full.refusal
+    assert first is not None
+    assert (str(error), error.token, error.column, error.why) == (f"line 7, column {first.column}: {first.message}",
+                                                                 first.token, first.column, first.why)
+    assert error.findings == full.findings  # read: the full diagnosis, hints and all
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert (again.findings, str(again), type(again)) == (full.findings, str(error), type(error))

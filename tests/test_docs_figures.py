@@ -82,6 +82,10 @@ def test_an_undated_or_misattributed_timing_is_caught(tmp_path, monkeypatch):
     assert "benchmarks/gone.py does not exist" in figures.measured_problems()[0]
     doc.write_text(good.replace("2026-11-29", "2999-01-01"), encoding="utf-8")
     assert "a day still to come" in figures.measured_problems()[0]
+    monkeypatch.setattr(figures, "CORPUS_FLAGS", {"benchmarks/b.py": "--lines"})
+    doc.write_text(good.replace(" --lines 9", ""), encoding="utf-8")  # a figure that does not name its corpus
+    assert figures.measured_problems() == ["README.md:3: benchmarks/b.py times more than one corpus: name the one "
+                                           "measured (--lines ...)"]
     doc.write_text(good.replace("\n| a |", "\n## Another section\n\n| a |"), encoding="utf-8")
     assert "'12.5 us' is a measured figure" in figures.measured_problems()[0]  # not covered from another section
 

@@ -61,6 +61,31 @@ def test_validating_a_valid_line_loads_neither_rich_nor_lark_nor_other_commands(
     assert out.splitlines()[-1] == "0 rogerwilco.front.commands._common rogerwilco.front.commands._help rogerwilco.front.commands.lines"
 
 
+def test_validating_a_valid_line_loads_no_module_it_does_not_use(tmp_path) -> None:
+    """Not the accept path (loads binds it on first use), nor what importlib.abc, pkgutil and argparse's
+    terminal width would pull in (importlib.resources, tempfile, shutil with bz2 and lzma)."""
+    path = tmp_path / "one.rw1"
+    path.write_text(VALID + "\n", encoding="utf-8")
+    unused = ("rogerwilco.core.accept", "rogerwilco.core.speedups", "importlib.resources", "tempfile", "shutil",
+              "bz2", "lzma", "pkgutil")
+    out = _run(
+        "import sys\n"
+        "from rogerwilco.front.cli import main\n"
+        f"code = main(['validate', {str(path)!r}])\n"
+        f"print(code, [m for m in {unused!r} if m in sys.modules])\n"
+    )
+    assert out.splitlines()[-1] == "0 []"
+
+
+def test_loads_binds_the_accept_path_on_first_use() -> None:
+    out = _run("import sys, rogerwilco\n"
+               "before = 'rogerwilco.core.speedups' in sys.modules\n"
+               "from rogerwilco import loads\n"
+               "m = loads('RW1 HO a-1 from=a to=b item=x ask=FIX')\n"
+               "print(before, 'rogerwilco.core.speedups' in sys.modules, loads is rogerwilco.loads, loads.__name__, m.id)")
+    assert out.strip() == "False True True loads a-1"
+
+
 def test_importing_the_package_loads_no_scan_no_rich_no_lark() -> None:
     out = _run("import sys, rogerwilco\n"
                "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'lark') or m.startswith('rogerwilco.io.scan')))")

@@ -158,8 +158,9 @@ def test_the_characters_no_line_may_hold_are_found_by_one_search():
     import sys
 
     from rogerwilco.core.display import is_invisible
-    from rogerwilco.core.syntax import _NEVER_IN_A_LINE, _SPACING, BIDI_CONTROLS
+    from rogerwilco.core.syntax import BIDI_CONTROLS, refused_characters
 
+    never_in_a_line, spacing, _ = refused_characters()
     probes = set(range(0x3100)) | {0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000, 0xFEFF, 0xFFFF, 0x10000, sys.maxunicode}
     probes |= set(range(0xFE00, 0xFE10)) | set(range(0xFFF0, 0xFFFE)) | set(range(0xE0000, 0xE0080)) | {0xE0FFF, 0xE1000}
     for code in sorted(probes):
@@ -169,5 +170,5 @@ def test_the_characters_no_line_may_hold_are_found_by_one_search():
             and not 0xFE00 <= code <= 0xFE0F
         never = (code < 0x20 or 0x7F <= code <= 0x9F or ch in "\u2028\u2029" or 0xD800 <= code <= 0xDFFF
                  or ch in BIDI_CONTROLS or invisible_format)
-        assert bool(_NEVER_IN_A_LINE.fullmatch(ch)) == never, hex(code)
-        assert bool(_SPACING.fullmatch(ch)) == (ch.isspace() and ch != " "), hex(code)
+        assert bool(never_in_a_line.fullmatch(ch)) == never, hex(code)
+        assert bool(spacing.fullmatch(ch)) == (ch.isspace() and ch != " "), hex(code)

@@ -6,15 +6,18 @@ Most lines a program reads are valid, and for a valid line the never-guess
 pass (:func:`rogerwilco.core.semantics.check_raw`) builds findings it then throws
 away. This module answers a narrower question, as fast as Python can: *is
 this line valid, and if so what does it decode to?* It answers ``None``
-("not sure") for anything other than a clean accept: a line the fast-path
+("not sure") for anything other than an accept: a line the fast-path
 regex refuses, another version, a profile the receiver does not hold, an
-unknown type, a repeated, unknown or off-type key, a value that does not
-decode, an agent outside the ones a profile names, a wrong id, a missing
+unknown type, a repeated key, an unknown key another held profile requires,
+a value that does not decode, an agent outside the ones a profile names, a wrong id, a missing
 slot, a conditional rule that fails, a tail that is too long, or a type governed by a profile's closed answer
 vocabulary. The caller then runs the full pass, which finds and words the
-refusal (or, for a line that only earns notes, builds the same message).
-So this path can make a line slower, never change its verdict; a
-differential test (tests/test_accept.py) holds it to that.
+refusal. A line that earns only notes (a slot of another type, an unknown
+key) is accepted here: its Message is the one the full pass builds, and the
+notes, which only a person reading findings needs, are ``check_line``'s to
+write. So a note costs a line nothing on this path. This path can make a
+line slower, never change its verdict; a differential test
+(tests/test_accept.py) holds it to that.
 
 Per vocabulary, everything the pass looks up by name is compiled once into a
 :class:`TypePlan` per message type: the slot decoders (``None`` keeps the text
@@ -50,7 +53,7 @@ from typing import Any, Callable, Final, Iterable, Iterator, Mapping, Optional, 
 
 from ._fastpath import TERMINALS
 from .message import FIELD_SETTERS, Message, Source
-from .semantics import AGENT_TYPES, LineResult, check_line, strict_message
+from .semantics import AGENT_TYPES, LineResult, check_line, requiring_profile, strict_message
 from .syntax import TAIL_MARK
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
@@ -98,17 +101,17 @@ _SET_V: Final = FIELD_SETTERS[8]
 _SET_SOURCE: Final = FIELD_SETTERS[9]
 
 
-class _ExtensionKeys(dict):  # type: ignore[type-arg]
-    """A type's decoders, answering "keep as written" for an x_ key no slot of the vocabulary has."""
+class _KeptAsWritten(dict):  # type: ignore[type-arg]
+    """A type's decoders, answering "keep as written" for a key no slot of the vocabulary has.
 
-    def __init__(self, decoders: Mapping[str, Any], slots: Mapping[str, Any]) -> None:
-        super().__init__(decoders)
-        self._slots = slots
+    Such a key is an extension (``x_...``), kept silently, or an unknown key,
+    kept with a note the accept path does not write; the full pass refuses an
+    unknown key only where another held profile requires it, which
+    :func:`accept_values` asks of the receiver (``TypePlan.known``).
+    """
 
     def __missing__(self, key: str) -> Any:
-        if key.startswith("x_") and key not in self._slots:
-            return None
-        return _ABSENT
+        return None
 
 
 class _Memo(dict):  # type: ignore[type-arg]
@@ -136,14 +139,17 @@ class _Memo(dict):  # type: ignore[type-arg]
 class TypePlan:
     """One message type of one vocabulary, compiled for the accept path."""
 
-    __slots__ = ("decoders", "required", "rules", "memo", "tail_max")
+    __slots__ = ("decoders", "known", "profile", "required", "rules", "memo", "tail_max")
 
     def __init__(self, decoders: Mapping[str, Any], required: frozenset[str], rules: tuple[RuleCheck, ...],
-                 slots: Mapping[str, Any], tail_max: int) -> None:
+                 profile: str | None, tail_max: int) -> None:
         self.tail_max = tail_max
-        # An extension key (x_...) that is no slot of the vocabulary is kept as
-        # written, silently, as the full pass keeps it: decoded as "keep".
-        self.decoders = _ExtensionKeys(decoders, slots)
+        # ``decoders`` holds every slot of the vocabulary: the type's own, and the others,
+        # which the full pass decodes alike and notes as not of this type. Any other key is
+        # kept as written, as the full pass keeps it: decoded as "keep".
+        self.decoders = _KeptAsWritten(decoders)
+        self.known = frozenset(decoders)
+        self.profile = profile
         self.required = required
         self.rules = rules
         # "key=value" as written -> (key, decoded value): slots repeat across a stream
@@ -208,17 +214,20 @@ def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
     plans: dict[str, TypePlan] = {}
     agents = _named_agents(vocab)
     answers = "ans" in vocab.enums
+    # A slot of the vocabulary on a type that does not list it decodes with its slot type (a note, not a refusal).
+    off_type: dict[str, Any] = {key: slot.type.decode for key, slot in vocab.slots.items()}
     for name, table in vocab.types.items():
         if answers and name in ANSWER_TYPES:
             continue  # the closed answer vocabulary: the full pass decides
         if _TYPE(name) is None:
             continue  # not a type the grammar reads: no line names it
         compiled: list[RuleCheck] = [compile_rule(rule) for rule in table.rules]
+        decoders = {**off_type, **table.decoders}
         plans[name] = TypePlan(
-            decoders=_closing_agents(table.decoders, vocab, agents) if agents is not None else dict(table.decoders),
+            decoders=_closing_agents(decoders, vocab, agents) if agents is not None else decoders,
             required=frozenset(table.required),
             rules=tuple(compiled),
-            slots=vocab.slots,
+            profile=vocab.profile,
             tail_max=vocab.tail_max,
         )
     return plans
@@ -312,6 +321,8 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
     if plan is None:
         return None
     slots = tokens[3:]
+    if "" in slots:
+        return None  # two spaces in a row, or a trailing one: no piece is empty (a first verdict, cheaply)
     # The grammar, piece by piece: the version is RW1 and the type one of the plans' (each a TYPE,
     # compile_plans), the id and the tail are matched against their terminals' regexes, and each slot
     # against the slot terminal's when the memo first decodes it. A line whose pieces are all well
@@ -322,6 +333,8 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
     values: dict[str, Any] = dict(map(plan.memo.__getitem__, slots))  # the loop runs in C on memo hits
     if len(values) != len(slots) or _ABSENT in values:
         return None  # a repeated key, or a slot the accept path is not sure of: the full pass words it
+    if not plan.known.issuperset(values) and _foreign_required(values, plan, receiver):
+        return None
     sender = values.get("from")
     if isinstance(sender, str):  # the id is <from>-<n>: its last "-" ends the sender's name
         msgid = tokens[2]
@@ -336,6 +349,16 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
     if tail is not None and len(tail) > plan.tail_max:
         return None
     return tokens, values, tail
+
+
+def _foreign_required(keys: Iterable[str], plan: TypePlan, receiver: Receiver) -> bool:
+    """Whether a key no slot of the line's vocabulary has is one another held profile requires (a refusal)."""
+    for key in keys:
+        if key not in plan.known and not key.startswith("x_"):
+            owner = requiring_profile(receiver, key)
+            if owner is not None and owner != plan.profile:
+                return True
+    return False
 
 
 def accept(text: str, receiver: Receiver, line: int | None = None, file: str | None = None) -> Message | None:

@@ -9,7 +9,7 @@ stream), column (1-based, in code points) and the source line for a caret.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .display import caret_lines, printable as printable  # re-exported: the one escaping function for text shown to a person
 
@@ -32,6 +32,7 @@ class RW1Error(ValueError):
         line: int | None = None,
         text: str | None = None,
         findings: tuple[Any, ...] = (),
+        diagnose: Callable[[], tuple[Any, ...]] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -40,7 +41,26 @@ class RW1Error(ValueError):
         self.column = column
         self.line = line
         self.text = text
-        self.findings = tuple(findings)
+        self._findings = tuple(findings)
+        # The full diagnosis (every finding, with its hints), worked out when first read: a
+        # program that only catches the error never pays for text it does not show.
+        self._diagnose = diagnose
+
+    @property
+    def findings(self) -> tuple[Any, ...]:
+        """Every finding of the refused line, as ``check_line`` gives them."""
+        if self._diagnose is not None:
+            self._findings, self._diagnose = tuple(self._diagnose()), None
+        return self._findings
+
+    @findings.setter
+    def findings(self, value: tuple[Any, ...]) -> None:
+        self._findings, self._diagnose = tuple(value), None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its findings worked out (the diagnosis is a closure, which does not pickle)."""
+        state = {**self.__dict__, "_findings": self.findings, "_diagnose": None}
+        return (type(self), self.args, state)
 
     def __str__(self) -> str:
         where = []

@@ -77,8 +77,13 @@ def check_line(
     *,
     line_number: int | None = None,
     file: str | None = None,
+    hints: bool = True,
 ) -> LineResult:
-    """Parse and validate one line; every finding, never an exception."""
+    """Parse and validate one line; every finding, never an exception.
+
+    ``hints=False`` leaves out the "did you mean" hints and fixes (the same
+    findings otherwise): a caller that shows no finding does not pay for them.
+    """
     receiver = as_receiver(profiles)
     try:
         raw = parse_raw(text, line_number=line_number)
@@ -89,7 +94,7 @@ def check_line(
         else:
             finding = fail(kind="syntax", token=exc.token, message=exc.message, column=exc.column, why="UNK")
         return LineResult(text=text, message=None, findings=(finding,), line_number=line_number)
-    return check_raw(raw, receiver, line_number=line_number, file=file)
+    return check_raw(raw, receiver, line_number=line_number, file=file, hints=hints)
 
 
 def check_raw(
@@ -98,6 +103,7 @@ def check_raw(
     *,
     line_number: int | None = None,
     file: str | None = None,
+    hints: bool = True,
 ) -> LineResult:
     findings: list[Finding] = []
     if raw.version != VERSION:
@@ -118,9 +124,9 @@ def check_raw(
 
     table = vocab.types.get(raw.type)
     if table is None:
-        hint, fix = suggest.for_type(vocab, raw.type)
-        findings.append(attrs.evolve(fail(kind="type", token=raw.type, message="unknown message type", column=len(raw.version) + 2, why="UNK"),
-                                     hint=hint, fix=fix))
+        hint, fix = suggest.for_type(vocab, raw.type) if hints else (None, None)
+        findings.append(fail(kind="type", token=raw.type, message="unknown message type", column=len(raw.version) + 2,
+                             why="UNK", hint=hint, fix=fix))
         decoders: Mapping[str, Any] = {key: slot.type.decode for key, slot in vocab.slots.items()}
     else:
         decoders = table.decoders
@@ -146,7 +152,7 @@ def check_raw(
             continue
         if decode is _ABSENT:
             values[key] = rawval
-            findings.extend(_other_key(raw, column, key, rawval, vocab, receiver, values))
+            findings.extend(_other_key(raw, column, key, rawval, vocab, receiver, values, hints))
             continue
         try:
             values[key] = vocab.slots[key].type.decode(rawval) if decode.__class__ is frozenset else decode(rawval)
@@ -155,7 +161,7 @@ def check_raw(
             slot = vocab.slots[key]
             kind = "enum" if slot.type.enum else "value"
             finding = fail(kind=kind, token=f"{key}={rawval}", message=str(exc), column=column, key=key, why="UNK")
-            if slot.type.enum and not slot.type.is_list:
+            if hints and slot.type.enum and not slot.type.is_list:
                 hint, fix = suggest.for_code(vocab, key, slot.type.enum, rawval)
                 finding = attrs.evolve(finding, hint=hint, fix=fix)
             findings.append(finding)
@@ -202,7 +208,7 @@ _ANSWER_TYPES = ("AQ", "AN")  # the types a closed answer vocabulary governs (sp
 
 
 def _other_key(raw: RawLine, column: int, key: str, rawval: str, vocab: Vocabulary, receiver: Receiver,
-               values: dict[str, Any]) -> list[Finding]:
+               values: dict[str, Any], hints: bool) -> list[Finding]:
     """A key the type does not list: another type's slot, an extension, or unknown."""
     slot = vocab.slots.get(key)
     if slot is not None:
@@ -218,12 +224,12 @@ def _other_key(raw: RawLine, column: int, key: str, rawval: str, vocab: Vocabula
         return []
     # D4: a slot a held profile requires, on a line that names no profile, is that profile's line missing its p=.
     # A line that names another profile has chosen its vocabulary (spec 7), where the key is unknown: kept, not refused.
-    owner = _requiring_profile(receiver, key) if vocab.profile is None else None
+    owner = requiring_profile(receiver, key) if vocab.profile is None else None
     if owner is not None:
         return [fail(kind="profile", token=f"{key}={rawval}", why="UNK", column=column,
                         key=key, message=f"is a required slot of profile {owner}, used without p={owner}",
                         hint=f"add p={owner}", fix=f"p={owner} {key}={rawval}")]
-    hint, fix = suggest.for_key(vocab, raw.type, key, rawval)
+    hint, fix = suggest.for_key(vocab, raw.type, key, rawval) if hints else (None, None)
     return [note(kind="unknown-key", message=f"unknown key {key} kept as text", key=key,
                     token=f"{key}={rawval}", column=column, hint=hint, fix=fix)]
 
@@ -257,7 +263,7 @@ def _slot_column(raw: RawLine, key: str) -> int | None:
     return None
 
 
-def _requiring_profile(receiver: Receiver, key: str) -> str | None:
+def requiring_profile(receiver: Receiver, key: str) -> str | None:
     for name in receiver.names:
         vocab = receiver.vocabulary(name)
         slot = vocab.slots.get(key)
@@ -341,19 +347,29 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
 
 
 def strict_message(text: str, profiles: Profiles = None, *, line_number: int | None = None) -> Message:
-    result = check_line(text, profiles, line_number=line_number)
+    """The line's Message, or the error its first refusal words.
+
+    The verdict comes first, without hints; the error's ``findings`` (each
+    with its "did you mean" hint) are worked out when a caller reads them.
+    """
+    receiver = as_receiver(profiles)
+    result = check_line(text, receiver, line_number=line_number, hints=False)
     if result.message is not None:
         return result.message
     first = result.refusal
     assert first is not None
+
+    def diagnose() -> tuple[Finding, ...]:
+        return check_line(text, receiver, line_number=line_number).findings
+
     if first.kind == "syntax":
         raise RW1SyntaxError(first.message, why="UNK", token=first.token or "", column=first.column,
-                             line=line_number, text=text, findings=result.findings)
+                             line=line_number, text=text, diagnose=diagnose)
     message = first.message
     if first.kind == "profile" and first.key == "p":
         message = profile_not_held(first.token[2:] if first.token else "")
     raise RefusedError(message, why=first.why or "UNK", token=first.token or "", column=first.column,
-                       line=line_number, text=text, findings=result.findings)
+                       line=line_number, text=text, diagnose=diagnose)
 
 
 def profile_not_held(name: str) -> str:

@@ -334,10 +334,14 @@ def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
     raise _error_at(text, column, expected, line_number)
 
 
-_TERMINAL_MATCH = {name: re.compile(regex).match for name, regex in TERMINALS.items()}
-_WALK = (("VERSION", _TERMINAL_MATCH["VERSION"]), ("_SP", None), ("TYPE", _TERMINAL_MATCH["TYPE"]), ("_SP", None),
-         ("MSGID", _TERMINAL_MATCH["MSGID"]))
 _END = "<END-OF-FILE>"  # what Lark expects after a tail: the end of the line
+
+
+@lru_cache(maxsize=1)
+def terminal_match() -> dict[str, Any]:
+    """Each walked terminal's compiled ``match``, made on the first line the fast path refuses (a run
+    that reads only valid lines never compiles them)."""
+    return {name: re.compile(regex).match for name, regex in TERMINALS.items()}
 
 
 def diagnose(text: str) -> tuple[int, list[str]] | None:
@@ -356,7 +360,10 @@ def diagnose(text: str) -> tuple[int, list[str]] | None:
         return None
     n = len(text)
     pos = 0
-    for want, match in _WALK:
+    terminals = terminal_match()
+    walk = (("VERSION", terminals["VERSION"]), ("_SP", None), ("TYPE", terminals["TYPE"]), ("_SP", None),
+            ("MSGID", terminals["MSGID"]))
+    for want, match in walk:
         if pos == n:
             return n + 1, [want]
         if match is None:
@@ -368,7 +375,7 @@ def diagnose(text: str) -> tuple[int, list[str]] | None:
         if found is None:
             return pos + 1, [want]
         pos = found.end()
-    slot, tail = _TERMINAL_MATCH["SLOT"], _TERMINAL_MATCH["TAIL"]
+    slot, tail = terminals["SLOT"], terminals["TAIL"]
     while True:  # after the id or a slot: a space, or the end of the line
         if pos == n:
             return None
@@ -480,15 +487,24 @@ def _never_in_a_line() -> list[tuple[int, int]]:
     return ranges
 
 
-_NEVER_IN_A_LINE = re.compile(_class_source(_never_in_a_line(), negated=False))
-_SPACING = re.compile("[^\\S ]")  # whitespace (str.isspace) other than the space
-_TAIL_ONLY = re.compile("[" + "".join(sorted(TAIL_JOINERS | TAIL_SELECTORS)) + "]")
+@lru_cache(maxsize=1)
+def refused_characters() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(characters no line may hold, whitespace other than the space, a tail's joiners and selectors),
+    compiled on the first line the fast path refuses."""
+    return (re.compile(_class_source(_never_in_a_line(), negated=False)),
+            re.compile("[^\\S ]"),  # whitespace (str.isspace) other than the space
+            re.compile("[" + "".join(sorted(TAIL_JOINERS | TAIL_SELECTORS)) + "]"))
 
 
 def _unbound_in_tail(text: str, start: int) -> int | None:
     """Index of the first joiner or selector of the tail at ``start`` that the grammar's TWORD does not bind (D16)."""
-    before = " "  # what precedes: " " (a word's start), "join", "selector", or "char"
-    for i in range(start, len(text)):
+    found = refused_characters()[2].search(text, start)
+    if found is None:
+        return None  # no joiner or selector at all: most tails, settled by one search instead of a walk
+    first = found.start()  # the walk starts there: what precedes it is a space or another character
+    # what precedes: " " (a word's start), "join", "selector", or "char"
+    before = " " if first == start or text[first - 1] == " " else "char"
+    for i in range(first, len(text)):
         ch = text[i]
         if ch in TAIL_SELECTORS:
             if before != "char":
@@ -531,8 +547,9 @@ def _describe(text: str, column: int, expected: list[str]) -> str:
     # The first character no line may hold; whitespace other than a space, and
     # a tail's joiners and selectors, only before the tail (the tail may hold
     # no-break spaces, and joiners and selectors bound to visible characters).
-    found = [m.start() for m in (_NEVER_IN_A_LINE.search(text), _SPACING.search(text, 0, tail_from),
-                                 _TAIL_ONLY.search(text, 0, tail_from)) if m]
+    never, spacing, tail_only = refused_characters()
+    found = [m.start() for m in (never.search(text), spacing.search(text, 0, tail_from),
+                                 tail_only.search(text, 0, tail_from)) if m]
     unbound = _unbound_in_tail(text, tail_from)
     if unbound is not None:
         found.append(unbound)

@@ -12,11 +12,9 @@ import argparse
 import difflib
 import importlib
 import os
-import pkgutil
-import shutil
 import sys
 import textwrap
-from typing import NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 from . import commands
 from ..core._version import __version__
@@ -92,6 +90,29 @@ def _degrade_encoding(stream) -> None:
             pass
 
 
+def _terminal_width() -> int:
+    """The columns argparse would ask ``shutil.get_terminal_size`` for (COLUMNS, else the terminal, else 80).
+
+    Asked here because importing shutil loads bz2, lzma and fnmatch, and argparse makes
+    a formatter on every ``add_argument``: every run of a command would pay for them.
+    """
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Plain(argparse.HelpFormatter):
+    """argparse's own formatter, at the width argparse gives it, found without shutil."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _terminal_width() - 2 if width is None else width)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser with a usage error in one line that says what was meant, and the top-level help
     grouped by task."""
@@ -100,6 +121,10 @@ class _Parser(argparse.ArgumentParser):
     known_options: list[str] = []
     #: the run's command, for the help a usage error points to
     command: str | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Plain)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:  # usage errors exit 2, as argparse does: one line, no usage block
         if message.startswith("unrecognized arguments: "):
@@ -149,7 +174,7 @@ def _grouped_help(parser: argparse.ArgumentParser) -> str | None:
     if parser.prog != "rogerwilco" or sub is None or len(sub.choices) < 2:
         return None
     helps = {a.dest: a.help or "" for a in sub._choices_actions}
-    width = max(40, min(shutil.get_terminal_size().columns, 100))
+    width = max(40, min(_terminal_width(), 100))
     lines = [parser.format_usage().rstrip(), "", parser.description or "", "", *textwrap.wrap(WHICH, width)]
     for task, names in (*TASKS, ("other", tuple(sorted(set(helps) - {n for _, ns in TASKS for n in ns})))):
         shown = [n for n in names if n in helps]
@@ -166,7 +191,7 @@ def _grouped_help(parser: argparse.ArgumentParser) -> str | None:
     return "\n".join(lines) + "\n"
 
 
-class _Formatter(argparse.HelpFormatter):
+class _Formatter(_Plain):
     """argparse's own formatter, keeping the examples and exit codes of the epilog as written."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
@@ -206,6 +231,8 @@ _COMMAND_MODULES = {
 
 def _command_module_names() -> list[str]:
     """Every subcommand module, as found in the package."""
+    import pkgutil  # only help, completion and an unknown name list them all: a run of one command does not
+
     return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
 
 
