@@ -154,7 +154,7 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
 #: the top-level help's groups, by task (a command in none is listed under "other")
 TASKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("check lines and conversations", ("validate", "lint", "check-thread", "report", "scan")),
-    ("read back and close a handoff", ("check-rb", "make-rb", "check-ho", "check-dn", "tool")),
+    ("read back and close a handoff", ("check-rb", "make-rb", "check-ho", "check-dn", "tool", "ledger")),
     ("convert lines", ("parse", "encode", "to-json", "from-json", "digest", "reply")),
     ("profiles, legends and skills", ("legend", "profile", "check-src", "schema", "skill", "grammar")),
     ("serve editors, agents and test suites", ("lsp", "mcp", "adapter", "conformance", "completion")),
