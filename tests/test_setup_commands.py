@@ -82,7 +82,10 @@ def ci_steps() -> dict[str, list[list[str]]]:
 
 def test_the_readme_test_command_is_the_one_ci_runs():
     _, tests = setup_commands()
-    venv, install, run = tests
+    system, venv, install, run = tests
+    # the system programs the browser and store tests drive, installed by the script CI runs too
+    assert system == [".ci/system-packages"] and "\n.ci/system-packages\n" in CI
+    assert (ROOT / ".ci" / "system-packages").stat().st_mode & 0o111
     assert venv[1:3] == ["-m", "venv"] and venv[0].startswith("python3")
     assert install[0].endswith("/pip") and install[1] == "install"
     ci = ci_steps()
