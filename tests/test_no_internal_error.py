@@ -46,6 +46,7 @@ BROKEN = {
     "scan": ["scan", NOWHERE],
     "schema": ["schema", "--profile", "nosuch"],
     "check-thread": ["check-thread", NOWHERE],
+    "ledger": ["ledger", "status", "--ledger", NOWHERE],
     "report": ["report", NOWHERE, "-o", "/nonexistent/report.html"],
     "tool": ["tool", "status", "--store", NOWHERE],
     "to-json": ["to-json", BAD_LINE],
