@@ -570,3 +570,32 @@ def test_a_handoff_withdrawn_but_not_yet_answered_still_stands():
     assert refused(a, offered.readback, number=True) == "two-owners"
     a.receive(b.send(cancelled.reply, number=True))  # b abandoned it: the item is a's to hand on
     assert a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX")
+
+
+def test_an_original_arriving_after_a_resend_of_a_lost_resend_is_the_same_handoff():
+    """a sends a-1, re-sends it as a-2 (lost in transit) and again as a-3 re=a-2. b gets a-3, then a-1: a-3's re=
+    names an HO of a's that b never saw, about the same item, so a-1 may be its original. One handoff, one
+    readback, one act (spec 5 rule 1: a retry cannot create two owners); the thread check reads b's journal,
+    which lacks a-2, the same way."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    lost = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    resend = a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    offered = b.receive(resend)[0]
+    rb = b.send(offered.readback, number=True)
+    late = b.receive(ho)
+    assert not [e for e in late if isinstance(e, HandoffOffered)]  # no second readback
+    assert b.handoff("a-1").issues == b.handoff("a-3").issues == ("a-1", "a-3")
+    assert b.may_act("a-3") and b.may_act("a-1")  # one handoff, read back once
+    dn = b.send("RW1 DN b-2 re=a-3 from=b to=a item=x:1 out=OK")
+    assert not b.may_act("a-1") and not b.may_act("a-3")  # one act per handoff
+    assert refused(b, "RW1 DN b-3 re=a-1 from=b to=a item=x:1 out=OK") in ("closed", "closed-twice")
+    late_lost = b.receive(lost)  # the lost re-send comes after all: still the same handoff
+    assert not [e for e in late_lost if isinstance(e, HandoffOffered)]
+    assert not b.may_act("a-2")
+    journal = [line for _, line in b.journal()]
+    assert failed_kinds(journal) == set()
+    unseen = ("reply-to-unknown", None)  # a-3 names a-2, which these lines lack: no act is wrong for it
+    assert failed_kinds([resend, rb, ho, dn]) == {unseen}
+    twice = failed_kinds([resend, rb, ho, dn, "RW1 DN b-3 re=a-1 from=b to=a item=x:1 out=OK"]) - {unseen}
+    assert {kind for kind, token in twice if token == "b-3"} & {"closed-twice", "act-after-close", "closed"}
