@@ -599,3 +599,48 @@ def test_an_original_arriving_after_a_resend_of_a_lost_resend_is_the_same_handof
     assert failed_kinds([resend, rb, ho, dn]) == {unseen}
     twice = failed_kinds([resend, rb, ho, dn, "RW1 DN b-3 re=a-1 from=b to=a item=x:1 out=OK"]) - {unseen}
     assert {kind for kind, token in twice if token == "b-3"} & {"closed-twice", "act-after-close", "closed"}
+
+
+def test_two_ends_of_one_agent_on_one_ledger_read_a_handoff_back_once(tmp_path):
+    """Two processes of one agent share its ledger and both receive the same HO. The second receive is a
+    redelivery; whichever readback goes out first is the one: the other, the same readback again under a new
+    number, is refused, and one DN at most reports the act."""
+    path = tmp_path / "dev.ledger"
+    first, second = Endpoint("dev", ledger=path), Endpoint("dev", ledger=path)
+    ho = "RW1 HO a-1 from=a to=dev item=x:1 ask=FIX"
+    offered = first.receive(ho)[0]
+    again = second.receive(ho)
+    assert isinstance(again[0], Redelivered)
+    sent = first.send(offered.readback, number=True)
+    owed = [e.readback for e in again if isinstance(e, HandoffOffered)]
+    for readback in owed:
+        assert refused(second, readback, number=True) == "read-back"
+    assert [line for _, line in second.journal() if " RB " in line] == [sent]
+    second.send("RW1 DN dev-5 re=a-1 from=dev to=a item=x:1 out=OK")
+    assert refused(first, "RW1 DN dev-6 re=a-1 from=dev to=a item=x:1 out=OK") in ("closed", "closed-twice")
+    assert not first.may_act("a-1") and not second.may_act("a-1")
+
+
+def test_two_processes_of_one_agent_on_one_ledger_send_one_readback(tmp_path):
+    """The same across processes: each receives the HO before either sends its readback (one step each)."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "dev.ledger"
+    script = ("import sys\nfrom rogerwilco import Endpoint, ProtocolError\n"
+              "e = Endpoint('dev', ledger=sys.argv[1])\n"
+              "if sys.argv[2] == 'receive':\n"
+              "    got = e.receive('RW1 HO a-1 from=a to=dev item=x:1 ask=FIX')\n"
+              "    print([x.readback for x in got if getattr(x, 'readback', None)][0])\n"
+              "else:\n"
+              "    try:\n        print(e.send(sys.argv[2], number=True))\n"
+              "    except ProtocolError as exc:\n        print(exc.kind)\n")
+
+    def step(arg: str) -> str:
+        return subprocess.run([sys.executable, "-c", script, str(path), arg], capture_output=True, text=True,
+                              check=True, env={**os.environ, "RW1_PURE": "1"}).stdout.strip()
+
+    offered = [step("receive"), step("receive")]
+    assert [step(readback) for readback in offered][1] == "read-back"
+    assert len([line for _, line in Endpoint("dev", ledger=path).journal() if " RB " in line]) == 1

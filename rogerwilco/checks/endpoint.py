@@ -1636,6 +1636,12 @@ class Endpoint:
                 raise ProtocolError(f"{named.id} was carried forward by {h.live}: read that back", kind="stale")
             if h.close != "open":
                 raise ProtocolError(f"{h.live} is {h.close}: there is nothing to read back", kind="closed")
+            sent = next((rb for rb in self._rb_of.get(named.id, ()) if self._messages[rb].from_ == self.me
+                         and _same_but_id(msg, self._messages[rb])), None)
+            if sent is not None:
+                # another process of this agent, on its ledger, read it back first: one readback, one act
+                raise ProtocolError(f"{named.id} was already read back as {sent}: deliver that again",
+                                    kind="read-back", token=msg.id)
             if named.item is not None and self._handing_on(named.item):
                 # a passing readback makes this end the owner (spec 5 rule 1) while the handoff of the item
                 # it sent may pass too: two owners
