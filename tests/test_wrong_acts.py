@@ -601,6 +601,22 @@ def test_an_original_arriving_after_a_resend_of_a_lost_resend_is_the_same_handof
     assert {kind for kind, token in twice if token == "b-3"} & {"closed-twice", "act-after-close", "closed"}
 
 
+def test_a_resend_of_a_lost_resend_after_its_original_was_read_back_is_not_read_back_again():
+    """The other order: b gets a-1 and reads it back, then a-3 re=a-2 (a-2 lost). b cannot follow a-3 to a-1, so
+    it is offered as a handoff; its readback is refused (a re-send of the handoff read back, it may be), so one
+    act at most."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    resend = a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    b.send(b.receive(ho)[0].readback, number=True)
+    offered = [e for e in b.receive(resend) if isinstance(e, HandoffOffered)]
+    for event in offered:
+        assert refused(b, event.readback, number=True) == "read-back"
+    assert b.may_act("a-1") and not b.may_act("a-3")
+    assert b.send("RW1 UN b-3 re=a-3 from=b to=a item=x:1 why=DUP")
+
+
 def test_two_ends_of_one_agent_on_one_ledger_read_a_handoff_back_once(tmp_path):
     """Two processes of one agent share its ledger and both receive the same HO. The second receive is a
     redelivery; whichever readback goes out first is the one: the other, the same readback again under a new

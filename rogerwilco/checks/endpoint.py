@@ -1178,6 +1178,19 @@ class Endpoint:
                 and later.re not in self._messages and later.re.startswith(f"{later.from_}-")
                 and whole(later).replace(id=ho.id, re=ho.re, tail=ho.tail) == whole(ho))
 
+    def _original_of(self, ho: Message, h: Handoff) -> Handoff | None:
+        """The other handoff this end read back that ``ho``, the first issue of ``h``, may re-send through an HO
+        lost in transit (its ``re=`` names an HO of its sender's this end never saw): the same sender, item and
+        slots. Its original came first here, so ``ho`` started a handoff of its own; reading it back too would
+        make two acts of one handoff."""
+        for other_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
+            other = self._handoffs.get(other_id)
+            if other is None or other is h or other.live != other_id or other.close != "open":
+                continue
+            if other.rb in ("read-back", "wilco") and self._resends_unseen(ho, h, self._messages[other.key]):
+                return other
+        return None
+
     def _resent_between(self, ho: Message, earlier: str) -> Handoff | None:
         """The handoff where a re-send ``ho`` of ``earlier`` arrives after a re-send of it: ``ho`` takes its
         place in the chain between them (the live issue stays the latest), and is offered nothing."""
@@ -1642,6 +1655,11 @@ class Endpoint:
                 # another process of this agent, on its ledger, read it back first: one readback, one act
                 raise ProtocolError(f"{named.id} was already read back as {sent}: deliver that again",
                                     kind="read-back", token=msg.id)
+            original = self._original_of(named, h)
+            if original is not None:
+                raise ProtocolError(f"{named.id} names {named.re}, which {self.me} never saw, and repeats "
+                                    f"{original.live}, which {self.me} read back: a re-send of it, it may be (one "
+                                    f"act per handoff); answer it UN why=DUP", kind="read-back", token=msg.id)
             if named.item is not None and self._handing_on(named.item):
                 # a passing readback makes this end the owner (spec 5 rule 1) while the handoff of the item
                 # it sent may pass too: two owners
