@@ -570,3 +570,93 @@ def test_a_handoff_withdrawn_but_not_yet_answered_still_stands():
     assert refused(a, offered.readback, number=True) == "two-owners"
     a.receive(b.send(cancelled.reply, number=True))  # b abandoned it: the item is a's to hand on
     assert a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX")
+
+
+def test_an_original_arriving_after_a_resend_of_a_lost_resend_is_the_same_handoff():
+    """a sends a-1, re-sends it as a-2 (lost in transit) and again as a-3 re=a-2. b gets a-3, then a-1: a-3's re=
+    names an HO of a's that b never saw, about the same item, so a-1 may be its original. One handoff, one
+    readback, one act (spec 5 rule 1: a retry cannot create two owners); the thread check reads b's journal,
+    which lacks a-2, the same way."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    lost = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    resend = a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    offered = b.receive(resend)[0]
+    rb = b.send(offered.readback, number=True)
+    late = b.receive(ho)
+    assert not [e for e in late if isinstance(e, HandoffOffered)]  # no second readback
+    assert b.handoff("a-1").issues == b.handoff("a-3").issues == ("a-1", "a-3")
+    assert b.may_act("a-3") and b.may_act("a-1")  # one handoff, read back once
+    dn = b.send("RW1 DN b-2 re=a-3 from=b to=a item=x:1 out=OK")
+    assert not b.may_act("a-1") and not b.may_act("a-3")  # one act per handoff
+    assert refused(b, "RW1 DN b-3 re=a-1 from=b to=a item=x:1 out=OK") in ("closed", "closed-twice")
+    late_lost = b.receive(lost)  # the lost re-send comes after all: still the same handoff
+    assert not [e for e in late_lost if isinstance(e, HandoffOffered)]
+    assert not b.may_act("a-2")
+    journal = [line for _, line in b.journal()]
+    assert failed_kinds(journal) == set()
+    unseen = ("reply-to-unknown", None)  # a-3 names a-2, which these lines lack: no act is wrong for it
+    assert failed_kinds([resend, rb, ho, dn]) == {unseen}
+    twice = failed_kinds([resend, rb, ho, dn, "RW1 DN b-3 re=a-1 from=b to=a item=x:1 out=OK"]) - {unseen}
+    assert {kind for kind, token in twice if token == "b-3"} & {"closed-twice", "act-after-close", "closed"}
+
+
+def test_a_resend_of_a_lost_resend_after_its_original_was_read_back_is_not_read_back_again():
+    """The other order: b gets a-1 and reads it back, then a-3 re=a-2 (a-2 lost). b cannot follow a-3 to a-1, so
+    it is offered as a handoff; its readback is refused (a re-send of the handoff read back, it may be), so one
+    act at most."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    resend = a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    b.send(b.receive(ho)[0].readback, number=True)
+    offered = [e for e in b.receive(resend) if isinstance(e, HandoffOffered)]
+    for event in offered:
+        assert refused(b, event.readback, number=True) == "read-back"
+    assert b.may_act("a-1") and not b.may_act("a-3")
+    assert b.send("RW1 UN b-3 re=a-3 from=b to=a item=x:1 why=DUP")
+
+
+def test_two_ends_of_one_agent_on_one_ledger_read_a_handoff_back_once(tmp_path):
+    """Two processes of one agent share its ledger and both receive the same HO. The second receive is a
+    redelivery; whichever readback goes out first is the one: the other, the same readback again under a new
+    number, is refused, and one DN at most reports the act."""
+    path = tmp_path / "dev.ledger"
+    first, second = Endpoint("dev", ledger=path), Endpoint("dev", ledger=path)
+    ho = "RW1 HO a-1 from=a to=dev item=x:1 ask=FIX"
+    offered = first.receive(ho)[0]
+    again = second.receive(ho)
+    assert isinstance(again[0], Redelivered)
+    sent = first.send(offered.readback, number=True)
+    owed = [e.readback for e in again if isinstance(e, HandoffOffered)]
+    for readback in owed:
+        assert refused(second, readback, number=True) == "read-back"
+    assert [line for _, line in second.journal() if " RB " in line] == [sent]
+    second.send("RW1 DN dev-5 re=a-1 from=dev to=a item=x:1 out=OK")
+    assert refused(first, "RW1 DN dev-6 re=a-1 from=dev to=a item=x:1 out=OK") in ("closed", "closed-twice")
+    assert not first.may_act("a-1") and not second.may_act("a-1")
+
+
+def test_two_processes_of_one_agent_on_one_ledger_send_one_readback(tmp_path):
+    """The same across processes: each receives the HO before either sends its readback (one step each)."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "dev.ledger"
+    script = ("import sys\nfrom rogerwilco import Endpoint, ProtocolError\n"
+              "e = Endpoint('dev', ledger=sys.argv[1])\n"
+              "if sys.argv[2] == 'receive':\n"
+              "    got = e.receive('RW1 HO a-1 from=a to=dev item=x:1 ask=FIX')\n"
+              "    print([x.readback for x in got if getattr(x, 'readback', None)][0])\n"
+              "else:\n"
+              "    try:\n        print(e.send(sys.argv[2], number=True))\n"
+              "    except ProtocolError as exc:\n        print(exc.kind)\n")
+
+    def step(arg: str) -> str:
+        return subprocess.run([sys.executable, "-c", script, str(path), arg], capture_output=True, text=True,
+                              check=True, env={**os.environ, "RW1_PURE": "1"}).stdout.strip()
+
+    offered = [step("receive"), step("receive")]
+    assert [step(readback) for readback in offered][1] == "read-back"
+    assert len([line for _, line in Endpoint("dev", ledger=path).journal() if " RB " in line]) == 1

@@ -1109,10 +1109,14 @@ class Endpoint:
             hos.append(ho.id)
         if self._peers is not None and not mine:
             return events  # a replay that keeps each handoff at its sender's end alone (its receiver's is the same)
-        if link is None and not mine:
+        if link is None and (not mine or not live):  # (a replay reads the receiver's order at the sender's end)
             late = self._resent_before(ho)
             if late is not None:
-                return [Redelivered(message=ho)]
+                return [] if mine else [Redelivered(message=ho)]
+        if link is not None and link[1] == "resend":
+            between = self._resent_between(ho, link[0])
+            if between is not None:
+                return [] if mine else [Redelivered(message=ho)]
         if link is None:
             h = Handoff(key=ho.id, sender=ho.from_, receiver=ho.to, item=ho.item, issues=[ho.id], offered_at=at)
             self._handoffs[ho.id] = h
@@ -1154,15 +1158,53 @@ class Endpoint:
         for later_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
             later = self._messages.get(later_id)
             h = self._handoffs.get(later_id)
-            if later is None or h is None or later.re != ho.id or h.sender != ho.from_ or ho.id in h.issues:
+            if later is None or h is None or h.sender != ho.from_ or h.receiver != ho.to or ho.id in h.issues:
                 continue
-            if self.continues(later) != (ho.id, "resend") or later.id in self._duplicates:
+            if later.id in self._duplicates:
+                continue
+            if self.continues(later) != (ho.id, "resend") and not self._resends_unseen(later, h, ho):
                 continue
             h.issues.insert(0, ho.id)
             self._handoffs[ho.id] = h
             self._carried[ho.id] = later.id
             return h
         return None
+
+    def _resends_unseen(self, later: Message, h: Handoff, ho: Message) -> bool:
+        """Whether ``ho`` is an original (no ``re=``) and ``later`` the first issue ``h`` has, ``ho`` again (the
+        same parties, item and slots), whose ``re=`` names an HO of its sender's this end never saw: a re-send
+        of a re-send lost in transit, whose original ``ho`` is, and is taken as that (one act at most)."""
+        return (ho.re is None and h.issues[0] == later.id and later.type == "HO" and later.re is not None
+                and later.re not in self._messages and later.re.startswith(f"{later.from_}-")
+                and whole(later).replace(id=ho.id, re=ho.re, tail=ho.tail) == whole(ho))
+
+    def _original_of(self, ho: Message, h: Handoff) -> Handoff | None:
+        """The other handoff this end read back that ``ho``, the first issue of ``h``, may re-send through an HO
+        lost in transit (its ``re=`` names an HO of its sender's this end never saw): the same sender, item and
+        slots. Its original came first here, so ``ho`` started a handoff of its own; reading it back too would
+        make two acts of one handoff."""
+        for other_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
+            other = self._handoffs.get(other_id)
+            if other is None or other is h or other.live != other_id or other.close != "open":
+                continue
+            if other.rb in ("read-back", "wilco") and self._resends_unseen(ho, h, self._messages[other.key]):
+                return other
+        return None
+
+    def _resent_between(self, ho: Message, earlier: str) -> Handoff | None:
+        """The handoff where a re-send ``ho`` of ``earlier`` arrives after a re-send of it: ``ho`` takes its
+        place in the chain between them (the live issue stays the latest), and is offered nothing."""
+        h = self._handoffs.get(earlier)
+        if h is None or earlier not in h.issues or ho.id in h.issues:
+            return None
+        after = next((i for i in h.issues[h.issues.index(earlier) + 1:] if self._messages[i].re == ho.id), None)
+        if after is None:  # (``ho`` re-sent by an issue before ``earlier``: a loop of re=, taken in the order given)
+            return None
+        h.issues.insert(h.issues.index(after), ho.id)
+        self._handoffs[ho.id] = h
+        self._carried[earlier] = ho.id
+        self._carried[ho.id] = after
+        return h
 
     def _repeated_by(self, resend: Message) -> Handoff | None:
         """The handoff a re-send answered ``UN why=DUP`` repeated (live: split off when the UN came; in a
@@ -1607,6 +1649,17 @@ class Endpoint:
                 raise ProtocolError(f"{named.id} was carried forward by {h.live}: read that back", kind="stale")
             if h.close != "open":
                 raise ProtocolError(f"{h.live} is {h.close}: there is nothing to read back", kind="closed")
+            sent = next((rb for rb in self._rb_of.get(named.id, ()) if self._messages[rb].from_ == self.me
+                         and _same_but_id(msg, self._messages[rb])), None)
+            if sent is not None:
+                # another process of this agent, on its ledger, read it back first: one readback, one act
+                raise ProtocolError(f"{named.id} was already read back as {sent}: deliver that again",
+                                    kind="read-back", token=msg.id)
+            original = self._original_of(named, h)
+            if original is not None:
+                raise ProtocolError(f"{named.id} names {named.re}, which {self.me} never saw, and repeats "
+                                    f"{original.live}, which {self.me} read back: a re-send of it, it may be (one "
+                                    f"act per handoff); answer it UN why=DUP", kind="read-back", token=msg.id)
             if named.item is not None and self._handing_on(named.item):
                 # a passing readback makes this end the owner (spec 5 rule 1) while the handoff of the item
                 # it sent may pass too: two owners

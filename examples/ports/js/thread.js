@@ -252,6 +252,9 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   }
 
   const previous = new Map(); // HO id -> [earlier HO id, "resend" | "reissue"]
+  const sameSlots = (a, b) => canonicalJson({ ...a, id: "", re: null, tail: null }) === canonicalJson({ ...b, id: "", re: null, tail: null });
+  const resendsUnseen = (later, ho) => sameParties(later, ho) && !previous.has(later.id) && !duplicate.has(later.id)
+    && later.re !== null && !byId.has(later.re) && later.re.startsWith(`${later.from}-`) && sameSlots(later, ho);
   const taken = new Set();
   const takeOrder = [];
   const take = (ho) => {
@@ -268,6 +271,14 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     }
     if (link !== null && taken.has(link[0])) previous.set(ho.id, link);
     taken.add(ho.id);
+    // an original (no re=) taken after a re-send of a re-send the log lacks (same parties, item and slots) is the one
+    // that re-send carries forward: it joins that handoff as its first issue (one handoff, one act)
+    const later = ho.re === null && ho.item !== null ? takeOrder.find((l) => resendsUnseen(l, ho)) : undefined;
+    if (later !== undefined) {
+      previous.set(later.id, [ho.id, "resend"]);
+      takeOrder.splice(takeOrder.indexOf(later), 0, ho);
+      return;
+    }
     takeOrder.push(ho);
   };
   const waiting = new Map(); // HO id -> [[place, HO]] waiting for it
