@@ -440,9 +440,13 @@ class ImplProcess:
             self.stop()
             raise ImplError(f"timed out: no response in {timeout:g}s (implementation restarted)") from None
         except (OSError, ValueError) as exc:
+            # a write that finds the pipe closed usually means the process has ended: say how, whichever of
+            # the write and the exit came first
+            code = self._exit_status()
             note = self._stderr_note()
             self._died()
-            raise ImplError(f"implementation died: {getattr(exc, 'strerror', None) or exc}{note}") from None
+            how = "died" if code is None else f"exited with status {code}"
+            raise ImplError(f"implementation {how}: {getattr(exc, 'strerror', None) or exc}{note}") from None
         if line is None:
             code = self.proc.wait()
             note = self._stderr_note()
@@ -463,6 +467,14 @@ class ImplProcess:
             self.stop()
             raise ImplError(f"response is not a JSON object (implementation restarted): {line.strip()[:200]}")
         return response
+
+    def _exit_status(self) -> int | None:
+        """The process's exit status once it has ended (waiting a moment for an exit under way), else None."""
+        assert self.proc is not None
+        try:
+            return self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return None
 
     def _died(self) -> None:
         """The process ended without answering: stopped; a second fresh start that does so cannot run."""
