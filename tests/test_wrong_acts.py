@@ -660,3 +660,23 @@ def test_two_processes_of_one_agent_on_one_ledger_send_one_readback(tmp_path):
     offered = [step("receive"), step("receive")]
     assert [step(readback) for readback in offered][1] == "read-back"
     assert len([line for _, line in Endpoint("dev", ledger=path).journal() if " RB " in line]) == 1
+
+
+def test_a_resend_of_a_lost_resend_that_arrives_before_it_joins_the_closed_handoff():
+    """b reads a-1 back and closes it. Then a-3 re=a-2 comes, before a-2: b cannot yet follow it. When a-2 re=a-1
+    comes (answered UN why=DUP), a-3, its re-send, belongs to a-1's handoff too: no readback of it, no second
+    close (spec 5 rule 1: a retry cannot create two owners); the thread check reads b's journal the same way."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    lost = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    resend = a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    b.send(b.receive(ho)[0].readback, number=True)
+    b.send("RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=NOOP")
+    offered = [e for e in b.receive(resend) if isinstance(e, HandoffOffered)]
+    b.receive(lost)
+    assert "a-3" in b.handoff("a-1").issues
+    for event in offered:
+        assert refused(b, event.readback, number=True) in ("read-back", "closed")
+    assert not b.may_act("a-3")
+    assert refused(b, "RW1 DN b-9 re=a-3 from=b to=a item=x:1 out=OK") in ("closed", "closed-twice")
+    assert failed_kinds([line for _, line in b.journal()]) == set()

@@ -1116,6 +1116,7 @@ class Endpoint:
         if link is not None and link[1] == "resend":
             between = self._resent_between(ho, link[0])
             if between is not None:
+                self._join_resends(ho, between)
                 return [] if mine else [Redelivered(message=ho)]
         if link is None:
             h = Handoff(key=ho.id, sender=ho.from_, receiver=ho.to, item=ho.item, issues=[ho.id], offered_at=at)
@@ -1130,6 +1131,8 @@ class Endpoint:
         self._carried[earlier] = ho.id
         h.offered_at = at
         self._handoffs[ho.id] = h
+        if how == "resend":
+            self._join_resends(ho, h)
         if how == "reissue":
             h.passing_rb = None
         findings, replies = self._step(h, how, ho)
@@ -1169,6 +1172,23 @@ class Endpoint:
             self._carried[ho.id] = later.id
             return h
         return None
+
+    def _join_resends(self, ho: Message, h: Handoff) -> None:
+        """The re-sends of ``ho`` that arrived before it (their ``re=`` named an HO this end had not seen, so each
+        was offered as a handoff of its own), and theirs in turn: ``ho`` re-sends ``h``, so they do too and join
+        it, after ``ho`` (spec 5 rule 1: a retry cannot create two owners). One read back or closed already
+        stays as it is (its readback was the act of a handoff of its own then)."""
+        for later_id in list(self._item_hos.get(ho.item, ())) if ho.item is not None else ():
+            later = self._messages.get(later_id)
+            alone = self._handoffs.get(later_id)
+            if (later is None or alone is None or alone is h or later.re != ho.id or later.from_ != ho.from_
+                    or later.to != ho.to or later_id in self._duplicates or alone.issues != [later_id]
+                    or alone.rb != "offered" or alone.close != "open" or alone.cancels):
+                continue
+            h.issues.insert(h.issues.index(ho.id) + 1, later_id)
+            self._carried[ho.id] = later_id
+            self._handoffs[later_id] = h
+            self._join_resends(later, h)
 
     def _resends_unseen(self, later: Message, h: Handoff, ho: Message) -> bool:
         """Whether ``ho`` is an original (no ``re=``) and ``later`` the first issue ``h`` has, ``ho`` again (the
