@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from rogerwilco import Endpoint, ProtocolError
-from rogerwilco.checks.endpoint import Cancelled, HandoffOffered, Redelivered
+from rogerwilco.checks.endpoint import Cancelled, HandoffOffered, Redelivered, Reply
 from rogerwilco.checks.thread import check_thread
 
 HO = "RW1 HO a-1 from=a to=b item=x:1 ask=FIX"
@@ -680,3 +680,31 @@ def test_a_resend_of_a_lost_resend_that_arrives_before_it_joins_the_closed_hando
     assert not b.may_act("a-3")
     assert refused(b, "RW1 DN b-9 re=a-3 from=b to=a item=x:1 out=OK") in ("closed", "closed-twice")
     assert failed_kinds([line for _, line in b.journal()]) == set()
+
+
+def test_a_resend_read_back_before_the_link_to_its_closed_handoff_is_answered_dup_and_not_acted_on():
+    """b reads a-1 back and closes it (out=NOOP). a-3 re=a-2 comes first (a-2 lost so far) and b reads it back in
+    good faith: nothing links it to a-1 yet. Then a-2 re=a-1 comes: a-3 re-sends a handoff already closed. b answers
+    a-3 UN why=DUP with a-2's, and may not report an act on it (spec 5 rule 1: a retry cannot make a second act);
+    the thread check reads b's journal, and a DN sent anyway, the same way."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    lost = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    resend = a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    b.send(b.receive(ho)[0].readback, number=True)
+    b.send("RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=NOOP")
+    offered = [e for e in b.receive(resend) if isinstance(e, HandoffOffered)]
+    b.send(offered[0].readback, number=True)  # nothing links a-3 to a-1 yet
+    assert b.may_act("a-3")
+    replies = [e.line for e in b.receive(lost) if isinstance(e, Reply)]
+    assert [(line.split()[1], line.split()[3]) for line in replies] == [("UN", "re=a-2"), ("UN", "re=a-3")]
+    assert all("why=DUP" in line for line in replies)
+    assert not b.may_act("a-3") and not b.may_act("a-1")
+    act = "RW1 DN b-9 re=a-3 from=b to=a item=x:1 out=OK"
+    assert refused(b, act) == "closed-twice"
+    journal = [line for _, line in b.journal()]
+    assert failed_kinds(journal) == set()
+    assert failed_kinds(journal + [act]) == {("closed-twice", "b-9")}
+    for line in journal:  # the sender's end, on the same lines, raises nothing either
+        a.receive(line)
+    assert not [f for f in a.findings if f.failed]

@@ -1146,13 +1146,39 @@ class Endpoint:
                                   profile=ho.profile, tail=f"already read back {earlier}")
             self._record(reply, "out", {}, at)
             self._apply(reply, outgoing=True, at=at, live=live)
-            return self._apply_early_cancels(ho, h, [
-                Duplicate(message=ho, handoff=earlier, readback=self._text[mine_rb.id] if mine_rb else None),
-                Reply(line=reply.to_line())], at, live=live)
-        offered = self._offered(ho, h)
-        return self._apply_early_cancels(ho, h, [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
-                                                              resend_of=earlier if how == "resend" else None)],
-                                         at, live=live)
+            events = [Duplicate(message=ho, handoff=earlier, readback=self._text[mine_rb.id] if mine_rb else None),
+                      Reply(line=reply.to_line())]
+        else:
+            offered = self._offered(ho, h)
+            events = [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
+                                   resend_of=earlier if how == "resend" else None)]
+        if how == "resend" and live:
+            events += self._answer_resends_of_closed(ho, h, at)
+        return self._apply_early_cancels(ho, h, events, at, live=live)
+
+    def _answer_resends_of_closed(self, ho: Message, h: Handoff, at: str) -> list[Any]:
+        """The re-sends of ``ho`` that came before it and that this end read back as handoffs of their own (their
+        ``re=`` named an HO it had not seen), and theirs in turn: ``ho`` shows them to be re-sends of ``h``. Where
+        ``h`` is closed, each repeats a closed handoff: it is answered ``UN why=DUP``, which closes it, so no act
+        and no second close follow (spec 5 rule 1: a retry cannot make a second owner; docs/endpoint.md, "A
+        re-send read back before it could be traced")."""
+        if h.close == "open" or ho.item is None:
+            return []
+        events: list[Any] = []
+        for later_id in list(self._item_hos.get(ho.item, ())):
+            later = self._messages.get(later_id)
+            alone = self._handoffs.get(later_id)
+            if (later is None or alone is None or alone is h or alone.key != later_id or later.re != ho.id
+                    or later.from_ != ho.from_ or later.to != ho.to or alone.close != "open"
+                    or alone.rb == "offered"):
+                continue
+            reply = self._compose("UN", re=later.id, to=later.from_, item=later.item, slots={"why": "DUP"},
+                                  profile=later.profile, tail=f"re-sends {h.key}, already closed")
+            self._record(reply, "out", {}, at)
+            self._apply(reply, outgoing=True, at=at, live=True)
+            events += [Duplicate(message=later, handoff=h.key), Reply(line=reply.to_line())]
+            events += self._answer_resends_of_closed(later, h, at)
+        return events
 
     def _resent_before(self, ho: Message) -> Handoff | None:
         """The handoff whose re-send of ``ho`` arrived before ``ho`` itself (a transport that reorders): ``ho``
