@@ -708,3 +708,34 @@ def test_a_resend_read_back_before_the_link_to_its_closed_handoff_is_answered_du
     for line in journal:  # the sender's end, on the same lines, raises nothing either
         a.receive(line)
     assert not [f for f in a.findings if f.failed]
+
+
+def test_the_thread_check_reports_an_item_handed_on_before_its_readback_as_the_live_end_refuses_it():
+    """b is offered x:1 and hands it on to c before reading it back: b's endpoint refuses the HO (not-owner);
+    check_thread reports the same HO the same way, and nothing once b's readback passed first."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    offered = b.receive(ho)[0]
+    onward = "RW1 HO b-1 from=b to=c item=x:1 ask=FIX"
+    assert refused(b, onward) == "not-owner"
+    assert failed_kinds([ho, onward]) == {("not-owner", "b-1")}
+    rb = b.send(offered.readback, number=True)
+    assert b.send("RW1 HO b-3 from=b to=c item=x:1 ask=FIX")
+    assert failed_kinds([ho, rb, "RW1 HO b-3 from=b to=c item=x:1 ask=FIX"]) == set()
+
+
+def test_the_thread_check_reports_a_readback_of_a_resend_it_cannot_trace_to_its_read_back_original():
+    """b reads a-1 back, then gets a-3 re=a-2 (a-2 lost) and reads it back too. b's endpoint refuses that RB
+    (read-back: a re-send of the handoff read back, it may be); check_thread reports it on the same lines."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    resend = a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    rb = b.send(b.receive(ho)[0].readback, number=True)
+    offered = [e for e in b.receive(resend) if isinstance(e, HandoffOffered)][0]
+    again = offered.readback.to_line()
+    assert refused(b, again) == "read-back"
+    unseen = ("reply-to-unknown", None)
+    assert failed_kinds([ho, rb, resend, again]) - {unseen} == {("read-back", again.split()[2])}
+    closed = "RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=NOOP"  # once a-1 is closed, a-3 is read back in good faith
+    assert failed_kinds([ho, rb, closed, resend, again]) - {unseen} == set()

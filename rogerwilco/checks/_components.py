@@ -46,9 +46,9 @@ def _bits(name: str) -> tuple[int, int, int]:
 
 def touches_of(message: Any) -> tuple[list[str], str | None, str | None]:
     """What a message touches, as :meth:`Components.add` takes it: the names it joins (its id, the message
-    it answers, for an ``ask=UNDO`` the messages its ``ctx=`` names, for an HO its sender and item together:
-    the ``two-owners`` rule reads one sender's HOs of an item); the item an HO is listed under; and
-    for an ST that answers nothing, the item whose HOs it joins (it changes the latest open one)."""
+    it answers, for an ``ask=UNDO`` the messages its ``ctx=`` names, for an HO its sender and its receiver
+    each with its item: the ``two-owners`` and ``not-owner`` rules read one agent's HOs of an item); the
+    item an HO is listed under; and for an ST that answers nothing, the item whose HOs it joins (it changes the latest open one)."""
     names = ["#" + message.id]
     if message.re is not None:
         names.append("#" + message.re)
@@ -56,8 +56,9 @@ def touches_of(message: Any) -> tuple[list[str], str | None, str | None]:
     if message.type == "HO":
         if message.item is not None:
             listed = message.item
-            # one sender's HOs of one item are one part: whether a new one makes two owners reads them all
-            names.append(f"@{message.from_} {message.item}")
+            # one agent's HOs of one item, sent or received, are one part: whether a new one makes two owners
+            # reads its sender's, whether its sender owns the item (not-owner) the ones it received too
+            names.extend((f"@{message.from_} {message.item}", f"@{message.to} {message.item}"))
         if message.get("ask") == "UNDO":
             names.extend("#" + ref for ref in message.get("ctx") or () if isinstance(ref, str))
     elif message.type == "ST" and message.re is None and message.item is not None:

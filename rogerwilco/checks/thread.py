@@ -491,13 +491,19 @@ def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Rece
     several = {i for _, handoff, _ in groups if len(handoff.issues) > 1 for i in handoff.issues}
     position = {ho.id: i for i, ho in enumerate(hos) if ho.id in several}  # stream order, among the HOs
     states: dict[str, HandoffStatus] = {}
+    not_owner = _not_owner(messages, hos, ends)
+    again = _read_back_again(messages, by_id, ends)
     owners_twice = _two_owners(messages, hos, groups, ends)
     for first, handoff, end in groups:
         where = place[first]
         members = sorted(handoff.issues, key=lambda i: position[i]) if len(handoff.issues) > 1 else handoff.issues
         live = [i for i in members if i not in end._carried]
         key = live[-1] if live else members[-1]
-        findings += [(_HANDOFFS, where, attrs.evolve(f, key=key)) for f in owners_twice.get(id(handoff), ())]
+        if id(handoff) in not_owner:  # the live endpoint refuses the HO as not-owner before two-owners
+            findings.append((_HANDOFFS, where, attrs.evolve(not_owner[id(handoff)], key=key)))
+        else:
+            findings += [(_HANDOFFS, where, attrs.evolve(f, key=key)) for f in owners_twice.get(id(handoff), ())]
+        findings += [(_HANDOFFS, where, attrs.evolve(f, key=key)) for f in again.get(id(handoff), ())]
         findings += [(_HANDOFFS, where, f) for f in _close_findings(handoff, key, conversation)]
         for ho_id in members:
             state, found = _issue_state(conversation.get(ho_id), handoff, end, conversation, ends, at)
@@ -746,6 +752,97 @@ def _two_owners(messages: list[Any], hos: list[Any], groups: list[tuple[str, Han
         close = at[until] if until is not None else None
         earlier.append((handoff, ho.to, close))
     return found
+
+
+def _not_owner(messages: list[Any], hos: list[Any], ends: Mapping[str, Endpoint]) -> dict[int, Finding]:
+    """By handoff (``id()``): an HO that starts a handoff of an item while a handoff of it to its sender is open
+    and not read back (no passing readback earlier in the stream), and the item is not the sender's by its own
+    record then (the ``to`` of its latest HO of the item whose readback passed and that no cancel withdrew,
+    else its first HO's sender): that handoff's sender owns the item (spec 5 rule 1, "Until then the sender
+    owns the item"). The live endpoint refuses the HO (``not-owner``); the two-owners rule then has nothing
+    to add about it."""
+    at = {m.id: i for i, m in enumerate(messages)}
+    found: dict[int, Finding] = {}
+    seen: set[int] = set()
+    of_item: dict[str, list[Any]] = {}  # each item's HOs so far, in stream order
+    for ho in hos:
+        if ho.item is None:
+            continue
+        before = of_item.setdefault(ho.item, [])
+        before.append(ho)
+        handoff = ends[ho.from_]._handoffs[ho.id]
+        if id(handoff) in seen:
+            continue
+        seen.add(id(handoff))
+        here = at[ho.id]
+        earlier = [(m, ends[m.from_]._handoffs[m.id]) for m in before[:-1] if ho.from_ in (m.from_, m.to)]
+        if _holder_then(ho.from_, earlier, ends, at, here) == ho.from_:
+            continue
+        unread = next((h for m, h in earlier if h.receiver == ho.from_ and h.sender != ho.from_
+                       and _open_then(h, at, here) and not _read_back_then(h, ends[h.sender], at, here)), None)
+        if unread is not None:
+            found[id(handoff)] = fail(
+                kind="not-owner", key=ho.id, token=ho.id,
+                message=f"HO {ho.id} hands {ho.item} on, but {unread.live} offered it to {ho.from_}, which had not "
+                        f"read it back: {unread.sender} owns {ho.item} until a readback passes (spec 5 rule 1)")
+    return found
+
+
+def _read_back_again(messages: list[Any], by_id: Mapping[str, Any], ends: Mapping[str, Endpoint]
+                     ) -> dict[int, list[Finding]]:
+    """By handoff (``id()``): a readback of an HO whose ``re=`` names an HO of its sender's that the stream lacks,
+    the first issue of its handoff, when an original HO (no ``re=``) of the same sender, receiver, item and slots
+    is open and was read back before it: a re-send of that handoff, it may be, so reading it back too makes two
+    acts of one handoff (spec 5 rule 1). The live endpoint refuses the RB (``read-back``)."""
+    at = {m.id: i for i, m in enumerate(messages)}
+    originals: dict[tuple[str, str, str], list[Any]] = {}  # (from, to, item) -> its original HOs so far
+    found: dict[int, list[Finding]] = {}
+    for m in messages:
+        if m.type == "HO" and m.re is None and m.item is not None:
+            originals.setdefault((m.from_, m.to, m.item), []).append(m)
+        ho = by_id.get(m.re) if m.type == "RB" and m.re is not None else None
+        if ho is None or ho.type != "HO" or ho.item is None or m.from_ != ho.to:
+            continue
+        end = ends[ho.from_]
+        handoff = end._handoffs[ho.id]
+        here = at[m.id]
+        if not _open_then(handoff, at, here):
+            continue
+        for original in originals.get((ho.from_, ho.to, ho.item), ()):
+            other = end._handoffs[original.id]
+            if (other is not handoff and at[original.id] < here and _open_then(other, at, here)
+                    and _read_back_then(other, end, at, here) and end._resends_unseen(ho, handoff, original)):
+                found.setdefault(id(handoff), []).append(fail(
+                    kind="read-back", key=ho.id, token=m.id,
+                    message=f"RB {m.id} reads back {ho.id}, which names {ho.re} (not in the stream) and repeats "
+                            f"{original.id}, which {ho.to} read back and is open: a re-send of it, it may be (one "
+                            f"act per handoff); {ho.to} answers {ho.id} UN why=DUP"))
+                break
+    return found
+
+
+def _holder_then(agent: str, earlier: list[tuple[Any, Handoff]], ends: Mapping[str, Endpoint],
+                 at: Mapping[str, int], here: int) -> str | None:
+    """The item's holder by ``agent``'s record at ``here`` (the live endpoint's ``_holder``): ``earlier`` are the
+    item's HOs ``agent`` took part in before that place, with their handoffs."""
+    for m, h in reversed(earlier):
+        rb = ends[m.from_]._readbacks.get(m.id, ("", ""))
+        if rb[0] == "passed" and at[rb[1]] < here and not any(at[cx] < here for cx in h.cancels):
+            return m.to
+    return earlier[0][0].from_ if earlier else None
+
+
+def _open_then(handoff: Handoff, at: Mapping[str, int], here: int) -> bool:
+    return handoff.first_closer is None or at[handoff.first_closer] > here
+
+
+def _read_back_then(handoff: Handoff, end: Endpoint, at: Mapping[str, int], here: int) -> bool:
+    """Whether a readback of one of ``handoff``'s issues passed before ``here``."""
+    for issue in handoff.issues:
+        state, rb = end._readbacks.get(issue, ("", ""))
+        if state == "passed" and at[rb] < here:
+            return True
+    return False
 
 
 def _stood_until(handoff: Handoff, cancels: Mapping[str, Any]) -> str | None:

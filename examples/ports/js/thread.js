@@ -512,14 +512,82 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     standing.set(k, earlier);
   }
 
+  // not the owner (spec 5 rule 1, "Until then the sender owns the item"): an HO that starts a handoff of an
+  // item while a handoff of it to its sender is open and not read back, and the item is not the sender's by
+  // its own record then (the to of its latest HO of the item whose readback passed and that no cancel
+  // withdrew, else its first HO's sender); the live endpoint refuses it, before two-owners
+  const notOwner = new Map(); // handoff (its root) -> [HO, the root of the handoff it was offered]
+  const ofItem = new Map(); // item -> its HOs so far, in stream order
+  const startSeen = new Set();
+  const passedBefore = (hoId, here) => {
+    const [rbState, rbId] = readback.get(hoId);
+    return rbState === "passed" && position.get(rbId) < here;
+  };
+  for (const ho of hos) {
+    if (ho.item === null) continue;
+    if (!ofItem.has(ho.item)) ofItem.set(ho.item, []);
+    const before = ofItem.get(ho.item);
+    before.push(ho);
+    const g = root(ho.id);
+    if (startSeen.has(g)) continue;
+    startSeen.add(g);
+    const here = position.get(ho.id);
+    const earlier = before.slice(0, -1).filter((m) => m.from === ho.from || m.to === ho.from);
+    let holder = earlier.length ? earlier[0].from : null;
+    for (let i = earlier.length - 1; i >= 0; i--) {
+      const m = earlier[i];
+      if (passedBefore(m.id, here) && !state.get(root(m.id)).cancels.some((c) => position.get(c.id) < here)) {
+        holder = m.to;
+        break;
+      }
+    }
+    if (holder === ho.from) continue;
+    const unread = earlier.find((m) => {
+      if (m.to !== ho.from || m.from === ho.from) return false;
+      const other = root(m.id);
+      const closer = state.get(other).firstCloser;
+      return (closer === null || position.get(closer.id) > here) && !groups.get(other).some((i) => passedBefore(i, here));
+    });
+    if (unread !== undefined) notOwner.set(g, [ho, root(unread.id)]);
+  }
+
+  // a readback of an HO whose re= names an HO of its sender's the stream lacks (the first issue of its
+  // handoff), while an original HO of the same sender, receiver, item and slots is open and was read back
+  // before it: a re-send of that handoff, it may be (one act per handoff); the live endpoint refuses the RB
+  const readBackAgain = new Map(); // handoff (its root) -> [[RB, HO]]
+  const openAt = (g, here) => {
+    const closer = state.get(g).firstCloser;
+    return closer === null || position.get(closer.id) > here;
+  };
+  for (const m of messages) {
+    const ho = m.type === "RB" && m.re !== null ? byId.get(m.re) : undefined;
+    if (ho === undefined || ho.type !== "HO" || ho.item === null || m.from !== ho.to) continue;
+    const g = root(ho.id);
+    const here = position.get(m.id);
+    if (!openAt(g, here)) continue;
+    const original = hos.find((o) => o.re === null && o.from === ho.from && o.to === ho.to && o.item === ho.item
+      && position.get(o.id) < here && root(o.id) !== g && openAt(root(o.id), here)
+      && groups.get(root(o.id)).some((i) => passedBefore(i, here)) && resendsUnseen(ho, o));
+    if (original !== undefined) readBackAgain.set(g, [...(readBackAgain.get(g) || []), [m, ho, original]]);
+  }
+
   const states = new Map();
   for (const [groupRoot, members] of groups) {
     const live = members.filter((h) => !carriedTo.has(h));
     const { firstCloser, cancels, kinds } = state.get(groupRoot);
     const key = live.length ? live[live.length - 1] : members[members.length - 1];
-    for (const [ho, [otherRoot, otherTo]] of ownersTwice.get(groupRoot) || []) {
+    if (notOwner.has(groupRoot)) {
+      const [ho, offeredRoot] = notOwner.get(groupRoot);
+      const offered = liveOf.get(offeredRoot);
+      const offeredBy = byId.get(offered).from;
+      findings.push(fail("not-owner", key, `HO ${ho.id} hands ${ho.item} on, but ${offered} offered it to ${ho.from}, which had not read it back: ${offeredBy} owns ${ho.item} until a readback passes (spec 5 rule 1)`, ho.id));
+    }
+    for (const [ho, [otherRoot, otherTo]] of notOwner.has(groupRoot) ? [] : ownersTwice.get(groupRoot) || []) {
       const held = liveOf.get(otherRoot);
       findings.push(fail("two-owners", key, `HO ${ho.id} hands ${ho.item} to ${ho.to} while ${held} (to ${otherTo}) is still open: two agents could own ${ho.item}; ${ho.from} withdraws ${held} first (CX)`, ho.id));
+    }
+    for (const [rb, ho, original] of readBackAgain.get(groupRoot) || []) {
+      findings.push(fail("read-back", key, `RB ${rb.id} reads back ${ho.id}, which names ${ho.re} (not in the stream) and repeats ${original.id}, which ${ho.to} read back and is open: a re-send of it, it may be (one act per handoff); ${ho.to} answers ${ho.id} UN why=DUP`, rb.id));
     }
     for (const [kind, closer] of kinds) {
       if (kind === "closed-twice") {
