@@ -513,3 +513,32 @@ def test_check_thread_under_rb_all_and_undo_agrees_with_python(port, lines):
     request = {"op": "check-thread", "lines": lines, "now": "20261002T0000Z"}
     got, want = port(request), handle(request)
     assert findings_of(got) == findings_of(want), request
+
+
+# ---------------------------------------------------------------- pattern cost
+
+def _shape_profile(pattern: str) -> dict:
+    return {"profile": "pt", "version": "1", "extends": "RW1",
+            "translation": [{"id": "shape", "on": ["ST"], "match": {"item": pattern}, "desc": "item has the shape"}]}
+
+
+@pytest.mark.parametrize("pattern, value", [("[a-z][a-z0-9_-]*:[^ ]+", lambda n: "ab:" + "c" * n),
+                                            ("[ab]*a[ab]{999}", lambda n: "a" * n)])
+def test_the_port_counts_pattern_steps_as_python_and_refuses_the_same_values(port, pattern, value):
+    """The port matches profile patterns on the automaton rogerwilco.core.iregexp builds and counts the states it
+    visits the same way: the last value decided within MAX_MATCH_STEPS and the first refused are the same in both
+    (the host's regular expressions, which count nothing, matched both)."""
+    from rogerwilco.core import iregexp
+
+    compiled = iregexp.compile(pattern)
+    first = next(n for n in range(4000, 0, -1) if compiled.matches(value(n - 1)) is not None)
+    assert compiled.matches(value(first)) is None
+    for n, valid in ((first - 1, pattern.startswith("[a-z]")), (first, False)):
+        request = {"op": "parse", "line": f"RW1 ST a-1 p=pt from=a to=b item={value(n)}",
+                   "profiles": [_shape_profile(pattern)]}
+        assert port(request) == handle(request)
+        assert port(request)["valid"] is valid
+    long_match = {"op": "parse", "line": f"RW1 ST a-1 p=pt from=a to=b item={'a' * 1000}",
+                  "profiles": [_shape_profile("[ab]*a[ab]{999}")]}  # matches, but not within the steps
+    assert port(long_match) == handle(long_match) == {"ok": True, "valid": False, "why": "UNK",
+                                                       "token": "item=" + "a" * 1000}

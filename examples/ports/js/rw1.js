@@ -30,6 +30,7 @@ import path from "node:path";
 import crypto from "node:crypto";
 import { fileURLToPath } from "node:url";
 import * as lark from "./rw1_parser.js";
+import { compilePattern, PatternError, MAX_MATCH_STEPS } from "./iregexp.js";
 
 const VERSION = "RW1";
 const TAIL_MARK = " // ";
@@ -330,6 +331,18 @@ function slotColumn(raw, index) {
 }
 
 // ---------------------------------------------------------------- slot types
+
+// a profile pattern, matched on the whole value (D11) by the automaton the Python package builds; one outside
+// the portable subset (which the Python package refuses at load) by the host's regular expressions
+function wholeMatch(source) {
+  try {
+    return compilePattern(source);
+  } catch (exc) {
+    if (!(exc instanceof PatternError)) throw exc;
+    const re = new RegExp(`^(?:${source})$`, "u");
+    return { pattern: source, matches: (value) => re.test(value) };
+  }
+}
 
 function pattern(re, what) {
   return (raw) => {
@@ -758,7 +771,7 @@ function compileVocabulary(profile = null) {
     require: raw.require || [],
     requireTail: Boolean(raw.require_tail),
     // a profile pattern matches the whole value (D11)
-    match: Object.entries(raw.match || {}).map(([k, v]) => [k, new RegExp(`^(?:${v})$`, "u")]),
+    match: Object.entries(raw.match || {}).map(([k, v]) => [k, wholeMatch(v)]),
     sum: raw.sum || null,
     desc: raw.desc || "",
   });
@@ -903,10 +916,14 @@ function checkRules(raw, vocab, values) {
       const token = asking === undefined ? "//" : `${asking}=${rawOf(raw, asking)}`;
       findings.push(fail("rule", token, `tail required: ${why}`));
     }
-    for (const [key, re] of rule.match) {
+    for (const [key, pattern] of rule.match) {
       const written = rawOf(raw, key);
-      if (written !== null && !re.test(written)) {
+      const matched = written === null ? null : pattern.matches(written);
+      if (matched === false) {
         findings.push(fail("rule", `${key}=${written}`, `does not have the required shape: ${why}`, { key }));
+      } else if (written !== null && matched === null) {
+        // past the work a value may cost, counted as the Python package counts it (docs/profiles.md)
+        findings.push(fail("rule", `${key}=${written}`, `too long (${[...written].length} characters) to match against the pattern ${pyRepr(pattern.pattern)} within ${String(MAX_MATCH_STEPS).replace(/\B(?=([0-9]{3})+$)/g, ",")} steps: ${why}`, { key }));
       }
     }
     if (rule.sum) {
