@@ -739,3 +739,20 @@ def test_the_thread_check_reports_a_readback_of_a_resend_it_cannot_trace_to_its_
     assert failed_kinds([ho, rb, resend, again]) - {unseen} == {("read-back", again.split()[2])}
     closed = "RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=NOOP"  # once a-1 is closed, a-3 is read back in good faith
     assert failed_kinds([ho, rb, closed, resend, again]) - {unseen} == set()
+
+
+def test_a_cancel_held_for_a_resend_applies_where_the_resend_arrives_in_the_thread_check_too():
+    """a's CX a-3 names a-2, which b has not received: b holds it, reads a-1 back and closes it out=NOOP. Then a-2
+    re=a-1 comes: the held cancel applies to a-1's handoff, already closed (closed-twice, crossed b's close). The
+    thread check reads b's journal the same way: the cancel takes the place of the HO it names."""
+    b = Endpoint("b")
+    b.receive(HO)
+    b.receive("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED")
+    b.send(b.readback("a-1"), number=True)
+    b.send("RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=NOOP")
+    b.receive("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    journal = [line for _, line in b.journal()]
+    raised = {(f.kind, f.token) for f in b.findings if f.kind == "closed-twice"}
+    assert raised == {("closed-twice", "a-3")}
+    assert {(f.kind, f.token) for f in check_thread(journal, now="20261001T0000Z").findings
+            if f.kind == "closed-twice"} == raised

@@ -73,6 +73,7 @@ journals the act's report with :meth:`Endpoint.record_act`.
 from __future__ import annotations
 
 import datetime as _dt
+import heapq
 import os
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -1905,8 +1906,6 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
         for name in sorted(parties - {m.from_}):
             end(name)._apply(m, outgoing=False, at="", live=False)
 
-    import heapq
-
     applied: set[str] = set()
     waiting: dict[str, list[tuple[int, Message]]] = {}
     ready: list[tuple[int, Message]] = []
@@ -1926,10 +1925,28 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
                 heapq.heappush(ready, entry)
     for _, message in sorted(entry for entries in waiting.values() for entry in entries):
         deliver(message)  # a loop of re= among HOs: in the order given
-    for message in ordered:
+    for message in in_arrival_order(ordered):
         if message.type != "HO":
             deliver(message)
     return ends
+
+
+def in_arrival_order(ordered: list[Any]) -> Iterator[Any]:
+    """``ordered`` with each CX that names an HO listed after it moved to that HO's place: the live endpoint
+    holds such a cancel and applies it when the HO arrives (docs/endpoint.md, "a cancel of an HO not yet
+    received"), so a close listed between the two comes before the cancel, live and in a replay alike."""
+    places = {m.id: place for place, m in enumerate(ordered) if m.type == "HO"}
+    held: list[tuple[int, int]] = []  # (the named HO's place, the cancel's place)
+    for place, message in enumerate(ordered):
+        while held and held[0][0] < place:
+            yield ordered[heapq.heappop(held)[1]]
+        named = places.get(message.re) if message.type == "CX" and message.re is not None else None
+        if named is not None and named > place:
+            heapq.heappush(held, (named, place))
+            continue
+        yield message
+    while held:
+        yield ordered[heapq.heappop(held)[1]]
 
 
 def _same_but_id(a: Message, b: Message) -> bool:

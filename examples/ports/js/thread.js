@@ -389,8 +389,23 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     }
     return true;
   };
+  // a CX that names an HO listed after it is held until that HO arrives, as the live endpoint holds it: it
+  // takes that HO's place, after any close listed between them
+  const arrival = [];
+  const held = []; // [place of the named HO, the CX], by that place
+  messages.forEach((m, place) => {
+    while (held.length && held[0][0] < place) arrival.push(held.shift()[1]);
+    const named = m.type === "CX" && m.re !== null && byId.has(m.re) && byId.get(m.re).type === "HO" ? position.get(m.re) : -1;
+    if (named > place) {
+      held.push([named, m]);
+      held.sort((a, b) => a[0] - b[0] || position.get(a[1].id) - position.get(b[1].id));
+      return;
+    }
+    arrival.push(m);
+  });
+  arrival.push(...held.map(([, m]) => m));
   const acknowledged = new Set();
-  for (const m of messages) {
+  for (const m of arrival) {
     if (m.type === "HO") continue;
     if (m.type === "AN" && byId.has(m.re) && byId.get(m.re).type === "RB") {
       // the sender's verdict on the live issue's readback: confirm (val=Y) or refuse (val=N)
