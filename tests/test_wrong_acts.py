@@ -756,3 +756,21 @@ def test_a_cancel_held_for_a_resend_applies_where_the_resend_arrives_in_the_thre
     assert raised == {("closed-twice", "a-3")}
     assert {(f.kind, f.token) for f in check_thread(journal, now="20261001T0000Z").findings
             if f.kind == "closed-twice"} == raised
+
+
+def test_a_cancelled_resend_of_a_lost_resend_joins_the_closed_handoff_and_its_cancel_with_it():
+    """b reads a-1 back and closes it. a-3 re=a-2 comes before a-2, is offered, and a cancels it (CX a-4). When a-2
+    re=a-1 comes, a-3 is known to re-send a-1: it joins a-1's handoff, and the cancel with it, which closes that
+    closed handoff a second time; the thread check reads b's journal the same way."""
+    b = Endpoint("b")
+    b.send(b.receive(HO)[0].readback, number=True)
+    b.send("RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=NOOP")
+    b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 CX a-4 re=a-3 from=a to=b item=x:1 why=REVOKED")
+    b.receive("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    assert b.handoff("a-3").issues == b.handoff("a-1").issues
+    raised = {(f.kind, f.token) for f in b.findings if f.kind == "closed-twice"}
+    assert raised == {("closed-twice", "a-4")}
+    journal = [line for _, line in b.journal()]
+    assert {(f.kind, f.token) for f in check_thread(journal, now="20261001T0000Z").findings
+            if f.kind == "closed-twice"} == raised

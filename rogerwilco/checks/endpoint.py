@@ -1203,19 +1203,30 @@ class Endpoint:
     def _join_resends(self, ho: Message, h: Handoff) -> None:
         """The re-sends of ``ho`` that arrived before it (their ``re=`` named an HO this end had not seen, so each
         was offered as a handoff of its own), and theirs in turn: ``ho`` re-sends ``h``, so they do too and join
-        it, after ``ho`` (spec 5 rule 1: a retry cannot create two owners). One read back or closed already
-        stays as it is (its readback was the act of a handoff of its own then)."""
+        it, after ``ho`` (spec 5 rule 1: a retry cannot create two owners), with the re-sends of them that came
+        after them. One read back or closed already stays as it is (its readback was the act of a handoff of its
+        own then). One its sender cancelled joins too, and the cancel applies to ``h`` as a cancel held for an
+        HO not yet received applies to the handoff that HO joins (docs/endpoint.md: on a handoff already
+        closed, it closes it twice, as the thread check reads the same lines)."""
         for later_id in list(self._item_hos.get(ho.item, ())) if ho.item is not None else ():
             later = self._messages.get(later_id)
             alone = self._handoffs.get(later_id)
-            if (later is None or alone is None or alone is h or later.re != ho.id or later.from_ != ho.from_
-                    or later.to != ho.to or later_id in self._duplicates or alone.issues != [later_id]
-                    or alone.rb != "offered" or alone.close != "open" or alone.cancels):
+            if (later is None or alone is None or alone is h or alone.key != later_id or later.re != ho.id
+                    or later.from_ != ho.from_ or later.to != ho.to or later_id in self._duplicates
+                    or alone.rb != "offered" or alone.close not in ("open", "cancelled")
+                    or not self._resent_since(alone, later_id)):
                 continue
-            h.issues.insert(h.issues.index(ho.id) + 1, later_id)
+            at = h.issues.index(ho.id) + 1
+            h.issues[at:at] = alone.issues
             self._carried[ho.id] = later_id
-            self._handoffs[later_id] = h
-            self._join_resends(later, h)
+            for issue in alone.issues:
+                self._handoffs[issue] = h
+            h.acknowledged = h.acknowledged.union(alone.acknowledged)
+            for cx in alone.cancels:
+                self._apply(self._messages[cx], outgoing=self._dir.get(cx) == "out", at=self._at.get(cx, ""),
+                            live=False)
+            for issue in alone.issues:
+                self._join_resends(self._messages[issue], h)
 
     def _resends_unseen(self, later: Message, h: Handoff, ho: Message) -> bool:
         """Whether ``ho`` is an original (no ``re=``) and ``later`` the first issue ``h`` has, ``ho`` again (the
