@@ -60,6 +60,40 @@ def test_a_finished_lint_replaces_the_report(tmp_path, capsys):
     assert "RW100" in report.read_text(encoding="utf-8") and sorted(p.name for p in tmp_path.iterdir()) == ["report.txt"]
 
 
+def test_a_report_to_a_pipe_is_written_into_the_pipe_not_renamed_over_it(tmp_path, capsys):
+    # `-o /dev/null` as root once put a regular file where the device was: a path that is not a regular file is
+    # written in place. A named pipe stands in for the device; the test holds both its ends, so nothing blocks.
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    held = os.open(pipe, os.O_RDWR | os.O_NONBLOCK)
+    try:
+        assert main(["lint", "--no-config", "-o", str(pipe), str(STREAM)]) == 1
+        assert pipe.is_fifo()
+        assert b"RW100" in os.read(held, 1 << 16)
+    finally:
+        os.close(held)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_a_written_report_is_readable_as_any_new_file_is(tmp_path, capsys):
+    report = tmp_path / "report.txt"
+    mask = os.umask(0o022)
+    try:
+        assert main(["lint", "--no-config", "-o", str(report), str(STREAM)]) == 1
+    finally:
+        os.umask(mask)
+    assert report.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_report_through_a_symbolic_link_replaces_its_target_and_keeps_the_link(tmp_path, capsys):
+    target = tmp_path / "real.txt"
+    target.write_text("the previous report\n", encoding="utf-8")
+    link = tmp_path / "report.txt"
+    link.symlink_to(target)
+    assert main(["lint", "--no-config", "-o", str(link), str(STREAM)]) == 1
+    assert link.is_symlink() and "RW100" in target.read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
 def test_an_interrupted_scan_leaves_no_output_file(tmp_path, monkeypatch, capsys, fmt):
     import rogerwilco.io.scan as scan_package

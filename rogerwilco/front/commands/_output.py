@@ -25,13 +25,22 @@ _FILES: list[tuple[str, bool]] = []
 @contextmanager
 def output_path(path: str) -> Iterator[str]:
     """A temporary path beside ``path``, for a writer that takes a path (Parquet); renamed to ``path`` when the
-    block finishes, removed when it raises."""
-    target = Path(path)
+    block finishes, removed when it raises.
+
+    A path that is not a regular file (``/dev/null``, a pipe, a terminal) is written in place: a rename would put a
+    file where the device was. A symbolic link is followed, so the link stays and its target is replaced."""
+    target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():
+        _FILES.append((path, False))
+        yield str(target)
+        _FILES[-1] = (path, True)
+        return
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent or ".")
     except OSError as exc:
         raise RW1Error(f"cannot write {path}: {exc.strerror}") from None
     os.close(fd)
+    _as_a_new_file(temporary)
     index = len(_FILES)
     _FILES.append((path, False))
     try:
@@ -59,6 +68,13 @@ def interrupted_line() -> str:
     said = [f"{path} written" if done else f"{path} not written (a file already there is kept as it was)"
             for path, done in _FILES]
     return "interrupted: " + "; ".join(said)
+
+
+def _as_a_new_file(path: str) -> None:
+    """Give ``path`` the mode ``open()`` gives a new file (``mkstemp`` makes it readable by its owner only)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)
 
 
 @contextmanager
