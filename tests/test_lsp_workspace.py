@@ -9,8 +9,10 @@ and the server driven over stdio by a scripted LSP client (pygls's).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -354,3 +356,18 @@ def test_quick_fix_definition_and_references_over_stdio(tmp_path):
     (target,) = got["definition"]
     assert (target.range.start.line, target.range.start.character, target.range.end.character) == (1, 7, 12)
     assert [r.range.start.line for r in got["refs"]] == [1, 2, 3]
+
+
+def _frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_a_session_the_client_ends_exits_0_and_says_nothing():
+    session = b"".join(_frame(m) for m in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "processId": None}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"}))
+    run = subprocess.run([sys.executable, "-m", "rogerwilco", "lsp"], input=session, capture_output=True, cwd=ROOT)
+    assert (run.returncode, run.stderr) == (0, b"")

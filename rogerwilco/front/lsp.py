@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import sys
 from typing import Any, Generator
 
 from lsprotocol import types
@@ -319,3 +321,6 @@ def document_symbol(ls: RW1LanguageServer, params: types.DocumentSymbolParams) -
 def main() -> None:
     """Serve over standard input and output."""
     server.start_io()
+    # the client's exit closed standard output's buffer under its text stream: the command's last flush
+    # goes to the null device rather than failing on a closed file
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - open until the process ends
