@@ -46,7 +46,7 @@ from typing import Any, Iterator, Sequence
 
 import attrs
 
-from ..io.lint import LintFinding, config_options, is_stream_file, lint_stream
+from ..io.lint import LintFinding, is_stream_file, lint_stream
 from ..io.lint_config import FileConfigs, LintConfig
 from ..core import suggest
 from ..core.errors import RW1Error
@@ -243,9 +243,9 @@ class DocumentConfigs:
             config = self._files.for_path(path)
             made = self._made.get(config.path)
             if made is None:
-                made = self._made[config.path] = DocumentConfig(config, config_options(config))
+                made = self._made[config.path] = DocumentConfig(config, config.options())
         except RW1Error as exc:  # a broken configuration is said, and the document still linted
-            return DocumentConfig(LintConfig(), config_options(LintConfig()), error=str(exc))
+            return DocumentConfig(LintConfig(), LintConfig().options(), error=str(exc))
         ignored = made.config.ignored_for(path)
         if not ignored:
             return made

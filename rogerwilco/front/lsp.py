@@ -45,7 +45,6 @@ from pygls.uris import to_fs_path
 
 from . import editor
 from ..core._version import __version__
-from ..io.lint import config_options
 from ..io.lint_config import CONFIG_NAMES, LintConfig
 
 log = logging.getLogger(__name__)
@@ -91,7 +90,7 @@ class RW1LanguageServer(LanguageServer):
         """The document's configuration; its file named in a log message when it is new for the document."""
         path = to_fs_path(uri)
         if path is None:  # an unsaved buffer: no folder to look from
-            found = editor.DocumentConfig(LintConfig(), config_options(LintConfig()))
+            found = editor.DocumentConfig(LintConfig(), LintConfig().options())
             said = f"{uri}: not a file; linting with the defaults"
         else:
             found = self.configs.for_path(path)

@@ -721,30 +721,6 @@ def _strip_terminator(text: str) -> str:
     return text
 
 
-def config_options(config: Any, *, select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
-                   profiles: Sequence[str] | None = None, core_only: bool = False, now: str | None = None) -> dict:
-    """A :class:`rogerwilco.io.lint_config.LintConfig` as :func:`lint_stream`'s options (its receiver, rules and
-    time), the ones given here (a command line's) winning over it; a bad code in it or in its per-file ignores
-    raises, naming the code."""
-    select = select if select else config.select
-    ignore = list(ignore) if ignore is not None else list(config.ignore)
-    selected_rules(select, ignore)  # a bad code is a usage error, naming it
-    for _glob, codes in config.per_file_ignores:
-        selected_rules(None, codes)
-    if core_only or (config.core_only and not profiles):
-        receiver = Receiver()
-    elif profiles or config.profiles:
-        receiver = Receiver.load(profiles or config.profiles or ())
-    else:
-        receiver = Receiver.all_bundled()
-    now = now or config.now
-    if now == "now":
-        import datetime as dt
-
-        now = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%MZ")
-    return {"profiles": receiver, "now": now, "select": select, "ignore": tuple(ignore)}
-
-
 def lint_paths(paths: Sequence[str], *, config: Any = None, **options: Any) -> Iterator[tuple[str, list[LintFinding]]]:
     """(display name, findings) for each file; ``-`` is standard input; a folder is walked.
 
@@ -868,7 +844,6 @@ __all__ = [
     "RULES",
     "THREAD_KINDS",
     "WARNING",
-    "config_options",
     "is_stream_file",
     "lint_paths",
     "lint_stream",

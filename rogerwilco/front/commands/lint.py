@@ -175,10 +175,8 @@ class _Settings:
         return self._made[key]
 
     def _options(self, config: LintConfig) -> dict:
-        from ...io.lint import config_options
-
         args = self.args
-        return config_options(config, select=_codes(args.select) if args.select else None,
+        return config.options(select=_codes(args.select) if args.select else None,
                               ignore=_codes(args.ignore) or [] if args.ignore else None,
                               profiles=args.profiles, core_only=args.core_only, now=args.now)
 
