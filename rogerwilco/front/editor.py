@@ -22,18 +22,34 @@ split at ``\\n``, ``\\r\\n`` and ``\\r``, as the protocol splits them.
   type allows (not yet used) where a key starts, and the codes of an enum
   slot (or the bundled profiles after ``p=``) after ``=``;
 * symbols are one per message, grouped by thread: a message is a child of the
-  message its ``re=`` chain reaches first in the document.
+  message its ``re=`` chain reaches first in the document;
+* an id's definition is the message line carrying it, found from the values
+  of the slots that name messages (``re=``, each id of ``ctx=``), and its
+  references are those values; a refused line still carries its id;
+* quick fixes are the findings' "did you mean" replacements, one for each
+  word suggested when two are equally near (none preferred then).
+
+Configuration is the one ``lint`` would use for the file
+(:class:`DocumentConfigs`: the nearest ``pyproject.toml`` or
+``rogerwilco.toml`` at or above the document's folder, its rules, per-file
+ignores and profiles). Incremental edits are applied here
+(:func:`apply_edit`), with the protocol's line breaks and columns in the
+client's units, so that a document with a form feed or a line separator in
+it keeps the lines the client sees.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
-from typing import Iterator, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterator, Sequence
 
 import attrs
 
 from ..io.lint import LintFinding, is_stream_file, lint_stream
+from ..io.lint_config import FileConfigs, LintConfig
+from ..core import suggest
+from ..core.errors import RW1Error
 from ..core.semantics import check_line
 from ..core.vocab import BUNDLED_PROFILES, Receiver, Vocabulary
 
@@ -44,6 +60,58 @@ def split_lines(text: str) -> list[str]:
     """The document's lines, split as the protocol splits them (``\\n``, ``\\r\\n``, ``\\r``)."""
     lines = _LINE_BREAK.split(text)
     return lines[:-1] if lines and lines[-1] == "" and len(lines) > 1 else lines
+
+
+# ------------------------------------------------------------------ positions and edits
+
+
+def units(text: str, encoding: str = "utf-16") -> int:
+    """How many code units of ``encoding`` (``utf-8``, ``utf-16``, ``utf-32``) ``text`` takes."""
+    if encoding == "utf-32":
+        return len(text)
+    if encoding == "utf-8":
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def to_units(line: str, column: int, encoding: str = "utf-16") -> int:
+    """A code-point column of a line in the client's units."""
+    return units(line[:column], encoding)
+
+
+def from_units(line: str, count: int, encoding: str = "utf-16") -> int:
+    """The code-point column of a line at ``count`` client units: past the end is the end (as the protocol
+    says), inside a character that takes several units is before it."""
+    if encoding == "utf-32":
+        return max(0, min(count, len(line)))
+    at = 0
+    for column, char in enumerate(line):
+        at += units(char, encoding)
+        if at > count:
+            return column
+    return len(line)
+
+
+def offset_at(text: str, line: int, count: int, encoding: str = "utf-16") -> int:
+    """The index into ``text`` of a protocol position (0-based line, column in client units); a line past the
+    last is the end of the text."""
+    start = 0
+    for _ in range(line):
+        found = _LINE_BREAK.search(text, start)
+        if found is None:
+            return len(text)
+        start = found.end()
+    found = _LINE_BREAK.search(text, start)
+    end = found.start() if found is not None else len(text)
+    return start + from_units(text[start:end], count, encoding)
+
+
+def apply_edit(text: str, start: tuple[int, int], end: tuple[int, int], new_text: str,
+               encoding: str = "utf-16") -> str:
+    """The document after an incremental edit: ``start`` to ``end`` ((line, column in client units)) replaced."""
+    first = offset_at(text, *start, encoding)
+    last = max(first, offset_at(text, *end, encoding))
+    return text[:first] + new_text + text[last:]
 
 
 @attrs.frozen
@@ -81,22 +149,38 @@ class Diagnostic:
     start: int
     end: int
     severity: str  # "error" | "warning"
-    code: str
+    code: str | None  # None for a configuration that cannot be read
     message: str
     fix: str | None = None
+    #: every replacement suggested for the span (the fix, or each of two equally near words)
+    fixes: tuple[str, ...] = ()
 
 
-def diagnostics(text: str, name: str, receiver: Receiver | None = None) -> list[Diagnostic]:
-    """The lint findings of a document as ranges; never raises."""
+def diagnostics(text: str, name: str, receiver: Receiver | None = None, *,
+                options: dict[str, Any] | None = None) -> list[Diagnostic]:
+    """The lint findings of a document as ranges, under ``options`` (:meth:`DocumentConfigs.options`, else
+    every rule with ``receiver``'s profiles); never raises."""
     lines = split_lines(text)
+    chosen = options if options is not None else {"profiles": receiver}
     try:
-        found = lint_stream(lines, file=name, profiles=receiver)
+        found = lint_stream(lines, file=name, **chosen)
     except Exception as exc:  # an editor must never lose its server: report where reading stopped
         return [Diagnostic(0, 0, 1, "error", "RW001", f"the document could not be read: {type(exc).__name__}: {exc}")]
-    return [_diagnostic(f, lines) for f in found]
+    vocab_of = _Vocabularies(chosen.get("profiles") or Receiver.all_bundled())
+    return [_diagnostic(f, lines, vocab_of) for f in found]
 
 
-def _diagnostic(f: LintFinding, lines: Sequence[str]) -> Diagnostic:
+class _Vocabularies:
+    """The vocabulary a line speaks (its ``p=``), for the words a tie suggests."""
+
+    def __init__(self, receiver: Receiver) -> None:
+        self.receiver = receiver
+
+    def __call__(self, text: str) -> Vocabulary:
+        return _vocabulary(text, self.receiver)
+
+
+def _diagnostic(f: LintFinding, lines: Sequence[str], vocab_of: _Vocabularies) -> Diagnostic:
     line = max(0, f.line - 1)
     width = len(lines[line]) if line < len(lines) else 0
     start = (f.column - 1) if f.column else 0
@@ -104,7 +188,68 @@ def _diagnostic(f: LintFinding, lines: Sequence[str]) -> Diagnostic:
     message = f"{f.token}: {f.message}" if f.token else f.message
     if f.hint:
         message += f" ({f.hint})"
-    return Diagnostic(line, start, min(end, max(width, start + 1)), f.level, f.code, message, f.fix)
+    end = min(end, max(width, start + 1))
+    spelt = line < len(lines) and f.token is not None and lines[line][start:end] == f.token
+    return Diagnostic(line, start, end, f.level, f.code, message, f.fix,
+                      _replacements(f, vocab_of) if spelt else ())
+
+
+def _replacements(f: LintFinding, vocab_of: _Vocabularies) -> tuple[str, ...]:
+    """The words a finding suggests for its token: its fix, or each of the types equally near an unknown type
+    (the hint names them all and the fix is left out, so the choice is the person's)."""
+    if f.fix:
+        return (f.fix,)
+    if f.hint and f.token and "=" not in f.token:  # an unknown type: the only suggestion left without a fix
+        return tuple(suggest.nearest(f.token, vocab_of(f.text).types))
+    return ()
+
+
+# ------------------------------------------------------------------ configuration
+
+
+@attrs.frozen
+class DocumentConfig:
+    """What a document is linted with: the configuration ``lint`` finds for its file, and its options."""
+
+    config: LintConfig
+    options: dict[str, Any]
+    error: str | None = None  # the configuration file could not be read: the defaults are used
+
+    def describe(self, path: str) -> str:
+        """One line naming the configuration file in force for ``path``."""
+        if self.error is not None:
+            return f"{path}: the lint configuration cannot be read ({self.error}); linting with the defaults"
+        if self.config.path is None:
+            return f"{path}: no lint configuration file found above it; linting with the defaults"
+        return f"{path}: linted with the configuration in {self.config.path}"
+
+
+class DocumentConfigs:
+    """The lint configuration of each document, as ``lint`` finds it for the same file (the nearest
+    configuration at or above its folder); :meth:`reload` forgets what was read, after a configuration
+    file changed."""
+
+    def __init__(self, cwd: Path | None = None) -> None:
+        self._cwd = cwd
+        self.reload()
+
+    def reload(self) -> None:
+        self._files = FileConfigs(cwd=self._cwd)
+        self._made: dict[object, DocumentConfig] = {}
+
+    def for_path(self, path: str) -> DocumentConfig:
+        """The configuration of the file at ``path`` (an absolute path), per-file ignores applied."""
+        try:
+            config = self._files.for_path(path)
+            made = self._made.get(config.path)
+            if made is None:
+                made = self._made[config.path] = DocumentConfig(config, config.options())
+        except RW1Error as exc:  # a broken configuration is said, and the document still linted
+            return DocumentConfig(LintConfig(), LintConfig().options(), error=str(exc))
+        ignored = made.config.ignored_for(path)
+        if not ignored:
+            return made
+        return attrs.evolve(made, options={**made.options, "ignore": tuple(made.options["ignore"]) + ignored})
 
 
 # ------------------------------------------------------------------ words under the cursor
@@ -195,6 +340,71 @@ def _code_owner(vocab: Vocabulary, enum: str, code: str) -> str:
         return ""
     core = vocab.core.get("enums", {}).get(enum, {})
     return "" if code in core else f" (profile {vocab.profile})"
+
+
+# ------------------------------------------------------------------ definitions and references
+
+
+@attrs.frozen
+class IdUse:
+    """A message id in the document: the id of a message line (its declaration) or a value naming it."""
+
+    ident: str
+    line: int
+    start: int
+    end: int
+    declares: bool
+
+
+def id_uses(text: str, name: str, receiver: Receiver | None = None) -> list[IdUse]:
+    """Every message id of the document, in order: each line's id, and each id the slots naming messages
+    (those of type ``msgid``, ``re=`` and ``ctx=`` in the core vocabulary) give. A refused line's id counts:
+    a reply to it still names a message that was sent."""
+    receiver = receiver or Receiver.all_bundled()
+    naming = {key for key, slot in receiver.vocabulary(None).slots.items()
+              if slot.type.name.rpartition(":")[2] == "msgid"}
+    out = []
+    for cand in candidates(split_lines(text), name):
+        tokens = _tokens(cand.text)
+        if len(tokens) < 3 or not tokens[0][1].startswith("RW"):
+            continue
+        at, ident = tokens[2]
+        if ident and not ident.startswith("//"):
+            out.append(IdUse(ident, cand.line, cand.start + at, cand.start + at + len(ident), True))
+        for at, token in tokens[3:]:
+            key, eq, value = token.partition("=")
+            if not eq or key not in naming:
+                continue
+            offset = cand.start + at + len(key) + 1
+            for part in value.split("+"):
+                if part:
+                    out.append(IdUse(part, cand.line, offset, offset + len(part), False))
+                offset += len(part) + 1
+    return out
+
+
+def _id_at(uses: Sequence[IdUse], line: int, column: int) -> IdUse | None:
+    return next((u for u in uses if u.line == line and u.start <= column <= u.end), None)
+
+
+def definition(text: str, name: str, line: int, column: int, receiver: Receiver | None = None) -> list[IdUse]:
+    """The message lines carrying the id at a position (a ``re=`` or ``ctx=`` value, or an id itself)."""
+    uses = id_uses(text, name, receiver)
+    here = _id_at(uses, line, column)
+    if here is None:
+        return []
+    return [u for u in uses if u.declares and u.ident == here.ident]
+
+
+def references(text: str, name: str, line: int, column: int, receiver: Receiver | None = None, *,
+               include_declaration: bool = True) -> list[IdUse]:
+    """Every place naming the id at a position: the values naming it, and (``include_declaration``) the
+    message lines carrying it."""
+    uses = id_uses(text, name, receiver)
+    here = _id_at(uses, line, column)
+    if here is None:
+        return []
+    return [u for u in uses if u.ident == here.ident and (include_declaration or not u.declares)]
 
 
 # ------------------------------------------------------------------ completion

@@ -90,6 +90,34 @@ class LintConfig:
     baseline: Path | None = None
     respect_gitignore: bool = True
 
+    # ----------------------------------------------------------------- options
+
+    def options(self, *, select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
+                profiles: Sequence[str] | None = None, core_only: bool = False, now: str | None = None) -> dict:
+        """This configuration as :func:`rogerwilco.io.lint.lint_stream`'s options (its receiver, rules and
+        time), the ones given here (a command line's) winning over it; a bad code in it or in its per-file
+        ignores raises, naming the code."""
+        from ..core.vocab import Receiver
+        from .lint import selected_rules
+
+        select = select if select else self.select
+        ignore = list(ignore) if ignore is not None else list(self.ignore)
+        selected_rules(select, ignore)  # a bad code is a usage error, naming it
+        for _glob, codes in self.per_file_ignores:
+            selected_rules(None, codes)
+        if core_only or (self.core_only and not profiles):
+            receiver = Receiver()
+        elif profiles or self.profiles:
+            receiver = Receiver.load(profiles or self.profiles or ())
+        else:
+            receiver = Receiver.all_bundled()
+        now = now or self.now
+        if now == "now":
+            import datetime as dt
+
+            now = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%MZ")
+        return {"profiles": receiver, "now": now, "select": select, "ignore": tuple(ignore)}
+
     # ----------------------------------------------------------------- files
 
     def relative(self, path: str | os.PathLike) -> str | None:

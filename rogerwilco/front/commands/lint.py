@@ -175,27 +175,10 @@ class _Settings:
         return self._made[key]
 
     def _options(self, config: LintConfig) -> dict:
-        from ...core.vocab import Receiver
-        from ...io.lint import selected_rules
-
         args = self.args
-        select = _codes(args.select) if args.select else config.select
-        ignore = _codes(args.ignore) or [] if args.ignore else list(config.ignore)
-        selected_rules(select, ignore)  # a bad code is a usage error, naming it
-        for _glob, codes in config.per_file_ignores:
-            selected_rules(None, codes)
-        if args.core_only or (config.core_only and not args.profiles):
-            receiver = Receiver()
-        elif args.profiles or config.profiles:
-            receiver = Receiver.load(args.profiles or config.profiles or ())
-        else:
-            receiver = Receiver.all_bundled()
-        now = args.now or config.now
-        if now == "now":
-            import datetime as dt
-
-            now = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%MZ")
-        return {"profiles": receiver, "now": now, "select": select, "ignore": tuple(ignore)}
+        return config.options(select=_codes(args.select) if args.select else None,
+                              ignore=_codes(args.ignore) or [] if args.ignore else None,
+                              profiles=args.profiles, core_only=args.core_only, now=args.now)
 
 
 def _input_bytes(files: list[str], config) -> int:
