@@ -231,16 +231,16 @@ def test_cli_parquet_json_column_and_tz(tmp_path, capsys):
     log = tmp_path / "a.log"
     log.write_text("2026-07-01 12:00:00 " + MSG + "\n2026-13-01 00:00:00 " + MSG + "\n", encoding="utf-8")
     out = tmp_path / "r.parquet"
-    assert main(["scan", str(log), "-o", "parquet", "--out", str(out), "--tz", "Europe/Paris"]) == 0
+    assert main(["scan", str(log), "-o", str(out), "--tz", "Europe/Paris"]) == 0
     table = pq.read_table(out)
     assert table.schema.field("json").type == R.arrow_schema().field("json").type
     assert table.column("ts").to_pylist() == [datetime(2026, 7, 1, 10, 0, tzinfo=UTC), None]
     err = capsys.readouterr().err
     assert "times unreadable" in err
-    assert main(["scan", str(log), "-o", "parquet", "--out", str(out), "--json-column", "text"]) == 0
+    assert main(["scan", str(log), "-o", str(out), "--json-column", "text"]) == 0
     assert json.loads(pq.read_table(out).column("json")[0].as_py())["type"] == "ST"
     assert main(["scan", str(log), "--tz", "Mars/Olympus"]) == 2
     assert "unknown time zone" in capsys.readouterr().err
-    assert main(["scan", str(log), "-o", "csv"]) == 0
+    assert main(["scan", str(log), "-f", "csv"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert header.split(",") == list(COLUMNS)

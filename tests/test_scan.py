@@ -298,15 +298,38 @@ def test_cli_messages_only_and_jobs(capsys):
 
 
 def test_cli_csv_and_parquet(capsys, tmp_path):
-    code, out, _ = run(capsys, "-o", "csv", "--no-summary", str(DATA / "plain.rw1"))
+    code, out, _ = run(capsys, "-f", "csv", "--no-summary", str(DATA / "plain.rw1"))
     assert code == 0 and out.splitlines()[0] == ",".join(COLUMNS) and len(out.splitlines()) == 10
     pq = pytest.importorskip("pyarrow.parquet")
     target = tmp_path / "r.parquet"
-    code, _, _ = run(capsys, "-o", "parquet", "--out", str(target), "--no-summary", str(DATA / "plain.rw1"))
+    code, _, _ = run(capsys, "-f", "parquet", "-o", str(target), "--no-summary", str(DATA / "plain.rw1"))
     table = pq.read_table(target)
     assert code == 0 and table.num_rows == 9 and table.column_names == list(COLUMNS)
-    code, _, err = run(capsys, "-o", "parquet", str(DATA / "plain.rw1"))
-    assert code == 2 and "--out" in err
+    code, _, err = run(capsys, "-f", "parquet", str(DATA / "plain.rw1"))
+    assert code == 2 and "-o PATH" in err
+
+
+def test_cli_o_is_the_output_file_as_in_lint(capsys, tmp_path):
+    # -o names the file (the format follows its suffix), as lint's -o does
+    target = tmp_path / "records.csv"
+    code, out, _ = run(capsys, "-o", str(target), "--no-summary", str(DATA / "plain.rw1"))
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert code == 0 and out == "" and lines[0] == ",".join(COLUMNS) and len(lines) == 10
+    jsonl = tmp_path / "records.out"
+    code, _, _ = run(capsys, "--output", str(jsonl), "-f", "jsonl", "--no-summary", str(DATA / "plain.rw1"))
+    assert code == 0 and len([json.loads(x) for x in jsonl.read_text(encoding="utf-8").splitlines()]) == 9
+    code, _, err = run(capsys, "-o", str(tmp_path / "a"), "--out", str(tmp_path / "b"), str(DATA / "plain.rw1"))
+    assert code == 2 and "both name the output file" in err
+
+
+def test_cli_the_old_spelling_o_format_still_works_with_a_note(capsys, tmp_path):
+    code, out, err = run(capsys, "-o", "csv", "--no-summary", str(DATA / "plain.rw1"))
+    assert code == 0 and out.splitlines()[0] == ",".join(COLUMNS)
+    assert "`-o csv` names the format, the old spelling: give `-f csv`" in err
+    pq = pytest.importorskip("pyarrow.parquet")
+    target = tmp_path / "r.parquet"
+    code, _, err = run(capsys, "-o", "parquet", "--out", str(target), "--no-summary", str(DATA / "plain.rw1"))
+    assert code == 0 and pq.read_table(target).num_rows == 9 and "give `-f parquet`" in err
 
 
 def test_cli_reads_stdin(capsys, monkeypatch):
