@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from datetime import datetime, timedelta, timezone
 
@@ -244,3 +245,20 @@ def test_cli_parquet_json_column_and_tz(tmp_path, capsys):
     assert main(["scan", str(log), "-f", "csv"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert header.split(",") == list(COLUMNS)
+
+
+def test_a_diagnostic_says_its_did_you_mean_hint_in_every_format(tmp_path, capsys):
+    # the hint validate, lint, parse and SARIF give is in the message column of JSON Lines, CSV and Parquet alike
+    log = tmp_path / "a.log"
+    log.write_text("x RW1 HO a-2 from=a to=b item=x ask=PAYY\n", encoding="utf-8")
+    said = "unknown ask code (did you mean PAY? it is a code of profile pay: add p=pay)"
+    assert main(["scan", str(log), "--no-summary"]) == 0
+    assert json.loads(capsys.readouterr().out)["message"] == said
+    assert main(["scan", str(log), "--no-summary", "-f", "csv"]) == 0
+    row = dict(zip(COLUMNS, next(csv.reader(capsys.readouterr().out.splitlines()[1:]))))
+    assert row["message"] == said
+    out = tmp_path / "r.parquet"
+    assert main(["scan", str(log), "--no-summary", "-o", str(out)]) == 0
+    assert pq.read_table(out).column("message").to_pylist() == [said]
+    (record,) = scan(["x RW1 HO a-2 from=a to=b item=x ask=PAYY"])
+    assert record.message == said and to_arrow([record]).schema == R.arrow_schema()
