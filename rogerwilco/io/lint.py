@@ -319,17 +319,10 @@ def _line_findings(result: LineResult, file: str) -> Iterator[LintFinding]:
         if code is None:
             continue  # a blank line, or a kind that is no rule
         yield LintFinding(code=code, level=RULES[code].level, message=f.message, file=file,
-                          line=result.line_number or 1, column=f.column or _where_missing(result), token=f.token,
+                          line=result.line_number or 1, column=result.column_of(f) or 1, token=f.token,
                           text=result.text,
                           key=result.raw.id if result.raw is not None else None,
                           hint=f.hint, fix=f.fix)
-
-
-def _where_missing(result: LineResult) -> int:
-    """The column of a finding about something absent (a missing slot, RW005): where the slot would go, after the
-    last slot and before any tail; the line's start when the line did not split."""
-    raw = result.raw
-    return raw.slot_column(len(raw.tokens)) if raw is not None else 1
 
 
 class _Refused(NamedTuple):

@@ -21,9 +21,10 @@ Parts = list[tuple[str, str]]
 
 def finding_parts(result: LineResult, finding: Finding, file: str) -> Parts:
     """``file:line:col: fail UNK ask=PAYY unknown ask code`` and the caret."""
+    column = result.column_of(finding)
     where = f"{printable(file)}:{result.line_number or 1}"
-    if finding.column:
-        where += f":{finding.column}"
+    if column:
+        where += f":{column}"
     style = _STYLE.get(finding.severity, "")
     out: Parts = [(where + ": ", "bold"), (finding.severity, style)]
     if finding.why:
@@ -34,8 +35,8 @@ def finding_parts(result: LineResult, finding: Finding, file: str) -> Parts:
     out.append((" " + printable(finding.message), ""))
     if finding.hint:
         out.append((f" ({printable(finding.hint)})", "cyan"))
-    if finding.column and result.text:
-        shown, caret = caret_lines(result.text, finding.column, finding.token or "")
+    if column and result.text:
+        shown, caret = caret_lines(result.text, column, finding.token if finding.column else "")
         out.append(("\n  " + shown, ""))
         out.append(("\n  " + caret, style))
     return out
