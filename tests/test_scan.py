@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import json
 from pathlib import Path
 
@@ -501,3 +502,56 @@ def test_a_local_glob_is_an_input_in_the_cli_as_a_file_url_is(tmp_path, capsys, 
     assert files_of("logs/*.log") == ["logs/a.log"]
     assert main(["scan", str(logs / "*.csv"), "--no-summary"]) == 2
     assert "no input matches" in capsys.readouterr().err
+
+
+CR_STREAM = ("RW1 ST a-1 from=a to=b item=x:1\rRW1 HO a-2 from=a to=b item=x ask=PAYY\r\n"
+             "RW1 ST a-3 from=a to=b item=x:1\r\rRW1 HO a-4 from=a to=b item=x ask=FIXX\r")
+
+
+@pytest.mark.parametrize("suffix", [".rw1", ".log"])
+def test_a_bare_cr_ends_a_line_in_scan_as_in_validate_and_lint(tmp_path, capsys, suffix):
+    # the lines: 1 a-1, 2 a-2 (refused), 3 a-3, 4 blank, 5 a-4 (refused)
+    path = tmp_path / f"cr{suffix}"
+    path.write_bytes(CR_STREAM.encode("ascii"))
+    assert main(["scan", "--no-summary", str(path)]) == 0
+    records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(r["line"], r["id"], r["record"]) for r in records] == [
+        (1, "a-1", "message"), (2, "a-2", "diagnostic"), (3, "a-3", "message"), (5, "a-4", "diagnostic")]
+    assert main(["lint", "--isolated", "-f", "json", "--select", "RW003", str(path)]) == 1
+    assert [f["line"] for f in json.loads(capsys.readouterr().out)] == [2, 5]
+    assert main(["validate", "-f", "json", str(path)]) == 1
+    refused = [r["line"] for r in map(json.loads, capsys.readouterr().out.splitlines()) if r["findings"]
+               and r["findings"][0]["severity"] == "fail"]
+    assert refused == [2, 5]
+
+
+class _Trickle(io.RawIOBase):
+    def __init__(self, data: bytes, step: int) -> None:
+        self.data, self.step = data, step
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        piece, self.data = self.data[:self.step], self.data[self.step:]
+        return piece
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b"a\r\n"[x % 3] for x in b)), st.integers(1, 7))
+def test_bare_crs_read_as_line_feeds_whatever_the_blocks(data, step):
+    from rogerwilco.io.scan.sources import _LineEnds
+
+    stream = _LineEnds(_Trickle(data, step))
+    got = b"".join(iter(lambda: stream.read(step), b""))
+    expected = re.sub(rb"\r\n|\r", lambda m: m.group() if m.group() == b"\r\n" else b"\n", data)
+    assert got == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b"a\r\n"[x % 3] for x in b)))
+def test_lint_reads_a_log_into_the_lines_the_stream_reader_gives(data):
+    from rogerwilco.io.lint import _text_lines
+    from rogerwilco.io.stream import read_lines
+
+    assert list(_text_lines(io.BytesIO(data))) == [line.text for line in read_lines(io.BytesIO(data))]

@@ -646,10 +646,21 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
 
 
 def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[str]:
+    """The lines of a log or document, each without its terminator: in a stream, ``\\n``, ``\\r\\n`` or a bare
+    ``\\r``, as :func:`rogerwilco.io.stream.read_lines` and ``scan`` end lines (so all three number them alike);
+    lines given one by one are lines already (a CR inside one is a control character)."""
+    stream = hasattr(fp, "read")
     for raw in fp:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", "surrogateescape")
-        yield _strip_terminator(raw)
+        text = _strip_terminator(raw)
+        if not stream or "\r" not in text:
+            yield text
+            continue
+        pieces = text.split("\r")
+        if text.endswith("\r") and not raw.endswith("\n"):
+            pieces.pop()  # a CR ending the stream ends its last line; no empty line after it
+        yield from pieces
 
 
 def _embedded_results(fp: IO[bytes] | IO[str] | Iterable[str], receiver: Receiver, file: str) -> Iterator[tuple]:
