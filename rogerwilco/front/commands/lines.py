@@ -122,10 +122,11 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from ..render import make_console, plain_output
+    from ..render import excerpt_width, make_console, plain_output
     from ..render.lines import Parts, plain, styled, summary_parts
 
     receiver = receiver_from(args)
+    args.width = excerpt_width()
     if plain_output():  # what a console would write, without loading rich
         def show(parts: Parts) -> None:
             sys.stdout.write(plain(parts) + "\n")
@@ -171,7 +172,7 @@ def _validate_one(given: str | None, receiver: Receiver, args: argparse.Namespac
             for finding in result.findings:
                 if args.quiet and finding.severity != FAIL:
                     continue
-                show(finding_parts(result, finding, name))
+                show(finding_parts(result, finding, name, args.width))
     if counts["refused"] > refused_before and given not in (None, "-") and not is_line_argument(given):
         from ...io.lint import is_stream_file
         from ._common import note as tell

@@ -8,6 +8,7 @@ from ...core.display import caret_lines
 from ...core.errors import printable
 from ...core.findings import Finding
 from ...core.semantics import LineResult
+from . import EXCERPT_INDENT
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -19,8 +20,9 @@ _STYLE = {"fail": "bold red", "note": "yellow"}
 Parts = list[tuple[str, str]]
 
 
-def finding_parts(result: LineResult, finding: Finding, file: str) -> Parts:
-    """``file:line:col: fail UNK ask=PAYY unknown ask code`` and the caret."""
+def finding_parts(result: LineResult, finding: Finding, file: str, width: int | None = None) -> Parts:
+    """``file:line:col: fail UNK ask=PAYY unknown ask code`` and the caret, under an excerpt of the line at most
+    ``width`` cells wide (:func:`rogerwilco.front.render.excerpt_width`)."""
     column = result.column_of(finding)
     where = f"{printable(file)}:{result.line_number or 1}"
     if column:
@@ -36,9 +38,9 @@ def finding_parts(result: LineResult, finding: Finding, file: str) -> Parts:
     if finding.hint:
         out.append((f" ({printable(finding.hint)})", "cyan"))
     if column and result.text:
-        shown, caret = caret_lines(result.text, column, finding.token if finding.column else "")
-        out.append(("\n  " + shown, ""))
-        out.append(("\n  " + caret, style))
+        shown, caret = caret_lines(result.text, column, finding.token if finding.column else "", width)
+        out.append(("\n" + EXCERPT_INDENT + shown, ""))
+        out.append(("\n" + EXCERPT_INDENT + caret, style))
     return out
 
 
@@ -61,8 +63,8 @@ def plain(parts: Parts) -> str:
     return "".join(text for text, _ in parts)
 
 
-def finding_text(result: LineResult, finding: Finding, file: str) -> "Text":
-    return styled(finding_parts(result, finding, file))
+def finding_text(result: LineResult, finding: Finding, file: str, width: int | None = None) -> "Text":
+    return styled(finding_parts(result, finding, file, width))
 
 
 def summary_text(counts: dict[str, int]) -> "Text":
