@@ -38,7 +38,7 @@ def finding_parts(result: LineResult, finding: Finding, file: str, width: int | 
     if finding.hint:
         out.append((f" ({printable(finding.hint)})", "cyan"))
     if column and result.text:
-        shown, caret = caret_lines(result.text, column, finding.token if finding.column else "", width)
+        shown, caret = caret_lines(result.text, column, (finding.token or "") if finding.column else "", width)
         out.append(("\n" + EXCERPT_INDENT + shown, ""))
         out.append(("\n" + EXCERPT_INDENT + caret, style))
     return out
