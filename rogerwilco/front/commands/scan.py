@@ -61,8 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _output_and_format(args: argparse.Namespace) -> tuple[str | None, str]:
     """The output file and the record format, from ``-o PATH -f FORMAT`` and the old spellings.
 
-    ``-o``/``--output`` named the format before it named the file, as lint's does; ``-o parquet`` (a format's
-    name, without a suffix) still means the format, with a note, and ``--out PATH`` the file.
+    ``-o``/``--output`` is the file, as lint's is; it named the format in earlier releases, so ``-o parquet`` (a
+    format's name, without a suffix) still means the format, with a note, and ``--out PATH`` the file.
     """
     output, out, fmt = args.output, args.out, args.out_format
     if output in FORMATS and fmt is None:
@@ -138,7 +138,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
                                 progress=on_progress if progress is not None else None)
     fmt = args.out_format
     with contextlib.ExitStack() as stack:
-        # --out is written whole or not at all: a temporary file renamed at the end (an interrupted run leaves none)
+        # -o is written whole or not at all: a temporary file renamed at the end (an interrupted run leaves none)
         target = stack.enter_context(output_path(args.out)) if args.out else None
         sink = stack.enter_context(open(target, "w", encoding="utf-8", newline="")) if target and fmt != "parquet" else None
         tally = _write(S, args, chunks, tally, sink, target, spec, options, progress)
