@@ -148,7 +148,7 @@ print(rc, wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 def run_scan(path: Path, jobs: int, out: str = os.devnull) -> tuple[float, float]:
     """(wall seconds, peak RSS MiB of the largest scanning process) of one CLI scan."""
     cmd = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "rogerwilco", "scan", str(path),
-           "--out", out, "--no-summary", "-j", str(jobs)]
+           "-o", out, "-f", "jsonl", "--no-summary", "-j", str(jobs)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split()
     rc, wall, rss_kib = int(out[0]), float(out[1]), int(out[2])
     if rc != 0:

@@ -58,6 +58,19 @@ def test_a_missing_slot_has_a_column_where_the_slot_would_go():
     assert all(f.column for f in lint_stream(["RW1 HO ops-1", "RW1 garbage  x", "RW2 x"]))
 
 
+def test_a_missing_slot_has_that_column_in_validate_and_parse_too(tmp_path, capsys):
+    stream = tmp_path / "missing.rw1"
+    stream.write_text("RW1 HO ops-1 from=ops to=builder ask=FIX // t\nRW1 AQ a-1 from=a to=b need=ENUM\n", encoding="utf-8")
+    code, out, _ = run(capsys, "validate", str(stream))
+    shown = out.splitlines()
+    assert code == 1 and shown[0].startswith(f"{stream}:1:42: fail UNK [missing] item")
+    assert shown[2] == " " * 43 + "^" and shown[3].startswith(f"{stream}:2:34: fail UNK [rule] opts")
+    code, out, _ = run(capsys, "validate", "-f", "json", str(stream))
+    assert [r["findings"][0]["column"] for r in map(json.loads, out.splitlines())] == [42, 34]
+    code, _, err = run(capsys, "parse", str(stream))
+    assert [line.split(": ")[0] for line in err.splitlines()] == [f"{stream}:1:42", f"{stream}:2:34"]
+
+
 def test_validate_takes_several_files_with_one_summary(tmp_path, capsys):
     first, second = tmp_path / "a.rw1", tmp_path / "b.rw1"
     first.write_text("RW1 ST a-1 from=a to=b item=x:1\n", encoding="utf-8")

@@ -100,7 +100,7 @@ def test_an_interrupted_scan_leaves_no_output_file(tmp_path, monkeypatch, capsys
 
     out = tmp_path / f"records.{fmt}"
     monkeypatch.setattr(scan_package, "run_scan", _stop_after_the_first(scan_package.run_scan))
-    code = main(["scan", "-o", fmt, "--out", str(out), str(LOGS)])
+    code = main(["scan", "-f", fmt, "-o", str(out), str(LOGS)])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 130 and err[-1] == f"rogerwilco: interrupted: {out} not written (a file already there is kept as it was)"
     assert list(tmp_path.iterdir()) == []

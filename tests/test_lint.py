@@ -324,3 +324,19 @@ def test_the_thread_checks_wrong_act_findings_are_lint_rules(code, kind, line, t
     lines = RULES[code].bad.split("\n")
     (f,) = [f for f in lint_stream(lines, now=NOW) if f.code == code]
     assert (f.line, f.token, f.text) == (line, token, lines[line - 1])
+
+
+def test_an_unanswered_question_has_the_severity_check_thread_gives_it():
+    # no by=: a warning in lint, a note in check-thread; past its by= at --now: an error, a fail
+    from rogerwilco.checks.thread import check_thread
+
+    for by, now, code, level, severity in ((None, NOW, "RW104", "warning", "note"),
+                                           ("20261020", NOW, "RW104", "warning", "note"),
+                                           ("20261001", None, "RW104", "warning", None),
+                                           ("20261001", NOW, "RW115", "error", "fail")):
+        aq = "RW1 AQ writer-1 from=writer to=research need=TEXT" + (f" by={by}" if by else "") + " // tone?"
+        (finding,) = lint_stream([aq], now=now)
+        assert (finding.code, finding.level) == (code, level)
+        if severity is not None:
+            (unanswered,) = [f for f in check_thread([aq], now=now).findings if f.kind == "unanswered"]
+            assert unanswered.severity == severity

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from rogerwilco import check_line
 from rogerwilco.core.display import _CARET_WIDTH as CARET_WIDTH, caret_lines
 from rogerwilco.front.render import make_console
@@ -98,3 +100,73 @@ def test_the_caret_window_points_at_the_token():
     assert shown[caret.index("^"):caret.index("^") + 5] == "tok=1" and caret.count("^") == 5
     shown, caret = caret_lines("RW1 HO a\u200b-1", 8, "a\u200b-1")
     assert shown == "RW1 HO a\\u200b-1" and caret == " " * 7 + "^" * len("a\\u200b-1")
+
+
+def _under_caret(shown: str, caret: str) -> str:
+    """The text a terminal shows above the carets (columns counted in cells: wide characters take two)."""
+    from rogerwilco.core.display import cells
+
+    pad, marks = len(caret) - len(caret.lstrip(" ")), caret.count("^")
+    at, i = 0, 0
+    while at < pad:
+        at += cells(shown[i])
+        i += 1
+    while i < len(shown) and not cells(shown[i]):
+        i += 1  # a combining mark belongs to the cell before it
+    out = ""
+    while marks > 0 and i < len(shown):
+        out += shown[i]
+        marks -= cells(shown[i])
+        i += 1
+        while i < len(shown) and not cells(shown[i]):
+            out += shown[i]
+            i += 1
+    return out
+
+
+WIDE = "RW1 ST a-1 from=a to=b item=x:1 " + " ".join(f"x_k{i}=名前{i}e\u0301" for i in range(60))
+
+
+@pytest.mark.parametrize("width", [20, 40, 79, 120])
+@pytest.mark.parametrize("text,token", [
+    ("RW1 ST a-1 from=a to=b item=x:1 " + " ".join(f"x_k{i}=v{i}" for i in range(80)) + " ask=PAYY // t", "ask=PAYY"),
+    (WIDE + " ask=PAYY // 日本語", "ask=PAYY"),
+    (WIDE.replace("x_k30=", "x_K30="), "x_K30=名前30e\u0301"),  # a token holding wide and combining characters
+    ("RW1 ST a-1 from=a to=b item=x:1 " + "é" * 300 + " x=1", "x=1"),
+    ("RW1 ST a-1 from=a to=b item=x:1 x=\u200b" + "y" * 300, "x=\u200b"),  # an escape in the token
+])
+def test_the_caret_excerpt_fits_the_width_and_sits_under_the_token(text, token, width):
+    from rogerwilco.core.display import cells, printable
+
+    shown, caret = caret_lines(text, text.index(token) + 1, token, width)
+    assert cells(shown) <= width and len(caret) <= width
+    assert _under_caret(shown, caret) == printable(token)[:len(_under_caret(shown, caret))]
+    assert len(_under_caret(shown, caret)) >= min(len(printable(token)), 5)
+    assert ("\u2026" in shown) == (cells(printable(text)) >= width)
+
+
+def test_a_caret_after_the_line_end_fits_too():
+    text = "RW1 HO ops-1 from=ops to=builder ask=FIX " + "x_a=1 " * 40 + "x_b=2"
+    shown, caret = caret_lines(text, len(text) + 1, "", 40)
+    assert shown.startswith("\u2026") and shown.endswith("x_b=2") and caret == " " * len(shown) + "^"
+    assert len(caret) <= 40
+
+
+@pytest.mark.parametrize("command", [["validate"], ["lint", "--isolated"]])
+def test_validate_and_lint_cut_the_excerpt_to_the_terminal_width(tmp_path, command):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from rogerwilco.core.display import cells
+
+    stream = tmp_path / "wide.rw1"
+    stream.write_text(WIDE + " ask=PAYY // 日本語\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "NO_COLOR": "1", "COLUMNS": "60",
+           "PYTHONIOENCODING": "utf-8"}
+    out = subprocess.run([sys.executable, "-m", "rogerwilco", *command, str(stream)], capture_output=True, env=env,
+                         text=True, encoding="utf-8").stdout.splitlines()
+    shown, caret = out[1], out[2]
+    assert cells(shown) < 60 and shown.startswith("  \u2026") and caret.strip() == "^" * 8
+    assert _under_caret(shown, caret) == "ask=PAYY"

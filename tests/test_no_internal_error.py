@@ -80,7 +80,7 @@ def test_broken_input_gives_a_message_and_exit_2_never_an_internal_error(name, c
 EXTRAS = [
     (["mcp"], ["mcp", "mcp.types", "mcp.server", "mcp.server.lowlevel", "mcp.server.stdio"], "rogerwilco[mcp]"),
     (["mcp"], ["anyio"], "rogerwilco[mcp]"),
-    (["scan", "--output", "parquet", "--out", "{tmp}/out.parquet", "{tmp}/log.txt"],
+    (["scan", "--output", "{tmp}/out.parquet", "{tmp}/log.txt"],
      ["pyarrow", "pyarrow.parquet"], "rogerwilco[parquet]"),
 ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from datetime import datetime, timedelta, timezone
 
@@ -231,16 +232,33 @@ def test_cli_parquet_json_column_and_tz(tmp_path, capsys):
     log = tmp_path / "a.log"
     log.write_text("2026-07-01 12:00:00 " + MSG + "\n2026-13-01 00:00:00 " + MSG + "\n", encoding="utf-8")
     out = tmp_path / "r.parquet"
-    assert main(["scan", str(log), "-o", "parquet", "--out", str(out), "--tz", "Europe/Paris"]) == 0
+    assert main(["scan", str(log), "-o", str(out), "--tz", "Europe/Paris"]) == 0
     table = pq.read_table(out)
     assert table.schema.field("json").type == R.arrow_schema().field("json").type
     assert table.column("ts").to_pylist() == [datetime(2026, 7, 1, 10, 0, tzinfo=UTC), None]
     err = capsys.readouterr().err
     assert "times unreadable" in err
-    assert main(["scan", str(log), "-o", "parquet", "--out", str(out), "--json-column", "text"]) == 0
+    assert main(["scan", str(log), "-o", str(out), "--json-column", "text"]) == 0
     assert json.loads(pq.read_table(out).column("json")[0].as_py())["type"] == "ST"
     assert main(["scan", str(log), "--tz", "Mars/Olympus"]) == 2
     assert "unknown time zone" in capsys.readouterr().err
-    assert main(["scan", str(log), "-o", "csv"]) == 0
+    assert main(["scan", str(log), "-f", "csv"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert header.split(",") == list(COLUMNS)
+
+
+def test_a_diagnostic_says_its_did_you_mean_hint_in_every_format(tmp_path, capsys):
+    # the hint validate, lint, parse and SARIF give is in the message column of JSON Lines, CSV and Parquet alike
+    log = tmp_path / "a.log"
+    log.write_text("x RW1 HO a-2 from=a to=b item=x ask=PAYY\n", encoding="utf-8")
+    said = "unknown ask code (did you mean PAY? it is a code of profile pay: add p=pay)"
+    assert main(["scan", str(log), "--no-summary"]) == 0
+    assert json.loads(capsys.readouterr().out)["message"] == said
+    assert main(["scan", str(log), "--no-summary", "-f", "csv"]) == 0
+    row = dict(zip(COLUMNS, next(csv.reader(capsys.readouterr().out.splitlines()[1:]))))
+    assert row["message"] == said
+    out = tmp_path / "r.parquet"
+    assert main(["scan", str(log), "--no-summary", "-o", str(out)]) == 0
+    assert pq.read_table(out).column("message").to_pylist() == [said]
+    (record,) = scan(["x RW1 HO a-2 from=a to=b item=x ask=PAYY"])
+    assert record.message == said and to_arrow([record]).schema == R.arrow_schema()

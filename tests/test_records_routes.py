@@ -60,7 +60,7 @@ def spark_route(out: Path, tmp_path: Path) -> list[str]:
 def outputs(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("routes")
     single = base / "single.parquet"
-    assert main(["scan", *INPUTS, "-o", "parquet", "--out", str(single), "-j", "1", "--no-summary"]) in (0, 1)
+    assert main(["scan", *INPUTS, "-o", str(single), "-j", "1", "--no-summary"]) in (0, 1)
     dask_written = with_dask.write_parquet(INPUTS, base / "dask")
     spark_written = spark_route(base / "spark", base)
     assert dask_written == spark_written and dask_written

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import json
 from pathlib import Path
 
@@ -298,15 +299,38 @@ def test_cli_messages_only_and_jobs(capsys):
 
 
 def test_cli_csv_and_parquet(capsys, tmp_path):
-    code, out, _ = run(capsys, "-o", "csv", "--no-summary", str(DATA / "plain.rw1"))
+    code, out, _ = run(capsys, "-f", "csv", "--no-summary", str(DATA / "plain.rw1"))
     assert code == 0 and out.splitlines()[0] == ",".join(COLUMNS) and len(out.splitlines()) == 10
     pq = pytest.importorskip("pyarrow.parquet")
     target = tmp_path / "r.parquet"
-    code, _, _ = run(capsys, "-o", "parquet", "--out", str(target), "--no-summary", str(DATA / "plain.rw1"))
+    code, _, _ = run(capsys, "-f", "parquet", "-o", str(target), "--no-summary", str(DATA / "plain.rw1"))
     table = pq.read_table(target)
     assert code == 0 and table.num_rows == 9 and table.column_names == list(COLUMNS)
-    code, _, err = run(capsys, "-o", "parquet", str(DATA / "plain.rw1"))
-    assert code == 2 and "--out" in err
+    code, _, err = run(capsys, "-f", "parquet", str(DATA / "plain.rw1"))
+    assert code == 2 and "-o PATH" in err
+
+
+def test_cli_o_is_the_output_file_as_in_lint(capsys, tmp_path):
+    # -o names the file (the format follows its suffix), as lint's -o does
+    target = tmp_path / "records.csv"
+    code, out, _ = run(capsys, "-o", str(target), "--no-summary", str(DATA / "plain.rw1"))
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert code == 0 and out == "" and lines[0] == ",".join(COLUMNS) and len(lines) == 10
+    jsonl = tmp_path / "records.out"
+    code, _, _ = run(capsys, "--output", str(jsonl), "-f", "jsonl", "--no-summary", str(DATA / "plain.rw1"))
+    assert code == 0 and len([json.loads(x) for x in jsonl.read_text(encoding="utf-8").splitlines()]) == 9
+    code, _, err = run(capsys, "-o", str(tmp_path / "a"), "--out", str(tmp_path / "b"), str(DATA / "plain.rw1"))
+    assert code == 2 and "both name the output file" in err
+
+
+def test_cli_the_old_spelling_o_format_still_works_with_a_note(capsys, tmp_path):
+    code, out, err = run(capsys, "-o", "csv", "--no-summary", str(DATA / "plain.rw1"))
+    assert code == 0 and out.splitlines()[0] == ",".join(COLUMNS)
+    assert "`-o csv` names the format, the old spelling: give `-f csv`" in err
+    pq = pytest.importorskip("pyarrow.parquet")
+    target = tmp_path / "r.parquet"
+    code, _, err = run(capsys, "-o", "parquet", "--out", str(target), "--no-summary", str(DATA / "plain.rw1"))
+    assert code == 0 and pq.read_table(target).num_rows == 9 and "give `-f parquet`" in err
 
 
 def test_cli_reads_stdin(capsys, monkeypatch):
@@ -478,3 +502,56 @@ def test_a_local_glob_is_an_input_in_the_cli_as_a_file_url_is(tmp_path, capsys, 
     assert files_of("logs/*.log") == ["logs/a.log"]
     assert main(["scan", str(logs / "*.csv"), "--no-summary"]) == 2
     assert "no input matches" in capsys.readouterr().err
+
+
+CR_STREAM = ("RW1 ST a-1 from=a to=b item=x:1\rRW1 HO a-2 from=a to=b item=x ask=PAYY\r\n"
+             "RW1 ST a-3 from=a to=b item=x:1\r\rRW1 HO a-4 from=a to=b item=x ask=FIXX\r")
+
+
+@pytest.mark.parametrize("suffix", [".rw1", ".log"])
+def test_a_bare_cr_ends_a_line_in_scan_as_in_validate_and_lint(tmp_path, capsys, suffix):
+    # the lines: 1 a-1, 2 a-2 (refused), 3 a-3, 4 blank, 5 a-4 (refused)
+    path = tmp_path / f"cr{suffix}"
+    path.write_bytes(CR_STREAM.encode("ascii"))
+    assert main(["scan", "--no-summary", str(path)]) == 0
+    records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(r["line"], r["id"], r["record"]) for r in records] == [
+        (1, "a-1", "message"), (2, "a-2", "diagnostic"), (3, "a-3", "message"), (5, "a-4", "diagnostic")]
+    assert main(["lint", "--isolated", "-f", "json", "--select", "RW003", str(path)]) == 1
+    assert [f["line"] for f in json.loads(capsys.readouterr().out)] == [2, 5]
+    assert main(["validate", "-f", "json", str(path)]) == 1
+    refused = [r["line"] for r in map(json.loads, capsys.readouterr().out.splitlines()) if r["findings"]
+               and r["findings"][0]["severity"] == "fail"]
+    assert refused == [2, 5]
+
+
+class _Trickle(io.RawIOBase):
+    def __init__(self, data: bytes, step: int) -> None:
+        self.data, self.step = data, step
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        piece, self.data = self.data[:self.step], self.data[self.step:]
+        return piece
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b"a\r\n"[x % 3] for x in b)), st.integers(1, 7))
+def test_bare_crs_read_as_line_feeds_whatever_the_blocks(data, step):
+    from rogerwilco.io.scan.sources import _LineEnds
+
+    stream = _LineEnds(_Trickle(data, step))
+    got = b"".join(iter(lambda: stream.read(step), b""))
+    expected = re.sub(rb"\r\n|\r", lambda m: m.group() if m.group() == b"\r\n" else b"\n", data)
+    assert got == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b"a\r\n"[x % 3] for x in b)))
+def test_lint_reads_a_log_into_the_lines_the_stream_reader_gives(data):
+    from rogerwilco.io.lint import _text_lines
+    from rogerwilco.io.stream import read_lines
+
+    assert list(_text_lines(io.BytesIO(data))) == [line.text for line in read_lines(io.BytesIO(data))]

@@ -31,7 +31,7 @@ def documented_queries() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def con(tmp_path_factory):
     out = tmp_path_factory.mktemp("q") / "records.parquet"
-    assert main(["scan", str(SAMPLE), "-o", "parquet", "--out", str(out), "--no-summary"]) == 0
+    assert main(["scan", str(SAMPLE), "-o", str(out), "--no-summary"]) == 0
     connection = duckdb.connect()
     connection.execute("set TimeZone = 'Pacific/Auckland'")  # the queries must not depend on DuckDB's zone
     connection.execute(f"create view records as select * from read_parquet('{out}')")

@@ -35,7 +35,7 @@ def rows(items: list[dict]) -> list[dict]:
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory) -> list[dict]:
     out = tmp_path_factory.mktemp("j1") / "records.parquet"
-    assert main(["scan", *INPUTS, "-o", "parquet", "--out", str(out), "-j", "1", "--no-summary"]) in (0, 1)
+    assert main(["scan", *INPUTS, "-o", str(out), "-j", "1", "--no-summary"]) in (0, 1)
     return rows(pq.read_table(out).to_pylist())
 
 

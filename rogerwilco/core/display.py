@@ -32,7 +32,9 @@ Plain ASCII text comes back unchanged and unchecked character by character.
 
 from __future__ import annotations
 
-__all__ = ["INVISIBLE_RANGES", "caret_lines", "is_invisible", "printable"]
+import unicodedata
+
+__all__ = ["INVISIBLE_RANGES", "caret_lines", "cells", "is_invisible", "printable"]
 
 # Inclusive code point ranges shown escaped. Controls and surrogates; the
 # characters Python's str.isspace() accepts other than U+0020; format
@@ -75,24 +77,84 @@ def printable(text: str) -> str:
     return "".join(_escape(ch) if is_invisible(ch) else ch for ch in text)
 
 
-_CARET_WIDTH = 160  # characters of a long line shown around a caret
-_CARET_CONTEXT = 60  # of which before the offending token
+_CARET_WIDTH = 160  # terminal cells of a line shown around a caret when no width is given (not a terminal)
+_CARET_MIN_WIDTH = 20  # the narrowest excerpt shown, however narrow the terminal
+_CUT = "\u2026"  # marks where the excerpt cuts the line (one cell)
 
 
-def caret_lines(text: str, column: int, token: str = "") -> tuple[str, str]:
+def cells(text: str) -> int:
+    """Terminal cells ``text`` takes: two for a wide or full-width character (East Asian Width W or F), none
+    for a combining mark, one for any other (run it on :func:`printable` text: controls are escapes by then)."""
+    if text.isascii():
+        return len(text)
+    return sum(_cell(ch) for ch in text)
+
+
+def _cell(ch: str) -> int:
+    if ch.isascii():
+        return 1
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def caret_lines(text: str, column: int, token: str = "", width: int | None = None) -> tuple[str, str]:
     """The line as shown (escaped) and a caret line under ``token`` at 1-based ``column``.
 
-    A line longer than :data:`_CARET_WIDTH` is shown as a window around the
-    column, with ``...`` where it was cut, so a report of many findings on one
-    long line grows with the number of findings, never with findings x length.
+    The excerpt fits in ``width`` terminal cells (default :data:`_CARET_WIDTH`): a line wider than that is
+    shown as a window around the column, a third of it before the token, with ``…`` where it was cut, so a
+    terminal never wraps it and the caret sits under the token, counted in cells (a wide character takes
+    two, a combining mark none). Only the window is read, so a report of many findings on one long line
+    grows with the number of findings, never with findings x length.
     """
+    avail = max(_CARET_MIN_WIDTH, width if width is not None else _CARET_WIDTH)
     idx = max(0, min(column - 1, len(text)))
-    start = max(0, idx - _CARET_CONTEXT) if len(text) > _CARET_WIDTH else 0
-    end = min(len(text), start + _CARET_WIDTH)
-    before = "..." if start > 0 else ""
-    after = "..." if end < len(text) else ""
-    body = printable(text[start:end])
-    shown = before + body + after
-    pad = len(before) + len(printable(text[start:idx]))
-    width = max(1, min(len(printable(token)) if token else 1, len(before) + len(body) - pad))
-    return shown, " " * pad + "^" * width
+    if len(text) < avail and cells(printable(text)) < avail:  # the whole line, and a caret after its end, fit
+        start, end = 0, len(text)
+    else:
+        start, end = _window(text, idx, avail - 2)  # two cells kept for the marks
+    before = _CUT if start > 0 else ""
+    after = _CUT if end < len(text) else ""
+    lead = before + printable(text[start:idx])
+    body = printable(text[idx:end])
+    pad = cells(lead)
+    if idx == end:  # the caret after the line's end (where a missing slot would go)
+        return lead + body + after, " " * pad + "^"
+    under = cells(printable(text[idx:min(idx + max(1, len(token)), end)]))
+    return lead + body + after, " " * pad + "^" * max(1, min(under, cells(body)))
+
+
+def _window(text: str, idx: int, budget: int) -> tuple[int, int]:
+    """``(start, end)`` of the part of ``text`` around ``idx`` whose shown characters take at most ``budget``
+    cells: up to a third of them before ``idx``, the rest after, and what the line's end leaves unused given
+    to the part before. At most ``budget`` characters are read on either side."""
+    if idx >= len(text):
+        budget -= 1  # the caret after the line's end takes a cell
+    start = end = idx
+    used = 0
+
+    def take_before(limit: int) -> None:
+        nonlocal start, used
+        while start > 0 and idx - start < budget:
+            size = cells(printable(text[start - 1]))
+            if used + size > limit:
+                return
+            start -= 1
+            used += size
+
+    def take_after() -> None:
+        nonlocal end, used
+        while end < len(text) and end - idx < budget:
+            size = cells(printable(text[end]))
+            if used + size > budget:
+                return
+            end += 1
+            used += size
+
+    take_before(budget // 3)
+    take_after()
+    if end == len(text):
+        take_before(budget)
+    while 0 < start < idx and not cells(printable(text[start])):
+        start += 1  # a combining mark cut from its letter would sit on the cut mark
+    return start, end

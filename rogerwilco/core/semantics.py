@@ -70,6 +70,14 @@ class LineResult(NamedTuple):
     def refusal(self) -> Finding | None:
         return next((f for f in self.findings if f.failed), None)
 
+    def column_of(self, finding: Finding) -> int | None:
+        """The 1-based column a refusal is shown at: its own, else, for one about something absent (a missing
+        slot, a rule over slots), where a slot would go, after the last slot and before any tail; the line's
+        start when the line did not split. A note keeps its own (a blank line, a line end have none)."""
+        if finding.column or not finding.failed or not self.text:
+            return finding.column
+        return self.raw.slot_column(len(self.raw.tokens)) if self.raw is not None else 1
+
 
 def check_line(
     text: str,

@@ -96,13 +96,9 @@ def _terminal_width() -> int:
     Asked here because importing shutil loads bz2, lzma and fnmatch, and argparse makes
     a formatter on every ``add_argument``: every run of a command would pay for them.
     """
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):
-        return 80
+    from .render import terminal_columns
+
+    return terminal_columns(sys.__stdout__) or 80
 
 
 class _Plain(argparse.HelpFormatter):

@@ -16,7 +16,7 @@ small function over the messages in order:
   with UN, not cancelled, not carried forward by a re-send or re-issue:
   which HOs are one handoff is :func:`rogerwilco.checks.lifecycle.issue_link`'s
   rule, so an HO answered by an HO to another agent is still unread;
-  ``RW104`` an AQ never answered with an AN or refused with a UN);
+  ``RW104`` an AQ not answered with an AN or refused with a UN, ``RW115`` one past its ``by=``);
 * the handoff lifecycle, which is :func:`rogerwilco.checks.thread.check_thread`'s:
   its finding kinds map to rules through :data:`THREAD_KINDS` (closed twice,
   open past ``exp``/``due`` when a ``now`` is given, act after cancel, cancel
@@ -141,7 +141,8 @@ RULES: Mapping[str, LintRule] = {r.code: r for r in (
     LintRule(code="RW103", name="no-readback", level=ERROR,
          summary="an HO never read back (no RB; not refused with UN, cancelled, or carried forward by a re-send)",
          bad=_HO + "\n" + _DN, good=_HO + "\n" + _RB + "\n" + _DN),
-    LintRule(code="RW104", name="unanswered-question", level=ERROR, summary="an AQ never answered with an AN or refused with a UN",
+    LintRule(code="RW104", name="unanswered-question", level=WARNING,
+         summary="an AQ not answered with an AN or refused with a UN (yet: no by=, or its by= not passed)",
          bad="RW1 AQ writer-1 from=writer to=research need=TEXT // tone?",
          good="RW1 AQ writer-1 from=writer to=research need=TEXT // tone?\n"
               "RW1 AN research-1 re=writer-1 from=research to=writer val=tail // plain"),
@@ -184,6 +185,11 @@ RULES: Mapping[str, LintRule] = {r.code: r for r in (
          summary="an AN val=Y confirming a handoff before any readback of it",
          bad=_HO_ACC + "\n" + _AN_ACC + "\n" + _RB_ACC,
          good=_HO_ACC + "\n" + _RB_ACC + "\n" + _AN_ACC),
+    LintRule(code="RW115", name="unanswered-past-by", level=ERROR,
+         summary="an AQ not answered with an AN or refused with a UN, and its by= date has passed (with a now)",
+         bad="RW1 AQ writer-1 from=writer to=research need=TEXT by=20261001 // tone?",
+         good="RW1 AQ writer-1 from=writer to=research need=TEXT by=20261001 // tone?\n"
+              "RW1 AN research-1 re=writer-1 from=research to=writer val=tail // plain"),
 )}
 
 #: never-guess finding kind -> rule
@@ -313,17 +319,10 @@ def _line_findings(result: LineResult, file: str) -> Iterator[LintFinding]:
         if code is None:
             continue  # a blank line, or a kind that is no rule
         yield LintFinding(code=code, level=RULES[code].level, message=f.message, file=file,
-                          line=result.line_number or 1, column=f.column or _where_missing(result), token=f.token,
+                          line=result.line_number or 1, column=result.column_of(f) or 1, token=f.token,
                           text=result.text,
                           key=result.raw.id if result.raw is not None else None,
                           hint=f.hint, fix=f.fix)
-
-
-def _where_missing(result: LineResult) -> int:
-    """The column of a finding about something absent (a missing slot, RW005): where the slot would go, after the
-    last slot and before any tail; the line's start when the line did not split."""
-    raw = result.raw
-    return raw.slot_column(len(raw.tokens)) if raw is not None else 1
 
 
 class _Refused(NamedTuple):
@@ -529,11 +528,25 @@ def _stream_findings(messages: Iterable[Message | LineResult], file: str, *, rec
         if m.type == "HO":
             out.append(_at(m, file, "RW103", f"HO {m.id} to {m.to} is never read back: no RB from {m.to} answers it"))
         elif m.type == "AQ":
-            out.append(_at(m, file, "RW104", f"AQ {m.id} to {m.to} is never answered (AN) or refused (UN)"))
+            out.append(_unanswered(m, file, now))
 
     if report is not None:
         out.extend(_thread_findings(report, by_id, file, now=now))
     return out
+
+
+def _unanswered(aq: _Seen, file: str, now: str | None) -> LintFinding:
+    """An AQ left without an AN or UN: past its ``by=`` (judged at ``now``) an error, RW115, as check-thread's
+    ``unanswered`` fail; before it, or with no ``by=``, RW104, a warning, as check-thread's note (spec 5 rule 2:
+    an AQ is answered or refused; a stream that ends before an answer shows one not given yet)."""
+    from ..checks.thread import _date, parse_now
+
+    by = next((t[3:] for t in aq.text.split(" // ", 1)[0].split(" ") if t.startswith("by=")), None)
+    if by is not None and now is not None and parse_now(now).date() > _date(by):
+        return _at(aq, file, "RW115", f"AQ {aq.id} to {aq.to} is not answered (AN) or refused (UN), and its "
+                                      f"by={by} has passed", token=f"by={by}")
+    return _at(aq, file, "RW104", f"AQ {aq.id} to {aq.to} is not answered (AN) or refused (UN)"
+                                  + (f" yet (by={by})" if by else " yet"))
 
 
 def _thread_findings(report: Any, by_id: Mapping[str, _Seen], file: str, *, now: str | None) -> list[LintFinding]:
@@ -633,10 +646,21 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
 
 
 def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[str]:
+    """The lines of a log or document, each without its terminator: in a stream, ``\\n``, ``\\r\\n`` or a bare
+    ``\\r``, as :func:`rogerwilco.io.stream.read_lines` and ``scan`` end lines (so all three number them alike);
+    lines given one by one are lines already (a CR inside one is a control character)."""
+    stream = hasattr(fp, "read")
     for raw in fp:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", "surrogateescape")
-        yield _strip_terminator(raw)
+        text = _strip_terminator(raw)
+        if not stream or "\r" not in text:
+            yield text
+            continue
+        pieces = text.split("\r")
+        if text.endswith("\r") and not raw.endswith("\n"):
+            pieces.pop()  # a CR ending the stream ends its last line; no empty line after it
+        yield from pieces
 
 
 def _embedded_results(fp: IO[bytes] | IO[str] | Iterable[str], receiver: Receiver, file: str) -> Iterator[tuple]:

@@ -94,7 +94,7 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
     "scan": ("Find RW1 lines wherever they sit in logs (plain, prefixed, Markdown, JSON Lines, Slack exports, "
              "compressed files, directories) and write one record per candidate: a message with its JSON form, "
              "or a diagnostic saying why it was refused.",
-             ("rogerwilco scan examples/logs", "rogerwilco scan --output csv examples/logs/prefixed.log.gz"),
+             ("rogerwilco scan examples/logs", "rogerwilco scan -f csv examples/logs/prefixed.log.gz"),
              "0 scanned, 1 a candidate was refused under --strict, 2 usage error"),
     "skill": ("Write an Agent Skill folder, OUT/<name>/SKILL.md: front matter (name, description), the legend "
               "generated from the vocabulary, and how to check lines with this package. For Claude Code, OUT is "

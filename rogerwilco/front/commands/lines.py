@@ -67,8 +67,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 _BLANK = note(kind="blank", message="blank line")
 
 
-def _report(file: str, number: int | None, finding) -> None:
-    col = f":{finding.column}" if finding.column else ""
+def _report(file: str, number: int | None, finding, column: int | None = None) -> None:
+    column = column or finding.column
+    col = f":{column}" if column else ""
     token = f" {printable(finding.token)}" if finding.token else ""
     hint = f" ({printable(finding.hint)})" if finding.hint else ""  # "did you mean", as validate and lint say it
     sys.stderr.write(f"{printable(file)}:{number or 1}{col}: {finding.why or finding.severity}{token}: "
@@ -90,7 +91,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
                 bad += first.failed
                 shown = [first, *(f for f in result.findings if f.kind == "bare-cr" and f is not first)]
             for finding in shown:
-                _report(name, result.line_number, finding)
+                _report(name, result.line_number, finding, result.column_of(finding))
     return 1 if bad else 0
 
 
@@ -121,10 +122,11 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from ..render import make_console, plain_output
+    from ..render import excerpt_width, make_console, plain_output
     from ..render.lines import Parts, plain, styled, summary_parts
 
     receiver = receiver_from(args)
+    args.width = excerpt_width()
     if plain_output():  # what a console would write, without loading rich
         def show(parts: Parts) -> None:
             sys.stdout.write(plain(parts) + "\n")
@@ -161,7 +163,7 @@ def _validate_one(given: str | None, receiver: Receiver, args: argparse.Namespac
                     "file": name,
                     "line": result.line_number,
                     "valid": result.message is not None,
-                    "findings": [f.to_json() for f in result.findings],
+                    "findings": [_with_column(f.to_json(), result.column_of(f)) for f in result.findings],
                 }
                 if result.message is not None:
                     record["json"] = result.message.to_json()
@@ -170,7 +172,7 @@ def _validate_one(given: str | None, receiver: Receiver, args: argparse.Namespac
             for finding in result.findings:
                 if args.quiet and finding.severity != FAIL:
                     continue
-                show(finding_parts(result, finding, name))
+                show(finding_parts(result, finding, name, args.width))
     if counts["refused"] > refused_before and given not in (None, "-") and not is_line_argument(given):
         from ...io.lint import is_stream_file
         from ._common import note as tell
@@ -178,6 +180,11 @@ def _validate_one(given: str | None, receiver: Receiver, args: argparse.Namespac
         if not is_stream_file(name):  # a log or a document: its lines are not messages, the messages are in them
             tell(f"{name} is not an RW1 stream (.rw1), where every line is a message: `rogerwilco lint {name}` "
                  f"or `rogerwilco scan {name}` finds the RW1 lines inside a log, Markdown or JSON Lines")
+
+
+def _with_column(found: dict[str, Any], column: int | None) -> dict[str, Any]:
+    """A finding's JSON with the column it is shown at (a missing slot's: where the slot would go)."""
+    return {**found, "column": column} if column and "column" not in found else found
 
 
 def _refused(text: str, exc: RW1Error) -> int:

@@ -89,7 +89,7 @@ def _output(path: str | None) -> Iterator[IO[str]]:
 def cmd_lint(args: argparse.Namespace) -> int:
     from ...io.lint import lint_paths, new_findings, read_baseline, write_baseline
     from ...io.lint_config import FileConfigs, discover
-    from ..render import make_console
+    from ..render import excerpt_width, make_console
     from ..render.progress import FileProgress
 
     if args.list_rules:
@@ -120,6 +120,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
             from ..render.lint import finding_text
 
             console = make_console(file=out) if args.output_file else make_console()
+            width = excerpt_width(out)
         for _name, findings in lint_paths(files, config=configs, settings=settings,
                                           stdin_filename=args.stdin_filename, on_open=progress.reading):
             nfiles += 1
@@ -130,7 +131,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
                 continue
             if args.format == "text":
                 for f in findings:
-                    console.print(finding_text(f))  # type: ignore[union-attr]
+                    console.print(finding_text(f, width))  # type: ignore[union-attr]
             elif args.format == "json-lines":
                 for f in findings:
                     out.write(json.dumps(f.to_json(), ensure_ascii=True) + "\n")

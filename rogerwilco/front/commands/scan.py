@@ -13,6 +13,7 @@ from ._common import add_profiles, default_inputs
 from ._output import output_path
 
 PROGRESS_THRESHOLD = 32 * 1024 * 1024  # bytes of input before a bar is worth drawing
+FORMATS = ("jsonl", "csv", "parquet")
 
 
 def _positive(text: str) -> int:
@@ -34,9 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="files or directories to scan, - for stdin (none: stdin when piped, else the current folder), or fsspec URLs (s3://b/logs/*.gz, "
                         "memory://x.log; needs the remote extra): a URL that cannot be read is one diagnostic")
-    p.add_argument("--output", "-o", dest="out_format", choices=("jsonl", "csv", "parquet"), default="jsonl",
-                   help="record format (default jsonl)")
-    p.add_argument("--out", metavar="PATH", help="write records here (required for parquet; default stdout)")
+    p.add_argument("--format", "-f", dest="out_format", choices=FORMATS, default=None,
+                   help="record format: jsonl (default), csv, parquet; default from the output file's suffix")
+    p.add_argument("--output", "-o", dest="output", metavar="PATH",
+                   help="write the records to this file (required for parquet; default stdout), as lint's -o")
+    p.add_argument("--out", dest="out", metavar="PATH", help=argparse.SUPPRESS)  # the old name of -o
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (default 1)")
     p.add_argument("--strict", action="store_true", help="exit 1 when any candidate is refused")
     p.add_argument("--messages-only", action="store_true",
@@ -55,6 +58,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_scan)
 
 
+def _output_and_format(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The output file and the record format, from ``-o PATH -f FORMAT`` and the old spellings.
+
+    ``-o``/``--output`` is the file, as lint's is; it named the format in earlier releases, so ``-o parquet`` (a
+    format's name, without a suffix) still means the format, with a note, and ``--out PATH`` the file.
+    """
+    output, out, fmt = args.output, args.out, args.out_format
+    if output in FORMATS and fmt is None:
+        from ._common import note
+
+        note(f"`-o {output}` names the format, the old spelling: give `-f {output}` (-o is the output file, as "
+             "in lint); the old spelling goes in the next release")
+        output, fmt = out, output
+    elif output and out:
+        raise RW1Error(f"-o {output} and --out {out} both name the output file: give -o PATH once")
+    else:
+        output = output or out
+    if fmt is None:
+        suffix = os.path.splitext(output or "")[1].lstrip(".").lower()
+        fmt = suffix if suffix in FORMATS else "jsonl"
+    return output, fmt
+
+
 def _profile_spec(args: argparse.Namespace):
     if args.core_only:
         return ()
@@ -70,8 +96,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise RW1Error("--jobs must be at least 1")
+    args.out, args.out_format = _output_and_format(args)
     if args.out_format == "parquet" and not args.out:
-        raise RW1Error("--output parquet needs --out PATH")
+        raise RW1Error("-f parquet needs -o PATH (Parquet is written to a file)")
     from ...io.scan.timestamps import zone
 
     try:
@@ -111,7 +138,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
                                 progress=on_progress if progress is not None else None)
     fmt = args.out_format
     with contextlib.ExitStack() as stack:
-        # --out is written whole or not at all: a temporary file renamed at the end (an interrupted run leaves none)
+        # -o is written whole or not at all: a temporary file renamed at the end (an interrupted run leaves none)
         target = stack.enter_context(output_path(args.out)) if args.out else None
         sink = stack.enter_context(open(target, "w", encoding="utf-8", newline="")) if target and fmt != "parquet" else None
         tally = _write(S, args, chunks, tally, sink, target, spec, options, progress)

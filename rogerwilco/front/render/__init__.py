@@ -49,6 +49,31 @@ def plain_output(file: IO[str] | None = None) -> bool:
     return not bool(getattr(stream, "isatty", lambda: False)())
 
 
+def terminal_columns(file: IO[str] | None = None) -> int | None:
+    """The width a report to ``file`` (stdout) is read at: ``COLUMNS`` when set, else the terminal's when
+    ``file`` is one; None for a pipe or a file (no width wraps it)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    stream = file if file is not None else sys.stdout
+    stream = getattr(stream, "unescaped", stream)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or None if stream.isatty() else None
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+#: the indent of a caret excerpt under a finding
+EXCERPT_INDENT = "  "
+
+
+def excerpt_width(file: IO[str] | None = None) -> int | None:
+    """The cells a caret excerpt may take in a report to ``file`` (:func:`terminal_columns` less its indent and
+    one cell a terminal keeps for its cursor), so the excerpt never wraps; None: the default window."""
+    columns = terminal_columns(file)
+    return None if columns is None else columns - len(EXCERPT_INDENT) - 1
+
+
 def make_console(file: IO[str] | None = None, *, width: int | None = None, color: bool | None = None) -> "Console":
     from rich.console import Console
 

@@ -8,6 +8,7 @@ from ...core.display import caret_lines
 from ...core.errors import printable
 from ...core.findings import Finding
 from ...core.semantics import LineResult
+from . import EXCERPT_INDENT
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -19,11 +20,13 @@ _STYLE = {"fail": "bold red", "note": "yellow"}
 Parts = list[tuple[str, str]]
 
 
-def finding_parts(result: LineResult, finding: Finding, file: str) -> Parts:
-    """``file:line:col: fail UNK ask=PAYY unknown ask code`` and the caret."""
+def finding_parts(result: LineResult, finding: Finding, file: str, width: int | None = None) -> Parts:
+    """``file:line:col: fail UNK ask=PAYY unknown ask code`` and the caret, under an excerpt of the line at most
+    ``width`` cells wide (:func:`rogerwilco.front.render.excerpt_width`)."""
+    column = result.column_of(finding)
     where = f"{printable(file)}:{result.line_number or 1}"
-    if finding.column:
-        where += f":{finding.column}"
+    if column:
+        where += f":{column}"
     style = _STYLE.get(finding.severity, "")
     out: Parts = [(where + ": ", "bold"), (finding.severity, style)]
     if finding.why:
@@ -34,10 +37,10 @@ def finding_parts(result: LineResult, finding: Finding, file: str) -> Parts:
     out.append((" " + printable(finding.message), ""))
     if finding.hint:
         out.append((f" ({printable(finding.hint)})", "cyan"))
-    if finding.column and result.text:
-        shown, caret = caret_lines(result.text, finding.column, finding.token or "")
-        out.append(("\n  " + shown, ""))
-        out.append(("\n  " + caret, style))
+    if column and result.text:
+        shown, caret = caret_lines(result.text, column, (finding.token or "") if finding.column else "", width)
+        out.append(("\n" + EXCERPT_INDENT + shown, ""))
+        out.append(("\n" + EXCERPT_INDENT + caret, style))
     return out
 
 
@@ -60,8 +63,8 @@ def plain(parts: Parts) -> str:
     return "".join(text for text, _ in parts)
 
 
-def finding_text(result: LineResult, finding: Finding, file: str) -> "Text":
-    return styled(finding_parts(result, finding, file))
+def finding_text(result: LineResult, finding: Finding, file: str, width: int | None = None) -> "Text":
+    return styled(finding_parts(result, finding, file, width))
 
 
 def summary_text(counts: dict[str, int]) -> "Text":

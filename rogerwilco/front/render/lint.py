@@ -9,15 +9,16 @@ from rich.text import Text
 
 from ...core.display import caret_lines
 from ...core.errors import printable
-from . import counted
+from . import EXCERPT_INDENT, counted
 from .tables import FoldingTable
 from ...io.lint import RULES, LintFinding
 
 _STYLE = {"error": "bold red", "warning": "yellow"}
 
 
-def finding_text(finding: LintFinding) -> Text:
-    """``file:line:col: RW105 [closed-twice] message`` then the line and a caret."""
+def finding_text(finding: LintFinding, width: int | None = None) -> Text:
+    """``file:line:col: RW105 [closed-twice] message`` then the line and a caret, the excerpt at most ``width``
+    cells wide (:func:`rogerwilco.front.render.excerpt_width`)."""
     where = f"{printable(finding.file)}:{finding.line}"
     if finding.column:
         where += f":{finding.column}"
@@ -33,10 +34,10 @@ def finding_text(finding: LintFinding) -> Text:
     if finding.cause:
         out.append(f" [follows from {finding.cause}]", style="dim")
     if finding.text:
-        shown, caret = caret_lines(finding.text, finding.column or 1, finding.token or "")
-        out.append("\n  " + shown)
+        shown, caret = caret_lines(finding.text, finding.column or 1, finding.token or "", width)
+        out.append("\n" + EXCERPT_INDENT + shown)
         if finding.column:
-            out.append("\n  " + caret, style=_STYLE.get(finding.level, ""))
+            out.append("\n" + EXCERPT_INDENT + caret, style=_STYLE.get(finding.level, ""))
     return out
 
 

@@ -91,6 +91,14 @@ def _diagnostic(file: str, line: int, column: int, text: str, field: str | None,
                   item=env.get("item"), why=why, reason=reason, token=token, message=message, unvalidated=True, ts=ts)
 
 
+def _said(finding: Any) -> str:
+    """A refusal in words for the ``message`` column, with its "did you mean" hint in parentheses where it has one
+    (as lint's SARIF and annotation messages say it), so every column keeps its type on every route."""
+    if finding is None:
+        return "refused"
+    return f"{finding.message} ({finding.hint})" if finding.hint else finding.message
+
+
 def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slack: bool = False,
                     strings: list[tuple[str, str, int]] | None = None, clock: Clock | None = None) -> list[Record]:
     """Every record of one decoded physical line, each with the line's time (``clock`` reads it; UTC by default).
@@ -133,7 +141,7 @@ def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slac
             out.append(_diagnostic(
                 file, line, column, cand, frame.field, why=(first.why if first else None) or "UNK",
                 reason=first.kind if first else "syntax", token=(first.token if first else "") or "",
-                message=first.message if first else "refused", raw=result.raw, ts=ts))
+                message=_said(first), raw=result.raw, ts=ts))
     return out
 
 

@@ -364,6 +364,32 @@ def _open_stream(raw: IO[bytes]) -> tuple[IO[bytes], str | None]:
     return cast(IO[bytes], buffered), None
 
 
+_BARE_CR = re.compile(rb"\r(?!\n)")
+
+
+class _LineEnds:
+    """A stream read with each bare CR as a LF: a bare CR ends a line in ``scan`` as it does in ``validate``,
+    ``lint`` and the editor (``rogerwilco.io.stream``), so the three number lines alike. A CR ending a block is
+    held until the next shows whether a LF follows it."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+        self.held = b""
+
+    def read(self, size: int = -1) -> bytes:
+        while True:
+            data = self.stream.read(size)
+            block, self.held = self.held + data, b""
+            if not data:
+                return b"\n" if block else b""  # a CR ending the stream ends its last line
+            if block.endswith(b"\r"):
+                block, self.held = block[:-1], b"\r"
+            if block.count(b"\r") != block.count(b"\r\n"):  # a bare CR (CRLF files pay two counts, no copy)
+                block = _BARE_CR.sub(b"\n", block)
+            if block:
+                return block
+
+
 def iter_chunks(stream: IO[bytes], file: str, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
                 progress: Callable[[], None] | None = None) -> Iterator[Chunk]:
@@ -527,7 +553,7 @@ def _file_chunks(fh: IO[bytes], name: str, chunk_bytes: int, max_line_bytes: int
             except (OSError, ValueError):
                 pass
     stream, _ = _open_stream(fh)
-    yield from _element_chunks(iter_chunks(stream, name, chunk_bytes=chunk_bytes, max_line_bytes=max_line_bytes,
+    yield from _element_chunks(iter_chunks(cast(IO[bytes], _LineEnds(stream)), name, chunk_bytes=chunk_bytes, max_line_bytes=max_line_bytes,
                                            progress=tick), hard_limit=16 * max(chunk_bytes, max_line_bytes))
 
 
