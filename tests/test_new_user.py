@@ -6,6 +6,7 @@ Each test names the item of the issue it proves; the closing note lists them.
 from __future__ import annotations
 
 import io
+import sys
 from pathlib import Path
 
 import pytest
@@ -269,7 +270,7 @@ def test_python_dash_m_with_no_arguments_prints_the_quick_start():
     assert proc.returncode == 0 and b"Quick start" in proc.stdout
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+@pytest.mark.parametrize("shell", ["bash", "zsh", "tcsh", "fish"])
 def test_completion_scripts_name_every_command(shell, capsys):
     assert main(["completion", shell]) == 0
     script = capsys.readouterr().out
@@ -278,22 +279,32 @@ def test_completion_scripts_name_every_command(shell, capsys):
     assert "expect-acc" in script and "resolve" in script
 
 
-def test_the_bash_completion_script_is_valid_bash_and_completes(tmp_path):
+def test_the_bash_completion_script_is_valid_bash_and_completes(tmp_path, capsys):
+    # sourced in bash, its completion function completes subcommands, verbs, options, choices and file names
     import shutil
     import subprocess
 
     bash = shutil.which("bash")
     assert bash is not None
-    from rogerwilco.front.commands.completion import _tree, bash_script
-    from rogerwilco.front.cli import build_parser
-
+    assert main(["completion", "bash"]) == 0
+    (tmp_path / "handoff.rw1").write_text("")
     script = tmp_path / "c.bash"
-    script.write_text(bash_script(_tree(build_parser())) + '\nCOMP_WORDS=(rogerwilco tool pr); COMP_CWORD=2; _rogerwilco; '
-                      'echo "${COMPREPLY[@]}"\nCOMP_WORDS=(rogerwilco check-rb --str); COMP_CWORD=2; _rogerwilco; '
-                      'echo "${COMPREPLY[@]}"\n')
+    asks = [("rogerwilco", "val"), ("rogerwilco", "tool", "pr"), ("rogerwilco", "check-rb", "--str"),
+            ("rogerwilco", "completion", "tc"), ("rogerwilco", "validate", str(tmp_path / "hand"))]
+    calls = "".join(f"COMP_WORDS=({' '.join(words)}); COMP_CWORD={len(words) - 1}; COMP_LINE='{' '.join(words)}'; "
+                    'COMPREPLY=(); _shtab_rogerwilco; echo "${COMPREPLY[@]}"\n' for words in asks)
+    script.write_text(capsys.readouterr().out + "\n" + calls)
     proc = subprocess.run([bash, str(script)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["prepare", "--strict"]
+    assert proc.stdout.splitlines() == ["validate", "prepare", "--strict", "tcsh", str(tmp_path / "handoff.rw1")]
+    assert "complete -o bashdefault -F _shtab_rogerwilco rogerwilco" in script.read_text()
+
+
+def test_completion_without_shtab_names_the_install_line(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "shtab", None)
+    assert main(["completion", "bash"]) != 0
+    err = capsys.readouterr().err
+    assert "pip install 'rogerwilco[completion]'" in err and "Traceback" not in err
 
 
 def test_color_always_never_and_no_color(tmp_path, capsys, monkeypatch):

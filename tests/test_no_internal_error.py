@@ -25,7 +25,7 @@ BAD_LINE = "RW1 HO a-1 from=a"
 
 BROKEN = {
     "adapter": None,  # reads stdin: driven in test_memory_bounds and test_fuzz
-    "completion": ["completion", "tcsh"],
+    "completion": ["completion", "ksh"],
     "conformance": ["conformance", "--", "/nonexistent/adapter"],
     "grammar": ["grammar", "--abnf", "extra-argument"],
     "parse": ["parse", NOWHERE],

@@ -93,3 +93,30 @@ def test_a_memory_input_is_an_error_before_the_job_starts(spark, tmp_path):
         assert not (tmp_path / "out").exists()
     finally:
         fs.rm("/rw-spark-test", recursive=True)
+
+
+@pytest.mark.parametrize("version", ["2.2.0", "2.3.3", "3.0.0", "3.1.1"])
+def test_the_spark_extra_admits_exactly_the_pandas_pyspark_supports(version, monkeypatch):
+    # PySpark itself says which pandas it supports: an error below its minimum, a FutureWarning from 3.0.0
+    import warnings
+
+    import pandas
+    from packaging.requirements import Requirement
+    from pyspark.errors import PySparkException
+    from pyspark.sql.pandas.utils import require_minimum_pandas_version
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    (pin,) = [Requirement(r) for r in extras["spark"] if Requirement(r).name == "pandas"]
+    monkeypatch.setattr(pandas, "__version__", version)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            require_minimum_pandas_version()
+            supported = True
+        except (FutureWarning, PySparkException, ImportError):
+            supported = False
+    assert pin.specifier.contains(version) == supported, (str(pin), version)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rogerwilco.core.schemacheck import Checker, SchemaError, first_error
 from rogerwilco.front import mcp_server, tools
 from rogerwilco.front.tools import TOOLS, call, check_arguments, from_strict, schemas
 
@@ -61,8 +63,35 @@ def test_argument_errors_name_the_argument():
 
 
 def test_a_schema_beyond_the_subset_is_refused_loudly():
-    with pytest.raises(ValueError, match="pattern"):
-        check_arguments({"type": "string", "pattern": "x"}, "y")
+    with pytest.raises(SchemaError, match="format"):
+        check_arguments({"type": "string", "format": "date"}, "y")
+
+
+def test_the_tools_and_the_conformance_schemas_share_one_checker():
+    # the tools check their arguments with the core's checker, not a second one
+    assert "Checker(" in inspect.getsource(tools.check_arguments)
+    assert not hasattr(tools, "_JSON_TYPES")
+
+
+def test_an_integral_double_is_an_integer_argument_and_reaches_the_tool_as_one():
+    # JSON Schema 2020-12 (Validation 6.1.1): "integer" matches any number with a zero fractional part;
+    # a JSON-RPC client whose numbers are doubles sends n=1 as 1.0
+    assert check_arguments(TOOLS["make_rb"].input_schema, {"ho": HO, "n": 2.0}) is None
+    result, is_error = call("make_rb", {"ho": HO, "n": 2.0})
+    assert not is_error and result["line"].startswith("RW1 RB payer-2 re=scheduler-1"), result
+    result, is_error = call("make_rb", {"ho": HO, "n": 2.5})
+    assert is_error and (result["error"]["rule"], result["error"]["argument"]) == ("arguments", "n")
+    result, is_error = call("make_rb", {"ho": HO, "n": True})
+    assert is_error and result["error"]["argument"] == "n"
+
+
+def test_the_json_form_reading_of_integer_stays_strict():
+    # decisions D9: `pri: 2.0` in a JSON form is refused; the conformance schemas keep that reading
+    schema = {"type": "object", "properties": {"pri": {"type": "integer"}}}
+    assert first_error(schema, {"pri": 2.0}) == ("$.pri", "expected integer, got number")
+    assert first_error(schema, {"pri": 2}) is None
+    assert list(Checker(schema, integral_floats=True).errors({"pri": 2.0})) == []
+    assert list(Checker(schema, integral_floats=True).errors({"pri": 2.5})) == [("$.pri", "expected integer, got number")]
 
 
 def _walk(schema, path=""):

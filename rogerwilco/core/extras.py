@@ -27,6 +27,7 @@ EXTRA_OF_MODULE = {
     "pydantic_ai": "pydantic-ai",
     "langgraph": "langgraph",
     "langchain_core": "langgraph",
+    "shtab": "completion",
 }
 #: packages no extra installs: the line to run instead
 OTHER_PACKAGES = {

@@ -18,9 +18,17 @@ annotations ``$schema $id $comment title description default examples
 $defs``.
 
 :func:`errors` yields ``(json_path, message)`` pairs; the path is written
-like ``$.cases[3].request.op``. Integers are JSON integers only: ``2.0`` is
-not an ``integer`` (as in RW1's JSON forms, decision D9), and ``true`` is
-never a number.
+like ``$.cases[3].request.op`` (a missing member is named at its own path,
+``$.cases[3].request.op: missing required member 'op'``); :func:`faults`
+yields the same with the path as a tuple of keys and indexes.
+
+Integers have two readings, chosen per checker. By default an ``integer`` is
+a JSON integer only: ``2.0`` is not one (as in RW1's JSON forms, decision
+D9). With ``integral_floats=True`` it is JSON Schema 2020-12's own reading
+(Validation 6.1.1: "integer" matches "any number with a zero fractional
+part"), for values that come from clients whose numbers may be doubles: the
+tool arguments of :mod:`rogerwilco.front.tools`. ``true`` is never a number
+in either.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from functools import reduce
 from typing import Any, Iterator, Mapping
 
 ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description", "default", "examples", "$defs",
@@ -61,9 +70,19 @@ def _type_of(value: Any) -> str:
     return type(value).__name__
 
 
-def _is_type(value: Any, name: str) -> bool:
+def _is_type(value: Any, name: str, integral_floats: bool = False) -> bool:
     kind = _type_of(value)
+    if name == "integer" and integral_floats and isinstance(value, float):
+        return value.is_integer()
     return kind == name or (name == "number" and kind == "integer")
+
+
+def _shown(value: Any) -> str:
+    """A value for a message: its JSON text, or its repr when it is not JSON."""
+    try:
+        return json.dumps(value, ensure_ascii=False)[:60]
+    except (TypeError, ValueError):
+        return repr(value)[:60]
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -81,6 +100,9 @@ def _pattern(source: str) -> re.Pattern[str]:
     return re.compile(source)
 
 
+Path = tuple[Any, ...]
+
+
 def _child(path: str, key: Any) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
@@ -92,8 +114,10 @@ def _child(path: str, key: Any) -> str:
 class Checker:
     """Checks instances against one schema document."""
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
+    def __init__(self, schema: Mapping[str, Any], *, integral_floats: bool = False) -> None:
         self.root = schema
+        #: Whether ``2.0`` is an ``integer`` (JSON Schema 2020-12) or not (RW1's JSON forms, D9).
+        self.integral_floats = integral_floats
         self._audit(schema, "#")
 
     def _audit(self, schema: Any, where: str) -> None:
@@ -124,6 +148,12 @@ class Checker:
         return node
 
     def errors(self, value: Any, schema: Any = None, path: str = "$") -> Iterator[tuple[str, str]]:
+        """Each way ``value`` breaks ``schema`` (the root by default), as ``(json_path, message)``."""
+        for at, message in self.faults(value, schema):
+            yield reduce(_child, at, path), message
+
+    def faults(self, value: Any, schema: Any = None, path: Path = ()) -> Iterator[tuple[Path, str]]:
+        """Each way ``value`` breaks ``schema``, as ``(path as a tuple of keys and indexes, message)``."""
         schema = self.root if schema is None else schema
         if schema is True:
             return
@@ -131,17 +161,17 @@ class Checker:
             yield path, "no value is allowed here"
             return
         if "$ref" in schema:
-            yield from self.errors(value, self.resolve(schema["$ref"]), path)
+            yield from self.faults(value, self.resolve(schema["$ref"]), path)
         if "type" in schema:
             names = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-            if not any(_is_type(value, n) for n in names):
+            if not any(_is_type(value, n, self.integral_floats) for n in names):
                 yield path, f"expected {' or '.join(names)}, got {_type_of(value)}"
                 return
         if "const" in schema and not _same(value, schema["const"]):
             yield path, f"expected {json.dumps(schema['const'])}"
         if "enum" in schema and not any(_same(value, v) for v in schema["enum"]):
             shown = ", ".join(json.dumps(v) for v in schema["enum"][:12])
-            yield path, f"{json.dumps(value, ensure_ascii=False)[:60]} is not one of {shown}"
+            yield path, f"{_shown(value)} is not one of {shown}"
         if isinstance(value, str):
             if len(value) < schema.get("minLength", 0):
                 yield path, f"shorter than {schema['minLength']} characters"
@@ -159,26 +189,26 @@ class Checker:
         if isinstance(value, Mapping):
             yield from self._object(value, schema, path)
         for sub in schema.get("allOf", []):
-            yield from self.errors(value, sub, path)
+            yield from self.faults(value, sub, path)
         for keyword in ("anyOf", "oneOf"):
             if keyword not in schema:
                 continue
-            found = [list(self.errors(value, sub, path)) for sub in schema[keyword]]
+            found = [list(self.faults(value, sub, path)) for sub in schema[keyword]]
             passing = sum(1 for f in found if not f)
             if passing == 0:
                 yield _best(found, path)
             elif passing > 1 and keyword == "oneOf":
                 yield path, "matches more than one alternative (oneOf)"
-        if "not" in schema and not any(True for _ in self.errors(value, schema["not"], path)):
+        if "not" in schema and not any(True for _ in self.faults(value, schema["not"], path)):
             yield path, "matches a form that is not allowed here"
         if "if" in schema:
-            if not any(True for _ in self.errors(value, schema["if"], path)):
+            if not any(True for _ in self.faults(value, schema["if"], path)):
                 if "then" in schema:
-                    yield from self.errors(value, schema["then"], path)
+                    yield from self.faults(value, schema["then"], path)
             elif "else" in schema:
-                yield from self.errors(value, schema["else"], path)
+                yield from self.faults(value, schema["else"], path)
 
-    def _array(self, value: list[Any], schema: Mapping[str, Any], path: str) -> Iterator[tuple[str, str]]:
+    def _array(self, value: list[Any], schema: Mapping[str, Any], path: Path) -> Iterator[tuple[Path, str]]:
         if len(value) < schema.get("minItems", 0):
             yield path, f"fewer than {schema['minItems']} items"
         if "maxItems" in schema and len(value) > schema["maxItems"]:
@@ -186,44 +216,44 @@ class Checker:
         if schema.get("uniqueItems"):
             for i, item in enumerate(value):
                 if any(_same(item, other) for other in value[:i]):
-                    yield _child(path, i), "repeats an earlier item"
+                    yield path + (i,), "repeats an earlier item"
         prefix = schema.get("prefixItems", [])
         for i, item in enumerate(value):
             if i < len(prefix):
-                yield from self.errors(item, prefix[i], _child(path, i))
+                yield from self.faults(item, prefix[i], path + (i,))
             elif "items" in schema:
-                yield from self.errors(item, schema["items"], _child(path, i))
+                yield from self.faults(item, schema["items"], path + (i,))
 
-    def _object(self, value: Mapping[str, Any], schema: Mapping[str, Any], path: str) -> Iterator[tuple[str, str]]:
+    def _object(self, value: Mapping[str, Any], schema: Mapping[str, Any], path: Path) -> Iterator[tuple[Path, str]]:
         for key in schema.get("required", []):
             if key not in value:
-                yield path, f"missing required member {key!r}"
+                yield path + (key,), f"missing required member {key!r}"
         if len(value) < schema.get("minProperties", 0):
             yield path, f"fewer than {schema['minProperties']} members"
         props = schema.get("properties", {})
         patterns = schema.get("patternProperties", {})
         for key, item in value.items():
-            where = _child(path, key)
+            where = path + (key,)
             if "propertyNames" in schema:
-                for _, message in self.errors(key, schema["propertyNames"], where):
+                for _, message in self.faults(key, schema["propertyNames"], where):
                     yield where, f"member name: {message}"
             matched = False
             if key in props:
                 matched = True
-                yield from self.errors(item, props[key], where)
+                yield from self.faults(item, props[key], where)
             for source, sub in patterns.items():
                 if _pattern(source).search(key):
                     matched = True
-                    yield from self.errors(item, sub, where)
+                    yield from self.faults(item, sub, where)
             if not matched and "additionalProperties" in schema:
                 extra = schema["additionalProperties"]
                 if extra is False:
                     yield where, f"member {key!r} is not allowed here"
                 else:
-                    yield from self.errors(item, extra, where)
+                    yield from self.faults(item, extra, where)
 
 
-def _best(found: list[list[tuple[str, str]]], path: str) -> tuple[str, str]:
+def _best(found: list[list[tuple[Path, str]]], path: Path) -> tuple[Path, str]:
     """The error to show when no alternative matches: the one that got furthest in."""
     deepest = max((e for f in found for e in f), key=lambda e: len(e[0]))
     if deepest[0] != path:

@@ -26,7 +26,8 @@ every bundled profile.
 
 :func:`call` runs a tool on plain arguments and returns ``(result,
 is_error)``; it checks the arguments against the tool's input schema with
-:func:`check_arguments`, a checker of the JSON Schema subset the tables use.
+:func:`check_arguments`, the core's JSON Schema checker in JSON Schema's own reading of
+``integer`` (``2.0`` is one, and the tool gets ``2``).
 :func:`schemas` gives the table's schemas, and with ``strict=True`` the
 strict-compatible form (closed objects, every property required, no union
 ``type``), with :func:`from_strict` turning strict arguments back into the
@@ -44,6 +45,7 @@ from ..core._lru import RECEIVER_CACHE_SIZE, LRUCache
 from ..core.errors import RW1Error
 from ..core.findings import Finding, fail
 from ..core.message import Message
+from ..core.schemacheck import Checker
 from ..core.semantics import check_line, refusal_for
 from ..core.vocab import BUNDLED_PROFILES, Receiver
 
@@ -457,77 +459,27 @@ def retry_message(error: Mapping[str, Any]) -> str:
     return "; ".join(parts) + ". Correct it and call the tool again; never write an RB yourself."
 
 
-_JSON_TYPES: dict[str, Callable[[Any], bool]] = {
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-    or (isinstance(v, float) and v.is_integer()),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "array": lambda v: isinstance(v, list),
-    "object": lambda v: isinstance(v, dict),
-    "null": lambda v: v is None,
-}
-
-#: The JSON Schema keywords :func:`check_arguments` understands: every schema of the tables uses only these.
-_SCHEMA_KEYWORDS = frozenset({"type", "enum", "items", "properties", "required", "additionalProperties",
-                             "minimum", "anyOf", "description"})
-
-
-def _where(path: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in path)
-
-
 def check_arguments(schema: Mapping[str, Any], value: Any,
                     path: tuple[Any, ...] = ()) -> tuple[str, str] | None:
     """The first way ``value`` breaks ``schema``, as ``(path, message)``, or ``None``.
 
-    A checker of the JSON Schema subset in :data:`_SCHEMA_KEYWORDS`, so that :func:`call` needs nothing outside
-    the core; a schema with any other keyword is a programming error (``ValueError``), never a silent pass.
+    The core's JSON Schema checker (:mod:`rogerwilco.core.schemacheck`), so that :func:`call` needs nothing
+    outside the core, in JSON Schema's own reading of ``integer`` (``2.0`` is one: a client's numbers may be
+    doubles). The path is the argument's, dotted (``profiles.1``). A schema with a keyword the checker does not
+    cover is a programming error (:class:`~rogerwilco.core.schemacheck.SchemaError`), never a silent pass.
     """
-    unknown = set(schema) - _SCHEMA_KEYWORDS
-    if unknown:
-        raise ValueError(f"schema keyword(s) {', '.join(sorted(unknown))} not supported by check_arguments")
-    shown = json.dumps(value, ensure_ascii=False)[:80] if _is_json(value) else repr(value)[:80]
-    if "type" in schema:
-        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-        if not any(_JSON_TYPES[t](value) for t in types):
-            return _where(path), f"{shown} is not of type {' or '.join(types)}"
-    if "enum" in schema and value not in schema["enum"]:
-        return _where(path), f"{shown} is not one of {', '.join(map(str, schema['enum']))}"
-    if "minimum" in schema and _JSON_TYPES["number"](value) and value < schema["minimum"]:
-        return _where(path), f"{shown} is less than the minimum of {schema['minimum']}"
-    if "anyOf" in schema:
-        problems = [check_arguments(option, value, path) for option in schema["anyOf"]]
-        if all(p is not None for p in problems):
-            return next(p for p in problems if p is not None)
-    if isinstance(value, list) and "items" in schema:
-        for i, item in enumerate(value):
-            problem = check_arguments(schema["items"], item, path + (i,))
-            if problem is not None:
-                return problem
-    if isinstance(value, dict):
-        properties = schema.get("properties", {})
-        for key in schema.get("required", []):
-            if key not in value:
-                return _where(path + (key,)), f"{key!r} is a required property"
-        if schema.get("additionalProperties", True) is False:
-            extra = sorted(k for k in value if k not in properties)
-            if extra:
-                return _where(path + (extra[0],)), f"additional property {extra[0]!r} is not allowed"
-        for key, sub in properties.items():
-            if key in value:
-                problem = check_arguments(sub, value[key], path + (key,))
-                if problem is not None:
-                    return problem
-    return None
+    fault = next(Checker(schema, integral_floats=True).faults(value, path=path), None)
+    if fault is None:
+        return None
+    at, message = fault
+    return ".".join(str(p) for p in at), message
 
 
-def _is_json(value: Any) -> bool:
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return False
-    return True
+def _integers(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments with an integral double in an ``integer`` argument read as the integer (``2.0`` is 2)."""
+    properties = tool.input_schema.get("properties", {})
+    return {key: int(value) if isinstance(value, float) and "integer" in _types(properties.get(key, {}))
+            else value for key, value in arguments.items()}
 
 
 def _argument_error(tool: Tool, arguments: Any) -> ToolError | None:
@@ -647,7 +599,7 @@ def call(name: str, arguments: Mapping[str, Any] | None,
         problem = _argument_error(tool, args)
         if problem is not None:
             raise problem
-        return {"ok": True, **tool.run(args)}, False
+        return {"ok": True, **tool.run(_integers(tool, args))}, False
     except ToolError as exc:
         return {"ok": False, "error": exc.error}, True
     except RW1Error as exc:

@@ -145,10 +145,11 @@ HELP: dict[str, tuple[str, tuple[str, ...], str]] = {
             "Needs the lsp extra.",
             ("rogerwilco lsp", "rogerwilco lsp    (as the command of an editor's language server entry)"),
             "0 when the client ends the session, 2 when the lsp extra is not installed"),
-    "completion": ("Print a shell completion script for bash, zsh or fish, generated from the commands and "
-                   "their options. Load it in your shell's start-up file.",
+    "completion": ("Print a shell completion script for bash, zsh, tcsh or fish, generated from the commands and "
+                   "their options. Load it in your shell's start-up file. bash, zsh and tcsh need the completion "
+                   "extra (shtab).",
                    ("rogerwilco completion bash", "rogerwilco completion fish"),
-                   "0 printed, 2 an unknown shell"),
+                   "0 printed, 2 an unknown shell or the completion extra not installed"),
 }
 
 #: the top-level help's groups, by task (a command in none is listed under "other")

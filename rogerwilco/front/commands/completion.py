@@ -1,80 +1,65 @@
-"""completion: shell completion scripts, generated from the parser itself."""
+"""completion: shell completion scripts, generated from the parser itself.
+
+bash, zsh and tcsh scripts are shtab's (static scripts: a Tab press runs no
+Python). shtab writes no fish script, so fish's is written here from the
+same parser, one ``complete`` line per word.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-SHELLS = ("bash", "zsh", "fish")
+SHELLS = ("bash", "zsh", "tcsh", "fish")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh, fish)")
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh, tcsh, fish)")
     p.add_argument("shell", choices=SHELLS, help="the shell")
     p.set_defaults(func=cmd_completion)
 
 
-def _tree(parser: argparse.ArgumentParser) -> dict[str, list[str]]:
-    """Each command path ("" for the top, "tool prepare" for a verb) -> the words that may follow it."""
-    out: dict[str, list[str]] = {}
-
-    def walk(p: argparse.ArgumentParser, path: str) -> None:
-        words: list[str] = []
-        for action in p._actions:
-            words.extend(o for o in action.option_strings if o.startswith("--"))
-            if isinstance(action, argparse._SubParsersAction):
-                for name, child in action.choices.items():
-                    words.append(name)
-                    walk(child, f"{path} {name}".strip())
-        out[path] = sorted(set(words))
-
-    walk(parser, "")
+def _parsers(parser: argparse.ArgumentParser, path: str = "") -> dict[str, argparse.ArgumentParser]:
+    """Each command path ("" for the top, "tool prepare" for a verb) -> its parser."""
+    out = {path: parser}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                out.update(_parsers(child, f"{path} {name}".strip()))
     return out
 
 
-def bash_script(tree: dict[str, list[str]]) -> str:
-    cases = "\n".join(f'        "{path}") words="{" ".join(words)}" ;;' for path, words in sorted(tree.items()))
-    return f"""# rogerwilco completion for bash: eval "$(rogerwilco completion bash)"
-_rogerwilco() {{
-    local cur path="" w words
-    cur="${{COMP_WORDS[COMP_CWORD]}}"
-    for w in "${{COMP_WORDS[@]:1:COMP_CWORD-1}}"; do
-        case "$w" in -*) ;; *) [[ -n "$(_rogerwilco_words "${{path:+$path }}$w")" ]] && path="${{path:+$path }}$w" ;; esac
-    done
-    words="$(_rogerwilco_words "$path")"
-    COMPREPLY=($(compgen -W "$words" -- "$cur"))
-    [[ ${{#COMPREPLY[@]}} -eq 0 ]] && COMPREPLY=($(compgen -f -- "$cur"))
-}}
-_rogerwilco_words() {{
-    local words=""
-    case "$1" in
-{cases}
-    esac
-    printf '%s' "$words"
-}}
-complete -o filenames -F _rogerwilco rogerwilco
-"""
+def _with_files(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Positional arguments without choices complete file names (inputs are files, or ``-``)."""
+    import shtab
+
+    for p in _parsers(parser).values():
+        for action in p._actions:
+            if not action.option_strings and not action.choices and action.nargs != 0:
+                action.complete = shtab.FILE  # type: ignore[attr-defined]  # shtab's documented hook
+    return parser
 
 
-def zsh_script(tree: dict[str, list[str]]) -> str:
-    return "# rogerwilco completion for zsh: eval \"$(rogerwilco completion zsh)\"\n" \
-           "autoload -U +X bashcompinit && bashcompinit\n" + bash_script(tree)
+def script(parser: argparse.ArgumentParser, shell: str) -> str:
+    """The completion script for ``shell``."""
+    if shell == "fish":
+        return fish_script(parser)
+    import shtab
+
+    usage = {"bash": 'eval "$(rogerwilco completion bash)"', "zsh": 'eval "$(rogerwilco completion zsh)"',
+             "tcsh": "eval `rogerwilco completion tcsh`"}[shell]
+    return f"# rogerwilco completion for {shell}: {usage}\n" + shtab.complete(_with_files(parser), shell=shell)
 
 
-def fish_script(tree: dict[str, list[str]]) -> str:
-    lines = ["# rogerwilco completion for fish: rogerwilco completion fish | source"]
-    lines.append("complete -c rogerwilco -f")
-    for path, words in sorted(tree.items()):
-        parts = path.split()
-        if not parts:
-            cond = "__fish_use_subcommand"
-        else:
-            cond = " && ".join(f"__fish_seen_subcommand_from {p}" for p in parts)
-        for word in words:
-            if word.startswith("--"):
-                lines.append(f"complete -c rogerwilco -n '{cond}' -l {word[2:]}")
-            else:
-                lines.append(f"complete -c rogerwilco -n '{cond}' -a {word}")
+def fish_script(parser: argparse.ArgumentParser) -> str:
+    lines = ["# rogerwilco completion for fish: rogerwilco completion fish | source", "complete -c rogerwilco -f"]
+    for path, p in sorted(_parsers(parser).items()):
+        cond = " && ".join(f"__fish_seen_subcommand_from {w}" for w in path.split()) or "__fish_use_subcommand"
+        for action in p._actions:
+            lines.extend(f"complete -c rogerwilco -n '{cond}' -l {o[2:]}" for o in action.option_strings
+                         if o.startswith("--"))
+            if isinstance(action, argparse._SubParsersAction):
+                lines.extend(f"complete -c rogerwilco -n '{cond}' -a {name}" for name in action.choices)
     lines.append("complete -c rogerwilco -F")
     return "\n".join(lines) + "\n"
 
@@ -82,7 +67,5 @@ def fish_script(tree: dict[str, list[str]]) -> str:
 def cmd_completion(args: argparse.Namespace) -> int:
     from ..cli import build_parser
 
-    tree = _tree(build_parser())
-    script = {"bash": bash_script, "zsh": zsh_script, "fish": fish_script}[args.shell](tree)
-    sys.stdout.write(script)
+    sys.stdout.write(script(build_parser(), args.shell))
     return 0
