@@ -6,6 +6,7 @@ test_ledger.py, test_endpoint.py and the tool's tests); these are the cases only
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 
@@ -146,3 +147,24 @@ def test_the_tool_queries_read_the_same_in_postgresql():
     assert dialect("INSERT OR IGNORE INTO cancels (a) VALUES (?)") == \
         "INSERT INTO cancels (a) VALUES (%s) ON CONFLICT DO NOTHING"
     assert redact("postgresql://u:p@h/db?password=q&x=1") == "postgresql://u:***@h/db?password=***&x=1"
+
+
+def test_both_engines_make_the_same_tables_columns_and_indexes(pg_database, tmp_path):
+    """One schema definition, rendered per engine: the same tables, columns, nullability and indexes."""
+    url = new_schema(pg_database)
+    Endpoint("dev", ledger=url)
+    Endpoint("dev", ledger=tmp_path / "dev.ledger")
+    name = url.rsplit("%3D", 1)[1]
+    on_pg = rows(pg_database, "SELECT table_name, column_name, is_nullable FROM information_schema.columns "
+                              "WHERE table_schema = ? ORDER BY table_name, ordinal_position", (name,))
+    pg_indexes = {r[0] for r in rows(pg_database, "SELECT indexname FROM pg_indexes WHERE schemaname = ? AND "
+                                                  "indexname NOT LIKE '%_pkey'", (name,))}
+    db = sqlite3.connect(tmp_path / "dev.ledger")
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name != "
+                                       "'sqlite_sequence' ORDER BY name")]
+    on_sqlite = [(table, column, "NO" if notnull or primary else "YES") for table in tables
+                 for _, column, _, notnull, _, primary in db.execute(f"PRAGMA table_info({table})")]
+    sqlite_indexes = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT "
+                                               "LIKE 'sqlite_autoindex%'")}
+    assert sorted(on_pg) == sorted(on_sqlite) and len(on_pg) > 40
+    assert pg_indexes == sqlite_indexes and "one_act_per_handoff" in pg_indexes

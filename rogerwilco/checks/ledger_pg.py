@@ -56,7 +56,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeGuard
 
-from .ledger import FORMAT, TOOL_INDEXES, VERSION, Entry, LedgerError
+from .ledger import FORMAT, TOOL_INDEXES, VERSION, Entry, LedgerError, schema
 
 #: how many times a step opens a lost connection again before it begins
 CONNECT_ATTEMPTS = 3
@@ -65,62 +65,7 @@ SCHEMES = ("postgresql://", "postgres://")
 #: the key of the advisory lock held while the tables are created
 _CREATE_LOCK = 0x52574C47
 _TABLES = {"meta", "journal", "numbers", "statements", "issues", "cancels"}
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS journal (
-    seq BIGSERIAL PRIMARY KEY,
-    agent TEXT NOT NULL,
-    dir TEXT NOT NULL CHECK (dir IN ('in', 'out')),
-    msg_id TEXT,
-    line TEXT NOT NULL,
-    extra TEXT NOT NULL DEFAULT '{}',
-    at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS journal_agent ON journal (agent, seq);
-CREATE TABLE IF NOT EXISTS numbers (agent TEXT PRIMARY KEY, n BIGINT NOT NULL);
-CREATE TABLE IF NOT EXISTS statements (
-    token TEXT PRIMARY KEY,
-    ho_id TEXT NOT NULL,
-    ho_from TEXT NOT NULL,
-    ho_to TEXT NOT NULL,
-    item TEXT,
-    ask TEXT NOT NULL,
-    profile TEXT,
-    ho_line TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    statement TEXT NOT NULL,
-    rb_line TEXT NOT NULL,
-    exp TEXT NOT NULL,
-    state TEXT NOT NULL,
-    prepared_at TEXT NOT NULL,
-    started_at TEXT,
-    finished_at TEXT,
-    pid BIGINT,
-    reply_n BIGINT,
-    executed TEXT,
-    reply_line TEXT,
-    cx_id TEXT,
-    detail TEXT,
-    handoff TEXT,
-    rb_id TEXT
-);
-CREATE INDEX IF NOT EXISTS statements_ho ON statements (ho_id);
-CREATE TABLE IF NOT EXISTS cancels (ho_id TEXT PRIMARY KEY, cx_id TEXT NOT NULL, cx_line TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS issues (
-    ho_id TEXT PRIMARY KEY,
-    handoff TEXT NOT NULL,
-    ho_from TEXT NOT NULL,
-    ho_to TEXT NOT NULL,
-    item TEXT,
-    re TEXT,
-    prev TEXT,
-    seen INTEGER NOT NULL,
-    reply_line TEXT
-);
-CREATE INDEX IF NOT EXISTS issues_handoff ON issues (handoff);
-CREATE INDEX IF NOT EXISTS issues_re ON issues (re);
-CREATE INDEX IF NOT EXISTS issues_parties ON issues (ho_from, ho_to, item);
-""" + TOOL_INDEXES
+_SCHEMA = schema("postgresql") + TOOL_INDEXES
 
 
 def is_url(location: object) -> TypeGuard[str]:
