@@ -210,7 +210,9 @@ class Transaction(Protocol):
 
 
 class Ledger(Protocol):
-    def transaction(self) -> Any: ...  # a context manager yielding a Transaction
+    # a context manager yielding a Transaction; ``agent``: a step of that agent's endpoint alone (an engine may run
+    # it beside other agents' steps), None: a step over the whole store
+    def transaction(self, agent: str | None = None) -> Any: ...
 
 
 # --------------------------------------------------------------------------
@@ -250,7 +252,7 @@ class MemoryLedger:
         self._lock = threading.RLock()
 
     @contextmanager
-    def transaction(self) -> Iterator[_MemoryTransaction]:
+    def transaction(self, agent: str | None = None) -> Iterator[_MemoryTransaction]:
         with self._lock:
             length, numbers = len(self._journal), dict(self._numbers)
             try:
@@ -439,8 +441,9 @@ class SQLiteLedger:
         return LedgerError(f"ledger {self.path}: {exc}")
 
     @contextmanager
-    def transaction(self) -> Iterator[_SQLiteTransaction]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error.
+    def transaction(self, agent: str | None = None) -> Iterator[_SQLiteTransaction]:
+        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error. SQLite
+        lets one writer hold a file at a time, so ``agent`` changes nothing here.
 
         Opened while this thread already holds one, it joins it (the outer block commits or rolls back)."""
         db = self._connection()

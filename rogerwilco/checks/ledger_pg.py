@@ -64,6 +64,8 @@ CONNECT_ATTEMPTS = 3
 SCHEMES = ("postgresql://", "postgres://")
 #: the key of the advisory lock held while the tables are created
 _CREATE_LOCK = 0x52574C47
+#: the first key of the advisory locks that make one agent's steps run one at a time (the second: its name's hash)
+_AGENT_LOCKS = 0x5257
 _TABLES = {"meta", "journal", "numbers", "statements", "issues", "cancels"}
 _SCHEMA = schema("postgresql") + TOOL_INDEXES
 
@@ -280,14 +282,18 @@ class PostgresLedger:
             local.db, local.pid, local.depth = self._connect(), os.getpid(), 0
         return local.db
 
-    def _begin(self) -> Connection:
-        """A connection inside a new step, holding the store's lock; a lost connection is opened again."""
+    def _begin(self, agent: str | None) -> Connection:
+        """A connection inside a new step, holding its locks (:meth:`transaction`); a lost connection is opened
+        again."""
         psycopg = _driver()
         for attempt in range(CONNECT_ATTEMPTS):
             db = self._connection()
             try:
                 db.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
-                row = db.execute("SELECT value FROM meta WHERE key = 'version' FOR UPDATE").fetchone()
+                row = db.execute("SELECT value FROM meta WHERE key = 'version' "
+                                 + ("FOR UPDATE" if agent is None else "FOR SHARE")).fetchone()
+                if agent is not None:
+                    db.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", (_AGENT_LOCKS, agent))
             except psycopg.OperationalError as exc:
                 lost = db.conn.broken or db.conn.closed
                 self.close()
@@ -305,8 +311,12 @@ class PostgresLedger:
         raise AssertionError("unreachable")
 
     @contextmanager
-    def transaction(self) -> Iterator[_PostgresTransaction]:
-        """One step: committed when the block ends, rolled back on any error; joined when already in one."""
+    def transaction(self, agent: str | None = None) -> Iterator[_PostgresTransaction]:
+        """One step: committed when the block ends, rolled back on any error; joined when already in one.
+
+        ``agent``: a step of that agent's endpoint, which reads and writes only the agent's journal and counter
+        (and reads the statements): it runs beside the steps of other agents and one at a time with its own
+        agent's. Without it the step has the store to itself (the tool's steps, whose tables all agents share)."""
         psycopg = _driver()
         local = self._local
         if getattr(local, "depth", 0) and getattr(local, "pid", None) == os.getpid():
@@ -316,7 +326,7 @@ class PostgresLedger:
             finally:
                 local.depth -= 1
             return
-        db = self._begin()
+        db = self._begin(agent)
         local.depth = 1
         try:
             yield _PostgresTransaction(db)
