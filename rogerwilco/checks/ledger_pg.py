@@ -289,11 +289,13 @@ class PostgresLedger:
         for attempt in range(CONNECT_ATTEMPTS):
             db = self._connection()
             try:
-                db.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
-                row = db.execute("SELECT value FROM meta WHERE key = 'version' "
-                                 + ("FOR UPDATE" if agent is None else "FOR SHARE")).fetchone()
-                if agent is not None:
-                    db.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", (_AGENT_LOCKS, agent))
+                with db.conn.pipeline():  # sent together: one round trip to the server, not three
+                    db.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+                    version = db.execute("SELECT value FROM meta WHERE key = 'version' "
+                                         + ("FOR UPDATE" if agent is None else "FOR SHARE"))
+                    if agent is not None:
+                        db.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", (_AGENT_LOCKS, agent))
+                row = version.fetchone()
             except psycopg.OperationalError as exc:
                 lost = db.conn.broken or db.conn.closed
                 self.close()
