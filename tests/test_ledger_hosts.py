@@ -1,8 +1,8 @@
 """Many hosts, for real: network namespaces as hosts, the PostgreSQL server in one, the payer's workers in three.
 
-The test makes its own hosts: a namespace for the server and one per worker, each worker joined to the
-server's namespace by a veth pair of its own (10.77.K.0/30), and the test's namespace by one more
-(10.77.0.0/30). Every worker runs the payer's tool on the one store over the network.
+The test makes its own hosts (tests/netns.py): a namespace for the server and one per worker, each worker
+joined to the server's namespace by a veth pair of its own, and the test's namespace by one more. Every
+worker runs the payer's tool on the one store over the network.
 
 * Handoffs with cancels and re-sends: for each handoff, every worker takes a different issue of it (the
   original, its re-send, a re-send of the re-send) and commits what it prepared, while for every other
@@ -21,25 +21,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import psycopg
 import pytest
 
 from tests.bounds import HANG
-from tests.pg import Cluster
+from tests.netns import TAG, NoNamespaces, ip, network, on, python_on
 from tests.test_tool_race import ACT, HEAD, VALUES
 
-ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = int(os.environ.get("RW1_HOSTS_ROUNDS", "6"))
 HOSTS = 3
-TAG = f"rw{os.getpid() % 100000}"
-# The network's own timeouts: a link that goes down is noticed in seconds, not TCP's quarter of an hour.
-NET = "tcp_user_timeout=3000&keepalives_idle=1&keepalives_interval=1&keepalives_count=2"
 
 WORKER = r"""
 import json, sys, datetime as dt
@@ -94,62 +86,20 @@ SLOW_ACT = ("import json, sys, os, time, pathlib; s = json.load(sys.stdin); d = 
             "open(d / 'world', 'a').write(s['ho'] + '\\n'); print(json.dumps({'out': 'OK', 'values': s['values']}))")
 
 
-def ip(*argv: str, ns: str | None = None) -> None:
-    command = ["ip", *argv] if ns is None else ["ip", "netns", "exec", ns, "ip", *argv]
-    subprocess.run(command, check=True, capture_output=True)
-
-
 @pytest.fixture
-def network():
+def hosts_network():
     """The server's namespace and three hosts, joined by veth pairs; all removed at the end."""
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        pytest.fail("the multi-host test makes network namespaces: run it as root with iproute2 installed")
-    db, hosts = f"{TAG}-db", [f"{TAG}-h{k}" for k in range(1, HOSTS + 1)]
-    made: list[str] = []
-    cluster = None
     try:
-        for ns in [db, *hosts]:
-            ip("netns", "add", ns)
-            made.append(ns)
-            ip("link", "set", "lo", "up", ns=ns)
-        for k, ns in enumerate([None, *hosts]):
-            near, far = f"{TAG}a{k}", f"{TAG}b{k}"
-            ip("link", "add", near, "type", "veth", "peer", "name", far)
-            ip("link", "set", far, "netns", db)
-            if ns is not None:
-                ip("link", "set", near, "netns", ns)
-            ip("addr", "add", f"10.77.{k}.2/30", "dev", near, ns=ns)
-            ip("link", "set", near, "up", ns=ns)
-            ip("addr", "add", f"10.77.{k}.1/30", "dev", far, ns=db)
-            ip("link", "set", far, "up", ns=db)
-        cluster = Cluster(netns=db, listen="*", clients="10.77.0.0/16")
-        cluster.host = "10.77.0.1"
-        cluster.start()
-        url = cluster.create_database("fleet")
-        yield cluster, url, hosts
-    finally:
-        if cluster is not None:
-            cluster.stop()
-        subprocess.run(["ip", "link", "del", f"{TAG}a0"], capture_output=True)
-        for ns in made:
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        with network(HOSTS) as made:
+            yield made
+    except NoNamespaces as exc:
+        pytest.fail(f"the multi-host test makes network namespaces: {exc}")
 
 
-def on(host: str, k: int, url: str) -> str:
-    """The URL as host ``k`` reaches the server (its own link), with the network's timeouts."""
-    return url.replace("10.77.0.1", f"10.77.{k}.1") + "&" + NET
-
-
-def python_on(ns: str, script: str, *args: str, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-c", script, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, **(env or {}),
-                                                                               "PYTHONPATH": str(ROOT)})
-
-
-def test_handoffs_cancels_and_resends_across_hosts_then_a_link_cut_mid_commit(network, tmp_path):
-    cluster, url, hosts = network
+def test_handoffs_cancels_and_resends_across_hosts_then_a_link_cut_mid_commit(hosts_network, tmp_path):
+    cluster, url, hosts = hosts_network
     world = tmp_path / "world.log"
-    workers = [python_on(ns, WORKER, on(ns, k, url), str(world), str(k - 1), str(ROUNDS), HEAD, VALUES, ACT)
+    workers = [python_on(ns, WORKER, on(k, url), str(world), str(k - 1), str(ROUNDS), HEAD, VALUES, ACT)
                for k, ns in enumerate(hosts, start=1)]
     outcomes = []
     for worker in workers:
@@ -183,10 +133,10 @@ def test_handoffs_cancels_and_resends_across_hosts_then_a_link_cut_mid_commit(ne
     prepare = python_on(hosts[0], "import sys, datetime as dt; from rogerwilco.front.tool import ToolStore; "
                                   "print(ToolStore.open(sys.argv[1], profiles=['pay']).prepare(sys.argv[2], now="
                                   "dt.datetime(2026, 10, 2, 12, 0, tzinfo=dt.timezone.utc)).token)",
-                        on(hosts[0], 1, url), line)
+                        on(1, url), line)
     token = prepare.communicate(timeout=HANG)[0].strip()
     assert prepare.returncode == 0 and token
-    committing = python_on(hosts[0], CUTTING, on(hosts[0], 1, url), token, SLOW_ACT, env={"RW1_CUT": str(cut)})
+    committing = python_on(hosts[0], CUTTING, on(1, url), token, SLOW_ACT, env={"RW1_CUT": str(cut)})
     while not (cut / "started").exists():
         assert committing.poll() is None, committing.communicate()
         time.sleep(0.05)
@@ -200,6 +150,6 @@ def test_handoffs_cancels_and_resends_across_hosts_then_a_link_cut_mid_commit(ne
         state = conn.execute("SELECT state FROM statements WHERE token = %s", (token,)).fetchone()[0]
     assert state == "in-doubt" and (cut / "world").read_text().split() == ["scheduler-9001"]
     for k, ns in ((1, hosts[0]), (2, hosts[1])):  # once the link is back, and from another host: never again
-        again = python_on(ns, CUTTING, on(ns, k, url), token, SLOW_ACT, env={"RW1_CUT": str(cut)})
+        again = python_on(ns, CUTTING, on(k, url), token, SLOW_ACT, env={"RW1_CUT": str(cut)})
         assert json.loads(again.communicate(timeout=HANG)[0]) == {"refused": "in-doubt"}
     assert (cut / "world").read_text().split() == ["scheduler-9001"]

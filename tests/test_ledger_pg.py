@@ -6,8 +6,11 @@ test_ledger.py, test_endpoint.py and the tool's tests); these are the cases only
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
+import threading
+import time
 
 import psycopg
 import pytest
@@ -146,3 +149,65 @@ def test_the_tool_queries_read_the_same_in_postgresql():
     assert dialect("INSERT OR IGNORE INTO cancels (a) VALUES (?)") == \
         "INSERT INTO cancels (a) VALUES (%s) ON CONFLICT DO NOTHING"
     assert redact("postgresql://u:p@h/db?password=q&x=1") == "postgresql://u:***@h/db?password=***&x=1"
+
+
+def test_both_engines_make_the_same_tables_columns_and_indexes(pg_database, tmp_path):
+    """One schema definition, rendered per engine: the same tables, columns, nullability and indexes."""
+    url = new_schema(pg_database)
+    Endpoint("dev", ledger=url)
+    Endpoint("dev", ledger=tmp_path / "dev.ledger")
+    name = url.rsplit("%3D", 1)[1]
+    on_pg = rows(pg_database, "SELECT table_name, column_name, is_nullable FROM information_schema.columns "
+                              "WHERE table_schema = ? ORDER BY table_name, ordinal_position", (name,))
+    pg_indexes = {r[0] for r in rows(pg_database, "SELECT indexname FROM pg_indexes WHERE schemaname = ? AND "
+                                                  "indexname NOT LIKE '%_pkey'", (name,))}
+    db = sqlite3.connect(tmp_path / "dev.ledger")
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name != "
+                                       "'sqlite_sequence' ORDER BY name")]
+    on_sqlite = [(table, column, "NO" if notnull or primary else "YES") for table in tables
+                 for _, column, _, notnull, _, primary in db.execute(f"PRAGMA table_info({table})")]
+    sqlite_indexes = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT "
+                                               "LIKE 'sqlite_autoindex%'")}
+    assert sorted(on_pg) == sorted(on_sqlite) and len(on_pg) > 40
+    assert pg_indexes == sqlite_indexes and "one_act_per_handoff" in pg_indexes
+
+
+def _step(ledger: PostgresLedger, agent: str | None, done: list) -> threading.Thread:
+    """A step of ``agent`` (None: the whole store's) on another thread, noted in ``done`` once committed."""
+    def run() -> None:
+        with ledger.transaction(agent=agent) as tx:
+            tx.use_number(agent or "tool", 1)
+        done.append(agent)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def _waits(url: str, count: int) -> None:
+    """Until ``count`` backends wait on a lock (a step that cannot begin yet)."""
+    while rows(url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'") != [(count,)]:
+        time.sleep(0.02)
+
+
+def test_steps_of_other_agents_run_beside_a_step_and_its_own_agent_and_the_tool_wait(pg_database):
+    """The lock is per agent for the endpoint's steps, and the store's whole for the tool's (docs/endpoint.md)."""
+    url = new_schema(pg_database)
+    holder, other = PostgresLedger(url), PostgresLedger(url)
+    done: list = []
+    with holder.transaction(agent="payer"):
+        beside = _step(other, "auditor", done)
+        beside.join(HANG)
+        assert done == ["auditor"]  # it began and committed while payer's step was open
+        same, tool = _step(other, "payer", done), _step(PostgresLedger(url), None, done)
+        _waits(pg_database, 2)
+        assert done == ["auditor"]
+    same.join(HANG)
+    tool.join(HANG)
+    assert sorted(done, key=str) == sorted(["auditor", "payer", None], key=str)
+    with holder.transaction():  # the store's whole: every agent's step waits for it
+        blocked = _step(other, "auditor", done)
+        _waits(pg_database, 1)
+        assert done.count("auditor") == 1
+    blocked.join(HANG)
+    assert done.count("auditor") == 2

@@ -156,17 +156,9 @@ class NoWrongAct(RuleBasedStateMachine):
         self.now = START
         # (in memory where the system offers it: the files live for one run)
         self.dir = tempfile.mkdtemp(prefix="rw1-stateful-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
-        ledger = os.path.join(self.dir, f"{TOOL_AGENT}.ledger")
-        clock = lambda: self.now  # noqa: E731
-        self.ends = {name: Endpoint(name, profiles=PROFILES, clock=clock) for name in AGENTS if name != TOOL_AGENT}
-        self.ends[TOOL_AGENT] = Endpoint(TOOL_AGENT, profiles=PROFILES, clock=clock,
-                                         ledger=SQLiteLedger(ledger, synchronous="NORMAL"))
-        # another process of the tool's agent on the same ledger: it never waits for a lock (a step it cannot
-        # take now stays on the transport)
-        self.other = Endpoint(TOOL_AGENT, profiles=PROFILES, clock=clock,
-                              ledger=SQLiteLedger(ledger, synchronous="NORMAL", busy_timeout=0))
-        self.racing = RacingEndpoint(self.ends[TOOL_AGENT])
-        self.store = ToolStore.open(ledger, profiles=PROFILES, endpoint=self.racing)
+        self.ends = {name: Endpoint(name, profiles=PROFILES, clock=self.clock) for name in AGENTS
+                     if name != TOOL_AGENT}
+        self.open_payer()
         self.wire: list[tuple[str, str]] = []  # (to, line) in flight
         self.let_out: dict[str, list[str]] = defaultdict(list)  # agent -> ids its endpoint let out
         self.log: list[str] = []  # every line the endpoints let out, in order
@@ -188,6 +180,21 @@ class NoWrongAct(RuleBasedStateMachine):
         self.n_forged = FORGED_BASE
         self.forged_done: set[tuple[str, str]] = set()  # (receiver, HO id) a forged DN closed at its sender
         self.prompt = False  # agents that answer at once: read back as composed, confirm what passes
+
+    def clock(self) -> dt.datetime:
+        return self.now
+
+    def open_payer(self) -> None:
+        """The tool's agent: its endpoint and tool store on one SQLite ledger, and a second process of it."""
+        ledger = os.path.join(self.dir, f"{TOOL_AGENT}.ledger")
+        self.ends[TOOL_AGENT] = Endpoint(TOOL_AGENT, profiles=PROFILES, clock=self.clock,
+                                         ledger=SQLiteLedger(ledger, synchronous="NORMAL"))
+        # another process of the tool's agent on the same ledger: it never waits for a lock (a step it cannot
+        # take now stays on the transport)
+        self.other = Endpoint(TOOL_AGENT, profiles=PROFILES, clock=self.clock,
+                              ledger=SQLiteLedger(ledger, synchronous="NORMAL", busy_timeout=0))
+        self.racing = RacingEndpoint(self.ends[TOOL_AGENT])
+        self.store = ToolStore.open(ledger, profiles=PROFILES, endpoint=self.racing)
 
     def teardown(self) -> None:
         if getattr(self, "dir", None):

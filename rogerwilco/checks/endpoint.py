@@ -518,7 +518,7 @@ class Endpoint:
         self._rb_cache: dict[str, tuple[str, ReadbackReport | None]] = {}  # RB id -> its outcome (and report)
         self._tx: Transaction | None = None  # the ledger transaction of the step under way
         self._reset()
-        with self.ledger.transaction() as tx:
+        with self.ledger.transaction(agent=self.me) as tx:
             self._catch_up(tx)
 
     def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict, duplicates: set,
@@ -627,7 +627,7 @@ class Endpoint:
         counter moves past it, so no other line takes it. Inside a ledger transaction (the tool's step),
         it is that transaction's. Raises ValueError for an ``n`` that is not free."""
         try:
-            with self.ledger.transaction() as tx:
+            with self.ledger.transaction(agent=self.me) as tx:
                 self._catch_up(tx)
                 if n is None:
                     n = self._next_number()
@@ -649,7 +649,7 @@ class Endpoint:
         and the journal says so whatever arrived while it ran. Recording it again changes nothing."""
         message = Message.from_line(line, self.receiver).replace(source=None)
         try:
-            with self.ledger.transaction() as tx:
+            with self.ledger.transaction(agent=self.me) as tx:
                 self._catch_up(tx)
                 if self._dir.get(message.id) != "out":
                     self._journal_out(tx, message, line, {})
@@ -664,7 +664,7 @@ class Endpoint:
         if self.ledger is None:  # a replay's endpoint
             return
         try:
-            with self.ledger.transaction() as tx:
+            with self.ledger.transaction(agent=self.me) as tx:
                 self._catch_up(tx)
         except BaseException:
             self._reset()
@@ -780,7 +780,7 @@ class Endpoint:
         text = line[:-1] if line.endswith("\n") else line
         text = text[:-1] if text.endswith("\r") else text
         try:
-            with self.ledger.transaction() as tx, self._in(tx):
+            with self.ledger.transaction(agent=self.me) as tx, self._in(tx):
                 self._catch_up(tx)
                 at = _stamp(self.clock())
                 result = check_line(text, self.receiver)
@@ -1508,7 +1508,7 @@ class Endpoint:
         """
         msg = self._coerce(message, number)
         try:
-            with self.ledger.transaction() as tx:
+            with self.ledger.transaction(agent=self.me) as tx:
                 self._catch_up(tx)
                 if number:
                     n = self._next_number()

@@ -74,19 +74,19 @@ VERSION = _VERSION = 2
 REFUSED_PREFIX = 512
 #: ``PRAGMA application_id``: the file says what it is ("RWLG").
 _APPLICATION_ID = 0x52574C47
-_SCHEMA = """
+_SCHEMA_TEXT = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS journal (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq {serial},
     agent TEXT NOT NULL,
     dir TEXT NOT NULL CHECK (dir IN ('in', 'out')),
     msg_id TEXT,
     line TEXT NOT NULL,
-    extra TEXT NOT NULL DEFAULT '{}',
+    extra TEXT NOT NULL DEFAULT '{{}}',
     at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS journal_agent ON journal (agent, seq);
-CREATE TABLE IF NOT EXISTS numbers (agent TEXT PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS numbers (agent TEXT PRIMARY KEY, n {bigint} NOT NULL);
 CREATE TABLE IF NOT EXISTS statements (
     token TEXT PRIMARY KEY,
     ho_id TEXT NOT NULL,
@@ -104,8 +104,8 @@ CREATE TABLE IF NOT EXISTS statements (
     prepared_at TEXT NOT NULL,
     started_at TEXT,
     finished_at TEXT,
-    pid INTEGER,
-    reply_n INTEGER,
+    pid {bigint},
+    reply_n {bigint},
     executed TEXT,
     reply_line TEXT,
     cx_id TEXT,
@@ -130,6 +130,11 @@ CREATE INDEX IF NOT EXISTS issues_handoff ON issues (handoff);
 CREATE INDEX IF NOT EXISTS issues_re ON issues (re);
 CREATE INDEX IF NOT EXISTS issues_parties ON issues (ho_from, ho_to, item);
 """
+#: the column types that differ between the engines: the journal's sequence, and 64-bit counters
+_COLUMN_TYPES = {
+    "sqlite": {"serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "bigint": "INTEGER"},
+    "postgresql": {"serial": "BIGSERIAL PRIMARY KEY", "bigint": "BIGINT"},
+}
 #: The statements' handoff indexes, created once the columns exist (a tool store from before handoff keys
 #: gains them first: :meth:`rogerwilco.tool.ToolStore.open`). The partial unique index allows one statement
 #: per handoff in the states that can commit or have run.
@@ -139,6 +144,15 @@ CREATE INDEX IF NOT EXISTS statements_handoff ON statements (handoff);
 CREATE UNIQUE INDEX IF NOT EXISTS one_act_per_handoff ON statements (handoff)
     WHERE state IN (%s);
 """ % ", ".join(f"'{state}'" for state in STATEMENT_LIVE)
+
+
+def schema(engine: str) -> str:
+    """The store's tables and indexes as ``engine`` (``sqlite`` or ``postgresql``) writes them: one definition,
+    with the column types that differ put in per engine."""
+    return _SCHEMA_TEXT.format(**_COLUMN_TYPES[engine])
+
+
+_SCHEMA = schema("sqlite")
 #: the tables of a tool store from before the ledger held it
 _TOOL_TABLES = {"statements", "cancels", "numbers", "issues"}
 
@@ -196,7 +210,9 @@ class Transaction(Protocol):
 
 
 class Ledger(Protocol):
-    def transaction(self) -> Any: ...  # a context manager yielding a Transaction
+    # a context manager yielding a Transaction; ``agent``: a step of that agent's endpoint alone (an engine may run
+    # it beside other agents' steps), None: a step over the whole store
+    def transaction(self, agent: str | None = None) -> Any: ...
 
 
 # --------------------------------------------------------------------------
@@ -236,7 +252,7 @@ class MemoryLedger:
         self._lock = threading.RLock()
 
     @contextmanager
-    def transaction(self) -> Iterator[_MemoryTransaction]:
+    def transaction(self, agent: str | None = None) -> Iterator[_MemoryTransaction]:
         with self._lock:
             length, numbers = len(self._journal), dict(self._numbers)
             try:
@@ -425,8 +441,9 @@ class SQLiteLedger:
         return LedgerError(f"ledger {self.path}: {exc}")
 
     @contextmanager
-    def transaction(self) -> Iterator[_SQLiteTransaction]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error.
+    def transaction(self, agent: str | None = None) -> Iterator[_SQLiteTransaction]:
+        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error. SQLite
+        lets one writer hold a file at a time, so ``agent`` changes nothing here.
 
         Opened while this thread already holds one, it joins it (the outer block commits or rolls back)."""
         db = self._connection()
@@ -493,6 +510,7 @@ __all__ = [
     "TOOL_INDEXES",
     "VERSION",
     "has_handoff_keys",
+    "schema",
     "open_ledger",
     "refused_entry",
     "run_script",

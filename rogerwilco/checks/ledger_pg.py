@@ -56,7 +56,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeGuard
 
-from .ledger import FORMAT, TOOL_INDEXES, VERSION, Entry, LedgerError
+from .ledger import FORMAT, TOOL_INDEXES, VERSION, Entry, LedgerError, schema
 
 #: how many times a step opens a lost connection again before it begins
 CONNECT_ATTEMPTS = 3
@@ -64,63 +64,10 @@ CONNECT_ATTEMPTS = 3
 SCHEMES = ("postgresql://", "postgres://")
 #: the key of the advisory lock held while the tables are created
 _CREATE_LOCK = 0x52574C47
+#: the first key of the advisory locks that make one agent's steps run one at a time (the second: its name's hash)
+_AGENT_LOCKS = 0x5257
 _TABLES = {"meta", "journal", "numbers", "statements", "issues", "cancels"}
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS journal (
-    seq BIGSERIAL PRIMARY KEY,
-    agent TEXT NOT NULL,
-    dir TEXT NOT NULL CHECK (dir IN ('in', 'out')),
-    msg_id TEXT,
-    line TEXT NOT NULL,
-    extra TEXT NOT NULL DEFAULT '{}',
-    at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS journal_agent ON journal (agent, seq);
-CREATE TABLE IF NOT EXISTS numbers (agent TEXT PRIMARY KEY, n BIGINT NOT NULL);
-CREATE TABLE IF NOT EXISTS statements (
-    token TEXT PRIMARY KEY,
-    ho_id TEXT NOT NULL,
-    ho_from TEXT NOT NULL,
-    ho_to TEXT NOT NULL,
-    item TEXT,
-    ask TEXT NOT NULL,
-    profile TEXT,
-    ho_line TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    statement TEXT NOT NULL,
-    rb_line TEXT NOT NULL,
-    exp TEXT NOT NULL,
-    state TEXT NOT NULL,
-    prepared_at TEXT NOT NULL,
-    started_at TEXT,
-    finished_at TEXT,
-    pid BIGINT,
-    reply_n BIGINT,
-    executed TEXT,
-    reply_line TEXT,
-    cx_id TEXT,
-    detail TEXT,
-    handoff TEXT,
-    rb_id TEXT
-);
-CREATE INDEX IF NOT EXISTS statements_ho ON statements (ho_id);
-CREATE TABLE IF NOT EXISTS cancels (ho_id TEXT PRIMARY KEY, cx_id TEXT NOT NULL, cx_line TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS issues (
-    ho_id TEXT PRIMARY KEY,
-    handoff TEXT NOT NULL,
-    ho_from TEXT NOT NULL,
-    ho_to TEXT NOT NULL,
-    item TEXT,
-    re TEXT,
-    prev TEXT,
-    seen INTEGER NOT NULL,
-    reply_line TEXT
-);
-CREATE INDEX IF NOT EXISTS issues_handoff ON issues (handoff);
-CREATE INDEX IF NOT EXISTS issues_re ON issues (re);
-CREATE INDEX IF NOT EXISTS issues_parties ON issues (ho_from, ho_to, item);
-""" + TOOL_INDEXES
+_SCHEMA = schema("postgresql") + TOOL_INDEXES
 
 
 def is_url(location: object) -> TypeGuard[str]:
@@ -335,14 +282,20 @@ class PostgresLedger:
             local.db, local.pid, local.depth = self._connect(), os.getpid(), 0
         return local.db
 
-    def _begin(self) -> Connection:
-        """A connection inside a new step, holding the store's lock; a lost connection is opened again."""
+    def _begin(self, agent: str | None) -> Connection:
+        """A connection inside a new step, holding its locks (:meth:`transaction`); a lost connection is opened
+        again."""
         psycopg = _driver()
         for attempt in range(CONNECT_ATTEMPTS):
             db = self._connection()
             try:
-                db.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
-                row = db.execute("SELECT value FROM meta WHERE key = 'version' FOR UPDATE").fetchone()
+                with db.conn.pipeline():  # sent together: one round trip to the server, not three
+                    db.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+                    version = db.execute("SELECT value FROM meta WHERE key = 'version' "
+                                         + ("FOR UPDATE" if agent is None else "FOR SHARE"))
+                    if agent is not None:
+                        db.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", (_AGENT_LOCKS, agent))
+                row = version.fetchone()
             except psycopg.OperationalError as exc:
                 lost = db.conn.broken or db.conn.closed
                 self.close()
@@ -360,8 +313,12 @@ class PostgresLedger:
         raise AssertionError("unreachable")
 
     @contextmanager
-    def transaction(self) -> Iterator[_PostgresTransaction]:
-        """One step: committed when the block ends, rolled back on any error; joined when already in one."""
+    def transaction(self, agent: str | None = None) -> Iterator[_PostgresTransaction]:
+        """One step: committed when the block ends, rolled back on any error; joined when already in one.
+
+        ``agent``: a step of that agent's endpoint, which reads and writes only the agent's journal and counter
+        (and reads the statements): it runs beside the steps of other agents and one at a time with its own
+        agent's. Without it the step has the store to itself (the tool's steps, whose tables all agents share)."""
         psycopg = _driver()
         local = self._local
         if getattr(local, "depth", 0) and getattr(local, "pid", None) == os.getpid():
@@ -371,7 +328,7 @@ class PostgresLedger:
             finally:
                 local.depth -= 1
             return
-        db = self._begin()
+        db = self._begin(agent)
         local.depth = 1
         try:
             yield _PostgresTransaction(db)
