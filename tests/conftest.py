@@ -42,10 +42,36 @@ def reference_dir() -> Path:
         pytest.fail(str(exc), pytrace=False)
 
 
+#: (tests, seconds) the run spent on tests that use a PostgreSQL server, reported at the end
+_ON_POSTGRESQL = [0, 0.0]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Time each test that uses PostgreSQL (its engine parameter, the cluster fixtures or a server-only file)."""
+    import time
+
+    from tests.pg import uses_postgresql
+
+    if not uses_postgresql(item):
+        return (yield)
+    started = time.monotonic()
+    try:
+        return (yield)
+    finally:
+        _ON_POSTGRESQL[0] += 1
+        _ON_POSTGRESQL[1] += time.monotonic() - started
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
-    """The slow snippets and commands of the run, with their time: reported, never failed (tests/bounds.py)."""
+    """The slow snippets and commands of the run, with their time: reported, never failed (tests/bounds.py);
+    and what the tests on PostgreSQL cost."""
     from tests.bounds import SLOW, SLOW_SECONDS
 
+    if _ON_POSTGRESQL[0]:
+        terminalreporter.section("PostgreSQL")
+        terminalreporter.write_line(f"{_ON_POSTGRESQL[0]} tests used a PostgreSQL server, "
+                                    f"{_ON_POSTGRESQL[1]:.1f} s of the run (server start included)")
     if SLOW:
         terminalreporter.section(f"snippets that took {SLOW_SECONDS:g} s or more")
         for what, took in sorted(SLOW, key=lambda item: -item[1]):

@@ -111,6 +111,15 @@ class Cluster:
 #: the store's engines every ledger, endpoint and tool test runs on
 ENGINES = ("sqlite", "postgresql")
 
+#: test files whose every test runs on a server of their own or the session's
+SERVER_ONLY = {"test_ledger_pg.py", "test_ledger_hosts.py", "test_no_wrong_act_processes.py"}
+
+
+def uses_postgresql(item: Any) -> bool:
+    """Whether a collected test runs on PostgreSQL (for the run's report of what the server costs)."""
+    return ("[postgresql" in item.nodeid or "-postgresql" in item.nodeid or item.path.name in SERVER_ONLY
+            or bool({"pg_cluster", "pg_database"} & set(getattr(item, "fixturenames", ()))))
+
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[Cluster]:
