@@ -1,0 +1,766 @@
+/* The accept path in C: one generic scanner, driven by tables built at run time.
+ *
+ * Theory of operation
+ * -------------------
+ * rogerwilco/core/scanner.py compiles each message type of a Vocabulary (the
+ * accept path's TypePlan, rogerwilco/core/accept.py) into a Plan: per key, a
+ * Spec saying how its value is checked and decoded (kept as written, one of a
+ * set of codes, an agent, a msgid, a date, a time, money, a number, a digest,
+ * Y/N, an integer in a range, days, a constraint, a list of one of these, or
+ * "call the Python decoder"), the number of required keys, the type's rules
+ * (the Python closures of accept.compile_rule) and the tail's limit. Nothing in
+ * this file knows a profile, a type or a key.
+ *
+ * scan() reads one line and answers its Message, or None: "not sure", and the
+ * Python accept path and the full pass decide (they stay the reference and word
+ * every finding). It settles a line only where it is sure the Python path
+ * accepts it and decodes the same values; every native check accepts a subset
+ * of what the Python decoder accepts, and anything else is handed to that
+ * decoder (tests/test_scanner.py holds the two to it, line by line).
+ *
+ * Hostile input: every index is a Py_ssize_t within the line's length, checked
+ * before it is read; numbers are parsed natively only up to 18 digits (longer
+ * ones go to the Python decoder); no buffer is sized by the input.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#include "_scan_classes.h"
+
+enum {
+    K_KEEP, K_SET, K_AGENT, K_MSGID, K_DATE, K_TIME, K_MONEY, K_NUM, K_DIGEST,
+    K_BOOL, K_INT, K_DAYS, K_CONSTRAINT, K_LIST, K_CALL, K_COUNT
+};
+
+#define KEY_MAX 64          /* a key longer than this is looked up by the Python path */
+#define TABLE_BITS 8
+#define TABLE_SIZE (1 << TABLE_BITS)   /* open addressing: at most TABLE_SIZE / 2 keys per plan */
+#define NATIVE_DIGITS 18    /* an integer of more digits goes to the Python decoder */
+#define FIELDS 10           /* type, id, re, from_, to, item, slots, tail, v, source */
+
+typedef struct {
+    int kind;
+    int inner;              /* a list's element kind */
+    int required;
+    long long lo, hi;       /* K_INT */
+    Py_ssize_t key_len;
+    char key_text[KEY_MAX];
+    PyObject *key;          /* the key, as the vocabulary spells it */
+    PyObject *codes;        /* K_SET, or a list of K_SET: the codes (a frozenset) */
+    PyObject *decode;       /* the Python decoder, or None */
+} Spec;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *name;
+    PyObject *rules;        /* a tuple of callables (values, slots, tail) -> bool */
+    Spec *specs;
+    Py_ssize_t nspecs;
+    Py_ssize_t nrequired;
+    Py_ssize_t tail_max;
+    short table[TABLE_SIZE];  /* hash of a key -> 1 + its index in specs, 0: empty */
+} Plan;
+
+/* What configure() hands over: the types and objects a Message is built from. */
+static PyTypeObject *message_type = NULL;
+static PyTypeObject *source_type = NULL;
+static PyObject *setters[FIELDS];       /* the Message's slot descriptors */
+static PyObject *tail_fullmatch = NULL; /* the TAIL terminal's fullmatch, for a tail beyond ASCII */
+static PyObject *resolve = NULL;        /* (receiver, profile name) -> plans or None */
+static PyObject *version = NULL;        /* "RW1" */
+static PyObject *key_re, *key_from, *key_to, *key_item;
+
+/* ---- characters ------------------------------------------------------ */
+
+static int in_ranges(Py_UCS4 c, const Py_UCS4 (*ranges)[2], size_t n) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {  /* ranges are sorted and disjoint */
+        size_t mid = lo + (hi - lo) / 2;
+        if (c < ranges[mid][0]) hi = mid;
+        else if (c > ranges[mid][1]) lo = mid + 1;
+        else return 1;
+    }
+    return 0;
+}
+
+/* A character a slot's value may hold (the SLOT terminal's value class). */
+static int slot_value_char(Py_UCS4 c) {
+    if (c < 0x80) return c > 0x20 && c < 0x7f;
+    return !in_ranges(c, SLOT_VALUE_EXCLUDED, SLOT_VALUE_EXCLUDED_COUNT);
+}
+
+static int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+static int is_lower(Py_UCS4 c) { return c >= 'a' && c <= 'z'; }
+static int is_agent_char(Py_UCS4 c) {
+    return is_digit(c) || is_lower(c) || (c >= 'A' && c <= 'Z') || c == '.' || c == '_' || c == '-';
+}
+
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t len;
+} Text;
+
+#define AT(t, i) PyUnicode_READ((t)->kind, (t)->data, (i))
+
+static int equals_ascii(const Text *t, Py_ssize_t s, Py_ssize_t e, const char *want) {
+    Py_ssize_t n = (Py_ssize_t)strlen(want);
+    if (e - s != n) return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (AT(t, s + i) != (Py_UCS4)(unsigned char)want[i]) return 0;
+    return 1;
+}
+
+/* ---- native checks, each a subset of its Python decoder -------------- */
+
+/* The MSGID terminal: [A-Za-z0-9._-] (([0-9-])* [A-Za-z._])* [0-9]* (-+ [0-9]+)+.
+ * After the first character, the longest run of [0-9-] at the end must hold a '-'
+ * and end in a digit (the character before that run, if any, is a letter, '.' or '_'). */
+static int msgid_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (e - s < 3) return 0;
+    for (Py_ssize_t i = s; i < e; i++)
+        if (!is_agent_char(AT(t, i))) return 0;
+    if (!is_digit(AT(t, e - 1))) return 0;
+    for (Py_ssize_t i = e - 1; i > s; i--) {
+        Py_UCS4 c = AT(t, i);
+        if (c == '-') return 1;
+        if (!is_digit(c)) return 0;
+    }
+    return 0;
+}
+
+/* The msgid slot type: ([A-Za-z0-9._-]+)-([0-9]+). */
+static int msgid_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t i = e;
+    for (Py_ssize_t j = s; j < e; j++)
+        if (!is_agent_char(AT(t, j))) return 0;
+    while (i > s && is_digit(AT(t, i - 1))) i--;
+    return i < e && i - 1 > s && AT(t, i - 1) == '-';
+}
+
+static int digits(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (s >= e) return 0;
+    for (Py_ssize_t i = s; i < e; i++)
+        if (!is_digit(AT(t, i))) return 0;
+    return 1;
+}
+
+static int number_at(const Text *t, Py_ssize_t s, Py_ssize_t n) {
+    int v = 0;
+    for (Py_ssize_t i = s; i < s + n; i++) v = v * 10 + (int)(AT(t, i) - '0');
+    return v;
+}
+
+static int calendar_date(const Text *t, Py_ssize_t s) {
+    static const int days_in[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (!digits(t, s, s + 8)) return 0;
+    int y = number_at(t, s, 4), m = number_at(t, s + 4, 2), d = number_at(t, s + 6, 2);
+    if (y < 1 || m < 1 || m > 12 || d < 1) return 0;
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return d <= days_in[m - 1] + (m == 2 && leap);
+}
+
+static int time_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (e - s != 14 || !calendar_date(t, s) || AT(t, s + 8) != 'T' || AT(t, s + 13) != 'Z') return 0;
+    if (!digits(t, s + 9, s + 13)) return 0;
+    return number_at(t, s + 9, 2) <= 23 && number_at(t, s + 11, 2) <= 59;
+}
+
+/* -?[0-9]+ then, optionally, '.' and [0-9]+; the end of what it read in *end. */
+static int decimal(const Text *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t *end, Py_ssize_t *fraction) {
+    Py_ssize_t i = s;
+    if (i < e && AT(t, i) == '-') i++;
+    Py_ssize_t first = i;
+    while (i < e && is_digit(AT(t, i))) i++;
+    if (i == first) return 0;
+    *fraction = -1;
+    if (i < e && AT(t, i) == '.') {
+        Py_ssize_t dot = ++i;
+        while (i < e && is_digit(AT(t, i))) i++;
+        if (i == dot) return 0;
+        *fraction = i - dot;
+    }
+    *end = i;
+    return 1;
+}
+
+static int money_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t end, fraction;
+    return decimal(t, s, e, &end, &fraction) && end == e && fraction == 2;
+}
+
+static int num_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t end, fraction;
+    if (!decimal(t, s, e, &end, &fraction)) return 0;
+    if (end == e) return 1;
+    if (AT(t, end) != '/') return 0;
+    return decimal(t, end + 1, e, &end, &fraction) && end == e;
+}
+
+static int digest_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (e - s != 12) return 0;
+    for (Py_ssize_t i = s; i < e; i++) {
+        Py_UCS4 c = AT(t, i);
+        if (!is_digit(c) && !(c >= 'a' && c <= 'f')) return 0;
+    }
+    return 1;
+}
+
+/* ([^:+\s]+):(.+) where the key is ASCII: the key ends at the first ':'. */
+static int constraint_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    for (Py_ssize_t i = s; i < e; i++) {
+        Py_UCS4 c = AT(t, i);
+        if (c == ':') return i > s && i + 1 < e;
+        if (c == '+' || c <= 0x20 || c >= 0x7f) return 0;
+    }
+    return 0;
+}
+
+/* An integer of at most NATIVE_DIGITS digits as a Python int, or NULL (no error set): not sure. */
+static PyObject *small_int(const Text *t, Py_ssize_t s, Py_ssize_t e, int sign_ok, const Spec *spec) {
+    int negative = 0;
+    if (sign_ok && s < e && AT(t, s) == '-') { negative = 1; s++; }
+    if (!digits(t, s, e) || e - s > NATIVE_DIGITS) return NULL;
+    long long v = 0;
+    for (Py_ssize_t i = s; i < e; i++) v = v * 10 + (long long)(AT(t, i) - '0');
+    if (negative) v = -v;
+    if (spec != NULL && (v < spec->lo || v > spec->hi)) return NULL;
+    return PyLong_FromLongLong(v);
+}
+
+static PyObject *substring(PyObject *text, Py_ssize_t s, Py_ssize_t e) {
+    return PyUnicode_Substring(text, s, e);
+}
+
+/* One value checked and decoded natively: a new reference; NULL with no error set: not sure. */
+static PyObject *native(int kind, const Spec *spec, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    int ok;
+    switch (kind) {
+    case K_KEEP: return substring(text, s, e);
+    case K_SET: {
+        PyObject *raw = substring(text, s, e);
+        if (raw == NULL) return NULL;
+        int member = PySet_Contains(spec->codes, raw);
+        if (member == 1) return raw;
+        Py_DECREF(raw);
+        return NULL;
+    }
+    case K_AGENT:
+        ok = s < e;
+        for (Py_ssize_t i = s; ok && i < e; i++) ok = is_agent_char(AT(t, i));
+        break;
+    case K_MSGID: ok = msgid_value(t, s, e); break;
+    case K_DATE: ok = e - s == 8 && calendar_date(t, s); break;
+    case K_TIME: ok = time_value(t, s, e); break;
+    case K_MONEY: ok = money_value(t, s, e); break;
+    case K_NUM: ok = num_value(t, s, e); break;
+    case K_DIGEST: ok = digest_value(t, s, e); break;
+    case K_CONSTRAINT: ok = constraint_value(t, s, e); break;
+    case K_BOOL:
+        if (e - s != 1) return NULL;
+        if (AT(t, s) == 'Y') Py_RETURN_TRUE;
+        if (AT(t, s) == 'N') Py_RETURN_FALSE;
+        return NULL;
+    case K_INT: return small_int(t, s, e, 1, spec);
+    case K_DAYS:
+        if (e > s && AT(t, e - 1) == 'd') e--;
+        return small_int(t, s, e, 0, NULL);
+    default: return NULL;
+    }
+    return ok ? substring(text, s, e) : NULL;
+}
+
+/* A list: each '+'-separated element natively, as a tuple; NULL with no error set: not sure. */
+static PyObject *native_list(const Spec *spec, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t count = 1;
+    for (Py_ssize_t i = s; i < e; i++) count += AT(t, i) == '+';
+    PyObject *items = PyTuple_New(count);
+    if (items == NULL) return NULL;
+    Py_ssize_t start = s, n = 0;
+    for (Py_ssize_t i = s; i <= e; i++) {
+        if (i < e && AT(t, i) != '+') continue;
+        PyObject *item = i > start && n < count ? native(spec->inner, spec, text, t, start, i) : NULL;
+        if (item == NULL) { Py_DECREF(items); return NULL; }
+        PyTuple_SET_ITEM(items, n++, item);
+        start = i + 1;
+    }
+    return items;
+}
+
+/* The value of one slot: 1 and *out, 0: the Python decoder refuses it, -1: an error. */
+static int decode_value(const Spec *spec, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e, PyObject **out) {
+    PyObject *value = spec->kind == K_LIST ? native_list(spec, text, t, s, e)
+                    : spec->kind == K_CALL ? NULL : native(spec->kind, spec, text, t, s, e);
+    if (value != NULL) { *out = value; return 1; }
+    if (PyErr_Occurred()) return -1;
+    if (spec->kind == K_KEEP || spec->kind == K_SET || spec->decode == Py_None) return 0;
+    PyObject *raw = substring(text, s, e);
+    if (raw == NULL) return -1;
+    value = PyObject_CallOneArg(spec->decode, raw);
+    Py_DECREF(raw);
+    if (value != NULL) { *out = value; return 1; }
+    if (PyErr_ExceptionMatches(PyExc_ValueError)) { PyErr_Clear(); return 0; }
+    return -1;
+}
+
+/* ---- plans ----------------------------------------------------------- */
+
+static unsigned key_hash(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    unsigned h = 2166136261u;
+    for (Py_ssize_t i = s; i < e; i++) h = (h ^ (unsigned)AT(t, i)) * 16777619u;
+    return h;
+}
+
+static const Spec *find_spec(const Plan *plan, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (e - s > KEY_MAX) return NULL;
+    unsigned h = key_hash(t, s, e);
+    for (unsigned probe = 0; probe < TABLE_SIZE; probe++) {
+        int slot = plan->table[(h + probe) & (TABLE_SIZE - 1)];
+        if (slot == 0) return NULL;
+        const Spec *spec = &plan->specs[slot - 1];
+        if (spec->key_len != e - s) continue;
+        Py_ssize_t i = 0;
+        while (i < spec->key_len && AT(t, s + i) == (Py_UCS4)(unsigned char)spec->key_text[i]) i++;
+        if (i == spec->key_len) return spec;
+    }
+    return NULL;
+}
+
+static void plan_dealloc(Plan *self) {
+    for (Py_ssize_t i = 0; i < self->nspecs; i++) {
+        Py_XDECREF(self->specs[i].key);
+        Py_XDECREF(self->specs[i].codes);
+        Py_XDECREF(self->specs[i].decode);
+    }
+    PyMem_Free(self->specs);
+    Py_XDECREF(self->name);
+    Py_XDECREF(self->rules);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject PlanType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "rogerwilco.core._scan.Plan",
+    .tp_basicsize = sizeof(Plan),
+    .tp_dealloc = (destructor)plan_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One message type of one vocabulary, as the scanner's tables (built by rogerwilco.core.scanner).",
+};
+
+/* make_plan(name, specs, rules, tail_max): specs is a sequence of
+ * (key, kind, inner kind, required, codes or None, decoder or None, lo, hi). */
+static PyObject *make_plan(PyObject *module, PyObject *args) {
+    PyObject *name, *specs, *rules;
+    Py_ssize_t tail_max;
+    if (!PyArg_ParseTuple(args, "UO!O!n", &name, &PyTuple_Type, &specs, &PyTuple_Type, &rules, &tail_max))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(specs);
+    if (n > TABLE_SIZE / 2) {
+        PyErr_SetString(PyExc_ValueError, "too many keys for one plan");
+        return NULL;
+    }
+    Plan *plan = PyObject_New(Plan, &PlanType);
+    if (plan == NULL) return NULL;
+    plan->specs = PyMem_Calloc((size_t)(n ? n : 1), sizeof(Spec));
+    plan->nspecs = 0;
+    Py_INCREF(name); plan->name = name;
+    Py_INCREF(rules); plan->rules = rules;
+    plan->tail_max = tail_max;
+    plan->nrequired = 0;
+    memset(plan->table, 0, sizeof plan->table);
+    if (plan->specs == NULL) { Py_DECREF(plan); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Spec *spec = &plan->specs[i];
+        PyObject *key, *codes, *decode;
+        int required;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(specs, i), "UiipOOLL", &key, &spec->kind, &spec->inner, &required,
+                              &codes, &decode, &spec->lo, &spec->hi)) {
+            Py_DECREF(plan);
+            return NULL;
+        }
+        plan->nspecs = i + 1;
+        Py_INCREF(key); spec->key = key;
+        Py_INCREF(decode); spec->decode = decode;
+        if (codes != Py_None) { Py_INCREF(codes); spec->codes = codes; }
+        const char *text = PyUnicode_AsUTF8AndSize(key, &spec->key_len);
+        if (text == NULL || spec->key_len > KEY_MAX || spec->kind < 0 || spec->kind >= K_COUNT
+                || spec->inner < 0 || spec->inner >= K_LIST
+                || ((spec->kind == K_SET || (spec->kind == K_LIST && spec->inner == K_SET))
+                    && !PyFrozenSet_Check(codes))) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a spec the scanner cannot use");
+            Py_DECREF(plan);
+            return NULL;
+        }
+        memcpy(spec->key_text, text, (size_t)spec->key_len);
+        spec->required = required;
+        plan->nrequired += required;
+        Text kt = {PyUnicode_KIND(key), PyUnicode_DATA(key), spec->key_len};
+        unsigned h = key_hash(&kt, 0, spec->key_len);
+        unsigned probe = 0;
+        while (plan->table[(h + probe) & (TABLE_SIZE - 1)] != 0) probe++;
+        plan->table[(h + probe) & (TABLE_SIZE - 1)] = (short)(i + 1);
+    }
+    return (PyObject *)plan;
+}
+
+/* ---- the line -------------------------------------------------------- */
+
+/* A tail of printable ASCII words, one space apart, matches the TAIL terminal; 0: ask the regex. */
+static int ascii_tail(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (s >= e || AT(t, s) == ' ' || AT(t, e - 1) == ' ') return 0;
+    for (Py_ssize_t i = s; i < e; i++) {
+        Py_UCS4 c = AT(t, i);
+        if (c == ' ' ? AT(t, i + 1) == ' ' : (c < 0x21 || c > 0x7e)) return 0;
+    }
+    return 1;
+}
+
+static Py_ssize_t find_mark(const Text *t, Py_ssize_t s, Py_ssize_t e, const char *mark) {
+    Py_ssize_t n = (Py_ssize_t)strlen(mark);
+    for (Py_ssize_t i = s; i + n <= e; i++)
+        if (AT(t, i) == (Py_UCS4)(unsigned char)mark[0] && equals_ascii(t, i, i + n, mark)) return i;
+    return -1;
+}
+
+static int set_field(PyObject *message, int field, PyObject *value) {
+    PyObject *descr = setters[field];
+    return Py_TYPE(descr)->tp_descr_set(descr, message, value);
+}
+
+/* pop(values, key): the value (a new reference), or None. */
+static PyObject *pop(PyObject *values, PyObject *key) {
+    PyObject *value = PyDict_GetItemWithError(values, key);
+    if (value == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_INCREF(value);
+    if (PyDict_DelItem(values, key) < 0) { Py_DECREF(value); return NULL; }
+    return value;
+}
+
+static PyObject *build_message(PyObject *text, const Plan *plan, PyObject *msgid, PyObject *values,
+                               PyObject *tail, PyObject *line) {
+    PyObject *fields[FIELDS] = {NULL};
+    PyObject *message = NULL;
+    fields[0] = plan->name; Py_INCREF(plan->name);
+    fields[1] = msgid; Py_INCREF(msgid);
+    if ((fields[2] = pop(values, key_re)) == NULL || (fields[3] = pop(values, key_from)) == NULL
+            || (fields[4] = pop(values, key_to)) == NULL || (fields[5] = pop(values, key_item)) == NULL)
+        goto done;
+    if ((fields[6] = PyDictProxy_New(values)) == NULL) goto done;
+    fields[7] = tail; Py_INCREF(tail);
+    fields[8] = version; Py_INCREF(version);
+    PyObject *source = source_type->tp_alloc(source_type, 4);
+    if (source == NULL) goto done;
+    PyObject *items[4] = {text, line, Py_None, Py_None};
+    for (int i = 0; i < 4; i++) { Py_INCREF(items[i]); PyTuple_SET_ITEM(source, i, items[i]); }
+    fields[9] = source;
+    message = message_type->tp_alloc(message_type, 0);
+    if (message == NULL) goto done;
+    for (int i = 0; i < FIELDS; i++) {
+        if (set_field(message, i, fields[i]) < 0) { Py_CLEAR(message); goto done; }
+    }
+done:
+    for (int i = 0; i < FIELDS; i++) Py_XDECREF(fields[i]);
+    return message;
+}
+
+static int run_rules(const Plan *plan, PyObject *values, PyObject *text, const Text *t, Py_ssize_t s,
+                     Py_ssize_t head_end, PyObject *tail) {
+    Py_ssize_t nrules = PyTuple_GET_SIZE(plan->rules);
+    if (nrules == 0) return 1;
+    PyObject *slots = PyList_New(0);
+    if (slots == NULL) return -1;
+    while (s < head_end) {
+        Py_ssize_t e = s;
+        while (e < head_end && AT(t, e) != ' ') e++;
+        PyObject *token = substring(text, s, e);
+        if (token == NULL || PyList_Append(slots, token) < 0) { Py_XDECREF(token); Py_DECREF(slots); return -1; }
+        Py_DECREF(token);
+        s = e + 1;
+    }
+    int ok = 1;
+    for (Py_ssize_t i = 0; ok == 1 && i < nrules; i++) {
+        PyObject *got = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(plan->rules, i), values, slots, tail, NULL);
+        ok = got == NULL ? -1 : PyObject_IsTrue(got);
+        Py_XDECREF(got);
+    }
+    Py_DECREF(slots);
+    return ok;
+}
+
+/* The Message of a line this scanner is sure of, or None; NULL on an error. */
+static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, PyObject *line) {
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Text *tp = &t;
+    Py_ssize_t n = t.len;
+    Py_ssize_t mark = find_mark(tp, 0, n, " // ");
+    Py_ssize_t head_end = mark < 0 ? n : mark;
+    /* RW1 <TYPE> <id> */
+    if (head_end < 4 || !equals_ascii(tp, 0, 4, "RW1 ")) Py_RETURN_NONE;
+    Py_ssize_t type_s = 4, type_e = type_s;
+    while (type_e < head_end && AT(tp, type_e) >= 'A' && AT(tp, type_e) <= 'Z') type_e++;
+    if (type_e == type_s || type_e >= head_end || AT(tp, type_e) != ' ') Py_RETURN_NONE;
+    Py_ssize_t id_s = type_e + 1, id_e = id_s;
+    while (id_e < head_end && AT(tp, id_e) != ' ') id_e++;
+    if (!msgid_terminal(tp, id_s, id_e)) Py_RETURN_NONE;
+    Py_ssize_t slots_s = id_e + 1;
+    if (id_e < head_end && slots_s >= head_end) Py_RETURN_NONE;  /* a trailing space */
+    /* p=<profile>: the profile's plans */
+    Py_ssize_t p = find_mark(tp, id_e, head_end, " p=");
+    PyObject *held = NULL;
+    if (p >= 0) {
+        Py_ssize_t name_e = p + 3;
+        while (name_e < head_end && AT(tp, name_e) != ' ') name_e++;
+        PyObject *name = substring(text, p + 3, name_e);
+        if (name == NULL) return NULL;
+        held = PyObject_CallFunctionObjArgs(resolve, receiver, name, NULL);
+        Py_DECREF(name);
+        if (held == NULL) return NULL;
+        if (!PyDict_Check(held)) { Py_DECREF(held); Py_RETURN_NONE; }
+        plans = held;
+    }
+    PyObject *type = substring(text, type_s, type_e);
+    if (type == NULL) { Py_XDECREF(held); return NULL; }
+    PyObject *found = PyDict_GetItemWithError(plans, type);
+    Py_DECREF(type);
+    if (found == NULL || !PyObject_TypeCheck(found, &PlanType)) {
+        Py_XDECREF(held);
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    Plan *plan = (Plan *)found;
+    Py_INCREF(plan);
+    Py_XDECREF(held);
+    PyObject *values = PyDict_New(), *msgid = NULL, *tail = NULL, *result = NULL;
+    if (values == NULL) goto fail;
+    Py_ssize_t required = 0;
+    PyObject *sender = NULL;  /* borrowed from values */
+    for (Py_ssize_t s = slots_s; s < head_end;) {
+        Py_ssize_t e = s, eq = -1;
+        while (e < head_end && AT(tp, e) != ' ') {
+            if (eq < 0 && AT(tp, e) == '=') eq = e;
+            e++;
+        }
+        /* [a-z][a-z0-9_]*=<value class>+ */
+        if (eq <= s || eq + 1 >= e || !is_lower(AT(tp, s)) || (e < head_end && e + 1 >= head_end)) goto unsure;
+        for (Py_ssize_t i = s + 1; i < eq; i++) {
+            Py_UCS4 c = AT(tp, i);
+            if (!is_lower(c) && !is_digit(c) && c != '_') goto unsure;
+        }
+        for (Py_ssize_t i = eq + 1; i < e; i++)
+            if (!slot_value_char(AT(tp, i))) goto unsure;
+        const Spec *spec = find_spec(plan, tp, s, eq);
+        PyObject *key, *value;
+        if (spec != NULL) {
+            int got = decode_value(spec, text, tp, eq + 1, e, &value);
+            if (got < 0) goto fail;
+            if (got == 0) goto unsure;
+            key = spec->key;
+            Py_INCREF(key);
+            required += spec->required;
+        } else if (eq - s >= 2 && AT(tp, s) == 'x' && AT(tp, s + 1) == '_') {
+            /* an extension key: kept as written */
+            if ((key = substring(text, s, eq)) == NULL) goto fail;
+            if ((value = substring(text, eq + 1, e)) == NULL) { Py_DECREF(key); goto fail; }
+        } else {
+            goto unsure;  /* an unknown key: whether another profile requires it is the Python path's */
+        }
+        Py_ssize_t before = PyDict_GET_SIZE(values);
+        int failed = PyDict_SetDefault(values, key, value) == NULL;
+        Py_DECREF(key);
+        Py_DECREF(value);
+        if (failed) goto fail;
+        if (PyDict_GET_SIZE(values) == before) goto unsure;  /* a repeated key */
+        s = e + 1;
+    }
+    if (required != plan->nrequired) goto unsure;
+    msgid = substring(text, id_s, id_e);
+    if (msgid == NULL) goto fail;
+    sender = PyDict_GetItemWithError(values, key_from);
+    if (sender == NULL && PyErr_Occurred()) goto fail;
+    if (sender != NULL && PyUnicode_Check(sender)) {
+        /* the id is <from>-<n>: its last '-' ends the sender's name */
+        Py_ssize_t len = PyUnicode_GET_LENGTH(sender);
+        Py_ssize_t dash = PyUnicode_FindChar(msgid, '-', 0, id_e - id_s, -1);
+        if (dash != len) goto unsure;
+        Py_ssize_t starts = PyUnicode_Tailmatch(msgid, sender, 0, len, -1);
+        if (starts < 0) goto fail;
+        if (starts == 0) goto unsure;
+    }
+    if (mark >= 0) {
+        Py_ssize_t tail_s = mark + 4;
+        if (n - tail_s > plan->tail_max) goto unsure;
+        tail = substring(text, tail_s, n);
+        if (tail == NULL) goto fail;
+        if (!ascii_tail(tp, tail_s, n)) {
+            PyObject *m = PyObject_CallOneArg(tail_fullmatch, tail);
+            if (m == NULL) goto fail;
+            int matched = m != Py_None;
+            Py_DECREF(m);
+            if (!matched) goto unsure;
+        }
+    } else {
+        tail = Py_None;
+        Py_INCREF(tail);
+    }
+    int rules = run_rules(plan, values, text, tp, slots_s, head_end, tail);
+    if (rules < 0) goto fail;
+    if (rules == 0) goto unsure;
+    if (PyDict_GetItemWithError(values, key_from) == NULL || PyDict_GetItemWithError(values, key_to) == NULL) {
+        if (PyErr_Occurred()) goto fail;
+        goto unsure;  /* the Python path words a type without its sender or receiver */
+    }
+    result = build_message(text, plan, msgid, values, tail, line);
+    goto done;
+unsure:
+    result = Py_None;
+    Py_INCREF(result);
+    goto done;
+fail:
+    result = NULL;
+done:
+    Py_DECREF(plan);
+    Py_XDECREF(values);
+    Py_XDECREF(msgid);
+    Py_XDECREF(tail);
+    return result;
+}
+
+/* ---- the module ------------------------------------------------------ */
+
+static PyObject *core_plans = NULL;
+
+static int configured(void) {
+    if (core_plans != NULL) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "rogerwilco.core._scan is not configured (rogerwilco.core.scanner does it)");
+    return 0;
+}
+
+/* accept(text, receiver, line=None): the Message, or None: not sure. */
+static PyObject *accept(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 2 || nargs > 3) {
+        PyErr_SetString(PyExc_TypeError, "accept(text, receiver, line=None)");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_Format(PyExc_TypeError, "str object expected; got %s",
+                     args[0] == Py_None ? "None" : Py_TYPE(args[0])->tp_name);
+        return NULL;
+    }
+    if (!configured()) return NULL;
+    return scan_line(args[0], core_plans, args[1], nargs == 3 ? args[2] : Py_None);
+}
+
+static PyObject *configure(PyObject *module, PyObject *args) {
+    PyObject *mtype, *stype, *descrs, *fullmatch, *resolver, *plans;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOO!", &PyType_Type, &mtype, &PyType_Type, &stype, &PyTuple_Type, &descrs,
+                          &fullmatch, &resolver, &PyDict_Type, &plans))
+        return NULL;
+    if (PyTuple_GET_SIZE(descrs) != FIELDS || !PyType_IsSubtype((PyTypeObject *)stype, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_ValueError, "configure: a Message's 10 slot descriptors and a tuple type for Source");
+        return NULL;
+    }
+    for (int i = 0; i < FIELDS; i++) {
+        PyObject *d = PyTuple_GET_ITEM(descrs, i);
+        if (Py_TYPE(d)->tp_descr_set == NULL) {
+            PyErr_SetString(PyExc_ValueError, "configure: a field without a setter");
+            return NULL;
+        }
+    }
+    for (int i = 0; i < FIELDS; i++) {
+        Py_INCREF(PyTuple_GET_ITEM(descrs, i));
+        Py_XSETREF(setters[i], PyTuple_GET_ITEM(descrs, i));
+    }
+    Py_INCREF(mtype); Py_XSETREF(message_type, (PyTypeObject *)mtype);
+    Py_INCREF(stype); Py_XSETREF(source_type, (PyTypeObject *)stype);
+    Py_INCREF(fullmatch); Py_XSETREF(tail_fullmatch, fullmatch);
+    Py_INCREF(resolver); Py_XSETREF(resolve, resolver);
+    Py_INCREF(plans); Py_XSETREF(core_plans, plans);
+    Py_RETURN_NONE;
+}
+
+/* Test hooks: the native checks alone, so a test can set them beside their Python twins. */
+static PyObject *check(PyObject *module, PyObject *args) {
+    const char *what;
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "sU", &what, &text)) return NULL;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    int ok = 0;
+    if (strcmp(what, "msgid_terminal") == 0) ok = msgid_terminal(&t, 0, t.len);
+    else if (strcmp(what, "slot_value") == 0) {
+        ok = t.len > 0;
+        for (Py_ssize_t i = 0; ok && i < t.len; i++) ok = slot_value_char(AT(&t, i));
+    } else if (strcmp(what, "tail") == 0) ok = ascii_tail(&t, 0, t.len);
+    else {
+        PyErr_Format(PyExc_ValueError, "no check %s", what);
+        return NULL;
+    }
+    return PyBool_FromLong(ok);
+}
+
+/* native(kind, text, lo, hi, codes): a value's native decoding alone, or None: not sure. */
+static PyObject *native_hook(PyObject *module, PyObject *args) {
+    Spec spec = {0};
+    PyObject *text, *codes;
+    if (!PyArg_ParseTuple(args, "iiULLO", &spec.kind, &spec.inner, &text, &spec.lo, &spec.hi, &codes)) return NULL;
+    if (spec.kind < 0 || spec.kind >= K_CALL || spec.inner < 0 || spec.inner >= K_LIST
+            || ((spec.kind == K_SET || spec.inner == K_SET) && !PyFrozenSet_Check(codes))) {
+        PyErr_SetString(PyExc_ValueError, "not a native kind");
+        return NULL;
+    }
+    spec.codes = codes;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    PyObject *value = spec.kind == K_LIST ? native_list(&spec, text, &t, 0, t.len)
+                                          : native(spec.kind, &spec, text, &t, 0, t.len);
+    if (value == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
+    return value;
+}
+
+static PyMethodDef methods[] = {
+    {"accept", (PyCFunction)(void (*)(void))accept, METH_FASTCALL,
+     "accept(text, receiver, line=None): the Message of a line the scanner is sure of, or None."},
+    {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, tail_fullmatch, resolve, core_plans)"},
+    {"make_plan", make_plan, METH_VARARGS, "make_plan(name, specs, rules, tail_max): one type's tables."},
+    {"check", check, METH_VARARGS, "check(name, text): one native character check (for tests)."},
+    {"native", native_hook, METH_VARARGS, "native(kind, inner, text, lo, hi, codes): one native decode (for tests)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_scan",
+    "The accept path's table-driven scanner in C (rogerwilco.core.scanner builds its tables).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__scan(void) {
+    if (PyType_Ready(&PlanType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL) return NULL;
+    version = PyUnicode_InternFromString("RW1");
+    key_re = PyUnicode_InternFromString("re");
+    key_from = PyUnicode_InternFromString("from");
+    key_to = PyUnicode_InternFromString("to");
+    key_item = PyUnicode_InternFromString("item");
+    if (version == NULL || key_re == NULL || key_from == NULL || key_to == NULL || key_item == NULL) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    static const char *kinds[K_COUNT] = {"KEEP", "SET", "AGENT", "MSGID", "DATE", "TIME", "MONEY", "NUM", "DIGEST",
+                                         "BOOL", "INT", "DAYS", "CONSTRAINT", "LIST", "CALL"};
+    for (int i = 0; i < K_COUNT; i++)
+        if (PyModule_AddIntConstant(m, kinds[i], i) < 0) { Py_DECREF(m); return NULL; }
+    Py_INCREF(&PlanType);
+    if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0) { Py_DECREF(&PlanType); Py_DECREF(m); return NULL; }
+    return m;
+}
