@@ -133,13 +133,21 @@ def test_the_id_check_is_the_msgid_terminal_over_every_short_string(scan) -> Non
             assert scan.scan.check("msgid_terminal", text) == (terminal.fullmatch(text) is not None), text
 
 
-def test_an_ascii_tail_check_is_a_subset_of_the_tail_terminal(scan) -> None:
+def test_the_tail_check_is_the_tail_terminal_over_every_short_string(scan) -> None:
     terminal = re.compile(TERMINALS["TAIL"])
-    for size in range(1, 6):
-        for chars in itertools.product("a \t~\x7f/", repeat=size):
+    # a word character (ASCII and not), a space, a tab, DEL, NBSP, two selectors, the two joiners, a bidi control
+    for size in range(1, 7):
+        for chars in itertools.product("a\u00e9 \t\x7f\u00a0\ufe0f\ufe00\u200d\u200c\u202e", repeat=size):
             text = "".join(chars)
-            if scan.scan.check("tail", text):
-                assert terminal.fullmatch(text) is not None, text
+            assert scan.scan.check("tail", text) == (terminal.fullmatch(text) is not None), text
+
+
+def test_the_tail_check_is_the_tail_terminal_for_every_code_point(scan) -> None:
+    terminal = re.compile(TERMINALS["TAIL"])
+    check = scan.scan.check
+    for cp in range(0x110000):
+        for text in (chr(cp), f"a{chr(cp)}", f"a{chr(cp)}b"):
+            assert check("tail", text) == (terminal.fullmatch(text) is not None), hex(cp)
 
 
 NATIVE_TYPES = {
@@ -365,3 +373,22 @@ def test_a_scanner_error_is_found_in_a_memcheck_report() -> None:
               f"==7==    by 0x3D: _PyEval_EvalFrameDefault (ceval.c:1)\n{frame}\n==7== \n")
     found = scanner_errors(report, "/y/_scan.cpython-311-x86_64-linux-gnu.so")
     assert len(found) == 1 and "Invalid read" in found[0]
+
+
+MONEY = st.builds(lambda sign, whole, cents: f"{sign}{whole}.{cents:02d}", st.sampled_from(["", "-"]),
+                  st.integers(0, 10**20), st.integers(0, 99))
+
+
+@FUZZ
+@given(MONEY, MONEY, MONEY, st.booleans())
+def test_the_sum_rule_decides_as_decimal_arithmetic(scan, net: str, vat: str, amt: str, balanced: bool) -> None:
+    """net + vat = amt, natively where the numbers fit in 17 digits and by the rule's closure beyond."""
+    from decimal import Decimal
+
+    if balanced:
+        amt = f"{Decimal(net) + Decimal(vat):.2f}"
+    pay = Receiver.load(["pay"])
+    line = (f"RW1 ST payer-1 p=pay from=payer to=scheduler item=inv:MD-1 amt={amt} net={net} vat={vat} "
+            "cur=GBP kind=GROSS src=email:7")
+    assert (scan.scan.accept(line, pay) is not None) == (python_path.accept(line, pay) is not None), line
+    settles(scan, line, pay)

@@ -66,7 +66,6 @@ typedef struct {
 static PyTypeObject *message_type = NULL;
 static PyTypeObject *source_type = NULL;
 static PyObject *setters[FIELDS];       /* the Message's slot descriptors */
-static PyObject *tail_fullmatch = NULL; /* the TAIL terminal's fullmatch, for a tail beyond ASCII */
 static PyObject *resolve = NULL;        /* (receiver, profile name) -> plans or None */
 static PyObject *version = NULL;        /* "RW1" */
 static PyObject *key_re, *key_from, *key_to, *key_item;
@@ -348,6 +347,30 @@ static PyTypeObject PlanType = {
     .tp_doc = "One message type of one vocabulary, as the scanner's tables (built by rogerwilco.core.scanner).",
 };
 
+/* A rule row: (closure, conditions or None, require, require_tail, parts, total or None), each
+ * condition (key, 0 equals | 1 prefix | 2 in | 3 never, argument), every key a str. */
+static int rule_row(PyObject *row) {
+    if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 6 || !PyCallable_Check(PyTuple_GET_ITEM(row, 0)))
+        return 0;
+    PyObject *conditions = PyTuple_GET_ITEM(row, 1);
+    if (conditions == Py_None) return 1;
+    PyObject *require = PyTuple_GET_ITEM(row, 2), *parts = PyTuple_GET_ITEM(row, 4), *total = PyTuple_GET_ITEM(row, 5);
+    if (!PyTuple_Check(conditions) || !PyTuple_Check(require) || !PyTuple_Check(parts)) return 0;
+    if (!PyBool_Check(PyTuple_GET_ITEM(row, 3)) || (total != Py_None && !PyUnicode_Check(total))) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(conditions); i++) {
+        PyObject *cond = PyTuple_GET_ITEM(conditions, i);
+        if (!PyTuple_Check(cond) || PyTuple_GET_SIZE(cond) != 3 || !PyUnicode_Check(PyTuple_GET_ITEM(cond, 0))
+                || !PyLong_Check(PyTuple_GET_ITEM(cond, 1))) return 0;
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(cond, 1));
+        if (kind < 0 || kind > 3 || (kind == 1 && !PyUnicode_Check(PyTuple_GET_ITEM(cond, 2)))) return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(require); i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(require, i))) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(parts); i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(parts, i))) return 0;
+    return 1;
+}
+
 /* make_plan(name, specs, rules, tail_max): specs is a sequence of
  * (key, kind, inner kind, required, codes or None, decoder or None, lo, hi). */
 static PyObject *make_plan(PyObject *module, PyObject *args) {
@@ -355,6 +378,12 @@ static PyObject *make_plan(PyObject *module, PyObject *args) {
     Py_ssize_t tail_max;
     if (!PyArg_ParseTuple(args, "UO!O!n", &name, &PyTuple_Type, &specs, &PyTuple_Type, &rules, &tail_max))
         return NULL;
+    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
+        if (!rule_row(PyTuple_GET_ITEM(rules, r))) {
+            PyErr_SetString(PyExc_ValueError, "a rule row the scanner cannot use");
+            return NULL;
+        }
+    }
     Py_ssize_t n = PyTuple_GET_SIZE(specs);
     if (n > TABLE_SIZE / 2) {
         PyErr_SetString(PyExc_ValueError, "too many keys for one plan");
@@ -406,14 +435,29 @@ static PyObject *make_plan(PyObject *module, PyObject *args) {
 
 /* ---- the line -------------------------------------------------------- */
 
-/* A tail of printable ASCII words, one space apart, matches the TAIL terminal; 0: ask the regex. */
-static int ascii_tail(const Text *t, Py_ssize_t s, Py_ssize_t e) {
-    if (s >= e || AT(t, s) == ' ' || AT(t, e - 1) == ' ') return 0;
+/* The TAIL terminal: words one space apart; a word is characters of the tail class, with a
+ * variation selector, a joiner, or a selector then a joiner between two runs of them, and at
+ * most one selector at its end (_scan_classes.h, from the grammar). */
+enum { TAIL_WORD_START, TAIL_IN_WORD, TAIL_AFTER_SELECTOR, TAIL_AFTER_JOINER };
+
+static int tail_char(Py_UCS4 c) {
+    if (c < 0x80) return c > 0x20 && c < 0x7f;
+    return !in_ranges(c, TAIL_EXCLUDED, TAIL_EXCLUDED_COUNT);
+}
+
+static int tail_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    int state = TAIL_WORD_START;
     for (Py_ssize_t i = s; i < e; i++) {
         Py_UCS4 c = AT(t, i);
-        if (c == ' ' ? AT(t, i + 1) == ' ' : (c < 0x21 || c > 0x7e)) return 0;
+        int selector = c >= TAIL_SELECTOR_FIRST && c <= TAIL_SELECTOR_LAST;
+        int joiner = c == TAIL_JOINER_A || c == TAIL_JOINER_B;
+        if (tail_char(c)) state = TAIL_IN_WORD;
+        else if (c == ' ' && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_WORD_START;
+        else if (selector && state == TAIL_IN_WORD) state = TAIL_AFTER_SELECTOR;
+        else if (joiner && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_AFTER_JOINER;
+        else return 0;
     }
-    return 1;
+    return state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR;
 }
 
 static Py_ssize_t find_mark(const Text *t, Py_ssize_t s, Py_ssize_t e, const char *mark) {
@@ -467,28 +511,166 @@ done:
     return message;
 }
 
+/* A decimal -?[0-9]+(\.[0-9]+)? of at most RULE_DIGITS digits, scaled to `scale` fraction digits; 0: not sure. */
+#define RULE_DIGITS 17
+#define RULE_PARTS 8
+
+static int decimal_parts(PyObject *value, Py_ssize_t *fraction) {
+    if (!PyUnicode_Check(value)) return 0;
+    Text t = {PyUnicode_KIND(value), PyUnicode_DATA(value), PyUnicode_GET_LENGTH(value)};
+    Py_ssize_t end;
+    if (!decimal(&t, 0, t.len, &end, fraction) || end != t.len) return 0;
+    if (*fraction < 0) *fraction = 0;
+    return t.len - (AT(&t, 0) == '-') - (*fraction > 0) <= RULE_DIGITS;
+}
+
+static long long scaled(PyObject *value, Py_ssize_t scale) {
+    Text t = {PyUnicode_KIND(value), PyUnicode_DATA(value), PyUnicode_GET_LENGTH(value)};
+    long long v = 0;
+    Py_ssize_t fraction = 0;
+    int seen_dot = 0;
+    for (Py_ssize_t i = AT(&t, 0) == '-'; i < t.len; i++) {
+        Py_UCS4 c = AT(&t, i);
+        if (c == '.') { seen_dot = 1; continue; }
+        v = v * 10 + (long long)(c - '0');
+        fraction += seen_dot;
+    }
+    for (; fraction < scale; fraction++) v *= 10;
+    return AT(&t, 0) == '-' ? -v : v;
+}
+
+/* sum(parts) == total over the values as written, natively: 1, 0, or 2: not sure (the rule's closure decides). */
+static int native_sum(PyObject *values, PyObject *parts, PyObject *total) {
+    Py_ssize_t nparts = PyTuple_GET_SIZE(parts), scale = 0, fraction;
+    if (nparts > RULE_PARTS) return 2;
+    PyObject *want = PyDict_GetItemWithError(values, total);
+    if (want == NULL) return PyErr_Occurred() ? -1 : 1;
+    for (Py_ssize_t i = 0; i < nparts; i++) {
+        PyObject *part = PyDict_GetItemWithError(values, PyTuple_GET_ITEM(parts, i));
+        if (part == NULL) return PyErr_Occurred() ? -1 : 1;  /* the rule applies only with every part */
+        if (!decimal_parts(part, &fraction)) return 2;
+        if (fraction > scale) scale = fraction;
+    }
+    if (!decimal_parts(want, &fraction)) return 2;
+    if (fraction > scale) scale = fraction;
+    long long got = 0;
+    /* a value scaled has fewer digits than its length and the scale together: under 10^17, and
+     * at most RULE_PARTS of them sum well inside int64 */
+    for (Py_ssize_t i = 0; i < nparts; i++) {
+        PyObject *part = PyDict_GetItemWithError(values, PyTuple_GET_ITEM(parts, i));
+        if (part == NULL || PyUnicode_GET_LENGTH(part) + scale > RULE_DIGITS) return 2;
+        got += scaled(part, scale);
+    }
+    if (PyUnicode_GET_LENGTH(want) + scale > RULE_DIGITS) return 2;
+    return got == scaled(want, scale);
+}
+
+/* One `when` condition on a present value: 1 holds, 0 not, -1 error. */
+static int condition_holds(PyObject *value, int kind, PyObject *arg) {
+    switch (kind) {
+    case 0: return PyObject_RichCompareBool(value, arg, Py_EQ);
+    case 1: return PyUnicode_Check(value) && PyUnicode_Tailmatch(value, arg, 0, PY_SSIZE_T_MAX, -1) == 1;
+    case 2: return PySequence_Contains(arg, value);
+    default: return 0;
+    }
+}
+
+/* A rule, natively where its row says how: (closure, conditions, require, require_tail, parts, total),
+ * conditions None: the closure decides. 1 satisfied, 0 not, -1 error. */
+static int rule_holds(PyObject *rule, PyObject *values, PyObject *tail) {
+    PyObject *conditions = PyTuple_GET_ITEM(rule, 1);
+    if (conditions == Py_None) return 2;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(conditions); i++) {
+        PyObject *cond = PyTuple_GET_ITEM(conditions, i);
+        PyObject *value = PyDict_GetItemWithError(values, PyTuple_GET_ITEM(cond, 0));
+        if (value == NULL) return PyErr_Occurred() ? -1 : 1;  /* the rule does not apply */
+        int holds = condition_holds(value, (int)PyLong_AsLong(PyTuple_GET_ITEM(cond, 1)), PyTuple_GET_ITEM(cond, 2));
+        if (holds <= 0) return holds < 0 ? -1 : 1;
+    }
+    PyObject *require = PyTuple_GET_ITEM(rule, 2);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(require); i++) {
+        int present = PyDict_Contains(values, PyTuple_GET_ITEM(require, i));
+        if (present <= 0) return present;
+    }
+    if (PyTuple_GET_ITEM(rule, 3) == Py_True && tail == Py_None) return 0;
+    if (PyTuple_GET_ITEM(rule, 5) == Py_None) return 1;
+    return native_sum(values, PyTuple_GET_ITEM(rule, 4), PyTuple_GET_ITEM(rule, 5));
+}
+
 static int run_rules(const Plan *plan, PyObject *values, PyObject *text, const Text *t, Py_ssize_t s,
                      Py_ssize_t head_end, PyObject *tail) {
     Py_ssize_t nrules = PyTuple_GET_SIZE(plan->rules);
-    if (nrules == 0) return 1;
-    PyObject *slots = PyList_New(0);
-    if (slots == NULL) return -1;
-    while (s < head_end) {
-        Py_ssize_t e = s;
-        while (e < head_end && AT(t, e) != ' ') e++;
-        PyObject *token = substring(text, s, e);
-        if (token == NULL || PyList_Append(slots, token) < 0) { Py_XDECREF(token); Py_DECREF(slots); return -1; }
-        Py_DECREF(token);
-        s = e + 1;
-    }
+    PyObject *slots = NULL;
     int ok = 1;
-    for (Py_ssize_t i = 0; ok == 1 && i < nrules; i++) {
-        PyObject *got = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(plan->rules, i), values, slots, tail, NULL);
+    for (Py_ssize_t r = 0; ok == 1 && r < nrules; r++) {
+        PyObject *rule = PyTuple_GET_ITEM(plan->rules, r);
+        ok = rule_holds(rule, values, tail);
+        if (ok != 2) continue;
+        if (slots == NULL) {  /* the slots as written, for the closure */
+            if ((slots = PyList_New(0)) == NULL) return -1;
+            for (Py_ssize_t a = s; a < head_end;) {
+                Py_ssize_t e = a;
+                while (e < head_end && AT(t, e) != ' ') e++;
+                PyObject *token = substring(text, a, e);
+                if (token == NULL || PyList_Append(slots, token) < 0) {
+                    Py_XDECREF(token);
+                    Py_DECREF(slots);
+                    return -1;
+                }
+                Py_DECREF(token);
+                a = e + 1;
+            }
+        }
+        PyObject *got = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(rule, 0), values, slots, tail, NULL);
         ok = got == NULL ? -1 : PyObject_IsTrue(got);
         Py_XDECREF(got);
     }
-    Py_DECREF(slots);
+    Py_XDECREF(slots);
     return ok;
+}
+
+/* The plans of the profiles lines name, per receiver: a Receiver's profiles are fixed once it is built
+ * (it compiles a bundled one on first use, to the same vocabulary), so (receiver, name) -> plans holds. */
+#define PROFILE_CACHE 8
+static struct { PyObject *receiver, *name, *plans; } profile_cache[PROFILE_CACHE];
+static int profile_next = 0;
+
+static int same_text(PyObject *name, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (PyUnicode_GET_LENGTH(name) != e - s) return 0;
+    Text n = {PyUnicode_KIND(name), PyUnicode_DATA(name), e - s};
+    for (Py_ssize_t i = 0; i < e - s; i++)
+        if (AT(&n, i) != AT(t, s + i)) return 0;
+    return 1;
+}
+
+/* resolve(receiver, name), remembered: a new reference to the plans, or to None (not held); NULL on an error. */
+static PyObject *profile_plans(PyObject *receiver, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    for (int i = 0; i < PROFILE_CACHE; i++) {
+        if (profile_cache[i].receiver == receiver && same_text(profile_cache[i].name, t, s, e)) {
+            Py_INCREF(profile_cache[i].plans);
+            return profile_cache[i].plans;
+        }
+    }
+    PyObject *name = substring(text, s, e);
+    if (name == NULL) return NULL;
+    PyObject *plans = PyObject_CallFunctionObjArgs(resolve, receiver, name, NULL);
+    if (plans == NULL || !PyDict_Check(plans)) { Py_DECREF(name); return plans; }
+    int slot = profile_next;
+    profile_next = (profile_next + 1) % PROFILE_CACHE;
+    Py_INCREF(receiver);
+    Py_INCREF(plans);
+    Py_XSETREF(profile_cache[slot].receiver, receiver);
+    Py_XSETREF(profile_cache[slot].name, name);
+    Py_XSETREF(profile_cache[slot].plans, plans);
+    return plans;
+}
+
+static void forget_profiles(void) {
+    for (int i = 0; i < PROFILE_CACHE; i++) {
+        Py_CLEAR(profile_cache[i].receiver);
+        Py_CLEAR(profile_cache[i].name);
+        Py_CLEAR(profile_cache[i].plans);
+    }
 }
 
 /* The Message of a line this scanner is sure of, or None; NULL on an error. */
@@ -517,10 +699,7 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
     if (p >= 0) {
         Py_ssize_t name_e = p + 3;
         while (name_e < head_end && AT(tp, name_e) != ' ') name_e++;
-        PyObject *name = substring(text, p + 3, name_e);
-        if (name == NULL) return NULL;
-        held = PyObject_CallFunctionObjArgs(resolve, receiver, name, NULL);
-        Py_DECREF(name);
+        held = profile_plans(receiver, text, tp, p + 3, name_e);
         if (held == NULL) return NULL;
         if (!PyDict_Check(held)) { Py_DECREF(held); Py_RETURN_NONE; }
         plans = held;
@@ -598,13 +777,7 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         if (n - tail_s > plan->tail_max) goto unsure;
         tail = substring(text, tail_s, n);
         if (tail == NULL) goto fail;
-        if (!ascii_tail(tp, tail_s, n)) {
-            PyObject *m = PyObject_CallOneArg(tail_fullmatch, tail);
-            if (m == NULL) goto fail;
-            int matched = m != Py_None;
-            Py_DECREF(m);
-            if (!matched) goto unsure;
-        }
+        if (!tail_terminal(tp, tail_s, n)) goto unsure;
     } else {
         tail = Py_None;
         Py_INCREF(tail);
@@ -658,9 +831,9 @@ static PyObject *accept(PyObject *module, PyObject *const *args, Py_ssize_t narg
 }
 
 static PyObject *configure(PyObject *module, PyObject *args) {
-    PyObject *mtype, *stype, *descrs, *fullmatch, *resolver, *plans;
-    if (!PyArg_ParseTuple(args, "O!O!O!OOO!", &PyType_Type, &mtype, &PyType_Type, &stype, &PyTuple_Type, &descrs,
-                          &fullmatch, &resolver, &PyDict_Type, &plans))
+    PyObject *mtype, *stype, *descrs, *resolver, *plans;
+    if (!PyArg_ParseTuple(args, "O!O!O!OO!", &PyType_Type, &mtype, &PyType_Type, &stype, &PyTuple_Type, &descrs,
+                          &resolver, &PyDict_Type, &plans))
         return NULL;
     if (PyTuple_GET_SIZE(descrs) != FIELDS || !PyType_IsSubtype((PyTypeObject *)stype, &PyTuple_Type)) {
         PyErr_SetString(PyExc_ValueError, "configure: a Message's 10 slot descriptors and a tuple type for Source");
@@ -679,9 +852,9 @@ static PyObject *configure(PyObject *module, PyObject *args) {
     }
     Py_INCREF(mtype); Py_XSETREF(message_type, (PyTypeObject *)mtype);
     Py_INCREF(stype); Py_XSETREF(source_type, (PyTypeObject *)stype);
-    Py_INCREF(fullmatch); Py_XSETREF(tail_fullmatch, fullmatch);
     Py_INCREF(resolver); Py_XSETREF(resolve, resolver);
     Py_INCREF(plans); Py_XSETREF(core_plans, plans);
+    forget_profiles();
     Py_RETURN_NONE;
 }
 
@@ -699,7 +872,7 @@ static PyObject *check(PyObject *module, PyObject *args) {
     else if (strcmp(what, "slot_value") == 0) {
         ok = t.len > 0;
         for (Py_ssize_t i = 0; ok && i < t.len; i++) ok = slot_value_char(AT(&t, i));
-    } else if (strcmp(what, "tail") == 0) ok = ascii_tail(&t, 0, t.len);
+    } else if (strcmp(what, "tail") == 0) ok = tail_terminal(&t, 0, t.len);
     else {
         PyErr_Format(PyExc_ValueError, "no check %s", what);
         return NULL;
@@ -731,7 +904,7 @@ static PyObject *native_hook(PyObject *module, PyObject *args) {
 static PyMethodDef methods[] = {
     {"accept", (PyCFunction)(void (*)(void))accept, METH_FASTCALL,
      "accept(text, receiver, line=None): the Message of a line the scanner is sure of, or None."},
-    {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, tail_fullmatch, resolve, core_plans)"},
+    {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, core_plans)"},
     {"make_plan", make_plan, METH_VARARGS, "make_plan(name, specs, rules, tail_max): one type's tables."},
     {"check", check, METH_VARARGS, "check(name, text): one native character check (for tests)."},
     {"native", native_hook, METH_VARARGS, "native(kind, inner, text, lo, hi, codes): one native decode (for tests)."},
