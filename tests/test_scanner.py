@@ -278,8 +278,11 @@ def test_hostile_values_agree(scan, message, receiver, data) -> None:
 
 
 def test_what_the_scanner_leaves_to_python(scan) -> None:
-    noted = "RW1 HO a-1 from=a to=b item=x ask=DRAFT colour=red"  # an unknown key: the receiver's question
-    assert scan.scan.accept(noted, BUNDLED) is None and python_path.accept(noted, BUNDLED) is not None
+    noted = "RW1 HO a-1 from=a to=b item=x ask=DRAFT colour=red"  # an unknown key: kept, with a note
+    assert settles(scan, noted, BUNDLED)
+    required_by_clin = "RW1 ST a-1 from=a to=b item=x pol=FULL"  # clin requires pol: a refusal where clin is held
+    assert scan.scan.accept(required_by_clin, BUNDLED) is None and not check_line(required_by_clin, BUNDLED).valid
+    assert settles(scan, required_by_clin, Receiver())
     unheld = "RW1 ST a-1 p=nosuch from=a to=b item=x"
     assert scan.scan.accept(unheld, BUNDLED) is None
     sums = "RW1 ST payer-1 p=pay from=payer to=scheduler item=inv:MD-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS src=email:7"

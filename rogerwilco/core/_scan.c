@@ -54,7 +54,8 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     PyObject *name;
-    PyObject *rules;        /* a tuple of callables (values, slots, tail) -> bool */
+    PyObject *profile;      /* the vocabulary's profile name, or None: the core */
+    PyObject *rules;        /* a tuple of rule rows (rule_row) */
     Spec *specs;
     Py_ssize_t nspecs;
     Py_ssize_t nrequired;
@@ -67,6 +68,7 @@ static PyTypeObject *message_type = NULL;
 static PyTypeObject *source_type = NULL;
 static PyObject *setters[FIELDS];       /* the Message's slot descriptors */
 static PyObject *resolve = NULL;        /* (receiver, profile name) -> plans or None */
+static PyObject *foreign = NULL;        /* (receiver, key, profile) -> whether another held profile requires key */
 static PyObject *version = NULL;        /* "RW1" */
 static PyObject *key_re, *key_from, *key_to, *key_item;
 
@@ -334,6 +336,7 @@ static void plan_dealloc(Plan *self) {
     }
     PyMem_Free(self->specs);
     Py_XDECREF(self->name);
+    Py_XDECREF(self->profile);
     Py_XDECREF(self->rules);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -371,12 +374,12 @@ static int rule_row(PyObject *row) {
     return 1;
 }
 
-/* make_plan(name, specs, rules, tail_max): specs is a sequence of
+/* make_plan(name, profile, specs, rules, tail_max): specs is a sequence of
  * (key, kind, inner kind, required, codes or None, decoder or None, lo, hi). */
 static PyObject *make_plan(PyObject *module, PyObject *args) {
-    PyObject *name, *specs, *rules;
+    PyObject *name, *profile, *specs, *rules;
     Py_ssize_t tail_max;
-    if (!PyArg_ParseTuple(args, "UO!O!n", &name, &PyTuple_Type, &specs, &PyTuple_Type, &rules, &tail_max))
+    if (!PyArg_ParseTuple(args, "UOO!O!n", &name, &profile, &PyTuple_Type, &specs, &PyTuple_Type, &rules, &tail_max))
         return NULL;
     for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
         if (!rule_row(PyTuple_GET_ITEM(rules, r))) {
@@ -394,6 +397,7 @@ static PyObject *make_plan(PyObject *module, PyObject *args) {
     plan->specs = PyMem_Calloc((size_t)(n ? n : 1), sizeof(Spec));
     plan->nspecs = 0;
     Py_INCREF(name); plan->name = name;
+    Py_INCREF(profile); plan->profile = profile;
     Py_INCREF(rules); plan->rules = rules;
     plan->tail_max = tail_max;
     plan->nrequired = 0;
@@ -743,12 +747,17 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
             key = spec->key;
             Py_INCREF(key);
             required += spec->required;
-        } else if (eq - s >= 2 && AT(tp, s) == 'x' && AT(tp, s + 1) == '_') {
-            /* an extension key: kept as written */
-            if ((key = substring(text, s, eq)) == NULL) goto fail;
-            if ((value = substring(text, eq + 1, e)) == NULL) { Py_DECREF(key); goto fail; }
         } else {
-            goto unsure;  /* an unknown key: whether another profile requires it is the Python path's */
+            /* a key no slot of the vocabulary has: kept as written (an x_ extension silently, another with
+             * a note check_line writes), unless another profile the receiver holds requires it (a refusal) */
+            if ((key = substring(text, s, eq)) == NULL) goto fail;
+            if (!(eq - s >= 2 && AT(tp, s) == 'x' && AT(tp, s + 1) == '_')) {
+                PyObject *owned = PyObject_CallFunctionObjArgs(foreign, receiver, key, plan->profile, NULL);
+                int refused = owned == NULL ? -1 : PyObject_IsTrue(owned);
+                Py_XDECREF(owned);
+                if (refused != 0) { Py_DECREF(key); if (refused < 0) goto fail; goto unsure; }
+            }
+            if ((value = substring(text, eq + 1, e)) == NULL) { Py_DECREF(key); goto fail; }
         }
         Py_ssize_t before = PyDict_GET_SIZE(values);
         int failed = PyDict_SetDefault(values, key, value) == NULL;
@@ -831,9 +840,9 @@ static PyObject *accept(PyObject *module, PyObject *const *args, Py_ssize_t narg
 }
 
 static PyObject *configure(PyObject *module, PyObject *args) {
-    PyObject *mtype, *stype, *descrs, *resolver, *plans;
-    if (!PyArg_ParseTuple(args, "O!O!O!OO!", &PyType_Type, &mtype, &PyType_Type, &stype, &PyTuple_Type, &descrs,
-                          &resolver, &PyDict_Type, &plans))
+    PyObject *mtype, *stype, *descrs, *resolver, *foreigner, *plans;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOO!", &PyType_Type, &mtype, &PyType_Type, &stype, &PyTuple_Type, &descrs,
+                          &resolver, &foreigner, &PyDict_Type, &plans))
         return NULL;
     if (PyTuple_GET_SIZE(descrs) != FIELDS || !PyType_IsSubtype((PyTypeObject *)stype, &PyTuple_Type)) {
         PyErr_SetString(PyExc_ValueError, "configure: a Message's 10 slot descriptors and a tuple type for Source");
@@ -853,6 +862,7 @@ static PyObject *configure(PyObject *module, PyObject *args) {
     Py_INCREF(mtype); Py_XSETREF(message_type, (PyTypeObject *)mtype);
     Py_INCREF(stype); Py_XSETREF(source_type, (PyTypeObject *)stype);
     Py_INCREF(resolver); Py_XSETREF(resolve, resolver);
+    Py_INCREF(foreigner); Py_XSETREF(foreign, foreigner);
     Py_INCREF(plans); Py_XSETREF(core_plans, plans);
     forget_profiles();
     Py_RETURN_NONE;
@@ -904,8 +914,8 @@ static PyObject *native_hook(PyObject *module, PyObject *args) {
 static PyMethodDef methods[] = {
     {"accept", (PyCFunction)(void (*)(void))accept, METH_FASTCALL,
      "accept(text, receiver, line=None): the Message of a line the scanner is sure of, or None."},
-    {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, core_plans)"},
-    {"make_plan", make_plan, METH_VARARGS, "make_plan(name, specs, rules, tail_max): one type's tables."},
+    {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, foreign, core_plans)"},
+    {"make_plan", make_plan, METH_VARARGS, "make_plan(name, profile, specs, rules, tail_max): one type's tables."},
     {"check", check, METH_VARARGS, "check(name, text): one native character check (for tests)."},
     {"native", native_hook, METH_VARARGS, "native(kind, inner, text, lo, hi, codes): one native decode (for tests)."},
     {NULL, NULL, 0, NULL},

@@ -22,9 +22,11 @@ can make a line slower, never change its verdict or its value
 (tests/test_scanner.py holds it to that over the realistic corpus, mutated
 and hostile lines, every conformance line and every bundled profile).
 
-It leaves to Python: a key no slot of the vocabulary has (other than an
-``x_`` extension: whether another held profile requires it is the
-receiver's), and a line any piece of which it does not settle.
+A key no slot of the vocabulary has is kept as written, as the Python path
+keeps it (an ``x_`` extension silently, any other with a note only
+``check_line`` writes), after asking the receiver whether another profile it
+holds requires that key (then the line is refused, and the scanner is not
+sure). Everything else it does not settle, it leaves to Python.
 
 The character classes it reads a slot's value with are generated from the
 grammar's SLOT terminal (``_fastpath.TERMINALS``) into ``_scan_classes.h``
@@ -42,6 +44,7 @@ from typing import Any, Final, Mapping
 from . import accept as _accept
 from ._fastpath import TERMINALS
 from .message import FIELD_SETTERS, Message, Source
+from .semantics import requiring_profile
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
 HEADER: Final = Path(__file__).with_name("_scan_classes.h")
@@ -176,7 +179,7 @@ def compile_plans(scan: ModuleType, vocab: Vocabulary) -> dict[str, Any]:
     for name, plan in _accept.plans_for(vocab).items():
         specs = tuple(_spec(scan, key, plan.decoders[key], vocab, key in plan.required) for key in plan.known)
         rules = tuple(map(_rule_row, vocab.types[name].rules, plan.rules))
-        plans[name] = scan.make_plan(name, specs, rules, plan.tail_max)
+        plans[name] = scan.make_plan(name, plan.profile, specs, rules, plan.tail_max)
     return plans
 
 
@@ -188,7 +191,8 @@ class Scanner:
         # id(vocabulary) -> (vocabulary, plans): the vocabulary is held so its id stays its own.
         self.plans: dict[int, tuple[Vocabulary, dict[str, Any]]] = {}
         descriptors = tuple(setter.__self__ for setter in FIELD_SETTERS)
-        scan.configure(Message, Source, descriptors, self.profile_plans, self.plans_for(core_vocabulary()))
+        scan.configure(Message, Source, descriptors, self.profile_plans, foreign_required,
+                       self.plans_for(core_vocabulary()))
 
     def plans_for(self, vocab: Vocabulary) -> dict[str, Any]:
         entry = self.plans.get(id(vocab))
@@ -205,6 +209,12 @@ class Scanner:
         if not receiver.holds(name):
             return None
         return self.plans_for(receiver.vocabulary(name))
+
+
+def foreign_required(receiver: Receiver, key: str, profile: str | None) -> bool:
+    """Whether a key no slot of the line's vocabulary has is one another held profile requires (a refusal)."""
+    owner = requiring_profile(receiver, key)
+    return owner is not None and owner != profile
 
 
 def load() -> tuple[Scanner | None, str]:
@@ -224,7 +234,7 @@ def loads_with(scanner: Scanner, python_loads: Any) -> Any:
     def loads_line(text: str, profiles: Any = None, line_number: int | None = None) -> Message:
         """``rogerwilco.loads``: the C scanner, then the Python accept path and the full pass for a line it is not sure of."""
         receiver = profiles if profiles.__class__ is receiver_class else as_receiver(profiles)
-        message = accept(text, receiver, line_number)
+        message: Message | None = accept(text, receiver, line_number)
         if message is not None:
             return message
         return python_loads(text, receiver, line_number)  # type: ignore[no-any-return]
