@@ -395,3 +395,35 @@ def test_the_sum_rule_decides_as_decimal_arithmetic(scan, net: str, vat: str, am
             "cur=GBP kind=GROSS src=email:7")
     assert (scan.scan.accept(line, pay) is not None) == (python_path.accept(line, pay) is not None), line
     settles(scan, line, pay)
+
+
+def test_reading_lines_again_and_again_holds_no_memory(scan) -> None:
+    """Every reference the scanner takes it gives back: accepted, refused and handed-on lines, repeated, hold nothing."""
+    import gc
+    import tracemalloc
+
+    pay = Receiver.load(["pay"])
+    lines = _bench.corpora(["realistic"], 200, False)["realistic"]
+    lines += [line.replace(" to=", " to=b to=", 1) for line in lines[:50]]  # a repeated key
+    lines += [line.replace(" from=", " colour=red from=", 1) for line in lines[:50]]  # an unknown key, kept
+    lines += [line.replace(" item=", " pct=7x item=", 1) for line in lines[:50]]  # a decoder's ValueError
+    lines += [line + " keep=a++b" for line in lines[:20]] + [line + " pol=FULL" for line in lines[:20]]
+
+    def read() -> None:
+        for receiver in (pay, BUNDLED):
+            for line in lines:
+                scan.scan.accept(line, receiver, 1)
+
+    read()
+    read()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(20):
+            read()
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024  # a leaked reference per line would be 20 x 1,500 lines of it
