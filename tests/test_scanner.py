@@ -427,3 +427,22 @@ def test_reading_lines_again_and_again_holds_no_memory(scan) -> None:
     finally:
         tracemalloc.stop()
     assert grown < 64 * 1024  # a leaked reference per line would be 20 x 1,500 lines of it
+
+
+def test_a_type_beyond_the_scanners_tables_is_left_to_python(scan) -> None:
+    """A profile with a key longer than 64 characters, or more than 128 keys on a type: its lines go to Python."""
+    long_key = ("k" * 65, scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0)
+    with pytest.raises(ValueError):
+        scan.scan.make_plan("ST", None, (long_key,), (), 300)
+    many = tuple((f"k{i}", scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0) for i in range(129))
+    with pytest.raises(ValueError):
+        scan.scan.make_plan("ST", None, many, (), 300)
+
+    class Refusing:
+        def __getattr__(self, name):
+            return getattr(scan.scan, name)
+
+        def make_plan(self, *args):
+            raise ValueError("too many keys for one plan")
+
+    assert scanner_module.compile_plans(Refusing(), Receiver().vocabulary()) == {}

@@ -179,7 +179,10 @@ def compile_plans(scan: ModuleType, vocab: Vocabulary) -> dict[str, Any]:
     for name, plan in _accept.plans_for(vocab).items():
         specs = tuple(_spec(scan, key, plan.decoders[key], vocab, key in plan.required) for key in plan.known)
         rules = tuple(map(_rule_row, vocab.types[name].rules, plan.rules))
-        plans[name] = scan.make_plan(name, plan.profile, specs, rules, plan.tail_max)
+        try:
+            plans[name] = scan.make_plan(name, plan.profile, specs, rules, plan.tail_max)
+        except ValueError:
+            continue  # more keys, or a longer key, than the scanner's tables hold: its lines go to Python
     return plans
 
 
