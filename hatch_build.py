@@ -7,6 +7,11 @@ extension ``rogerwilco.core._accept_c``), so the pure module and the compiled
 one are the same text and both are importable; ``rogerwilco.speedups`` says
 which one the package uses (``RW1_PURE=1`` forces the pure one).
 
+It also compiles the C scanner, ``rogerwilco/core/_scan.c`` (the extension
+``rogerwilco.core._scan``, driven by tables :mod:`rogerwilco.core.scanner`
+builds at run time), with the C compiler Python was built with (``CC``
+overrides it). Each extension is built, or left out with its own line, alone.
+
 Where the extension cannot be built (no mypyc, no C compiler, a compiler
 that fails, a build that runs too long) the wheel is pure Python, with one
 line on stderr saying why: a failed build of the extension never fails the
@@ -17,6 +22,7 @@ install. Editable installs stay pure Python (run ``python hatch_build.py
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -76,6 +82,42 @@ def build_extensions(root: Path, out: Path) -> list[tuple[Path, str]]:
         return built
 
 
+SCANNER_SOURCE = "rogerwilco/core/_scan.c"
+SCANNER_MODULE = "rogerwilco.core._scan"
+
+
+def build_scanner(root: Path, out: Path) -> list[tuple[Path, str]]:
+    """Compile the C scanner with the machine's C compiler; [(built file, its path in the wheel)]. Raises on any failure."""
+    ext = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    if sys.platform == "win32":
+        raise RuntimeError("the C scanner is built with a Unix C compiler; none is set up here")
+    compiler = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
+    rel = SCANNER_MODULE.replace(".", "/") + ext
+    target = out / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    flags = ["-shared", "-fPIC", "-O2", "-std=c99", "-fno-strict-aliasing", "-I", sysconfig.get_paths()["include"]]
+    if sys.platform == "darwin":
+        flags += ["-undefined", "dynamic_lookup"]
+    proc = subprocess.run([*compiler, *flags, str(root / SCANNER_SOURCE), "-o", str(target)], capture_output=True,
+                          text=True, timeout=BUILD_SECONDS)
+    if proc.returncode != 0:
+        said = (proc.stdout + proc.stderr).splitlines()
+        raise RuntimeError(f"the C compiler exited {proc.returncode}: {(said or ['no output'])[0][:200]}")
+    return [(target, rel)]
+
+
+def try_build_scanner(root: Path, out: Path) -> list[tuple[Path, str]]:
+    """build_scanner, or [] with a one-line note on stderr."""
+    if os.environ.get("RW1_PURE", "") not in ("", "0") or sys.implementation.name != "cpython":
+        return []  # try_build has said why
+    try:
+        return build_scanner(root, out)
+    except (OSError, subprocess.TimeoutExpired, RuntimeError) as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+    print(f"rogerwilco: the C scanner was not built ({reason}); installing without it", file=sys.stderr)
+    return []
+
+
 def try_build(root: Path, out: Path) -> list[tuple[Path, str]]:
     """build_extensions, or [] with a one-line note on stderr."""
     if os.environ.get("RW1_PURE", "") not in ("", "0"):
@@ -111,7 +153,7 @@ class CompiledAcceptHook(BuildHookInterface):  # type: ignore[misc,valid-type]
         if self.target_name != "wheel" or version == "editable":
             return
         self._out = Path(tempfile.mkdtemp(prefix="rw1-ext-"))
-        built = try_build(Path(self.root), self._out)
+        built = try_build(Path(self.root), self._out) + try_build_scanner(Path(self.root), self._out)
         if not built:
             return
         build_data["pure_python"] = False
@@ -130,7 +172,7 @@ def main(argv: list[str]) -> int:
     if argv != ["--inplace"]:
         print("usage: python hatch_build.py --inplace", file=sys.stderr)
         return 2
-    built = build_extensions(ROOT, ROOT)
+    built = build_extensions(ROOT, ROOT) + build_scanner(ROOT, ROOT)
     for path, _ in built:
         print(f"built {path.relative_to(ROOT)}")
     return 0

@@ -266,6 +266,13 @@ def implementations() -> dict[str, Any]:
     return {"pure": pure, "compiled": twin}
 
 
+def active() -> str:
+    """The accept path ``rogerwilco.loads`` takes: the C scanner first where it is built."""
+    from rogerwilco import speedups
+
+    return speedups.active + (" + C scanner" if speedups.scanning else "")
+
+
 def emptying_memos(impls: dict[str, Any], receiver: Any) -> Callable[[], None]:
     """What empties every accept path's slot memo (a memo-cold pass starts with it)."""
     vocabularies = [receiver.vocabulary(None), *(receiver.vocabulary(name) for name in receiver.names)]
@@ -295,8 +302,10 @@ def our_paths(receiver: Any, lines: list[str], impls: dict[str, Any]) -> Paths:
     def batch(impl: Any) -> Callable[[list[Any]], Any]:
         return lambda items: deque(impl.json_forms(items, receiver), maxlen=0)
 
-    warm: Paths = {f"rogerwilco.loads ({speedups.active})": (each(rogerwilco.loads, receiver), lines)}
+    warm: Paths = {f"rogerwilco.loads ({active()})": (each(rogerwilco.loads, receiver), lines)}
     warm.update({f"loads_line, {kind}": (each(impl.loads_line, receiver), lines) for kind, impl in impls.items()})
+    if speedups.scanning:
+        warm["loads_line, C scanner"] = (each(speedups.loads_line, receiver), lines)
     warm.update({f"batch json_forms, {kind}": (batch(impl), lines) for kind, impl in impls.items()})
     empty = emptying_memos(impls, receiver)
     out: Paths = {}
@@ -387,7 +396,7 @@ def rejected(receiver: Any, lines: list[str], rounds: int) -> str:
     t = median_times({"valid": (each(rogerwilco.loads, receiver), sample),
                       "noted": (each(rogerwilco.loads, receiver), with_note),
                       "syntax": (refusing, syntax_errors), "refused": (refusing, refusals)}, rounds)
-    return (f"through loads ({speedups.active}): a valid line {t['valid'] * 1e6:.2f} us; with a note (an unknown key) "
+    return (f"through loads ({active()}): a valid line {t['valid'] * 1e6:.2f} us; with a note (an unknown key) "
             f"{t['noted'] * 1e6:.2f} us ({t['noted'] / t['valid']:.2f}x, goal <= 2x); a syntax error "
             f"{t['syntax'] * 1e6:.2f} us ({t['syntax'] / t['valid']:.2f}x, goal <= 3x); a refusal by the checks "
             f"{t['refused'] * 1e6:.2f} us ({t['refused'] / t['valid']:.2f}x, goal <= 3x)")
@@ -491,6 +500,7 @@ def main() -> None:
     receiver = Receiver.load(["pay"])
     names = ["package", "realistic"] if args.corpus == "both" else [args.corpus]
     print(f"rogerwilco.speedups: {speedups.active}{' (' + speedups.reason + ')' if speedups.reason else ''}; "
+          f"C scanner: {'built' if speedups.scanning else speedups.scan_reason}; "
           f"compiled twin: {'built' if 'compiled' in impls else 'not built (python hatch_build.py --inplace)'}; "
           f"median of {args.rounds} interleaved rounds, {'wall clock' if args.wall else 'CPU time'}; "
           f"load average {os.getloadavg()[0]:.2f}; memo cold: the accept path's slot memo emptied before each pass")

@@ -20,6 +20,7 @@ from tests.bounds import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTE = "rogerwilco: the compiled accept path was not built"
+SCANNER_NOTE = "rogerwilco: the C scanner was not built"
 
 
 def build_wheel(out: Path, **env: str) -> tuple[Path, str]:
@@ -37,18 +38,20 @@ def test_the_wheel_carries_the_compiled_accept_path(tmp_path: Path) -> None:
     assert NOTE not in output
     assert not wheel.name.endswith("-py3-none-any.whl")  # a platform wheel
     names = zipfile.ZipFile(wheel).namelist()
+    assert NOTE not in output and SCANNER_NOTE not in output
     assert any(n.startswith("rogerwilco/core/_accept_c.") and n.endswith((".so", ".pyd")) for n in names), names
+    assert any(n.startswith("rogerwilco/core/_scan.") and n.endswith((".so", ".pyd")) for n in names), names
     assert "rogerwilco/core/accept.py" in names and "rogerwilco/core/_accept_c.py" not in names
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    code = "import rogerwilco, rogerwilco.speedups as s; print(s.active, rogerwilco.__file__)"
-    for pure, want in (("", "compiled"), ("1", "pure")):
+    code = "import rogerwilco, rogerwilco.speedups as s; print(s.active, s.scanning, rogerwilco.__file__)"
+    for pure, want, scanning in (("", "compiled", "True"), ("1", "pure", "False")):
         env = {**os.environ, "PYTHONPATH": str(site), "RW1_PURE": pure}
         proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                               timeout=HANG)
         assert proc.returncode == 0, proc.stderr
-        active, where = proc.stdout.split()
-        assert (active, Path(where).is_relative_to(site)) == (want, True)
+        active, scans, where = proc.stdout.split()
+        assert (active, scans, Path(where).is_relative_to(site)) == (want, scanning, True)
 
 
 def test_a_compiler_that_fails_gives_a_pure_wheel_and_a_note(tmp_path: Path) -> None:
@@ -58,6 +61,7 @@ def test_a_compiler_that_fails_gives_a_pure_wheel_and_a_note(tmp_path: Path) -> 
     wheel, output = build_wheel(tmp_path / "dist", CC=str(failing), LDSHARED=f"{failing} -shared")
     assert wheel.name.endswith("-py3-none-any.whl")
     assert [line for line in output.splitlines() if NOTE in line][0].endswith("installing pure Python")
+    assert [line for line in output.splitlines() if SCANNER_NOTE in line][0].endswith("installing without it")
     names = zipfile.ZipFile(wheel).namelist()
     assert not [n for n in names if n.endswith((".so", ".pyd"))]
     assert "rogerwilco/core/accept.py" in names and "rogerwilco/core/speedups.py" in names

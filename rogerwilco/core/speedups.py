@@ -19,6 +19,13 @@ edited since ``python hatch_build.py --inplace``).
     ``"compiled"`` or ``"pure"``.
 ``reason``
     Why the pure path is in use (``""`` when compiled).
+``scanning``
+    True when the C scanner (:mod:`rogerwilco.core.scanner`, the extension
+    ``rogerwilco.core._scan``) reads lines first for ``loads``: it settles
+    the lines it is sure of and hands the rest to the accept path above.
+    ``RW1_PURE`` turns it off too.
+``scan_reason``
+    Why the scanner is not in use (``""`` when it is).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from pathlib import Path
 from types import ModuleType
 
 from . import accept as _pure
+from . import scanner as _scanner
 
 __all__ = [
     "COMPILED_MODULE",
@@ -40,6 +48,8 @@ __all__ = [
     "json_forms",
     "loads_line",
     "reason",
+    "scan_reason",
+    "scanning",
     "source_stamp",
 ]
 
@@ -79,3 +89,12 @@ if compiled:
     loads_line = implementation.loads_line
     json_form = implementation.json_form
     json_forms = implementation.json_forms
+
+# The C scanner reads each line first where it is built; a line it is not sure of goes to loads_line above.
+if os.environ.get("RW1_PURE", "") not in ("", "0"):
+    _scan, scan_reason = None, "RW1_PURE is set"
+else:
+    _scan, scan_reason = _scanner.load()
+scanning: bool = _scan is not None
+if _scan is not None:
+    loads_line = _scanner.loads_with(_scan, loads_line)

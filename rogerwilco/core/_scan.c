@@ -1,0 +1,949 @@
+/* The accept path in C: one generic scanner, driven by tables built at run time.
+ *
+ * Theory of operation
+ * -------------------
+ * rogerwilco/core/scanner.py compiles each message type of a Vocabulary (the
+ * accept path's TypePlan, rogerwilco/core/accept.py) into a Plan: per key, a
+ * Spec saying how its value is checked and decoded (kept as written, one of a
+ * set of codes, an agent, a msgid, a date, a time, money, a number, a digest,
+ * Y/N, an integer in a range, days, a constraint, a list of one of these, or
+ * "call the Python decoder"), the number of required keys, the type's rules
+ * (the Python closures of accept.compile_rule) and the tail's limit. Nothing in
+ * this file knows a profile, a type or a key.
+ *
+ * scan() reads one line and answers its Message, or None: "not sure", and the
+ * Python accept path and the full pass decide (they stay the reference and word
+ * every finding). It settles a line only where it is sure the Python path
+ * accepts it and decodes the same values; every native check accepts a subset
+ * of what the Python decoder accepts, and anything else is handed to that
+ * decoder (tests/test_scanner.py holds the two to it, line by line).
+ *
+ * Hostile input: every index is a Py_ssize_t within the line's length, checked
+ * before it is read; numbers are parsed natively only up to 18 digits (longer
+ * ones go to the Python decoder); no buffer is sized by the input.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#include "_scan_classes.h"
+
+enum {
+    K_KEEP, K_SET, K_AGENT, K_MSGID, K_DATE, K_TIME, K_MONEY, K_NUM, K_DIGEST,
+    K_BOOL, K_INT, K_DAYS, K_CONSTRAINT, K_LIST, K_CALL, K_COUNT
+};
+
+#define KEY_MAX 64          /* a key longer than this is looked up by the Python path */
+#define TABLE_BITS 8
+#define TABLE_SIZE (1 << TABLE_BITS)   /* open addressing: at most TABLE_SIZE / 2 keys per plan */
+#define NATIVE_DIGITS 18    /* an integer of more digits goes to the Python decoder */
+#define FIELDS 10           /* type, id, re, from_, to, item, slots, tail, v, source */
+
+typedef struct {
+    int kind;
+    int inner;              /* a list's element kind */
+    int required;
+    long long lo, hi;       /* K_INT */
+    Py_ssize_t key_len;
+    char key_text[KEY_MAX];
+    PyObject *key;          /* the key, as the vocabulary spells it */
+    PyObject *codes;        /* K_SET, or a list of K_SET: the codes (a frozenset) */
+    PyObject *decode;       /* the Python decoder, or None */
+} Spec;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *name;
+    PyObject *profile;      /* the vocabulary's profile name, or None: the core */
+    PyObject *rules;        /* a tuple of rule rows (rule_row) */
+    Spec *specs;
+    Py_ssize_t nspecs;
+    Py_ssize_t nrequired;
+    Py_ssize_t tail_max;
+    short table[TABLE_SIZE];  /* hash of a key -> 1 + its index in specs, 0: empty */
+} Plan;
+
+/* What configure() hands over: the types and objects a Message is built from. */
+static PyTypeObject *message_type = NULL;
+static PyTypeObject *source_type = NULL;
+static PyObject *setters[FIELDS];       /* the Message's slot descriptors */
+static PyObject *resolve = NULL;        /* (receiver, profile name) -> plans or None */
+static PyObject *foreign = NULL;        /* (receiver, key, profile) -> whether another held profile requires key */
+static PyObject *version = NULL;        /* "RW1" */
+static PyObject *key_re, *key_from, *key_to, *key_item;
+
+/* ---- characters ------------------------------------------------------ */
+
+static int in_ranges(Py_UCS4 c, const Py_UCS4 (*ranges)[2], size_t n) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {  /* ranges are sorted and disjoint */
+        size_t mid = lo + (hi - lo) / 2;
+        if (c < ranges[mid][0]) hi = mid;
+        else if (c > ranges[mid][1]) lo = mid + 1;
+        else return 1;
+    }
+    return 0;
+}
+
+/* A character a slot's value may hold (the SLOT terminal's value class). */
+static int slot_value_char(Py_UCS4 c) {
+    if (c < 0x80) return c > 0x20 && c < 0x7f;
+    return !in_ranges(c, SLOT_VALUE_EXCLUDED, SLOT_VALUE_EXCLUDED_COUNT);
+}
+
+static int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+static int is_lower(Py_UCS4 c) { return c >= 'a' && c <= 'z'; }
+static int is_agent_char(Py_UCS4 c) {
+    return is_digit(c) || is_lower(c) || (c >= 'A' && c <= 'Z') || c == '.' || c == '_' || c == '-';
+}
+
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t len;
+} Text;
+
+#define AT(t, i) PyUnicode_READ((t)->kind, (t)->data, (i))
+
+static int equals_ascii(const Text *t, Py_ssize_t s, Py_ssize_t e, const char *want) {
+    Py_ssize_t n = (Py_ssize_t)strlen(want);
+    if (e - s != n) return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (AT(t, s + i) != (Py_UCS4)(unsigned char)want[i]) return 0;
+    return 1;
+}
+
+/* ---- native checks, each a subset of its Python decoder -------------- */
+
+/* The MSGID terminal: [A-Za-z0-9._-] (([0-9-])* [A-Za-z._])* [0-9]* (-+ [0-9]+)+.
+ * After the first character, the longest run of [0-9-] at the end must hold a '-'
+ * and end in a digit (the character before that run, if any, is a letter, '.' or '_'). */
+static int msgid_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (e - s < 3) return 0;
+    for (Py_ssize_t i = s; i < e; i++)
+        if (!is_agent_char(AT(t, i))) return 0;
+    if (!is_digit(AT(t, e - 1))) return 0;
+    for (Py_ssize_t i = e - 1; i > s; i--) {
+        Py_UCS4 c = AT(t, i);
+        if (c == '-') return 1;
+        if (!is_digit(c)) return 0;
+    }
+    return 0;
+}
+
+/* The msgid slot type: ([A-Za-z0-9._-]+)-([0-9]+). */
+static int msgid_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t i = e;
+    for (Py_ssize_t j = s; j < e; j++)
+        if (!is_agent_char(AT(t, j))) return 0;
+    while (i > s && is_digit(AT(t, i - 1))) i--;
+    return i < e && i - 1 > s && AT(t, i - 1) == '-';
+}
+
+static int digits(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (s >= e) return 0;
+    for (Py_ssize_t i = s; i < e; i++)
+        if (!is_digit(AT(t, i))) return 0;
+    return 1;
+}
+
+static int number_at(const Text *t, Py_ssize_t s, Py_ssize_t n) {
+    int v = 0;
+    for (Py_ssize_t i = s; i < s + n; i++) v = v * 10 + (int)(AT(t, i) - '0');
+    return v;
+}
+
+static int calendar_date(const Text *t, Py_ssize_t s) {
+    static const int days_in[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (!digits(t, s, s + 8)) return 0;
+    int y = number_at(t, s, 4), m = number_at(t, s + 4, 2), d = number_at(t, s + 6, 2);
+    if (y < 1 || m < 1 || m > 12 || d < 1) return 0;
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return d <= days_in[m - 1] + (m == 2 && leap);
+}
+
+static int time_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (e - s != 14 || !calendar_date(t, s) || AT(t, s + 8) != 'T' || AT(t, s + 13) != 'Z') return 0;
+    if (!digits(t, s + 9, s + 13)) return 0;
+    return number_at(t, s + 9, 2) <= 23 && number_at(t, s + 11, 2) <= 59;
+}
+
+/* -?[0-9]+ then, optionally, '.' and [0-9]+; the end of what it read in *end. */
+static int decimal(const Text *t, Py_ssize_t s, Py_ssize_t e, Py_ssize_t *end, Py_ssize_t *fraction) {
+    Py_ssize_t i = s;
+    if (i < e && AT(t, i) == '-') i++;
+    Py_ssize_t first = i;
+    while (i < e && is_digit(AT(t, i))) i++;
+    if (i == first) return 0;
+    *fraction = -1;
+    if (i < e && AT(t, i) == '.') {
+        Py_ssize_t dot = ++i;
+        while (i < e && is_digit(AT(t, i))) i++;
+        if (i == dot) return 0;
+        *fraction = i - dot;
+    }
+    *end = i;
+    return 1;
+}
+
+static int money_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t end, fraction;
+    return decimal(t, s, e, &end, &fraction) && end == e && fraction == 2;
+}
+
+static int num_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t end, fraction;
+    if (!decimal(t, s, e, &end, &fraction)) return 0;
+    if (end == e) return 1;
+    if (AT(t, end) != '/') return 0;
+    return decimal(t, end + 1, e, &end, &fraction) && end == e;
+}
+
+static int digest_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (e - s != 12) return 0;
+    for (Py_ssize_t i = s; i < e; i++) {
+        Py_UCS4 c = AT(t, i);
+        if (!is_digit(c) && !(c >= 'a' && c <= 'f')) return 0;
+    }
+    return 1;
+}
+
+/* ([^:+\s]+):(.+) where the key is ASCII: the key ends at the first ':'. */
+static int constraint_value(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    for (Py_ssize_t i = s; i < e; i++) {
+        Py_UCS4 c = AT(t, i);
+        if (c == ':') return i > s && i + 1 < e;
+        if (c == '+' || c <= 0x20 || c >= 0x7f) return 0;
+    }
+    return 0;
+}
+
+/* An integer of at most NATIVE_DIGITS digits as a Python int, or NULL (no error set): not sure. */
+static PyObject *small_int(const Text *t, Py_ssize_t s, Py_ssize_t e, int sign_ok, const Spec *spec) {
+    int negative = 0;
+    if (sign_ok && s < e && AT(t, s) == '-') { negative = 1; s++; }
+    if (!digits(t, s, e) || e - s > NATIVE_DIGITS) return NULL;
+    long long v = 0;
+    for (Py_ssize_t i = s; i < e; i++) v = v * 10 + (long long)(AT(t, i) - '0');
+    if (negative) v = -v;
+    if (spec != NULL && (v < spec->lo || v > spec->hi)) return NULL;
+    return PyLong_FromLongLong(v);
+}
+
+static PyObject *substring(PyObject *text, Py_ssize_t s, Py_ssize_t e) {
+    return PyUnicode_Substring(text, s, e);
+}
+
+/* One value checked and decoded natively: a new reference; NULL with no error set: not sure. */
+static PyObject *native(int kind, const Spec *spec, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    int ok;
+    switch (kind) {
+    case K_KEEP: return substring(text, s, e);
+    case K_SET: {
+        PyObject *raw = substring(text, s, e);
+        if (raw == NULL) return NULL;
+        int member = PySet_Contains(spec->codes, raw);
+        if (member == 1) return raw;
+        Py_DECREF(raw);
+        return NULL;
+    }
+    case K_AGENT:
+        ok = s < e;
+        for (Py_ssize_t i = s; ok && i < e; i++) ok = is_agent_char(AT(t, i));
+        break;
+    case K_MSGID: ok = msgid_value(t, s, e); break;
+    case K_DATE: ok = e - s == 8 && calendar_date(t, s); break;
+    case K_TIME: ok = time_value(t, s, e); break;
+    case K_MONEY: ok = money_value(t, s, e); break;
+    case K_NUM: ok = num_value(t, s, e); break;
+    case K_DIGEST: ok = digest_value(t, s, e); break;
+    case K_CONSTRAINT: ok = constraint_value(t, s, e); break;
+    case K_BOOL:
+        if (e - s != 1) return NULL;
+        if (AT(t, s) == 'Y') Py_RETURN_TRUE;
+        if (AT(t, s) == 'N') Py_RETURN_FALSE;
+        return NULL;
+    case K_INT: return small_int(t, s, e, 1, spec);
+    case K_DAYS:
+        if (e > s && AT(t, e - 1) == 'd') e--;
+        return small_int(t, s, e, 0, NULL);
+    default: return NULL;
+    }
+    return ok ? substring(text, s, e) : NULL;
+}
+
+/* A list: each '+'-separated element natively, as a tuple; NULL with no error set: not sure. */
+static PyObject *native_list(const Spec *spec, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t count = 1;
+    for (Py_ssize_t i = s; i < e; i++) count += AT(t, i) == '+';
+    PyObject *items = PyTuple_New(count);
+    if (items == NULL) return NULL;
+    Py_ssize_t start = s, n = 0;
+    for (Py_ssize_t i = s; i <= e; i++) {
+        if (i < e && AT(t, i) != '+') continue;
+        PyObject *item = i > start && n < count ? native(spec->inner, spec, text, t, start, i) : NULL;
+        if (item == NULL) { Py_DECREF(items); return NULL; }
+        PyTuple_SET_ITEM(items, n++, item);
+        start = i + 1;
+    }
+    return items;
+}
+
+/* The value of one slot: 1 and *out, 0: the Python decoder refuses it, -1: an error. */
+static int decode_value(const Spec *spec, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e, PyObject **out) {
+    PyObject *value = spec->kind == K_LIST ? native_list(spec, text, t, s, e)
+                    : spec->kind == K_CALL ? NULL : native(spec->kind, spec, text, t, s, e);
+    if (value != NULL) { *out = value; return 1; }
+    if (PyErr_Occurred()) return -1;
+    if (spec->kind == K_KEEP || spec->kind == K_SET || spec->decode == Py_None) return 0;
+    PyObject *raw = substring(text, s, e);
+    if (raw == NULL) return -1;
+    value = PyObject_CallOneArg(spec->decode, raw);
+    Py_DECREF(raw);
+    if (value != NULL) { *out = value; return 1; }
+    if (PyErr_ExceptionMatches(PyExc_ValueError)) { PyErr_Clear(); return 0; }
+    return -1;
+}
+
+/* ---- plans ----------------------------------------------------------- */
+
+static unsigned key_hash(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    unsigned h = 2166136261u;
+    for (Py_ssize_t i = s; i < e; i++) h = (h ^ (unsigned)AT(t, i)) * 16777619u;
+    return h;
+}
+
+static const Spec *find_spec(const Plan *plan, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (e - s > KEY_MAX) return NULL;
+    unsigned h = key_hash(t, s, e);
+    for (unsigned probe = 0; probe < TABLE_SIZE; probe++) {
+        int slot = plan->table[(h + probe) & (TABLE_SIZE - 1)];
+        if (slot == 0) return NULL;
+        const Spec *spec = &plan->specs[slot - 1];
+        if (spec->key_len != e - s) continue;
+        Py_ssize_t i = 0;
+        while (i < spec->key_len && AT(t, s + i) == (Py_UCS4)(unsigned char)spec->key_text[i]) i++;
+        if (i == spec->key_len) return spec;
+    }
+    return NULL;
+}
+
+static void plan_dealloc(Plan *self) {
+    for (Py_ssize_t i = 0; i < self->nspecs; i++) {
+        Py_XDECREF(self->specs[i].key);
+        Py_XDECREF(self->specs[i].codes);
+        Py_XDECREF(self->specs[i].decode);
+    }
+    PyMem_Free(self->specs);
+    Py_XDECREF(self->name);
+    Py_XDECREF(self->profile);
+    Py_XDECREF(self->rules);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject PlanType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "rogerwilco.core._scan.Plan",
+    .tp_basicsize = sizeof(Plan),
+    .tp_dealloc = (destructor)plan_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One message type of one vocabulary, as the scanner's tables (built by rogerwilco.core.scanner).",
+};
+
+/* A rule row: (closure, conditions or None, require, require_tail, parts, total or None), each
+ * condition (key, 0 equals | 1 prefix | 2 in | 3 never, argument), every key a str. */
+static int rule_row(PyObject *row) {
+    if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 6 || !PyCallable_Check(PyTuple_GET_ITEM(row, 0)))
+        return 0;
+    PyObject *conditions = PyTuple_GET_ITEM(row, 1);
+    if (conditions == Py_None) return 1;
+    PyObject *require = PyTuple_GET_ITEM(row, 2), *parts = PyTuple_GET_ITEM(row, 4), *total = PyTuple_GET_ITEM(row, 5);
+    if (!PyTuple_Check(conditions) || !PyTuple_Check(require) || !PyTuple_Check(parts)) return 0;
+    if (!PyBool_Check(PyTuple_GET_ITEM(row, 3)) || (total != Py_None && !PyUnicode_Check(total))) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(conditions); i++) {
+        PyObject *cond = PyTuple_GET_ITEM(conditions, i);
+        if (!PyTuple_Check(cond) || PyTuple_GET_SIZE(cond) != 3 || !PyUnicode_Check(PyTuple_GET_ITEM(cond, 0))
+                || !PyLong_Check(PyTuple_GET_ITEM(cond, 1))) return 0;
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(cond, 1));
+        if (kind < 0 || kind > 3 || (kind == 1 && !PyUnicode_Check(PyTuple_GET_ITEM(cond, 2)))) return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(require); i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(require, i))) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(parts); i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(parts, i))) return 0;
+    return 1;
+}
+
+/* make_plan(name, profile, specs, rules, tail_max): specs is a sequence of
+ * (key, kind, inner kind, required, codes or None, decoder or None, lo, hi). */
+static PyObject *make_plan(PyObject *module, PyObject *args) {
+    PyObject *name, *profile, *specs, *rules;
+    Py_ssize_t tail_max;
+    if (!PyArg_ParseTuple(args, "UOO!O!n", &name, &profile, &PyTuple_Type, &specs, &PyTuple_Type, &rules, &tail_max))
+        return NULL;
+    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
+        if (!rule_row(PyTuple_GET_ITEM(rules, r))) {
+            PyErr_SetString(PyExc_ValueError, "a rule row the scanner cannot use");
+            return NULL;
+        }
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(specs);
+    if (n > TABLE_SIZE / 2) {
+        PyErr_SetString(PyExc_ValueError, "too many keys for one plan");
+        return NULL;
+    }
+    Plan *plan = PyObject_New(Plan, &PlanType);
+    if (plan == NULL) return NULL;
+    plan->specs = PyMem_Calloc((size_t)(n ? n : 1), sizeof(Spec));
+    plan->nspecs = 0;
+    Py_INCREF(name); plan->name = name;
+    Py_INCREF(profile); plan->profile = profile;
+    Py_INCREF(rules); plan->rules = rules;
+    plan->tail_max = tail_max;
+    plan->nrequired = 0;
+    memset(plan->table, 0, sizeof plan->table);
+    if (plan->specs == NULL) { Py_DECREF(plan); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Spec *spec = &plan->specs[i];
+        PyObject *key, *codes, *decode;
+        int required;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(specs, i), "UiipOOLL", &key, &spec->kind, &spec->inner, &required,
+                              &codes, &decode, &spec->lo, &spec->hi)) {
+            Py_DECREF(plan);
+            return NULL;
+        }
+        plan->nspecs = i + 1;
+        Py_INCREF(key); spec->key = key;
+        Py_INCREF(decode); spec->decode = decode;
+        if (codes != Py_None) { Py_INCREF(codes); spec->codes = codes; }
+        const char *text = PyUnicode_AsUTF8AndSize(key, &spec->key_len);
+        if (text == NULL || spec->key_len > KEY_MAX || spec->kind < 0 || spec->kind >= K_COUNT
+                || spec->inner < 0 || spec->inner >= K_LIST
+                || ((spec->kind == K_SET || (spec->kind == K_LIST && spec->inner == K_SET))
+                    && !PyFrozenSet_Check(codes))) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a spec the scanner cannot use");
+            Py_DECREF(plan);
+            return NULL;
+        }
+        memcpy(spec->key_text, text, (size_t)spec->key_len);
+        spec->required = required;
+        plan->nrequired += required;
+        Text kt = {PyUnicode_KIND(key), PyUnicode_DATA(key), spec->key_len};
+        unsigned h = key_hash(&kt, 0, spec->key_len);
+        unsigned probe = 0;
+        while (plan->table[(h + probe) & (TABLE_SIZE - 1)] != 0) probe++;
+        plan->table[(h + probe) & (TABLE_SIZE - 1)] = (short)(i + 1);
+    }
+    return (PyObject *)plan;
+}
+
+/* ---- the line -------------------------------------------------------- */
+
+/* The TAIL terminal: words one space apart; a word is characters of the tail class, with a
+ * variation selector, a joiner, or a selector then a joiner between two runs of them, and at
+ * most one selector at its end (_scan_classes.h, from the grammar). */
+enum { TAIL_WORD_START, TAIL_IN_WORD, TAIL_AFTER_SELECTOR, TAIL_AFTER_JOINER };
+
+static int tail_char(Py_UCS4 c) {
+    if (c < 0x80) return c > 0x20 && c < 0x7f;
+    return !in_ranges(c, TAIL_EXCLUDED, TAIL_EXCLUDED_COUNT);
+}
+
+static int tail_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    int state = TAIL_WORD_START;
+    for (Py_ssize_t i = s; i < e; i++) {
+        Py_UCS4 c = AT(t, i);
+        int selector = c >= TAIL_SELECTOR_FIRST && c <= TAIL_SELECTOR_LAST;
+        int joiner = c == TAIL_JOINER_A || c == TAIL_JOINER_B;
+        if (tail_char(c)) state = TAIL_IN_WORD;
+        else if (c == ' ' && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_WORD_START;
+        else if (selector && state == TAIL_IN_WORD) state = TAIL_AFTER_SELECTOR;
+        else if (joiner && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_AFTER_JOINER;
+        else return 0;
+    }
+    return state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR;
+}
+
+static Py_ssize_t find_mark(const Text *t, Py_ssize_t s, Py_ssize_t e, const char *mark) {
+    Py_ssize_t n = (Py_ssize_t)strlen(mark);
+    for (Py_ssize_t i = s; i + n <= e; i++)
+        if (AT(t, i) == (Py_UCS4)(unsigned char)mark[0] && equals_ascii(t, i, i + n, mark)) return i;
+    return -1;
+}
+
+static int set_field(PyObject *message, int field, PyObject *value) {
+    PyObject *descr = setters[field];
+    return Py_TYPE(descr)->tp_descr_set(descr, message, value);
+}
+
+/* pop(values, key): the value (a new reference), or None. */
+static PyObject *pop(PyObject *values, PyObject *key) {
+    PyObject *value = PyDict_GetItemWithError(values, key);
+    if (value == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_INCREF(value);
+    if (PyDict_DelItem(values, key) < 0) { Py_DECREF(value); return NULL; }
+    return value;
+}
+
+static PyObject *build_message(PyObject *text, const Plan *plan, PyObject *msgid, PyObject *values,
+                               PyObject *tail, PyObject *line) {
+    PyObject *fields[FIELDS] = {NULL};
+    PyObject *message = NULL;
+    fields[0] = plan->name; Py_INCREF(plan->name);
+    fields[1] = msgid; Py_INCREF(msgid);
+    if ((fields[2] = pop(values, key_re)) == NULL || (fields[3] = pop(values, key_from)) == NULL
+            || (fields[4] = pop(values, key_to)) == NULL || (fields[5] = pop(values, key_item)) == NULL)
+        goto done;
+    if ((fields[6] = PyDictProxy_New(values)) == NULL) goto done;
+    fields[7] = tail; Py_INCREF(tail);
+    fields[8] = version; Py_INCREF(version);
+    PyObject *source = source_type->tp_alloc(source_type, 4);
+    if (source == NULL) goto done;
+    PyObject *items[4] = {text, line, Py_None, Py_None};
+    for (int i = 0; i < 4; i++) { Py_INCREF(items[i]); PyTuple_SET_ITEM(source, i, items[i]); }
+    fields[9] = source;
+    message = message_type->tp_alloc(message_type, 0);
+    if (message == NULL) goto done;
+    for (int i = 0; i < FIELDS; i++) {
+        if (set_field(message, i, fields[i]) < 0) { Py_CLEAR(message); goto done; }
+    }
+done:
+    for (int i = 0; i < FIELDS; i++) Py_XDECREF(fields[i]);
+    return message;
+}
+
+/* A decimal -?[0-9]+(\.[0-9]+)? of at most RULE_DIGITS digits, scaled to `scale` fraction digits; 0: not sure. */
+#define RULE_DIGITS 17
+#define RULE_PARTS 8
+
+static int decimal_parts(PyObject *value, Py_ssize_t *fraction) {
+    if (!PyUnicode_Check(value)) return 0;
+    Text t = {PyUnicode_KIND(value), PyUnicode_DATA(value), PyUnicode_GET_LENGTH(value)};
+    Py_ssize_t end;
+    if (!decimal(&t, 0, t.len, &end, fraction) || end != t.len) return 0;
+    if (*fraction < 0) *fraction = 0;
+    return t.len - (AT(&t, 0) == '-') - (*fraction > 0) <= RULE_DIGITS;
+}
+
+static long long scaled(PyObject *value, Py_ssize_t scale) {
+    Text t = {PyUnicode_KIND(value), PyUnicode_DATA(value), PyUnicode_GET_LENGTH(value)};
+    long long v = 0;
+    Py_ssize_t fraction = 0;
+    int seen_dot = 0;
+    for (Py_ssize_t i = AT(&t, 0) == '-'; i < t.len; i++) {
+        Py_UCS4 c = AT(&t, i);
+        if (c == '.') { seen_dot = 1; continue; }
+        v = v * 10 + (long long)(c - '0');
+        fraction += seen_dot;
+    }
+    for (; fraction < scale; fraction++) v *= 10;
+    return AT(&t, 0) == '-' ? -v : v;
+}
+
+/* sum(parts) == total over the values as written, natively: 1, 0, or 2: not sure (the rule's closure decides). */
+static int native_sum(PyObject *values, PyObject *parts, PyObject *total) {
+    Py_ssize_t nparts = PyTuple_GET_SIZE(parts), scale = 0, fraction;
+    if (nparts > RULE_PARTS) return 2;
+    PyObject *want = PyDict_GetItemWithError(values, total);
+    if (want == NULL) return PyErr_Occurred() ? -1 : 1;
+    for (Py_ssize_t i = 0; i < nparts; i++) {
+        PyObject *part = PyDict_GetItemWithError(values, PyTuple_GET_ITEM(parts, i));
+        if (part == NULL) return PyErr_Occurred() ? -1 : 1;  /* the rule applies only with every part */
+        if (!decimal_parts(part, &fraction)) return 2;
+        if (fraction > scale) scale = fraction;
+    }
+    if (!decimal_parts(want, &fraction)) return 2;
+    if (fraction > scale) scale = fraction;
+    long long got = 0;
+    /* a value scaled has fewer digits than its length and the scale together: under 10^17, and
+     * at most RULE_PARTS of them sum well inside int64 */
+    for (Py_ssize_t i = 0; i < nparts; i++) {
+        PyObject *part = PyDict_GetItemWithError(values, PyTuple_GET_ITEM(parts, i));
+        if (part == NULL || PyUnicode_GET_LENGTH(part) + scale > RULE_DIGITS) return 2;
+        got += scaled(part, scale);
+    }
+    if (PyUnicode_GET_LENGTH(want) + scale > RULE_DIGITS) return 2;
+    return got == scaled(want, scale);
+}
+
+/* One `when` condition on a present value: 1 holds, 0 not, -1 error. */
+static int condition_holds(PyObject *value, int kind, PyObject *arg) {
+    switch (kind) {
+    case 0: return PyObject_RichCompareBool(value, arg, Py_EQ);
+    case 1: return PyUnicode_Check(value) && PyUnicode_Tailmatch(value, arg, 0, PY_SSIZE_T_MAX, -1) == 1;
+    case 2: return PySequence_Contains(arg, value);
+    default: return 0;
+    }
+}
+
+/* A rule, natively where its row says how: (closure, conditions, require, require_tail, parts, total),
+ * conditions None: the closure decides. 1 satisfied, 0 not, -1 error. */
+static int rule_holds(PyObject *rule, PyObject *values, PyObject *tail) {
+    PyObject *conditions = PyTuple_GET_ITEM(rule, 1);
+    if (conditions == Py_None) return 2;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(conditions); i++) {
+        PyObject *cond = PyTuple_GET_ITEM(conditions, i);
+        PyObject *value = PyDict_GetItemWithError(values, PyTuple_GET_ITEM(cond, 0));
+        if (value == NULL) return PyErr_Occurred() ? -1 : 1;  /* the rule does not apply */
+        int holds = condition_holds(value, (int)PyLong_AsLong(PyTuple_GET_ITEM(cond, 1)), PyTuple_GET_ITEM(cond, 2));
+        if (holds <= 0) return holds < 0 ? -1 : 1;
+    }
+    PyObject *require = PyTuple_GET_ITEM(rule, 2);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(require); i++) {
+        int present = PyDict_Contains(values, PyTuple_GET_ITEM(require, i));
+        if (present <= 0) return present;
+    }
+    if (PyTuple_GET_ITEM(rule, 3) == Py_True && tail == Py_None) return 0;
+    if (PyTuple_GET_ITEM(rule, 5) == Py_None) return 1;
+    return native_sum(values, PyTuple_GET_ITEM(rule, 4), PyTuple_GET_ITEM(rule, 5));
+}
+
+static int run_rules(const Plan *plan, PyObject *values, PyObject *text, const Text *t, Py_ssize_t s,
+                     Py_ssize_t head_end, PyObject *tail) {
+    Py_ssize_t nrules = PyTuple_GET_SIZE(plan->rules);
+    PyObject *slots = NULL;
+    int ok = 1;
+    for (Py_ssize_t r = 0; ok == 1 && r < nrules; r++) {
+        PyObject *rule = PyTuple_GET_ITEM(plan->rules, r);
+        ok = rule_holds(rule, values, tail);
+        if (ok != 2) continue;
+        if (slots == NULL) {  /* the slots as written, for the closure */
+            if ((slots = PyList_New(0)) == NULL) return -1;
+            for (Py_ssize_t a = s; a < head_end;) {
+                Py_ssize_t e = a;
+                while (e < head_end && AT(t, e) != ' ') e++;
+                PyObject *token = substring(text, a, e);
+                if (token == NULL || PyList_Append(slots, token) < 0) {
+                    Py_XDECREF(token);
+                    Py_DECREF(slots);
+                    return -1;
+                }
+                Py_DECREF(token);
+                a = e + 1;
+            }
+        }
+        PyObject *got = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(rule, 0), values, slots, tail, NULL);
+        ok = got == NULL ? -1 : PyObject_IsTrue(got);
+        Py_XDECREF(got);
+    }
+    Py_XDECREF(slots);
+    return ok;
+}
+
+/* The plans of the profiles lines name, per receiver: a Receiver's profiles are fixed once it is built
+ * (it compiles a bundled one on first use, to the same vocabulary), so (receiver, name) -> plans holds. */
+#define PROFILE_CACHE 8
+static struct { PyObject *receiver, *name, *plans; } profile_cache[PROFILE_CACHE];
+static int profile_next = 0;
+
+static int same_text(PyObject *name, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (PyUnicode_GET_LENGTH(name) != e - s) return 0;
+    Text n = {PyUnicode_KIND(name), PyUnicode_DATA(name), e - s};
+    for (Py_ssize_t i = 0; i < e - s; i++)
+        if (AT(&n, i) != AT(t, s + i)) return 0;
+    return 1;
+}
+
+/* resolve(receiver, name), remembered: a new reference to the plans, or to None (not held); NULL on an error. */
+static PyObject *profile_plans(PyObject *receiver, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    for (int i = 0; i < PROFILE_CACHE; i++) {
+        if (profile_cache[i].receiver == receiver && same_text(profile_cache[i].name, t, s, e)) {
+            Py_INCREF(profile_cache[i].plans);
+            return profile_cache[i].plans;
+        }
+    }
+    PyObject *name = substring(text, s, e);
+    if (name == NULL) return NULL;
+    PyObject *plans = PyObject_CallFunctionObjArgs(resolve, receiver, name, NULL);
+    if (plans == NULL || !PyDict_Check(plans)) { Py_DECREF(name); return plans; }
+    int slot = profile_next;
+    profile_next = (profile_next + 1) % PROFILE_CACHE;
+    Py_INCREF(receiver);
+    Py_INCREF(plans);
+    Py_XSETREF(profile_cache[slot].receiver, receiver);
+    Py_XSETREF(profile_cache[slot].name, name);
+    Py_XSETREF(profile_cache[slot].plans, plans);
+    return plans;
+}
+
+static void forget_profiles(void) {
+    for (int i = 0; i < PROFILE_CACHE; i++) {
+        Py_CLEAR(profile_cache[i].receiver);
+        Py_CLEAR(profile_cache[i].name);
+        Py_CLEAR(profile_cache[i].plans);
+    }
+}
+
+/* The Message of a line this scanner is sure of, or None; NULL on an error. */
+static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, PyObject *line) {
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Text *tp = &t;
+    Py_ssize_t n = t.len;
+    Py_ssize_t mark = find_mark(tp, 0, n, " // ");
+    Py_ssize_t head_end = mark < 0 ? n : mark;
+    /* RW1 <TYPE> <id> */
+    if (head_end < 4 || !equals_ascii(tp, 0, 4, "RW1 ")) Py_RETURN_NONE;
+    Py_ssize_t type_s = 4, type_e = type_s;
+    while (type_e < head_end && AT(tp, type_e) >= 'A' && AT(tp, type_e) <= 'Z') type_e++;
+    if (type_e == type_s || type_e >= head_end || AT(tp, type_e) != ' ') Py_RETURN_NONE;
+    Py_ssize_t id_s = type_e + 1, id_e = id_s;
+    while (id_e < head_end && AT(tp, id_e) != ' ') id_e++;
+    if (!msgid_terminal(tp, id_s, id_e)) Py_RETURN_NONE;
+    Py_ssize_t slots_s = id_e + 1;
+    if (id_e < head_end && slots_s >= head_end) Py_RETURN_NONE;  /* a trailing space */
+    /* p=<profile>: the profile's plans */
+    Py_ssize_t p = find_mark(tp, id_e, head_end, " p=");
+    PyObject *held = NULL;
+    if (p >= 0) {
+        Py_ssize_t name_e = p + 3;
+        while (name_e < head_end && AT(tp, name_e) != ' ') name_e++;
+        held = profile_plans(receiver, text, tp, p + 3, name_e);
+        if (held == NULL) return NULL;
+        if (!PyDict_Check(held)) { Py_DECREF(held); Py_RETURN_NONE; }
+        plans = held;
+    }
+    PyObject *type = substring(text, type_s, type_e);
+    if (type == NULL) { Py_XDECREF(held); return NULL; }
+    PyObject *found = PyDict_GetItemWithError(plans, type);
+    Py_DECREF(type);
+    if (found == NULL || !PyObject_TypeCheck(found, &PlanType)) {
+        Py_XDECREF(held);
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    Plan *plan = (Plan *)found;
+    Py_INCREF(plan);
+    Py_XDECREF(held);
+    PyObject *values = PyDict_New(), *msgid = NULL, *tail = NULL, *result = NULL;
+    if (values == NULL) goto fail;
+    Py_ssize_t required = 0;
+    PyObject *sender = NULL;  /* borrowed from values */
+    for (Py_ssize_t s = slots_s; s < head_end;) {
+        Py_ssize_t e = s, eq = -1;
+        while (e < head_end && AT(tp, e) != ' ') {
+            if (eq < 0 && AT(tp, e) == '=') eq = e;
+            e++;
+        }
+        /* [a-z][a-z0-9_]*=<value class>+ */
+        if (eq <= s || eq + 1 >= e || !is_lower(AT(tp, s)) || (e < head_end && e + 1 >= head_end)) goto unsure;
+        for (Py_ssize_t i = s + 1; i < eq; i++) {
+            Py_UCS4 c = AT(tp, i);
+            if (!is_lower(c) && !is_digit(c) && c != '_') goto unsure;
+        }
+        for (Py_ssize_t i = eq + 1; i < e; i++)
+            if (!slot_value_char(AT(tp, i))) goto unsure;
+        const Spec *spec = find_spec(plan, tp, s, eq);
+        PyObject *key, *value;
+        if (spec != NULL) {
+            int got = decode_value(spec, text, tp, eq + 1, e, &value);
+            if (got < 0) goto fail;
+            if (got == 0) goto unsure;
+            key = spec->key;
+            Py_INCREF(key);
+            required += spec->required;
+        } else {
+            /* a key no slot of the vocabulary has: kept as written (an x_ extension silently, another with
+             * a note check_line writes), unless another profile the receiver holds requires it (a refusal) */
+            if ((key = substring(text, s, eq)) == NULL) goto fail;
+            if (!(eq - s >= 2 && AT(tp, s) == 'x' && AT(tp, s + 1) == '_')) {
+                PyObject *owned = PyObject_CallFunctionObjArgs(foreign, receiver, key, plan->profile, NULL);
+                int refused = owned == NULL ? -1 : PyObject_IsTrue(owned);
+                Py_XDECREF(owned);
+                if (refused != 0) { Py_DECREF(key); if (refused < 0) goto fail; goto unsure; }
+            }
+            if ((value = substring(text, eq + 1, e)) == NULL) { Py_DECREF(key); goto fail; }
+        }
+        Py_ssize_t before = PyDict_GET_SIZE(values);
+        int failed = PyDict_SetDefault(values, key, value) == NULL;
+        Py_DECREF(key);
+        Py_DECREF(value);
+        if (failed) goto fail;
+        if (PyDict_GET_SIZE(values) == before) goto unsure;  /* a repeated key */
+        s = e + 1;
+    }
+    if (required != plan->nrequired) goto unsure;
+    msgid = substring(text, id_s, id_e);
+    if (msgid == NULL) goto fail;
+    sender = PyDict_GetItemWithError(values, key_from);
+    if (sender == NULL && PyErr_Occurred()) goto fail;
+    if (sender != NULL && PyUnicode_Check(sender)) {
+        /* the id is <from>-<n>: its last '-' ends the sender's name */
+        Py_ssize_t len = PyUnicode_GET_LENGTH(sender);
+        Py_ssize_t dash = PyUnicode_FindChar(msgid, '-', 0, id_e - id_s, -1);
+        if (dash != len) goto unsure;
+        Py_ssize_t starts = PyUnicode_Tailmatch(msgid, sender, 0, len, -1);
+        if (starts < 0) goto fail;
+        if (starts == 0) goto unsure;
+    }
+    if (mark >= 0) {
+        Py_ssize_t tail_s = mark + 4;
+        if (n - tail_s > plan->tail_max) goto unsure;
+        tail = substring(text, tail_s, n);
+        if (tail == NULL) goto fail;
+        if (!tail_terminal(tp, tail_s, n)) goto unsure;
+    } else {
+        tail = Py_None;
+        Py_INCREF(tail);
+    }
+    int rules = run_rules(plan, values, text, tp, slots_s, head_end, tail);
+    if (rules < 0) goto fail;
+    if (rules == 0) goto unsure;
+    if (PyDict_GetItemWithError(values, key_from) == NULL || PyDict_GetItemWithError(values, key_to) == NULL) {
+        if (PyErr_Occurred()) goto fail;
+        goto unsure;  /* the Python path words a type without its sender or receiver */
+    }
+    result = build_message(text, plan, msgid, values, tail, line);
+    goto done;
+unsure:
+    result = Py_None;
+    Py_INCREF(result);
+    goto done;
+fail:
+    result = NULL;
+done:
+    Py_DECREF(plan);
+    Py_XDECREF(values);
+    Py_XDECREF(msgid);
+    Py_XDECREF(tail);
+    return result;
+}
+
+/* ---- the module ------------------------------------------------------ */
+
+static PyObject *core_plans = NULL;
+
+static int configured(void) {
+    if (core_plans != NULL) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "rogerwilco.core._scan is not configured (rogerwilco.core.scanner does it)");
+    return 0;
+}
+
+/* accept(text, receiver, line=None): the Message, or None: not sure. */
+static PyObject *accept(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 2 || nargs > 3) {
+        PyErr_SetString(PyExc_TypeError, "accept(text, receiver, line=None)");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_Format(PyExc_TypeError, "str object expected; got %s",
+                     args[0] == Py_None ? "None" : Py_TYPE(args[0])->tp_name);
+        return NULL;
+    }
+    if (!configured()) return NULL;
+    return scan_line(args[0], core_plans, args[1], nargs == 3 ? args[2] : Py_None);
+}
+
+static PyObject *configure(PyObject *module, PyObject *args) {
+    PyObject *mtype, *stype, *descrs, *resolver, *foreigner, *plans;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOO!", &PyType_Type, &mtype, &PyType_Type, &stype, &PyTuple_Type, &descrs,
+                          &resolver, &foreigner, &PyDict_Type, &plans))
+        return NULL;
+    if (PyTuple_GET_SIZE(descrs) != FIELDS || !PyType_IsSubtype((PyTypeObject *)stype, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_ValueError, "configure: a Message's 10 slot descriptors and a tuple type for Source");
+        return NULL;
+    }
+    for (int i = 0; i < FIELDS; i++) {
+        PyObject *d = PyTuple_GET_ITEM(descrs, i);
+        if (Py_TYPE(d)->tp_descr_set == NULL) {
+            PyErr_SetString(PyExc_ValueError, "configure: a field without a setter");
+            return NULL;
+        }
+    }
+    for (int i = 0; i < FIELDS; i++) {
+        Py_INCREF(PyTuple_GET_ITEM(descrs, i));
+        Py_XSETREF(setters[i], PyTuple_GET_ITEM(descrs, i));
+    }
+    Py_INCREF(mtype); Py_XSETREF(message_type, (PyTypeObject *)mtype);
+    Py_INCREF(stype); Py_XSETREF(source_type, (PyTypeObject *)stype);
+    Py_INCREF(resolver); Py_XSETREF(resolve, resolver);
+    Py_INCREF(foreigner); Py_XSETREF(foreign, foreigner);
+    Py_INCREF(plans); Py_XSETREF(core_plans, plans);
+    forget_profiles();
+    Py_RETURN_NONE;
+}
+
+/* Test hooks: the native checks alone, so a test can set them beside their Python twins. */
+static PyObject *check(PyObject *module, PyObject *args) {
+    const char *what;
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "sU", &what, &text)) return NULL;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    int ok = 0;
+    if (strcmp(what, "msgid_terminal") == 0) ok = msgid_terminal(&t, 0, t.len);
+    else if (strcmp(what, "slot_value") == 0) {
+        ok = t.len > 0;
+        for (Py_ssize_t i = 0; ok && i < t.len; i++) ok = slot_value_char(AT(&t, i));
+    } else if (strcmp(what, "tail") == 0) ok = tail_terminal(&t, 0, t.len);
+    else {
+        PyErr_Format(PyExc_ValueError, "no check %s", what);
+        return NULL;
+    }
+    return PyBool_FromLong(ok);
+}
+
+/* native(kind, text, lo, hi, codes): a value's native decoding alone, or None: not sure. */
+static PyObject *native_hook(PyObject *module, PyObject *args) {
+    Spec spec = {0};
+    PyObject *text, *codes;
+    if (!PyArg_ParseTuple(args, "iiULLO", &spec.kind, &spec.inner, &text, &spec.lo, &spec.hi, &codes)) return NULL;
+    if (spec.kind < 0 || spec.kind >= K_CALL || spec.inner < 0 || spec.inner >= K_LIST
+            || ((spec.kind == K_SET || spec.inner == K_SET) && !PyFrozenSet_Check(codes))) {
+        PyErr_SetString(PyExc_ValueError, "not a native kind");
+        return NULL;
+    }
+    spec.codes = codes;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    PyObject *value = spec.kind == K_LIST ? native_list(&spec, text, &t, 0, t.len)
+                                          : native(spec.kind, &spec, text, &t, 0, t.len);
+    if (value == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
+    return value;
+}
+
+static PyMethodDef methods[] = {
+    {"accept", (PyCFunction)(void (*)(void))accept, METH_FASTCALL,
+     "accept(text, receiver, line=None): the Message of a line the scanner is sure of, or None."},
+    {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, foreign, core_plans)"},
+    {"make_plan", make_plan, METH_VARARGS, "make_plan(name, profile, specs, rules, tail_max): one type's tables."},
+    {"check", check, METH_VARARGS, "check(name, text): one native character check (for tests)."},
+    {"native", native_hook, METH_VARARGS, "native(kind, inner, text, lo, hi, codes): one native decode (for tests)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_scan",
+    "The accept path's table-driven scanner in C (rogerwilco.core.scanner builds its tables).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__scan(void) {
+    if (PyType_Ready(&PlanType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL) return NULL;
+    version = PyUnicode_InternFromString("RW1");
+    key_re = PyUnicode_InternFromString("re");
+    key_from = PyUnicode_InternFromString("from");
+    key_to = PyUnicode_InternFromString("to");
+    key_item = PyUnicode_InternFromString("item");
+    if (version == NULL || key_re == NULL || key_from == NULL || key_to == NULL || key_item == NULL) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    static const char *kinds[K_COUNT] = {"KEEP", "SET", "AGENT", "MSGID", "DATE", "TIME", "MONEY", "NUM", "DIGEST",
+                                         "BOOL", "INT", "DAYS", "CONSTRAINT", "LIST", "CALL"};
+    for (int i = 0; i < K_COUNT; i++)
+        if (PyModule_AddIntConstant(m, kinds[i], i) < 0) { Py_DECREF(m); return NULL; }
+    Py_INCREF(&PlanType);
+    if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0) { Py_DECREF(&PlanType); Py_DECREF(m); return NULL; }
+    return m;
+}

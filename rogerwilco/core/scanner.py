@@ -1,0 +1,259 @@
+"""The accept path's scanner in C: its tables, built at run time from a Vocabulary.
+
+Theory of operation
+-------------------
+``rogerwilco/core/_scan.c`` (the extension ``rogerwilco.core._scan``) is one
+generic scanner: it knows the grammar's pieces, never a profile, a type or a
+key. This module compiles each vocabulary the scanner meets into its tables:
+for every message type the accept path decides (:func:`accept.plans_for`), a
+plan holding, per key, how the key's value is checked and decoded, chosen from
+the slot's type (an enum's codes, an agent, a msgid, a date, a time, money, a
+number, a digest, Y/N, an integer range, days, a constraint, a list of one of
+these, a value kept as written, or "call the Python decoder" for anything
+else), the number of required keys, the type's rules (the accept path's own
+closures) and the tail's limit.
+
+The scanner answers the Message of a line it is sure of, built exactly as
+:func:`accept.accept` builds it, or None: "not sure", and the Python accept
+path and then the full pass decide, as before. Each native check accepts a
+subset of what the slot type's Python decoder accepts, to the same value; a
+value the native check does not settle goes to that decoder. So the scanner
+can make a line slower, never change its verdict or its value
+(tests/test_scanner.py holds it to that over the realistic corpus, mutated
+and hostile lines, every conformance line and every bundled profile).
+
+A key no slot of the vocabulary has is kept as written, as the Python path
+keeps it (an ``x_`` extension silently, any other with a note only
+``check_line`` writes), after asking the receiver whether another profile it
+holds requires that key (then the line is refused, and the scanner is not
+sure). Everything else it does not settle, it leaves to Python.
+
+The character classes it reads a slot's value with are generated from the
+grammar's SLOT terminal (``_fastpath.TERMINALS``) into ``_scan_classes.h``
+by ``python -m rogerwilco.core.scanner --write``; a test derives them again.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Final, Mapping
+
+from . import accept as _accept
+from ._fastpath import TERMINALS
+from .message import FIELD_SETTERS, Message, Source
+from .semantics import requiring_profile
+from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
+
+HEADER: Final = Path(__file__).with_name("_scan_classes.h")
+# A slot type's name -> the scanner's native check for it (the kinds of _scan.c).
+NATIVE_KINDS: Final = {"agent": "AGENT", "msgid": "MSGID", "date": "DATE", "time": "TIME", "money": "MONEY",
+                       "num": "NUM", "digest": "DIGEST", "bool": "BOOL", "days": "DAYS", "constraint": "CONSTRAINT"}
+_INT_TYPE: Final = re.compile(r"int:(-?[0-9]+)-(-?[0-9]+)")
+_NATIVE_INT: Final = 10**18 - 1  # bounds beyond +-this go to the Python decoder (the scanner's numbers are int64)
+_ESCAPE: Final = r"\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})"
+
+
+# ---- character classes, from the grammar ----------------------------------
+
+def _code_point(escape: str) -> int:
+    return int(escape[2:], 16)
+
+
+def _class_ranges(body: str) -> list[tuple[int, int]]:
+    """The code point ranges of a class body of escaped characters and ranges (``\\x00-\\x20\\xad``)."""
+    items = re.findall(rf"({_ESCAPE})(?:-({_ESCAPE}))?", body)
+    if "".join(lo + (f"-{hi}" if hi else "") for lo, hi in items) != body:
+        raise ValueError("a terminal's class holds more than escaped ranges")
+    return sorted((_code_point(lo), _code_point(hi or lo)) for lo, hi in items)
+
+
+def excluded_ranges(terminal: str) -> list[tuple[int, int]]:
+    """The code point ranges the value class ``=(?:[^...])+`` at the end of a slot terminal leaves out."""
+    found = re.search(r"=\(\?:\[\^(.*)\]\)\+$", terminal)
+    if found is None:
+        raise ValueError("the SLOT terminal does not end in a negated value class")
+    return _class_ranges(found.group(1))
+
+
+def tail_classes(terminal: str) -> tuple[list[tuple[int, int]], tuple[int, int], tuple[int, int]]:
+    """(the ranges a tail's characters leave out, the variation selectors, the two joiners) of the TAIL terminal.
+
+    The terminal is words one space apart, each characters with a variation
+    selector or a joiner (or both, in that order) between them, and at most
+    one variation selector at its end; anything else is a grammar this
+    scanner does not read (a ValueError).
+    """
+    found = re.match(r"\(\?:\[\^(.*?)\]\)\+\(\?:\(\?:\[(.)-(.)\]\(\?:\[(.)(.)\]\)\?\|", terminal)
+    if found is None:
+        raise ValueError("the TAIL terminal is not words of characters, selectors and joiners")
+    body, vs_lo, vs_hi, zw_a, zw_b = found.groups()
+    char, vs, zw = f"(?:[^{body}])", f"[{vs_lo}-{vs_hi}]", f"[{zw_a}{zw_b}]"
+    word = f"{char}+(?:(?:{vs}(?:{zw})?|{zw}){char}+)*(?:{vs})?"
+    if terminal != f"{word}(?:\\ {word})*":
+        raise ValueError("the TAIL terminal is not words of characters, selectors and joiners")
+    return _class_ranges(body), (ord(vs_lo), ord(vs_hi)), (ord(zw_a), ord(zw_b))
+
+
+def _rows(ranges: list[tuple[int, int]]) -> str:
+    return "\n".join(f"    {{0x{lo:06x}, 0x{hi:06x}}}," for lo, hi in ranges)
+
+
+def classes_header() -> str:
+    """The text of ``_scan_classes.h``: the slot value and tail classes, as sorted excluded ranges."""
+    slot = excluded_ranges(TERMINALS["SLOT"])
+    tail, (vs_lo, vs_hi), (zw_a, zw_b) = tail_classes(TERMINALS["TAIL"])
+    return (
+        "/* The characters a slot's value and a tail's words may not hold, and the tail's variation\n"
+        " * selectors and joiners: the SLOT and TAIL terminals' classes, derived from grammar/rw1.lark.\n"
+        " * Generated by python -m rogerwilco.core.scanner --write; do not edit (tests/test_scanner.py\n"
+        " * derives it again). */\n"
+        f"static const Py_UCS4 SLOT_VALUE_EXCLUDED[][2] = {{\n{_rows(slot)}\n}};\n"
+        f"#define SLOT_VALUE_EXCLUDED_COUNT {len(slot)}\n"
+        f"static const Py_UCS4 TAIL_EXCLUDED[][2] = {{\n{_rows(tail)}\n}};\n"
+        f"#define TAIL_EXCLUDED_COUNT {len(tail)}\n"
+        f"#define TAIL_SELECTOR_FIRST 0x{vs_lo:04x}\n#define TAIL_SELECTOR_LAST 0x{vs_hi:04x}\n"
+        f"#define TAIL_JOINER_A 0x{zw_a:04x}\n#define TAIL_JOINER_B 0x{zw_b:04x}\n"
+    )
+
+
+# ---- plans ----------------------------------------------------------------
+
+def _spec(scan: ModuleType, key: str, decode: Any, vocab: Vocabulary, required: bool) -> tuple[Any, ...]:
+    """(key, kind, element kind, required, codes, decoder, lo, hi): one key's row of a plan."""
+    kind, inner, codes, lo, hi = scan.CALL, scan.KEEP, None, 0, 0
+    slot = vocab.slots.get(key)
+    if decode is None:
+        kind = scan.KEEP
+    elif decode.__class__ is frozenset:
+        kind, codes = scan.SET, decode
+    elif slot is not None and decode is slot.type.decode:
+        name = slot.type.name
+        element = name[5:] if slot.type.is_list else name
+        if element.startswith("enum:"):
+            inner, codes = scan.SET, frozenset(slot.type.codes)
+        elif element in ("token", "ref", "text"):
+            inner = scan.KEEP
+        elif element in NATIVE_KINDS:
+            inner = getattr(scan, NATIVE_KINDS[element])
+        elif (bounds := _INT_TYPE.fullmatch(element)) is not None and \
+                max(abs(int(bounds.group(1))), abs(int(bounds.group(2)))) <= _NATIVE_INT:
+            inner, lo, hi = scan.INT, int(bounds.group(1)), int(bounds.group(2))
+        else:
+            return key, kind, inner, required, codes, decode, lo, hi
+        kind = scan.LIST if slot.type.is_list else inner
+        inner = inner if slot.type.is_list else scan.KEEP
+    return key, kind, inner, required, codes, decode, lo, hi
+
+
+def _condition_row(key: str, cond: Any) -> tuple[str, int, Any] | None:
+    """(key, 0 equals | 1 starts with | 2 is one of | 3 never, argument), as accept._condition reads a condition."""
+    if not isinstance(cond, Mapping):
+        return key, 0, cond
+    if "prefix" in cond:
+        return (key, 1, cond["prefix"]) if isinstance(cond["prefix"], str) else None
+    if "in" in cond:
+        return key, 2, cond["in"]
+    return key, 3, None
+
+
+def _rule_row(rule: ProfileRule, closure: Any) -> tuple[Any, ...]:
+    """(closure, conditions, require, require_tail, sum parts, sum total): a rule the scanner checks natively.
+
+    Conditions None: the closure decides (a rule with ``match`` patterns, or a condition it does not read).
+    """
+    conditions = tuple(_condition_row(key, cond) for key, cond in rule.when.items())
+    keys = [*rule.when, *rule.require, *(rule.sum["parts"] if rule.sum else ()), *([rule.sum["total"]] if rule.sum else ())]
+    if rule.match or None in conditions or not all(isinstance(key, str) for key in keys):
+        return closure, None, (), False, (), None
+    if rule.sum is None:
+        return closure, conditions, tuple(rule.require), bool(rule.require_tail), (), None
+    return closure, conditions, tuple(rule.require), bool(rule.require_tail), tuple(rule.sum["parts"]), rule.sum["total"]
+
+
+def compile_plans(scan: ModuleType, vocab: Vocabulary) -> dict[str, Any]:
+    """The scanner's plans for a vocabulary: type name -> its tables."""
+    plans: dict[str, Any] = {}
+    for name, plan in _accept.plans_for(vocab).items():
+        specs = tuple(_spec(scan, key, plan.decoders[key], vocab, key in plan.required) for key in plan.known)
+        rules = tuple(map(_rule_row, vocab.types[name].rules, plan.rules))
+        try:
+            plans[name] = scan.make_plan(name, plan.profile, specs, rules, plan.tail_max)
+        except ValueError:
+            continue  # more keys, or a longer key, than the scanner's tables hold: its lines go to Python
+    return plans
+
+
+class Scanner:
+    """The extension, configured: its plans per vocabulary, found once each."""
+
+    def __init__(self, scan: ModuleType) -> None:
+        self.scan = scan
+        # id(vocabulary) -> (vocabulary, plans): the vocabulary is held so its id stays its own.
+        self.plans: dict[int, tuple[Vocabulary, dict[str, Any]]] = {}
+        descriptors = tuple(setter.__self__ for setter in FIELD_SETTERS)
+        scan.configure(Message, Source, descriptors, self.profile_plans, foreign_required,
+                       self.plans_for(core_vocabulary()))
+
+    def plans_for(self, vocab: Vocabulary) -> dict[str, Any]:
+        entry = self.plans.get(id(vocab))
+        if entry is not None and entry[0] is vocab:
+            return entry[1]
+        plans = compile_plans(self.scan, vocab)
+        if len(self.plans) >= 256:
+            self.plans.clear()
+        self.plans[id(vocab)] = (vocab, plans)
+        return plans
+
+    def profile_plans(self, receiver: Receiver, name: str) -> dict[str, Any] | None:
+        """The plans of the profile a line names, or None: the receiver does not hold it."""
+        if not receiver.holds(name):
+            return None
+        return self.plans_for(receiver.vocabulary(name))
+
+
+def foreign_required(receiver: Receiver, key: str, profile: str | None) -> bool:
+    """Whether a key no slot of the line's vocabulary has is one another held profile requires (a refusal)."""
+    owner = requiring_profile(receiver, key)
+    return owner is not None and owner != profile
+
+
+def load() -> tuple[Scanner | None, str]:
+    """(the configured scanner, "") or (None, why it is not there)."""
+    try:
+        from . import _scan  # type: ignore[attr-defined]
+    except ImportError:
+        return None, "the C scanner is not built (pip install . builds it where a C compiler exists)"
+    return Scanner(_scan), ""
+
+
+def loads_with(scanner: Scanner, python_loads: Any) -> Any:
+    """``loads_line`` through the scanner, handing a line it is not sure of to ``python_loads``."""
+    accept = scanner.scan.accept
+    receiver_class = Receiver
+
+    def loads_line(text: str, profiles: Any = None, line_number: int | None = None) -> Message:
+        """``rogerwilco.loads``: the C scanner, then the Python accept path and the full pass for a line it is not sure of."""
+        receiver = profiles if profiles.__class__ is receiver_class else as_receiver(profiles)
+        message: Message | None = accept(text, receiver, line_number)
+        if message is not None:
+            return message
+        return python_loads(text, receiver, line_number)  # type: ignore[no-any-return]
+
+    return loads_line
+
+
+def main(argv: list[str]) -> int:
+    """``python -m rogerwilco.core.scanner --write``: regenerate ``_scan_classes.h`` from the grammar."""
+    if argv != ["--write"]:
+        print("usage: python -m rogerwilco.core.scanner --write", file=sys.stderr)
+        return 2
+    HEADER.write_text(classes_header(), encoding="utf-8")
+    print(f"wrote {HEADER.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,448 @@
+"""The C scanner never changes a verdict or a value (rogerwilco.core.scanner, rogerwilco/core/_scan.c).
+
+A differential test: over the realistic corpus, the benchmark corpus, every
+conformance line, generated, mutated and hostile lines (control characters,
+non-ASCII digits, surrogates, bidi and zero-width characters, 64 KiB values
+and tails, 6,000-slot lines), under the core alone, every bundled profile
+alone and all of them together, a line the scanner settles is one the full
+pass accepts, to a Message equal in every field, value type, key order and
+source to the one the Python accept path builds. Each native check is also
+set beside its Python twin on its own: the slot value class against the
+grammar's terminal for every code point, the id against the MSGID terminal
+over every short string of a small alphabet, each native decoder against the
+slot type's decoder.
+
+The scanner is the one the package imports when it is built (an installed
+wheel, or ``python hatch_build.py --inplace`` in a clone); when it is not,
+this module builds it into a temporary folder with the machine's C compiler.
+``ROGERWILCO_FUZZ_EXAMPLES`` raises the generated budget, ``RW1_SCAN_VALGRIND_LINES``
+the sample run under valgrind memcheck (tests/test_scanner.py::test_memcheck).
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rogerwilco.core import accept as python_path
+from rogerwilco.core import scanner as scanner_module
+from rogerwilco.core._fastpath import TERMINALS
+from rogerwilco.core.semantics import check_line
+from rogerwilco.core.slottypes import compile_type
+from rogerwilco.core.vocab import Receiver
+
+from .bounds import HANG
+from .strategies import PIECES, messages, mutated_lines
+from .test_accept import HOSTILE, _bench, conformance_lines, corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = int(os.environ.get("ROGERWILCO_FUZZ_EXAMPLES", "60"))
+FUZZ = settings(max_examples=EXAMPLES * 2, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+                                       HealthCheck.function_scoped_fixture])
+BUNDLED = Receiver.all_bundled()
+RECEIVERS = (BUNDLED, Receiver(), *(Receiver.load([name]) for name in BUNDLED.names))
+# Bidi controls, zero-width characters and joiners, a BOM, a variation selector, beside tests/test_accept.py's.
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u061c", "\u2066", "\u2069", "\ufe0f", "\u034f",
+             "\U000e0001", "\u00ad", "\u1680", "\u180e"]
+SETTLED_FLOOR = 0.95  # of the realistic corpus, the share the scanner must settle alone
+
+
+def _build(tmp: Path) -> ModuleType:
+    sys.path.insert(0, str(ROOT))
+    try:
+        import hatch_build
+    finally:
+        sys.path.remove(str(ROOT))
+    hatch_build.build_scanner(ROOT, tmp)
+    import rogerwilco.core as core
+
+    where = str(tmp / "rogerwilco" / "core")
+    core.__path__.append(where)
+    try:
+        return importlib.import_module("rogerwilco.core._scan")
+    finally:
+        core.__path__.remove(where)
+
+
+@pytest.fixture(scope="module")
+def scan(tmp_path_factory: pytest.TempPathFactory) -> scanner_module.Scanner:
+    try:
+        module = importlib.import_module("rogerwilco.core._scan")
+    except ImportError:
+        module = _build(tmp_path_factory.mktemp("scan"))
+    return scanner_module.Scanner(module)
+
+
+def settles(scan: scanner_module.Scanner, line: str, receiver: Receiver) -> bool:
+    """The property: None, or exactly the Message the Python path builds of a line the full pass accepts."""
+    got = scan.scan.accept(line, receiver, 3)
+    if got is None:
+        return False
+    full = check_line(line, receiver, line_number=3)
+    assert full.valid and full.message is not None, (line, full.findings)
+    want = python_path.accept(line, receiver, 3)
+    assert want is not None, line
+    assert type(got) is type(want)
+    assert attrs.asdict(got, recurse=False) == attrs.asdict(want, recurse=False)
+    assert list(got.slots.items()) == list(want.slots.items())  # the written order
+    assert [type(v) for v in got.slots.values()] == [type(v) for v in want.slots.values()]
+    for field in ("type", "id", "re", "from_", "to", "item", "tail", "v"):
+        assert type(getattr(got, field)) is type(getattr(want, field))
+    assert got.source == want.source and type(got.source) is type(want.source)
+    assert got == full.message and hash(got) == hash(full.message)
+    return True
+
+
+# ---- the character classes, derived again ---------------------------------
+
+def test_the_class_header_is_derived_from_the_grammar() -> None:
+    assert scanner_module.HEADER.read_text(encoding="utf-8") == scanner_module.classes_header()
+
+
+def test_the_slot_value_class_is_the_terminals_for_every_code_point(scan) -> None:
+    value_class = re.compile(TERMINALS["SLOT"].split("=", 1)[1][3:-2])  # the class inside =(?:[^...])+
+    check = scan.scan.check
+    differ = [cp for cp in range(0x110000)
+              if check("slot_value", chr(cp)) != (value_class.fullmatch(chr(cp)) is not None)]
+    assert differ == []
+
+
+# ---- each native check beside its Python twin --------------------------------
+
+ALPHABET = "a1-._Z 0"
+
+
+def test_the_id_check_is_the_msgid_terminal_over_every_short_string(scan) -> None:
+    terminal = re.compile(TERMINALS["MSGID"])
+    for size in range(1, 7):
+        for chars in itertools.product(ALPHABET, repeat=size):
+            text = "".join(chars)
+            assert scan.scan.check("msgid_terminal", text) == (terminal.fullmatch(text) is not None), text
+
+
+def test_the_tail_check_is_the_tail_terminal_over_every_short_string(scan) -> None:
+    terminal = re.compile(TERMINALS["TAIL"])
+    # a word character (ASCII and not), a space, a tab, DEL, NBSP, two selectors, the two joiners, a bidi control
+    for size in range(1, 7):
+        for chars in itertools.product("a\u00e9 \t\x7f\u00a0\ufe0f\ufe00\u200d\u200c\u202e", repeat=size):
+            text = "".join(chars)
+            assert scan.scan.check("tail", text) == (terminal.fullmatch(text) is not None), text
+
+
+def test_the_tail_check_is_the_tail_terminal_for_every_code_point(scan) -> None:
+    terminal = re.compile(TERMINALS["TAIL"])
+    check = scan.scan.check
+    for cp in range(0x110000):
+        for text in (chr(cp), f"a{chr(cp)}", f"a{chr(cp)}b"):
+            assert check("tail", text) == (terminal.fullmatch(text) is not None), hex(cp)
+
+
+NATIVE_TYPES = {
+    "agent": "AGENT", "msgid": "MSGID", "date": "DATE", "time": "TIME", "money": "MONEY", "num": "NUM",
+    "digest": "DIGEST", "bool": "BOOL", "days": "DAYS", "constraint": "CONSTRAINT",
+}
+SAMPLES = ["", "0", "00", "1", "-", "-1", "-0", "5", "6", "100", "101", "12.5", "12.50", "-3.00", "1/2", "1.5/-2.25",
+           "1//2", "1.", ".5", "20261002", "20260229", "20240229", "00000101", "99991231", "20261301", "20261000",
+           "20261002T1230Z", "20261002T2400Z", "20261002T2360Z", "20261002T1230", "a-1", "-1", "a-", "a--1", "a-1-2",
+           "research-01", "a.b_c-9", "Y", "N", "y", "14", "14d", "d", "-1d", "0d", "0123456789ab", "ffffffffffff", "0123456789AB",
+           "k:v", ":v", "k:", "k+:v", "k:v:w", "é:v", "k:é", "x" * 19, "9" * 18, "9" * 19, "-" + "9" * 18,
+           "\u0663", "1\u0663", "\uff12", "202610\u00b22", "a b", "a\x00", "\ud800", "🙂"]
+
+
+def _agree_native(scan, kind: str, inner: str, decode, text: str, lo: int = 0, hi: int = 0, codes=frozenset()) -> None:
+    got = scan.scan.native(getattr(scan.scan, kind), getattr(scan.scan, inner), text, lo, hi, codes)
+    if got is None:
+        return
+    want = decode(text)  # raises if the native check accepted what the decoder refuses
+    assert (got, type(got)) == (want, type(want)), (kind, text)
+    if isinstance(got, tuple):
+        assert [type(v) for v in got] == [type(v) for v in want]
+
+
+@pytest.mark.parametrize("type_name", sorted(NATIVE_TYPES))
+def test_each_native_decoder_accepts_only_what_its_python_decoder_accepts(scan, type_name: str) -> None:
+    decode = compile_type(type_name, {}).decode
+    listed = compile_type(f"list:{type_name}", {}).decode
+    accepted = 0
+    for text in SAMPLES + [a + b for a in SAMPLES[:30] for b in ("", "+", "d", "-7")]:
+        _agree_native(scan, NATIVE_TYPES[type_name], "KEEP", decode, text)
+        _agree_native(scan, "LIST", NATIVE_TYPES[type_name], listed, text)
+        _agree_native(scan, "LIST", NATIVE_TYPES[type_name], listed, f"{text}+{text}")
+        accepted += scan.scan.native(getattr(scan.scan, NATIVE_TYPES[type_name]), 0, text, 0, 0, frozenset()) is not None
+    assert accepted >= 2  # the native check settles values, not only hands them on
+
+
+@pytest.mark.parametrize("bounds", [(1, 5), (0, 100), (-5, 5), (-(10**18) + 1, 10**18 - 1)])
+def test_a_native_integer_is_the_python_integer_in_range(scan, bounds: tuple[int, int]) -> None:
+    lo, hi = bounds
+    decode = compile_type(f"int:{lo}-{hi}", {}).decode
+    for text in SAMPLES + [str(lo), str(hi), str(lo - 1), str(hi + 1), "02", "-00"]:
+        _agree_native(scan, "INT", "KEEP", decode, text, lo, hi)
+    assert scan.scan.native(scan.scan.INT, 0, "02", lo, hi, frozenset()) in (2, None)
+
+
+@given(st.text(alphabet="0123456789-.:/+dTZYNab\u0663é", max_size=16))
+@settings(max_examples=EXAMPLES * 5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_generated_values_agree_with_every_python_decoder(scan, text: str) -> None:
+    for type_name, kind in NATIVE_TYPES.items():
+        _agree_native(scan, kind, "KEEP", compile_type(type_name, {}).decode, text)
+        _agree_native(scan, "LIST", kind, compile_type(f"list:{type_name}", {}).decode, text)
+    _agree_native(scan, "INT", "KEEP", compile_type("int:-50-50", {}).decode, text, -50, 50)
+
+
+# ---- whole lines ------------------------------------------------------------
+
+def test_every_conformance_line_agrees(scan) -> None:
+    lines = conformance_lines()
+    settled = sum(settles(scan, line, receiver) for line in lines for receiver in RECEIVERS)
+    assert settled > 50
+
+
+def test_the_realistic_corpus_is_settled_by_the_scanner_alone(scan) -> None:
+    lines = _bench.corpora(["realistic"], 3000, False)["realistic"]
+    receiver = Receiver.load(["pay"])
+    settled = sum(settles(scan, line, receiver) for line in lines)
+    assert settled / len(lines) >= SETTLED_FLOOR
+    assert sum(settles(scan, line, BUNDLED) for line in lines[:500]) / 500 >= SETTLED_FLOOR
+
+
+def test_the_benchmark_corpus_is_settled_by_the_scanner_alone(scan) -> None:
+    receiver = Receiver.load(["pay"])
+    assert all(settles(scan, line, receiver) for line in corpus(300))
+
+
+def _hostile_variants(line: str) -> list[str]:
+    out = []
+    for piece in HOSTILE + INVISIBLE:
+        for at in (line.find("=") + 1, line.rfind("=") + 1, line.find(" // ") + 4 if " // " in line else len(line),
+                   line.find(" ") + 1, len(line)):
+            out.append(line[:at] + piece + line[at:])
+    return out
+
+
+def test_hostile_realistic_lines_agree(scan) -> None:
+    lines = _bench.corpora(["realistic"], 400, False)["realistic"]
+    for line in lines[:120]:
+        for variant in _hostile_variants(line):
+            for receiver in RECEIVERS[:2]:
+                settles(scan, variant, receiver)
+
+
+def test_long_and_wide_lines_agree(scan) -> None:
+    base = "RW1 HO a-1 from=a to=b item=x ask=DRAFT"
+    lines = [base + " x_big=" + "v" * 65536, base + " item2=" + "é" * 65536, base + " // " + "w " * 32768,
+             base + " // " + ("w " * 32768).rstrip(), base + "".join(f" x_{i}=v" for i in range(6000)),
+             base + "".join(f" x_{i}=v" for i in range(5999)) + " x_0=w", base + " // " + "w" * 300,
+             base + " // " + "w" * 301, base + " keep=" + "+".join(["a"] * 6000), base + " pct=" + "9" * 5000,
+             base + " x_v=" + "\U0001f600" * 40000]
+    for line in lines:
+        for receiver in RECEIVERS[:3]:
+            settles(scan, line, receiver)
+    assert scan.scan.accept(lines[0], BUNDLED) is not None
+    assert scan.scan.accept(lines[4], BUNDLED) is not None and scan.scan.accept(lines[5], BUNDLED) is None
+    assert scan.scan.accept(lines[6], BUNDLED) is not None and scan.scan.accept(lines[7], BUNDLED) is None
+
+
+@FUZZ
+@given(messages(), st.sampled_from(RECEIVERS))
+def test_generated_valid_lines_agree(scan, message, receiver) -> None:
+    settles(scan, message.to_line(), receiver)
+
+
+@FUZZ
+@given(mutated_lines(), st.sampled_from(RECEIVERS))
+def test_mutated_lines_agree(scan, line, receiver) -> None:
+    settles(scan, line, receiver)
+
+
+@FUZZ
+@given(messages(), st.sampled_from(RECEIVERS), st.data())
+def test_hostile_values_agree(scan, message, receiver, data) -> None:
+    line = message.to_line()
+    pos = data.draw(st.integers(0, len(line)))
+    piece = data.draw(st.sampled_from(HOSTILE + INVISIBLE + PIECES))
+    settles(scan, line[:pos] + piece + line[pos:], receiver)
+
+
+def test_what_the_scanner_leaves_to_python(scan) -> None:
+    noted = "RW1 HO a-1 from=a to=b item=x ask=DRAFT colour=red"  # an unknown key: kept, with a note
+    assert settles(scan, noted, BUNDLED)
+    required_by_clin = "RW1 ST a-1 from=a to=b item=x pol=FULL"  # clin requires pol: a refusal where clin is held
+    assert scan.scan.accept(required_by_clin, BUNDLED) is None and not check_line(required_by_clin, BUNDLED).valid
+    assert settles(scan, required_by_clin, Receiver())
+    unheld = "RW1 ST a-1 p=nosuch from=a to=b item=x"
+    assert scan.scan.accept(unheld, BUNDLED) is None
+    sums = "RW1 ST payer-1 p=pay from=payer to=scheduler item=inv:MD-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS src=email:7"
+    pay = Receiver.load(["pay"])
+    assert settles(scan, sums, pay)
+    assert scan.scan.accept(sums.replace("amt=120.00", "amt=121.00"), pay) is None  # a rule: net + vat = amt
+    assert scan.scan.accept(sums.replace("from=payer", "from=mallory").replace("payer-1", "mallory-1"), pay) is None
+
+
+def test_a_line_that_is_not_a_str_is_a_type_error(scan) -> None:
+    for value in (None, 5, b"RW1 ST a-1 from=a to=b item=x"):
+        with pytest.raises(TypeError, match="str object expected"):
+            scan.scan.accept(value, BUNDLED)
+
+
+def test_the_package_reads_lines_with_the_scanner_where_it_is_built() -> None:
+    from rogerwilco.core import speedups
+
+    forced_pure = os.environ.get("RW1_PURE", "") not in ("", "0")
+    if forced_pure:
+        assert (speedups.scanning, speedups.scan_reason) == (False, "RW1_PURE is set")
+    else:
+        assert speedups.scanning == (importlib.util.find_spec("rogerwilco.core._scan") is not None)
+    assert (speedups.scan_reason == "") == speedups.scanning
+
+
+# ---- memory, under valgrind --------------------------------------------------
+
+MEMCHECK_LINES = int(os.environ.get("RW1_SCAN_VALGRIND_LINES", "60"))
+_MEMCHECK_CHILD = """
+import importlib, sys
+import rogerwilco.core
+rogerwilco.core.__path__.append(sys.argv[2])
+from rogerwilco.core import scanner
+from rogerwilco.core.vocab import Receiver
+sys.path.insert(0, "benchmarks")
+from realistic_corpus import realistic
+scan = scanner.Scanner(importlib.import_module("rogerwilco.core._scan"))
+receiver = Receiver.all_bundled()
+lines = realistic(int(sys.argv[1]))
+base = "RW1 HO a-1 from=a to=b item=x ask=DRAFT"
+lines += [base + " x_big=" + "v" * 65536, base + " // " + "w" * 301, base + "".join(f" x_{i}=v" for i in range(6000)),
+          base + " keep=a++b", base + " pct=" + "9" * 40, base + " pct=\\u0663", base + " x=\\ud800", base + "  to=b"]
+lines += [line[:n] for line in lines[:5] for n in range(0, len(line), 7)]
+settled = sum(scan.scan.accept(line, receiver, 1) is not None for line in lines)
+print("settled", settled, "of", len(lines))
+"""
+
+
+def scanner_errors(report: str, module_file: str) -> list[str]:
+    """The memcheck errors the scanner's extension makes: one of its frames before any interpreted frame.
+
+    CPython itself earns a few under memcheck, in every run (the random
+    module's seed from getrandom, which valgrind does not see written, and
+    the values computed from it); one reached through a Python decoder the
+    scanner called has an interpreted frame between the error and the
+    scanner's frame, and is not the scanner's. valgrind names the scanner's
+    frames by file.
+    """
+    name = Path(module_file).name
+    found = []
+    for block in re.split(r"\n==\d+== \n", report):
+        for frame in re.findall(r"^==\d+==\s+(?:at|by) 0x[0-9A-F]+: (.*)$", block, re.MULTILINE):
+            if name in frame:
+                found.append(block)
+                break
+            if "_PyEval_EvalFrameDefault" in frame:
+                break
+    return found
+
+
+def test_memcheck(scan) -> None:
+    """A sample through the scanner under valgrind memcheck: no invalid read or write, no uninitialised value."""
+    valgrind = shutil.which("valgrind")
+    assert valgrind is not None, "valgrind is needed for this test (apt-get install valgrind)"
+    module_file = scan.scan.__file__
+    env = {**os.environ, "PYTHONMALLOC": "malloc", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([valgrind, "--tool=memcheck", "--leak-check=no", "-q", sys.executable, "-c", _MEMCHECK_CHILD,
+                           str(MEMCHECK_LINES), str(Path(module_file).parent)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=HANG)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("settled "), proc.stdout
+    assert int(proc.stdout.split()[1]) >= MEMCHECK_LINES * SETTLED_FLOOR
+    assert scanner_errors(proc.stderr, module_file) == []
+
+
+def test_a_scanner_error_is_found_in_a_memcheck_report() -> None:
+    frame = "==7==    by 0x4A: accept (in /x/rogerwilco/core/_scan.cpython-311-x86_64-linux-gnu.so)"
+    report = (f"==7== Invalid read of size 4\n==7==    at 0x1B: PyUnicode_Substring (unicodeobject.c:9)\n{frame}\n"
+              "==7== \n==7== Use of uninitialised value of size 8\n==7==    at 0x2C: get_small_int (longobject.c:62)\n"
+              f"==7==    by 0x3D: _PyEval_EvalFrameDefault (ceval.c:1)\n{frame}\n==7== \n")
+    found = scanner_errors(report, "/y/_scan.cpython-311-x86_64-linux-gnu.so")
+    assert len(found) == 1 and "Invalid read" in found[0]
+
+
+MONEY = st.builds(lambda sign, whole, cents: f"{sign}{whole}.{cents:02d}", st.sampled_from(["", "-"]),
+                  st.integers(0, 10**20), st.integers(0, 99))
+
+
+@FUZZ
+@given(MONEY, MONEY, MONEY, st.booleans())
+def test_the_sum_rule_decides_as_decimal_arithmetic(scan, net: str, vat: str, amt: str, balanced: bool) -> None:
+    """net + vat = amt, natively where the numbers fit in 17 digits and by the rule's closure beyond."""
+    from decimal import Decimal
+
+    if balanced:
+        amt = f"{Decimal(net) + Decimal(vat):.2f}"
+    pay = Receiver.load(["pay"])
+    line = (f"RW1 ST payer-1 p=pay from=payer to=scheduler item=inv:MD-1 amt={amt} net={net} vat={vat} "
+            "cur=GBP kind=GROSS src=email:7")
+    assert (scan.scan.accept(line, pay) is not None) == (python_path.accept(line, pay) is not None), line
+    settles(scan, line, pay)
+
+
+def test_reading_lines_again_and_again_holds_no_memory(scan) -> None:
+    """Every reference the scanner takes it gives back: accepted, refused and handed-on lines, repeated, hold nothing."""
+    import gc
+    import tracemalloc
+
+    pay = Receiver.load(["pay"])
+    lines = _bench.corpora(["realistic"], 200, False)["realistic"]
+    lines += [line.replace(" to=", " to=b to=", 1) for line in lines[:50]]  # a repeated key
+    lines += [line.replace(" from=", " colour=red from=", 1) for line in lines[:50]]  # an unknown key, kept
+    lines += [line.replace(" item=", " pct=7x item=", 1) for line in lines[:50]]  # a decoder's ValueError
+    lines += [line + " keep=a++b" for line in lines[:20]] + [line + " pol=FULL" for line in lines[:20]]
+
+    def read() -> None:
+        for receiver in (pay, BUNDLED):
+            for line in lines:
+                scan.scan.accept(line, receiver, 1)
+
+    read()
+    read()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(20):
+            read()
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024  # a leaked reference per line would be 20 x 1,500 lines of it
+
+
+def test_a_type_beyond_the_scanners_tables_is_left_to_python(scan) -> None:
+    """A profile with a key longer than 64 characters, or more than 128 keys on a type: its lines go to Python."""
+    long_key = ("k" * 65, scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0)
+    with pytest.raises(ValueError):
+        scan.scan.make_plan("ST", None, (long_key,), (), 300)
+    many = tuple((f"k{i}", scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0) for i in range(129))
+    with pytest.raises(ValueError):
+        scan.scan.make_plan("ST", None, many, (), 300)
+
+    class Refusing:
+        def __getattr__(self, name):
+            return getattr(scan.scan, name)
+
+        def make_plan(self, *args):
+            raise ValueError("too many keys for one plan")
+
+    assert scanner_module.compile_plans(Refusing(), Receiver().vocabulary()) == {}
