@@ -93,7 +93,8 @@ def outputs(name: str, data: bytes) -> dict[str, str]:
     out = {"lint": json.dumps([f.to_json() for f in lint_stream(io.BytesIO(data), file=name, now=NOW)],
                               ensure_ascii=True)}
     if name.endswith(".rw1"):
-        with check_thread_spooled(validate_stream(io.BytesIO(data), None, file=name), now=NOW, batch_lines=64) as report:
+        stream = validate_stream(io.BytesIO(data), None, file=name, quiet_first=True)  # as the command reads it
+        with check_thread_spooled(stream, now=NOW, batch_lines=64) as report:
             out["check-thread"] = "".join(report.json_chunks())
         whole = check_thread(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"), now=NOW)
         out["check_thread"] = json.dumps(whole.to_json(), ensure_ascii=True)
@@ -123,6 +124,37 @@ def test_the_generated_conversation_makes_findings_of_every_kind():
     codes = {f["code"] for f in json.loads(recorded["lint"])}
     assert {"RW001", "RW002", "RW003", "RW010", "RW011", "RW100", "RW101", "RW102", "RW103", "RW104", "RW105", "RW106",
             "RW107", "RW109", "RW110", "RW111", "RW112"} <= codes
+
+
+def _every_line() -> list[str]:
+    from rogerwilco.io.scan.frames import candidates, frames_of
+
+    out = []
+    for data in inputs().values():
+        for line in data.decode("utf-8").splitlines():
+            out.append(line)
+            out.extend(cand for frame in frames_of(line) for _, cand in candidates(frame.text))
+    return out
+
+
+def test_the_quiet_accept_path_takes_only_lines_the_full_pass_takes_with_nothing_to_say():
+    """What lint and check-thread read through the accept path alone is what the never-guess pass takes with
+    no finding, and the same message; a line with a note (an unknown key, a slot of another type) is not."""
+    from rogerwilco.core.semantics import check_line
+    from rogerwilco.core.speedups import accept_quiet
+    from rogerwilco.core.vocab import Receiver
+
+    receiver = Receiver.all_bundled()
+    taken = noted = 0
+    for n, line in enumerate(_every_line(), start=1):
+        full = check_line(line, receiver, line_number=n, file="f")
+        quiet = accept_quiet(line, receiver, n, "f")
+        if quiet is not None:
+            taken += 1
+            assert full.findings == () and full.message == quiet and full.message.source == quiet.source, line
+        elif full.message is not None and full.findings:
+            noted += 1
+    assert taken > 1000 and noted > 100  # both kinds of line are there
 
 
 if __name__ == "__main__":
