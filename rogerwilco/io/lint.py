@@ -68,7 +68,7 @@ from ..core.errors import RW1Error
 from ..core.files import BASELINE_MAX_BYTES, read_limited
 from ..core.message import Message
 from ..core.semantics import LineResult, check_line
-from ..core.speedups import accept_quiet, loads_line
+from ..core.speedups import _accept_quiet as accept_quiet, loads_line
 from .stream import validate_stream
 from ..core.vocab import Receiver, as_receiver
 

@@ -26,7 +26,7 @@ import attrs
 
 from ..core.findings import Finding, fail, note
 from ..core.semantics import LineResult, check_line
-from ..core.speedups import accept_quiet
+from ..core.speedups import _accept_quiet as accept_quiet
 from ..core.vocab import Receiver, as_receiver
 
 DEFAULT_MAX_BYTES = 64 * 1024
