@@ -10,6 +10,9 @@ call of the CLI's ``main`` to its return: the interpreter's start-up is left
 out, what the command imports is counted); the figures are CPU
 microseconds per line and the ratio of each lint to ``validate`` of the same
 stream, measured in the same run (the goal: lint at most 1.5 x validate).
+``check-thread`` of the stream (its JSON report to /dev/null) is measured
+beside them: it reads the stream as lint does, one parse a line, then walks
+the threads.
 
 Usage: python benchmarks/lint_bench.py [--lines 300000]
 """
@@ -63,12 +66,13 @@ def main() -> int:
         "validate (stream)": ("validate", "--quiet", str(stream)),
         "lint (stream)": ("lint", "--isolated", "--exit-zero", str(stream)),
         "lint (log)": ("lint", "--isolated", "--exit-zero", str(log)),
+        "check-thread (stream)": ("check-thread", "--now", "20261003T0900Z", "--format", "json", str(stream)),
     }
     figures = {name: cpu_seconds(*argv) for name, argv in runs.items()}
     base = figures["validate (stream)"]
     print(f"{lines} lines, CPU per line (user + system, one process each):")
     for name, seconds in figures.items():
-        print(f"  {name:<18} {seconds:8.2f} s  {seconds / lines * 1e6:8.1f} us/line  x{seconds / base:.2f} validate",
+        print(f"  {name:<21} {seconds:8.2f} s  {seconds / lines * 1e6:8.1f} us/line  x{seconds / base:.2f} validate",
               flush=True)
     return 0
 

@@ -21,6 +21,7 @@ every name is read from the message as the never-guess pass read it.
 from __future__ import annotations
 
 import sqlite3
+from collections import OrderedDict
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
@@ -107,8 +108,10 @@ class Components:
             CREATE TABLE list (key BLOB NOT NULL, part INTEGER NOT NULL, joins INTEGER NOT NULL);
         """, cache_kib=CACHE_KIB)
         self._parts = 0
-        self._names: dict[str, int] = {}  # recent names -> a part they belong to (not always its root)
-        self._up: dict[int, int] = {}  # recent parts -> the part they were joined to (a root: itself)
+        # ordered: the least recently learned goes first in O(1) (a dict's first live entry is found by
+        # scanning past the ones deleted before it, a cost that grows with the stream)
+        self._names: OrderedDict[str, int] = OrderedDict()  # recent names -> a part they belong to (not always its root)
+        self._up: OrderedDict[int, int] = OrderedDict()  # recent parts -> the part they were joined to (a root: itself)
         self._lines: list[tuple[int, int, int | None, bytes]] = []
         self._lists: list[tuple[bytes, int, int]] = []  # (key, part, 0: listed under it, 1: joins it)
         self._new_names: dict[str, int] = {}  # names learned since the last write to the database
@@ -192,11 +195,11 @@ class Components:
         self._remember(self._up, part, up)
 
     @staticmethod
-    def _remember(cache: dict, key: object, value: int) -> None:
-        cache.pop(key, None)
+    def _remember(cache: OrderedDict, key: object, value: int) -> None:
         cache[key] = value
+        cache.move_to_end(key)
         if len(cache) > _RECENT:
-            del cache[next(iter(cache))]  # the least recently learned
+            cache.popitem(last=False)  # the least recently learned
 
     def _flush(self) -> None:
         self._db.executemany("INSERT INTO name VALUES (?, ?)", ((encoded(n), p) for n, p in self._new_names.items()))

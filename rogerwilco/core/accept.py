@@ -139,11 +139,12 @@ class _Memo(dict):  # type: ignore[type-arg]
 class TypePlan:
     """One message type of one vocabulary, compiled for the accept path."""
 
-    __slots__ = ("decoders", "known", "profile", "required", "rules", "memo", "tail_max")
+    __slots__ = ("decoders", "known", "own", "profile", "required", "rules", "memo", "tail_max")
 
     def __init__(self, decoders: Mapping[str, Any], required: frozenset[str], rules: tuple[RuleCheck, ...],
-                 profile: str | None, tail_max: int) -> None:
+                 profile: str | None, tail_max: int, own: frozenset[str] = frozenset()) -> None:
         self.tail_max = tail_max
+        self.own = own  # the type's own slots: any other key but an extension earns a note
         # ``decoders`` holds every slot of the vocabulary: the type's own, and the others,
         # which the full pass decodes alike and notes as not of this type. Any other key is
         # kept as written, as the full pass keeps it: decoded as "keep".
@@ -229,6 +230,7 @@ def compile_plans(vocab: Vocabulary) -> dict[str, TypePlan]:
             rules=tuple(compiled),
             profile=vocab.profile,
             tail_max=vocab.tail_max,
+            own=frozenset(table.decoders),
         )
     return plans
 
@@ -303,8 +305,10 @@ def _core_plans() -> dict[str, TypePlan]:
     return _CORE[0]
 
 
-def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, Any], str | None] | None:
-    """(the line's space-separated head tokens, decoded values by key, tail), or None when not sure."""
+def accept_values(text: str, receiver: Receiver, quiet: bool = False
+                  ) -> tuple[list[str], dict[str, Any], str | None] | None:
+    """(the line's space-separated head tokens, decoded values by key, tail), or None when not sure; with
+    ``quiet``, None also for a line the full pass takes with a note (a slot of another type, an unknown key)."""
     head, mark, tail_text = text.partition(_TAIL_MARK)
     tokens = head.split(" ")
     if len(tokens) < 3 or tokens[0] != VERSION:
@@ -335,6 +339,8 @@ def accept_values(text: str, receiver: Receiver) -> tuple[list[str], dict[str, A
         return None  # a repeated key, or a slot the accept path is not sure of: the full pass words it
     if not plan.known.issuperset(values) and _foreign_required(values, plan, receiver):
         return None
+    if quiet and not plan.own.issuperset(values) and _noted(values, plan.own):
+        return None
     sender = values.get("from")
     if isinstance(sender, str):  # the id is <from>-<n>: its last "-" ends the sender's name
         msgid = tokens[2]
@@ -361,9 +367,19 @@ def _foreign_required(keys: Iterable[str], plan: TypePlan, receiver: Receiver) -
     return False
 
 
-def accept(text: str, receiver: Receiver, line: int | None = None, file: str | None = None) -> Message | None:
-    """The Message of a cleanly valid line, or None (not sure: run the full pass)."""
-    accepted = accept_values(text, receiver)
+def _noted(keys: Iterable[str], own: frozenset[str]) -> bool:
+    """Whether a key is one the full pass notes: neither a slot of the line's type nor an extension (``x_``)."""
+    for key in keys:
+        if key not in own and not key.startswith("x_"):
+            return True
+    return False
+
+
+def accept(text: str, receiver: Receiver, line: int | None = None, file: str | None = None,
+           quiet: bool = False) -> Message | None:
+    """The Message of a cleanly valid line, or None (not sure: run the full pass). With ``quiet``, None also
+    for a line the full pass notes: a Message given is then one the full pass gives with no finding at all."""
+    accepted = accept_values(text, receiver, quiet)
     if accepted is None:
         return None
     tokens, values, tail = accepted
@@ -381,6 +397,12 @@ def accept(text: str, receiver: Receiver, line: int | None = None, file: str | N
     _SET_V(message, VERSION)
     _SET_SOURCE(message, _new_tuple(_SOURCE, (text, line, file, None)))
     return message
+
+
+def accept_quiet(text: str, receiver: Receiver, line: int | None = None, file: str | None = None) -> Message | None:
+    """The Message of a line the never-guess pass takes with no finding at all (no note either), its source
+    placed at ``line`` of ``file``; None when not sure (``check_line`` reads it, and words what it finds)."""
+    return accept(text, receiver, line, file, True)
 
 
 def loads_line(text: str, profiles: Any = None, line_number: int | None = None) -> Message:

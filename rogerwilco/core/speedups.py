@@ -83,10 +83,13 @@ active: str = "compiled" if compiled else "pure"
 
 # The entry points the package calls, from the module in use (typed as the pure module's).
 loads_line = _pure.loads_line
+# the package's own (lint, check-thread): the Message of a line with no finding at all, or None
+_accept_quiet = _pure.accept_quiet
 json_form = _pure.json_form
 json_forms = _pure.json_forms
 if compiled:
     loads_line = implementation.loads_line
+    _accept_quiet = implementation.accept_quiet
     json_form = implementation.json_form
     json_forms = implementation.json_forms
 

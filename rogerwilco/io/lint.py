@@ -55,7 +55,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Callable, Container, Iterable, Iterator, Mapping, NamedTuple, Sequence, cast
+from typing import IO, Any, Callable, Container, Iterable, Iterator, Mapping, NamedTuple, Sequence, cast
 
 import attrs
 
@@ -63,14 +63,12 @@ from ..checks import _components
 from ..checks._components import Components, decoded, encoded, on_disk, scratch_database, touches_of
 from ..checks.lifecycle import is_carried_forward
 
-if TYPE_CHECKING:
-    from ..checks.thread import SpooledLines
 from ..core import _deprecated
 from ..core.errors import RW1Error
 from ..core.files import BASELINE_MAX_BYTES, read_limited
 from ..core.message import Message
 from ..core.semantics import LineResult, check_line
-from ..core.speedups import loads_line
+from ..core.speedups import _accept_quiet as accept_quiet, loads_line
 from .stream import validate_stream
 from ..core.vocab import Receiver, as_receiver
 
@@ -351,8 +349,8 @@ def _with_causes(found: list[LintFinding], result: LineResult, refused: dict[str
 
 
 class _Seen(NamedTuple):
-    """What the stream rules keep of a message: its envelope and where it stands (its line's text in a
-    spooled store, read back for a finding)."""
+    """What the stream rules keep of a message: its envelope and where it stands (its line's text, the
+    message's own while its part is checked)."""
 
     type: str
     id: str
@@ -362,7 +360,7 @@ class _Seen(NamedTuple):
     item: str | None
     place: int | str
     line: int
-    store: "SpooledLines | _AsIs"
+    store: "_AsIs"
 
     @property
     def text(self) -> str:
@@ -381,12 +379,13 @@ class _AsIs:
 _AS_IS = _AsIs()
 
 
-def _seen(m: Message, store: SpooledLines) -> _Seen:
+def _seen(m: Message) -> _Seen:
+    """What the rules keep of a message of a part: its line's text is the message's own (the part is in memory
+    while it is checked), not a copy."""
     text = m.source.text if m.source is not None else m.to_line()
     line = m.source.line if m.source is not None and m.source.line is not None else 1
     item = sys.intern(m.item) if m.item is not None else None
-    return _Seen(sys.intern(m.type), m.id, m.re, sys.intern(m.from_), sys.intern(m.to), item, store.add(text), line,
-                 store)
+    return _Seen(sys.intern(m.type), m.id, m.re, sys.intern(m.from_), sys.intern(m.to), item, text, line, _AS_IS)
 
 
 def _digest(message: Message) -> int:
@@ -452,6 +451,8 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
                 names, listed, joins = touches_of(m)
                 parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins)
             for batch in parts.batches():
+                # a valid line read again on the accept path alone (keeping each message on disk, to read it
+                # back without a parse, measured slower: its kept form is twice its line)
                 whole = (loads_line(text, receiver, line_number=line) for _, line, text in batch)
                 out.extend(_part_findings(whole, file, receiver=receiver, now=now, enabled=enabled, refused=refused))
                 gc.collect(0)  # the batch's endpoints hold one another: freed here (the youngest objects alone)
@@ -460,21 +461,9 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
     return out
 
 
-def _part_findings(messages: Iterable[Message], file: str, *, receiver: Receiver, now: str | None,
-                   enabled: frozenset[str], refused: Container[str]) -> list[LintFinding]:
+def _part_findings(messages: Iterable[Message | LineResult], file: str, *, receiver: Receiver, now: str | None,
+                   enabled: frozenset[str], refused: Container[str] = ()) -> list[LintFinding]:
     """The rules of a part of the stream that touches nothing else (all but RW101)."""
-    from ..checks.thread import SpooledLines
-
-    store = SpooledLines(receiver)
-    try:
-        return _stream_findings(messages, file, receiver=receiver, now=now, enabled=enabled, store=store,
-                                refused=refused)
-    finally:
-        store.close()
-
-
-def _stream_findings(messages: Iterable[Message | LineResult], file: str, *, receiver: Receiver, now: str | None,
-                     enabled: frozenset[str], store: SpooledLines, refused: Container[str] = ()) -> list[LintFinding]:
     out: list[LintFinding] = []
     by_id: dict[str, _Seen] = {}
 
@@ -489,10 +478,10 @@ def _stream_findings(messages: Iterable[Message | LineResult], file: str, *, rec
                 # of every message is kept for the few ids used twice
                 again = check_line(earlier.text, receiver).message
                 if again is None or _digest(again) != _digest(m):
-                    out.append(_at(_seen(m, store), file, "RW100", f"id {m.id} is already used by a different message on "
+                    out.append(_at(_seen(m), file, "RW100", f"id {m.id} is already used by a different message on "
                                                            f"line {earlier.line}", token=m.id))
                 continue
-            by_id[m.id] = _seen(m, store)
+            by_id[m.id] = _seen(m)
             yield entry
 
     report = None
@@ -615,7 +604,8 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
                     yield result  # read from its candidate's text: the thread check keeps it small
             return
         if hasattr(fp, "read"):
-            results = validate_stream(cast("IO[str] | IO[bytes]", fp), receiver, file=file)  # it has read(): a stream
+            # it has read(): a stream; a line with nothing to say goes through the accept path alone
+            results = validate_stream(cast("IO[str] | IO[bytes]", fp), receiver, file=file, quiet_first=True)
         else:
             results = (check_line(_strip_terminator(text), receiver, line_number=i, file=file)
                        for i, text in enumerate(fp, start=1) if text.strip("\r\n"))
@@ -674,7 +664,9 @@ def _embedded_results(fp: IO[bytes] | IO[str] | Iterable[str], receiver: Receive
             continue
         for frame in frames_of(text):
             for start, cand in candidates(frame.text):
-                result = check_line(cand, receiver, line_number=number, file=file)
+                quiet = accept_quiet(cand, receiver, number, file)  # nothing to say: the accept path alone
+                result = (LineResult(text=cand, message=quiet, findings=(), line_number=number) if quiet is not None
+                          else check_line(cand, receiver, line_number=number, file=file))
                 yield result, text, frame, start
 
 

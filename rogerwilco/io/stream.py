@@ -26,6 +26,7 @@ import attrs
 
 from ..core.findings import Finding, fail, note
 from ..core.semantics import LineResult, check_line
+from ..core.speedups import _accept_quiet as accept_quiet
 from ..core.vocab import Receiver, as_receiver
 
 DEFAULT_MAX_BYTES = 64 * 1024
@@ -158,10 +159,23 @@ def validate_stream(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     file: str | None = None,
+    quiet_first: bool = False,
 ) -> Iterator[LineResult]:
-    """One LineResult per input line, in order."""
+    """One LineResult per input line, in order.
+
+    ``quiet_first`` tries the accept path first: a line it takes with no finding at all (no note either) is
+    given as its message alone, with no :class:`~rogerwilco.core.syntax.RawLine` (nothing to place a finding
+    on); every other line goes through the never-guess pass. The findings are the same; a check that reads
+    the messages of a long stream (lint, check-thread) pays the full pass only where there is something to say.
+    """
     receiver = as_receiver(profiles)
+    quiet = accept_quiet if quiet_first else None
     for line in read_lines(fp, max_bytes=max_bytes):
+        if quiet is not None and line.text and not line.notes:
+            message = quiet(line.text, receiver, line.number, file)
+            if message is not None:
+                yield LineResult(text=line.text, message=message, findings=(), line_number=line.number)
+                continue
         if line.text is None:
             assert line.problem is not None
             yield LineResult(text="", message=None, findings=(line.problem, *line.notes), line_number=line.number)

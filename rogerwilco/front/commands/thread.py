@@ -29,7 +29,7 @@ def cmd_check_thread(args: argparse.Namespace) -> int:
     receiver = receiver_from(args)
     with open_input(args.file) as fh, reading_progress("check-thread", fh, args.file):
         # read as a stream, the report kept on disk: memory does not grow with it
-        report = check_thread_spooled(validate_stream(fh, receiver, file=display_name(args.file)), now=now,
+        report = check_thread_spooled(validate_stream(fh, receiver, file=display_name(args.file), quiet_first=True), now=now,
                                       profiles=receiver)
     with report:
         if args.format == "json":

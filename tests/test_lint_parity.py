@@ -1,0 +1,164 @@
+"""lint and check-thread give, byte for byte, the findings and reports they gave before their per-line work was
+made cheaper (one parse a line, the thread walk's facts derived once).
+
+The fixture ``tests/data/parity/outputs.json`` holds the JSON output of ``lint`` (every finding, with its
+column, hint, fix and fingerprint) and of ``check-thread`` (the whole report, in memory and spooled) on every
+shipped example stream and log, and on a generated mixed conversation (valid handoffs with every kind of
+close, refused lines, notes, repeated ids, replies to nothing), as a stream and inside a log. It was written
+by the code before that work; ``python tests/test_lint_parity.py --write`` writes it again, which a change
+of what the checks find (not of how fast) calls for.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "tests" / "data" / "parity" / "outputs.json"
+NOW = "20261003T0900Z"
+EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*") if p.suffix in (".rw1", ".log")
+                  and "node_modules" not in p.parts)
+
+_spec = importlib.util.spec_from_file_location("thread_bench", ROOT / "benchmarks" / "thread_bench.py")
+assert _spec is not None and _spec.loader is not None
+thread_bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(thread_bench)
+
+#: what is done to every n-th line of the generated conversation: each makes a finding of another kind
+_MUTATIONS = (
+    (7, lambda line: line.replace("ask=FIX", "ask=FIXX")),  # an unknown code (a refused HO or a readback)
+    (11, lambda line: line + " itme=jira:OPS-1"),  # an unknown key (a note)
+    (13, lambda line: line.replace(" from=", " out=OK from=", 1) if " HO " in line else line),  # off-type slot
+    (17, lambda line: line.replace(" ", "  ", 1)),  # a syntax error
+    (19, lambda line: line.replace("re=", "re=x", 1)),  # a reply to nothing
+    (23, lambda line: line.replace("due=20261010", "due=20261001")),  # a due date passed
+    (29, lambda line: line.replace("RW1 ", "RW2 ", 1)),  # another version
+    (31, lambda line: ""),  # a blank line
+    (37, lambda line: line.replace("out=OK", "out=PARTIAL")),
+    (41, lambda line: line.replace("RW1 DN", "RW1 FL").replace("out=OK", "why=ERR")),
+)
+
+
+def mixed_lines(count: int = 1500) -> list[str]:
+    """The generated conversation with its mutations, a repeated line and a respelled id among them."""
+    lines = list(thread_bench.conversation(count))
+    for i, line in enumerate(lines):
+        for every, change in _MUTATIONS:
+            if i % every == every - 1:
+                line = change(line)
+                break
+        lines[i] = line
+    lines.insert(200, lines[100])  # one message delivered twice
+    lines.insert(300, lines[150].replace("jira:OPS-", "jira:OPS-9"))  # an id used again for another message
+    return lines + _BROKEN_LATER
+
+
+#: lines that break handoffs of the conversation's first units late in the stream
+_BROKEN_LATER = [
+    "RW1 FL dev0-900000 re=lead0-1 from=dev0 to=lead0 item=jira:OPS-0 why=ERR",  # closed twice
+    "RW1 CX auditor-1 re=lead3-1 from=auditor to=dev3 item=jira:OPS-3 why=REVOKED",  # a cancel from a third agent
+    "RW1 DN dev3-900000 re=lead3-1 from=dev3 to=lead3 item=jira:OPS-3 out=OK",  # the act after a cancel
+    "RW1 HO lead4-900000 from=lead4 to=auditor item=jira:OPS-4 ask=FIX",  # two owners
+    "RW1 ST lead0-0 from=lead0 to=dev0 item=jira:OPS-0",  # an id that does not go forward
+    "RW1 AQ dev6-900000 from=dev6 to=lead6 need=TEXT by=20261001 // which?",  # a question never answered
+    "RW1 HO lead7-900000 from=lead7 to=dev7 item=jira:OPS-700 ask=FIX exp=20261002T1700Z",  # open past exp
+]
+
+
+def _as_log(lines: list[str]) -> str:
+    return "".join(f"2026-10-02T14:{n // 60 % 60:02}:{n % 60:02}Z INFO sent {line}\n" for n, line in enumerate(lines))
+
+
+def inputs() -> dict[str, bytes]:
+    """Name -> bytes of every input the fixture covers (a name ending .rw1 is a stream, any other a log)."""
+    out = {p.relative_to(ROOT).as_posix(): p.read_bytes() for p in EXAMPLES}
+    lines = mixed_lines()
+    out["generated/mixed.rw1"] = ("\n".join(lines) + "\n").encode()
+    out["generated/mixed.log"] = _as_log(lines).encode()
+    return out
+
+
+def outputs(name: str, data: bytes) -> dict[str, str]:
+    """lint's findings and check-thread's reports on one input, as JSON text."""
+    from rogerwilco.checks.thread import check_thread, check_thread_spooled
+    from rogerwilco.io.lint import lint_stream
+    from rogerwilco.io.stream import validate_stream
+
+    out = {"lint": json.dumps([f.to_json() for f in lint_stream(io.BytesIO(data), file=name, now=NOW)],
+                              ensure_ascii=True)}
+    if name.endswith(".rw1"):
+        stream = validate_stream(io.BytesIO(data), None, file=name, quiet_first=True)  # as the command reads it
+        with check_thread_spooled(stream, now=NOW, batch_lines=64) as report:
+            out["check-thread"] = "".join(report.json_chunks())
+        whole = check_thread(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"), now=NOW)
+        out["check_thread"] = json.dumps(whole.to_json(), ensure_ascii=True)
+    return out
+
+
+def all_outputs() -> dict[str, dict[str, str]]:
+    return {name: outputs(name, data) for name, data in inputs().items()}
+
+
+def test_the_fixture_covers_every_shipped_example():
+    recorded = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    assert sorted(recorded) == sorted(inputs())
+
+
+@pytest.mark.parametrize("name", sorted(inputs()))
+def test_lint_and_check_thread_say_what_they_said(name):
+    recorded = json.loads(FIXTURE.read_text(encoding="utf-8"))[name]
+    got = outputs(name, inputs()[name])
+    for what in recorded:
+        assert got[what] == recorded[what], f"{what} of {name} changed"
+
+
+def test_the_generated_conversation_makes_findings_of_every_kind():
+    """The mixed conversation is a test of the checks only if it trips them."""
+    recorded = json.loads(FIXTURE.read_text(encoding="utf-8"))["generated/mixed.rw1"]
+    codes = {f["code"] for f in json.loads(recorded["lint"])}
+    assert {"RW001", "RW002", "RW003", "RW010", "RW011", "RW100", "RW101", "RW102", "RW103", "RW104", "RW105", "RW106",
+            "RW107", "RW109", "RW110", "RW111", "RW112"} <= codes
+
+
+def _every_line() -> list[str]:
+    from rogerwilco.io.scan.frames import candidates, frames_of
+
+    out = []
+    for data in inputs().values():
+        for line in data.decode("utf-8").splitlines():
+            out.append(line)
+            out.extend(cand for frame in frames_of(line) for _, cand in candidates(frame.text))
+    return out
+
+
+def test_the_quiet_accept_path_takes_only_lines_the_full_pass_takes_with_nothing_to_say():
+    """What lint and check-thread read through the accept path alone is what the never-guess pass takes with
+    no finding, and the same message; a line with a note (an unknown key, a slot of another type) is not."""
+    from rogerwilco.core.semantics import check_line
+    from rogerwilco.core.speedups import _accept_quiet as accept_quiet
+    from rogerwilco.core.vocab import Receiver
+
+    receiver = Receiver.all_bundled()
+    taken = noted = 0
+    for n, line in enumerate(_every_line(), start=1):
+        full = check_line(line, receiver, line_number=n, file="f")
+        quiet = accept_quiet(line, receiver, n, "f")
+        if quiet is not None:
+            taken += 1
+            assert full.findings == () and full.message == quiet and full.message.source == quiet.source, line
+        elif full.message is not None and full.findings:
+            noted += 1
+    assert taken > 1000 and noted > 100  # both kinds of line are there
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write"]:
+        sys.exit("usage: python tests/test_lint_parity.py --write")
+    FIXTURE.write_text(json.dumps(all_outputs(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {FIXTURE.relative_to(ROOT)}")
