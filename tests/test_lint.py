@@ -316,6 +316,8 @@ def test_check_thread_gives_a_reply_to_a_refused_line_no_second_finding(spooled)
     ("RW112", "two-owners", 3, "ops-2"),  # the HO of an item handed to another agent in an open handoff
     ("RW113", "confirm-void", 3, "ops-2"),  # the go-ahead to a readback that failed
     ("RW114", "confirm-without-readback", 2, "ops-2"),  # the go-ahead before any readback
+    ("RW116", "not-owner", 2, "builder-1"),  # the HO of an item offered and not read back
+    ("RW117", "read-back", 4, "builder-2"),  # the readback of a re-send not traced to the one read back
 ])
 def test_the_thread_checks_wrong_act_findings_are_lint_rules(code, kind, line, token):
     from rogerwilco.io.lint import THREAD_KINDS

@@ -188,6 +188,18 @@ RULES: Mapping[str, LintRule] = {r.code: r for r in (
          bad="RW1 AQ writer-1 from=writer to=research need=TEXT by=20261001 // tone?",
          good="RW1 AQ writer-1 from=writer to=research need=TEXT by=20261001 // tone?\n"
               "RW1 AN research-1 re=writer-1 from=research to=writer val=tail // plain"),
+    LintRule(code="RW116", name="not-owner", level=ERROR,
+         summary="an HO of an item its sender was offered but has not read back, so does not hold",
+         bad=_HO + "\nRW1 HO builder-1 from=builder to=auditor item=jira:OPS-7 ask=FIX",
+         good=_HO + "\n" + _RB + "\nRW1 HO builder-2 from=builder to=auditor item=jira:OPS-7 ask=FIX\n"
+              "RW1 RB auditor-1 re=builder-2 from=auditor to=builder item=jira:OPS-7 ask=FIX"),
+    LintRule(code="RW117", name="read-back", level=ERROR,
+         summary="a readback of a re-send that cannot be traced to the original its receiver read back",
+         bad=_HO + "\n" + _RB + "\nRW1 HO ops-3 re=ops-2 from=ops to=builder item=jira:OPS-7 ask=FIX\n"
+             "RW1 RB builder-2 re=ops-3 from=builder to=ops item=jira:OPS-7 ask=FIX",
+         good=_HO + "\nRW1 HO ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX\n" + _RB
+              + "\nRW1 HO ops-3 re=ops-2 from=ops to=builder item=jira:OPS-7 ask=FIX\n"
+              "RW1 RB builder-2 re=ops-3 from=builder to=ops item=jira:OPS-7 ask=FIX"),
 )}
 
 #: never-guess finding kind -> rule
@@ -204,6 +216,7 @@ THREAD_KINDS: Mapping[str, str] = {
     "closed-twice": "RW105", "open-past-exp": "RW106", "open-past-due": "RW107",
     "act-after-cancel": "RW108", "cancel-wrong-party": "RW109", "cancel-unacknowledged": "RW110",
     "act-before-wilco": "RW111", "two-owners": "RW112", "confirm-void": "RW113", "confirm-without-readback": "RW114",
+    "not-owner": "RW116", "read-back": "RW117",
 }
 _NOW_RULES = frozenset({"RW106", "RW107"})
 _ID_NUMBER = re.compile(r"(.*)-([0-9]+)")
@@ -556,7 +569,7 @@ def _thread_findings(report: Any, by_id: Mapping[str, _Seen], file: str, *, now:
 #: thread rules broken by one later message (the second close, the late DN, the
 #: wrong-party or unanswered CX), whose id the thread check gives as the finding's
 #: token; the open-past rules are about the HO itself
-_OFFENDER_RULES = frozenset({"RW105", "RW108", "RW109", "RW110", "RW111", "RW113", "RW114"})
+_OFFENDER_RULES = frozenset({"RW105", "RW108", "RW109", "RW110", "RW111", "RW113", "RW114", "RW116", "RW117"})
 
 
 #: files read as RW1 streams, one message a line; any other file is read in embedded mode
