@@ -546,6 +546,11 @@ def _inline_profile(request: Request, ours: Answer, theirs: Answer) -> bool:
             and theirs.get("error") == "the reference loads bundled profiles by name only")
 
 
+@cls("expect-acc-not-key-value", ("check-rb",), "R25")
+def _expect_acc_not_key_value(request: Request, ours: Answer, theirs: Answer) -> bool:
+    return ours.get("ok") is False and str(ours.get("error", "")).startswith("ReadbackInputError: expected criteria")
+
+
 # ---------------------------------------------------------------- a run
 
 @attrs.define

@@ -428,10 +428,10 @@ class RequestGenerator:
             return _with_profiles({"op": "parse", "line": line}, self._profiles_field(profile))
         if op == "reply":
             line, profile = self.some_line()
-            request = {"op": "reply", "line": line, "as": _r_agent(rng), "n": self._n(99)}
+            reply: dict[str, Any] = {"op": "reply", "line": line, "as": _r_agent(rng), "n": self._n(99)}
             if rng.random() < 0.08:
-                request["as"] = rng.choice(_BAD_AS)
-            return _with_profiles(request, self._profiles_field(profile))
+                reply["as"] = rng.choice(_BAD_AS)
+            return _with_profiles(reply, self._profiles_field(profile))
         if op == "digest":
             line, profile = self.valid_line(mtype="HO", profile=self.pick_profile())
             request: dict[str, Any] = {"op": "digest", "line": line}
