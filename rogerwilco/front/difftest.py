@@ -24,6 +24,14 @@ none after a timeout, and a try that times out ends the shrink) and
 :data:`RUN_SHRINK_STEPS` tries over the run; past it, a disagreement is
 shown as drawn. The budget counts tries, never seconds: a seed gives the
 same report on any machine.
+
+A run also says what it asked (:class:`Coverage`): each request is put in
+the :data:`CLASSES` it belongs to (inline profiles, bad ``n`` and ``as``,
+RB slots the HO lacks, malformed ``expect_acc``, multi-valued criteria,
+``len`` values that are not a number and a unit), judged from the request
+alone, and this package's answer is counted by kind (a refusal's ``why``, a
+finding's kind), so a run with no disagreement still shows which rules it
+reached and which classes it never drew.
 """
 
 from __future__ import annotations
