@@ -80,6 +80,10 @@ def _cases() -> int:
     return len(module("conformance").load_cases())
 
 
+def _diff_classes() -> int:
+    return len(module("difftest").CLASSES)
+
+
 def _types() -> int:
     return len(json.loads((ROOT / "profiles" / "rw1.json").read_text(encoding="utf-8"))["types"])
 
@@ -277,6 +281,10 @@ FIGURES: list[Figure] = [
            "progress bar threshold"),
     Figure("conformance/README.md", _RUN, _ALL_PASS, "the cases a run passes (tests/test_conformance_readme.py runs it)"),
     Figure("conformance/README.md", r"first (\d+) hex digits", _one(_digest_length), "digest length"),
+    Figure("conformance/README.md", r"`classes: (\d+) of (\d+) reached`", lambda m: (str(_diff_classes()),) * 2,
+           "the classes of request --diff reports (rogerwilco/front/difftest.py CLASSES)"),
+    Figure("conformance/README.md", r"reaches all (\d+) classes", _one(_diff_classes),
+           "the classes of request --diff reports"),
     Figure("conformance/README.md", r"tails over (\d+) characters", _one(lambda: _limit("tail")), "tail limit"),
     Figure("docs/lint.md", r"a tail over (\d+) characters", _one(lambda: _limit("tail")), "tail limit"),
     # test budgets

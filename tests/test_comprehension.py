@@ -298,3 +298,9 @@ def _maximum_matching(matrix, rank):
         for perm in permutations(range(n), m):
             best = max(best, sum(1 for j, i in enumerate(perm) if matrix[i][j] == rank))
     return best
+
+
+@pytest.mark.parametrize("criteria", [5, 1.5, True])
+def test_criteria_that_are_neither_a_string_nor_a_list_raise_the_packages_error(criteria):
+    with pytest.raises(CriteriaError, match="a key:value string or a list"):
+        parse_criteria(criteria)

@@ -20,7 +20,7 @@ import pytest
 
 from rogerwilco.front.cli import main
 from rogerwilco.front.conformance import RawNumber, dumps_request
-from rogerwilco.front.difftest import judge, run_diff, shrink
+from rogerwilco.front.difftest import CLASSES, classes_of, judge, run_diff, shrink
 from rogerwilco.front.testing import OPS, RequestGenerator
 from tests.bounds import HANG
 
@@ -123,13 +123,13 @@ def test_shrinking_keeps_the_failure_and_takes_away_the_rest():
 
 
 def test_the_cli_reports_disagreements_with_a_reproducer_and_exits_1(faulty, capsys):
-    code = main(["conformance", "--diff", "--impl", shlex.join(faulty), "--count", "300", "--seed", "11",
+    code = main(["conformance", "--diff", "--impl", shlex.join(faulty), "--count", "300", "--seed", "9",
                  "--op", "parse", "--op", "digest", "--progress", "on"])
     captured = capsys.readouterr()
     assert code == 1
     assert "DISAGREE parse: token" in captured.out
     assert "reproduce: printf '%s\\n' " in captured.out
-    assert captured.out.rstrip().splitlines()[-1].startswith("diff (seed 11): 300 requests: ")
+    assert captured.out.rstrip().splitlines()[-1].startswith("diff (seed 9): 300 requests: ")
     assert "[" in captured.err and "300/300 requests" in captured.err
 
 
@@ -189,3 +189,62 @@ def test_an_implementation_that_dies_at_the_handshake_stops_the_diff_with_one_li
     captured = capsys.readouterr()
     assert code == 2 and captured.out == "" and len(captured.err.splitlines()) == 1
     assert "did not answer the start handshake" in captured.err and "status 3" in captured.err
+
+
+# ---------------------------------------------------------------- coverage
+
+def _reached(requests) -> set[str]:
+    return {name for request in requests for name in classes_of(request)}
+
+
+def test_the_generator_reaches_every_class_at_a_modest_count():
+    every_op = _reached(RequestGenerator(seed=0).requests(900))
+    readback = _reached(RequestGenerator(seed=0).requests(1500, ops=["check-rb"]))
+    missed = set(CLASSES) - every_op - readback
+    assert not missed, missed
+    assert {"inline-profile:loads", "bad-n", "bad-as"} <= every_op
+
+
+@pytest.mark.parametrize("request_, expected", [
+    ({"op": "parse", "line": "RW1 ST a-1", "profiles": ["pay", {"profile": "t", "version": "1", "extends": "RW1"}]},
+     ["inline-profile:loads"]),
+    ({"op": "parse", "line": "RW1 ST a-1", "profiles": [{"profile": "t", "version": "1", "extends": "RW2"}]},
+     ["inline-profile:refused"]),
+    ({"op": "reply", "line": "RW1 ST a-1", "as": "b", "n": 3}, []),
+    ({"op": "reply", "line": "RW1 ST a-1", "as": "a b", "n": True}, ["bad-as", "bad-n"]),
+    ({"op": "make-rb", "ho": "RW1 HO s-1", "n": -1}, ["bad-n"]),
+    ({"op": "check-rb", "ho": "RW1 HO s-1 from=s to=r item=x ask=DRAFT",
+      "rb": "RW1 RB r-1 re=s-1 from=r to=s item=x ask=DRAFT h=0123456789ab do=copy due=20261002 eta=20261002T1200Z "
+            "x_note=y out=OK"},
+     ["rb-slot-ho-lacks:extension", "rb-slot-ho-lacks:misread", "rb-slot-ho-lacks:other-type",
+      "rb-slot-ho-lacks:receivers-own"]),
+    ({"op": "check-rb", "ho": "RW1 HO s-1 from=s to=r item=x p=pay ask=PAY",
+      "rb": "RW1 RB r-1 re=s-1 from=r to=s item=x p=pay ask=PAY amt=5.00"}, ["rb-slot-ho-lacks:execution"]),
+    ({"op": "check-rb", "ho": "RW1 HO s-1 acc=len:120w+len:150w", "rb": "RW1 RB r-1 acc=must:a+must:b",
+      "expect_acc": "len:short"},
+     ["criteria-multi-valued:set-key", "criteria-multi-valued:single-key", "len-unparsable"]),
+    ({"op": "check-rb", "ho": "RW1 HO s-1", "rb": "RW1 RB r-1", "expect_acc": "plain"}, ["expect-acc-malformed"]),
+    ({"op": "check-rb", "ho": "RW1 HO s-1", "rb": "RW1 RB r-1", "expect_acc": ["len:12.5.3"]}, ["len-unparsable"]),
+])
+def test_each_class_is_named_from_the_request(request_, expected):
+    assert classes_of(request_) == expected
+
+
+def test_the_diff_reports_the_classes_it_reached(capsys):
+    args = ["conformance", "--diff", "--impl", shlex.join(ours()), "--count", "60", "--op", "reply", "--op", "make-rb"]
+    assert main([*args, "--coverage", "--progress", "off"]) == 0
+    out = capsys.readouterr().out
+    expected = [name for name, (ops, _) in CLASSES.items() if {"reply", "make-rb"} & set(ops)]
+    listing = out.split("classes of request (requests, by op):\n", 1)[1].split("answers of this package")[0]
+    rows = {line.strip().split(": ", 1)[0]: line for line in listing.splitlines()}
+    assert list(rows) == expected
+    assert "NOT REACHED" not in rows["bad-n"]
+    answers = out.split("answers of this package (requests, by kind):\n", 1)[1]
+    assert "  reply: " in answers and "reply:UN " in answers and "  make-rb: " in answers
+    assert main([*args, "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert list(doc["coverage"]["classes"]) == expected
+    reached = len(expected) - len(doc["coverage"]["missed"])
+    summary = out.rstrip().splitlines()[-2]
+    assert summary.startswith(f"classes: {reached} of {len(expected)} reached")
+    assert all(name in summary for name in doc["coverage"]["missed"])

@@ -540,6 +540,17 @@ def _additions(request: Request, ours: Answer, theirs: Answer) -> bool:
     return _addition_in(request, json.dumps(theirs, ensure_ascii=False) + json.dumps(ours, ensure_ascii=False))
 
 
+@cls("inline-profile", OPS, "R24")
+def _inline_profile(request: Request, ours: Answer, theirs: Answer) -> bool:
+    return (any(isinstance(p, dict) for p in request.get("profiles") or ())
+            and theirs.get("error") == "the reference loads bundled profiles by name only")
+
+
+@cls("expect-acc-not-key-value", ("check-rb",), "R25")
+def _expect_acc_not_key_value(request: Request, ours: Answer, theirs: Answer) -> bool:
+    return ours.get("ok") is False and str(ours.get("error", "")).startswith("ReadbackInputError: expected criteria")
+
+
 # ---------------------------------------------------------------- a run
 
 @attrs.define

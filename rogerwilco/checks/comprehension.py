@@ -131,6 +131,8 @@ def parse_criteria(criteria: str | Iterable[Any] | None) -> tuple[Constraint, ..
     """
     if criteria is None:
         return ()
+    if not isinstance(criteria, Iterable):  # a number: neither form of criteria
+        raise CriteriaError(f"criteria are a key:value string or a list, not {type(criteria).__name__}")
     items = criteria.split("+") if isinstance(criteria, str) else list(criteria)
     out = []
     for item in items:

@@ -24,10 +24,19 @@ none after a timeout, and a try that times out ends the shrink) and
 :data:`RUN_SHRINK_STEPS` tries over the run; past it, a disagreement is
 shown as drawn. The budget counts tries, never seconds: a seed gives the
 same report on any machine.
+
+A run also says what it asked (:class:`Coverage`): each request is put in
+the :data:`CLASSES` it belongs to (inline profiles, bad ``n`` and ``as``,
+RB slots the HO lacks, malformed ``expect_acc``, multi-valued criteria,
+``len`` values that are not a number and a unit), judged from the request
+alone, and this package's answer is counted by kind (a refusal's ``why``, a
+finding's kind), so a run with no disagreement still shows which rules it
+reached and which classes it never drew.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
 from typing import Any, Callable, Iterable, Iterator
@@ -37,6 +46,8 @@ import attrs
 from .conformance import ImplError, ImplProcess, compare, default_impl
 from .conformance import dumps_request, plain_request
 from .testing import OPS, RequestGenerator
+from ..core.errors import RW1Error
+from ..core.slottypes import AGENT_RE
 
 #: Tries to shrink one disagreement.
 MAX_SHRINK_STEPS = 300
@@ -94,6 +105,7 @@ class DiffReport:
     shrink: ShrinkBudget = attrs.Factory(ShrinkBudget)
     disagreements: list[Disagreement] = attrs.Factory(list)
     by_op: dict[str, list[int]] = attrs.Factory(dict)  # op -> [agreed, disagreed, skipped]
+    coverage: "Coverage" = attrs.Factory(lambda: Coverage())
 
 
 def _strip(response: dict[str, Any]) -> dict[str, Any]:
@@ -274,6 +286,7 @@ def run_diff(
             request = generator.request(op)
             outcome, ours, theirs, crashed = differ.check(request)
             report.count += 1
+            report.coverage.add(op, request, ours)
             if outcome == "skip":
                 report.skipped += 1
                 report.by_op[op][2] += 1
@@ -311,6 +324,183 @@ def _shrunk(differ: Differ, op: str, request: dict[str, Any], outcome: str, ours
                         crashed=crashed)
 
 
+# ---------------------------------------------------------------- coverage
+
+# The classes of request the generator must reach, and the ops each belongs
+# to: the rules a port most often reads wrongly from the prose alone. A class
+# is judged from the request (and this package's vocabulary data), never from
+# an implementation's answer, so the report says what was asked, not what
+# was right.
+CLASSES: dict[str, tuple[tuple[str, ...], str]] = {
+    "inline-profile:loads": (OPS, "a profile given inline as an object, one that loads"),
+    "inline-profile:refused": (OPS, "a profile given inline that does not load (ok:false)"),
+    "bad-n": (("reply", "make-rb"), "n not a non-negative integer, or missing (ok:false)"),
+    "bad-as": (("reply",), "as not an agent name"),
+    "rb-slot-ho-lacks:misread": (("check-rb",), "the RB carries a handoff slot the HO does not"),
+    "rb-slot-ho-lacks:execution": (("check-rb",), "the RB carries an execution slot of the ask the HO does not"),
+    "rb-slot-ho-lacks:receivers-own": (("check-rb",), "the RB carries eta, asm, not or exp and the HO does not"),
+    "rb-slot-ho-lacks:extension": (("check-rb",), "the RB carries an x_ slot"),
+    "rb-slot-ho-lacks:other-type": (("check-rb",), "the RB carries a slot the handoff type does not have"),
+    "expect-acc-malformed": (("check-rb",), "expect_acc that is not key:value items"),
+    "criteria-multi-valued:single-key": (("check-rb",), "criteria with several values for a single-valued key"),
+    "criteria-multi-valued:set-key": (("check-rb",), "criteria with several values for a set-valued key"),
+    "len-unparsable": (("check-rb",), "a len criterion that is not a number and a unit"),
+}
+
+
+@attrs.define
+class Coverage:
+    """What a run's requests reached: the :data:`CLASSES` of request, and the
+    kinds of answer this package gave (a refusal's reason, a finding's kind),
+    each counted by op."""
+
+    classes: dict[str, dict[str, int]] = attrs.Factory(lambda: {name: {} for name in CLASSES})
+    answers: dict[str, dict[str, int]] = attrs.Factory(dict)
+    ops: set[str] = attrs.Factory(set)
+
+    def add(self, op: str, request: dict[str, Any], ours: dict[str, Any]) -> None:
+        self.ops.add(op)
+        for name in classes_of(request):
+            self.classes[name][op] = self.classes[name].get(op, 0) + 1
+        by_kind = self.answers.setdefault(op, {})
+        for kind in answer_kinds(ours):
+            by_kind[kind] = by_kind.get(kind, 0) + 1
+
+    def expected(self) -> list[str]:
+        """The classes that belong to an op the run asked about."""
+        return [name for name, (ops, _) in CLASSES.items() if self.ops & set(ops)]
+
+    def missed(self) -> list[str]:
+        return [name for name in self.expected() if not self.classes[name]]
+
+    def summary(self) -> str:
+        expected, missed = self.expected(), self.missed()
+        line = f"classes: {len(expected) - len(missed)} of {len(expected)} reached"
+        return line + (f" (not reached: {', '.join(missed)})" if missed else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"classes": {name: dict(self.classes[name]) for name in self.expected()},
+                "missed": self.missed(), "answers": self.answers}
+
+
+def classes_of(request: dict[str, Any]) -> list[str]:
+    """The :data:`CLASSES` ``request`` belongs to."""
+    from ..checks.comprehension import parse_criteria
+
+    op = request.get("op")
+    found = [f"inline-profile:{'loads' if _loads(p) else 'refused'}"
+             for p in request.get("profiles") or () if isinstance(p, dict)]
+    if op in ("reply", "make-rb") and not _count_field(request.get("n")):
+        found.append("bad-n")
+    if op == "reply" and not (isinstance(request.get("as"), str) and AGENT_RE.fullmatch(request["as"])):
+        found.append("bad-as")
+    if op != "check-rb":
+        return sorted(set(found))
+    ho, rb = request.get("ho"), request.get("rb")
+    if isinstance(ho, str) and isinstance(rb, str):
+        found += _slots_the_ho_lacks(ho, rb)
+    criteria = [_slot(line, "acc") for line in (ho, rb) if isinstance(line, str)]
+    if "expect_acc" in request:
+        try:
+            parse_criteria(request["expect_acc"])
+            criteria.append("+".join(request["expect_acc"]) if isinstance(request["expect_acc"], list)
+                            else request["expect_acc"])
+        except (ValueError, TypeError):
+            found.append("expect-acc-malformed")
+    for text in criteria:
+        if text:
+            found += _criteria_classes(text)
+    return sorted(set(found))
+
+
+def _count_field(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+@functools.lru_cache(maxsize=64)
+def _loads_text(text: str) -> bool:
+    from ..core.vocab import compile_vocabulary, load_profile
+
+    try:
+        compile_vocabulary(load_profile(json.loads(text)))
+    except RW1Error:
+        return False
+    return True
+
+
+def _loads(profile: dict[str, Any]) -> bool:
+    return _loads_text(json.dumps(profile, sort_keys=True))
+
+
+def _head(line: str) -> list[str]:
+    return line.partition(" // ")[0].split(" ")
+
+
+def _slot(line: str, key: str) -> str | None:
+    return next((t.partition("=")[2] for t in _head(line)[3:] if t.startswith(key + "=")), None)
+
+
+def _slots_the_ho_lacks(ho: str, rb: str) -> list[str]:
+    from ..core.vocab import BUNDLED_PROFILES, bundled_vocabulary, core_vocabulary
+
+    profile = _slot(ho, "p")
+    vocab = bundled_vocabulary(profile) if profile in BUNDLED_PROFILES else core_vocabulary()
+    if "HO" not in vocab.types:
+        return []
+    carried = {t.partition("=")[0] for t in _head(ho)[3:]}
+    execution = set(vocab.exec_slots.get(_slot(ho, "ask") or "", ()))
+    found = []
+    for token in _head(rb)[3:]:
+        key = token.partition("=")[0]
+        if key in carried or key in ("re", "from", "to", "item", "p", "h", "do", "acc"):
+            continue
+        if key.startswith("x_"):
+            found.append("rb-slot-ho-lacks:extension")
+        elif key in execution:
+            found.append("rb-slot-ho-lacks:execution")
+        elif key in ("eta", "asm", "not", "exp"):
+            found.append("rb-slot-ho-lacks:receivers-own")
+        elif key in vocab.types["HO"].slots:
+            found.append("rb-slot-ho-lacks:misread")
+        else:
+            found.append("rb-slot-ho-lacks:other-type")
+    return found
+
+
+def _criteria_classes(text: str) -> list[str]:
+    from ..checks.comprehension import LEN_KEY, read_len
+    from ..core.vocab import core_vocabulary
+
+    keys: list[str] = []
+    found = []
+    for item in text.split("+"):
+        key, _, value = item.partition(":")
+        key = key.lower()
+        if key == LEN_KEY and value and read_len(value) is None:
+            found.append("len-unparsable")
+        if key in keys:
+            set_valued = key in core_vocabulary().set_valued_keys
+            found.append(f"criteria-multi-valued:{'set-key' if set_valued else 'single-key'}")
+        keys.append(key)
+    return found
+
+
+def answer_kinds(ours: dict[str, Any]) -> list[str]:
+    """The kinds of this package's answer: ``ok:false``, a refusal's ``why``, a
+    reply or none, a check's verdict and each finding's severity and kind."""
+    if ours.get("ok") is False:
+        return ["ok:false"]
+    if "valid" in ours:
+        return ["valid"] if ours["valid"] else [f"why={ours.get('why')}"]
+    if "reply" in ours:
+        return ["reply:null"] if ours["reply"] is None else ["reply:UN"]
+    if "passed" in ours:
+        findings = ours.get("findings") or []
+        return ["passed" if ours["passed"] else "failed"] + sorted(
+            {f"{f.get('severity')}:{f.get('kind')}" for f in findings if isinstance(f, dict)})
+    return [k for k in ("h", "line") if k in ours]
+
+
 def describe(report: DiffReport) -> str:
     return (f"{report.count} requests: {report.agreed} agree, {len(report.disagreements)} disagree, "
             f"{report.skipped} skipped")
@@ -321,6 +511,7 @@ def to_json(report: DiffReport, command: list[str], seed: int) -> dict[str, Any]
         "seed": seed, "impl": command, "count": report.count, "agreed": report.agreed,
         "disagreed": len(report.disagreements), "skipped": report.skipped, "shrink_steps": report.shrink.used,
         "by_op": {op: {"agreed": a, "disagreed": d, "skipped": s} for op, (a, d, s) in report.by_op.items()},
+        "coverage": report.coverage.to_json(),
         "disagreements": [
             {"op": d.op, "request": plain_request(d.request), "ours": d.ours, "theirs": d.theirs, "why": d.why,
              "crashed": d.crashed, "reproducer": d.reproducer(command)}

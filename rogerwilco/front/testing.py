@@ -75,6 +75,25 @@ _FORBIDDEN = ("\t", "\r", "\n", "\u0000", "\u007f", "\u0085", "\u2028", "\u2029"
               "\U000e0041")
 
 
+# Requests the contract refuses (ok:false): an `n` that is not a non-negative
+# integer, an `as` that is not an agent name, a profile that does not load.
+_BAD_N = (-1, 1.5, True, "3", None)
+_BAD_AS = ("", "a b", "a:b", "\u00e9", 7, None, "a\u200bb")
+_BROKEN_PROFILES = (
+    {"profile": "t", "version": "1", "extends": "RW1", "asks": {"REVIEW": "redefines a core ask"}},
+    {"version": "1", "extends": "RW1"},
+    {"profile": "t", "version": "1", "extends": "RW2"},
+)
+# Criteria items: several values for one key (single-valued `len`, `tone`;
+# set-valued `must`, `no`) and `len` values that are not a number and a unit.
+_CRITERIA = ("len:120w", "len:150w", "len:120", "len:short", "len:Short-copy", "len:12.5.3", "len:paragraphs",
+             "len:2p", "tone:plain", "tone:warm", "fmt:md", "must:monday-problem", "must:pricing-problem",
+             "no:em-dash", "no:em-dashes", "scope:correctness", "lang:en-gb")
+_BAD_CRITERIA = ("plain", "len:", ":x", "len:120w+", "", "len:120w++tone:plain", "len:120w+plain", "+", "len")
+# Slots a readback adds of its own (the receiver's plan and assumptions).
+_RECEIVER_SLOTS = ("eta", "asm", "not")
+
+
 def _r_date(rng: random.Random, valid: bool = True) -> str:
     if not valid:
         return rng.choice(("20261301", "20260230", "20250229", "2026100", "202610021", "00000000", "2026-10-02"))
@@ -361,14 +380,37 @@ class RequestGenerator:
 
     # ------------------------------------------------------------ requests
 
-    def _profiles_field(self, profile: str | None) -> list[str] | None:
+    def _profiles_field(self, profile: str | None) -> list[Any] | None:
         rng = self.rng
         roll = rng.random()
         if roll < 0.15:
             return None if profile is None else rng.choice((None, [], [p for p in self.bundled if p != profile]))
         if profile is None:
-            return rng.choice((None, [], list(self.bundled)))
-        return rng.choice(([profile], list(self.bundled)))
+            return self._inlined(rng.choice((None, [], list(self.bundled))))
+        return self._inlined(rng.choice(([profile], list(self.bundled))))
+
+    def _inlined(self, names: list[Any] | None) -> list[Any] | None:
+        """``names``, some of them given inline as profile objects (the request may hold either)."""
+        rng = self.rng
+        if not names or rng.random() >= 0.15:
+            return names
+        held: list[Any] = [self.inline_profile(n) if rng.random() < 0.7 else n for n in names]
+        if rng.random() < 0.1:
+            held.append(rng.choice(_BROKEN_PROFILES))
+        return held
+
+    def inline_profile(self, name: str) -> dict[str, Any]:
+        """Bundled profile ``name`` as an object: as shipped, or with an ask of its own added."""
+        from ..core.vocab import load_profile
+
+        doc = json.loads(json.dumps(load_profile(name)))
+        if self.rng.random() < 0.3:
+            doc["asks"] = {**doc.get("asks", {}), "ZZCHECK": "an ask only this copy knows"}
+        return doc
+
+    def _held(self, holds: list[str]) -> list[Any] | None:
+        """The ``profiles`` of a readback request whose HO uses ``holds``."""
+        return self._inlined(holds) or None
 
     def some_line(self) -> tuple[str, str | None]:
         """A valid line or a mutation of one, with one to three faults."""
@@ -386,13 +428,15 @@ class RequestGenerator:
             return _with_profiles({"op": "parse", "line": line}, self._profiles_field(profile))
         if op == "reply":
             line, profile = self.some_line()
-            return _with_profiles({"op": "reply", "line": line, "as": _r_agent(rng), "n": rng.randint(0, 99)},
-                                  self._profiles_field(profile))
+            reply: dict[str, Any] = {"op": "reply", "line": line, "as": _r_agent(rng), "n": self._n(99)}
+            if rng.random() < 0.08:
+                reply["as"] = rng.choice(_BAD_AS)
+            return _with_profiles(reply, self._profiles_field(profile))
         if op == "digest":
             line, profile = self.valid_line(mtype="HO", profile=self.pick_profile())
             request: dict[str, Any] = {"op": "digest", "line": line}
             if rng.random() < 0.3 and profile:
-                request["profiles"] = [profile]
+                request["profiles"] = self._inlined([profile])
             return request
         if op == "encode":
             line, profile = self.valid_line()
@@ -416,22 +460,24 @@ class RequestGenerator:
         ho, profile = self._ho()
         holds = [profile] if profile else []
         if op == "make-rb":
-            request: dict[str, Any] = {"op": "make-rb", "ho": ho, "n": rng.randint(0, 20), "digest": rng.random() < 0.7}
+            request: dict[str, Any] = {"op": "make-rb", "ho": ho, "n": self._n(20), "digest": rng.random() < 0.7}
             if rng.random() < 0.3:
-                request["acc"] = "len:120w+tone:plain"
-            return _with_profiles(request, holds or None)
+                request["acc"] = self.criteria()
+            return _with_profiles(request, self._held(holds))
         try:
             rb = make_rb(ho, rng.randint(1, 9), profiles=Receiver.load(holds), digest=rng.random() < 0.7,
-                         acc="len:120w+must:monday-problem" if rng.random() < 0.5 else None, do="copy").to_line()
+                         acc=self.criteria() if rng.random() < 0.5 else None, do="copy").to_line()
         except Exception:  # noqa: BLE001 - a drawn HO the readback cannot be composed for: ask about it as is
             rb = ho.replace(" HO ", " RB ", 1)
+        if op == "check-rb" and rng.random() < 0.3:
+            rb = self.slot_the_ho_lacks(rb, ho, profile)
         if rng.random() < 0.5:
             rb = self.mutate(rb, profile)
         if op == "check-rb":
             request = {"op": "check-rb", "ho": ho, "rb": rb}
             if rng.random() < 0.3:
-                request["expect_acc"] = rng.choice(("len:120w", "len:150w+must:monday-problem", "fmt:md+no:em-dash"))
-            return _with_profiles(request, holds or None)
+                request["expect_acc"] = self.criteria(malformed=rng.random() < 0.2)
+            return _with_profiles(request, self._held(holds))
         if op == "check-ho":
             from ..core.semantics import check_line
 
@@ -440,7 +486,7 @@ class RequestGenerator:
             if record and rng.random() < 0.5:
                 key = rng.choice(sorted(record))
                 record[key] = self.value(self._vocab(profile), key) if key in self._vocab(profile).slots else "x"
-            return _with_profiles({"op": "check-ho", "line": ho, "record": record}, holds or None)
+            return _with_profiles({"op": "check-ho", "line": ho, "record": record}, self._held(holds))
         if op == "check-dn":
             sender = ho.split(" ")[2].rpartition("-")[0]
             receiver = re.search(r" to=(\S+)", ho)
@@ -452,12 +498,48 @@ class RequestGenerator:
                 dn += f" p={profile}"
             if rng.random() < 0.4:
                 dn = self.mutate(dn, profile)
-            return _with_profiles({"op": "check-dn", "ho": ho, "dn": dn}, holds or None)
+            return _with_profiles({"op": "check-dn", "ho": ho, "dn": dn}, self._held(holds))
         lines = [ho, rb]
         if rng.random() < 0.5:
             lines.append(ho.replace(" HO ", " CX ", 1))
         rng.shuffle(lines)
-        return _with_profiles({"op": "check-thread", "lines": lines, "now": _r_time(rng)}, holds or None)
+        return _with_profiles({"op": "check-thread", "lines": lines, "now": _r_time(rng)}, self._held(holds))
+
+    def _n(self, hi: int) -> Any:
+        """A message number for ``reply`` or ``make-rb``; now and then one the contract refuses."""
+        return self.rng.choice(_BAD_N) if self.rng.random() < 0.08 else self.rng.randint(0, hi)
+
+    def criteria(self, malformed: bool = False) -> Any:
+        """Criteria for ``acc``: one to three ``key:value`` items, with repeated keys
+        and ``len`` values that are not a number and a unit among them; or, when
+        ``malformed``, criteria that are not ``key:value`` at all."""
+        rng = self.rng
+        if malformed:
+            return rng.choice(_BAD_CRITERIA)
+        items = rng.sample(_CRITERIA, rng.choice((1, 1, 2, 3)))
+        if rng.random() < 0.25:  # a second value for a key already there
+            key = rng.choice(items).partition(":")[0]
+            items.append(rng.choice([c for c in _CRITERIA if c.startswith(key + ":") and c not in items] or items))
+        return "+".join(items)
+
+    def slot_the_ho_lacks(self, rb: str, ho: str, profile: str | None) -> str:
+        """``rb`` with one slot the HO does not carry: one of the handoff's slots (a
+        misread), an execution slot of its ask, one of the receiver's own, an
+        ``x_`` extension, or a slot of another message type."""
+        rng = self.rng
+        vocab = self._vocab(profile)
+        tokens, tail = _tokens(rb)
+        carried = {t.partition("=")[0] for t in _tokens(ho)[0][3:]} | {t.partition("=")[0] for t in tokens[3:]}
+        ask = next((t[4:] for t in _tokens(ho)[0] if t.startswith("ask=")), "")
+        handoff = [k for k in vocab.types["HO"].slots if k not in carried and k != "p"]
+        execution = [k for k in vocab.exec_slots.get(ask, ()) if k not in carried]
+        other = [k for k in vocab.slots if k not in vocab.types["HO"].slots and k not in carried]
+        pools = [pool for pool in (handoff, [k for k in _RECEIVER_SLOTS if k not in carried], other) if pool]
+        if execution and rng.random() < 0.5:  # few handoffs have execution slots: favour them where they do
+            pools = [execution]
+        key = rng.choice(rng.choice(pools)) if pools and rng.random() < 0.9 else "x_seen"
+        value = self.value(vocab, key) if key in vocab.slots else "yes"
+        return _rejoin(tokens + [f"{key}={value}"], tail)
 
     def requests(self, count: int, ops: Iterable[str] | None = None) -> Iterator[dict[str, Any]]:
         """``count`` requests, the ops drawn in turn from ``ops`` (all by default)."""

@@ -60,6 +60,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--count", type=int, default=1000, metavar="N", help="--diff: how many requests (default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="--diff: the generator's seed (default 0)")
     p.add_argument("--show", type=int, default=20, metavar="N", help="--diff: print at most N disagreements (default 20)")
+    p.add_argument("--coverage", action="store_true",
+                   help="--diff: list the classes of request reached and this package's kinds of answer, by op")
     p.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="--diff: a progress bar on stderr (auto: when stderr is a terminal)")
     p.add_argument("--agent", metavar="REPLIES",
@@ -253,8 +255,24 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for op, row in doc["by_op"].items():
         if any(row.values()):
             out.write(f"  {op}: {row['agreed']} agree, {row['disagreed']} disagree, {row['skipped']} skipped\n")
+    if args.coverage:
+        _write_coverage(out, doc["coverage"])
+    out.write(f"{report.coverage.summary()}\n")
     out.write(f"diff (seed {args.seed}): {describe(report)}\n")
     return 1 if report.disagreements else 0
+
+
+def _write_coverage(out, coverage: dict[str, Any]) -> None:
+    """The classes of request reached, by op, then this package's answers by op."""
+    from ..difftest import CLASSES
+
+    out.write("classes of request (requests, by op):\n")
+    for name, by_op in coverage["classes"].items():
+        counts = ", ".join(f"{op} {n}" for op, n in sorted(by_op.items())) or "NOT REACHED"
+        out.write(f"  {name}: {sum(by_op.values())} ({counts}): {CLASSES[name][1]}\n")
+    out.write("answers of this package (requests, by kind):\n")
+    for op, kinds in coverage["answers"].items():
+        out.write(f"  {op}: {', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}\n")
 
 
 # ---------------------------------------------------------------- --agent

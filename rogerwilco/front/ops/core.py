@@ -26,8 +26,9 @@ def parse(request: dict[str, Any]) -> dict[str, Any]:
 
 @op("encode")
 def encode(request: dict[str, Any]) -> dict[str, Any]:
+    receiver = receiver_for(request)  # a profile that does not load is a bad request, not a refusal of the form
     try:
-        message = Message.from_json(request["json"], receiver_for(request))
+        message = Message.from_json(request["json"], receiver)
         return {"valid": True, "line": message.to_line()}
     except RW1Error as exc:
         return _refused(exc.why, exc.token)
