@@ -50,13 +50,13 @@ def many_items(draw) -> list[str]:
 
 @contextmanager
 def _memory_lines(bound: int):
-    """Components keep ``bound`` lines in memory, then spill to their database."""
-    saved = _components.MEMORY_LINES
-    _components.MEMORY_LINES = bound
+    """Components keep about ``bound`` lines in memory, then spill to their database."""
+    saved = _components.MEMORY_BYTES
+    _components.MEMORY_BYTES = bound * _components.held_by("RW1 HO lead-1 from=lead to=dev item=x ask=FIX")
     try:
         yield
     finally:
-        _components.MEMORY_LINES = saved
+        _components.MEMORY_BYTES = saved
 
 
 def _json(report) -> str:
@@ -204,16 +204,17 @@ def _reference(links: list[list[str]]) -> list[set[int]]:
 @given(st.lists(st.lists(st.sampled_from([f"n{i}" for i in range(40)]), min_size=1, max_size=4), max_size=60),
        st.integers(1, 8), st.one_of(st.none(), st.integers(0, 61)))
 def test_components_are_what_a_plain_union_find_finds(squeezed, links, batch_lines, memory_lines):
-    # memory_lines: None keeps every line in memory; a number spills to the database after that many lines
-    # (0 or 1: at once; past the lines given: never). squeezed: two names of recent memory and a filter that
-    # knows nothing, so every name read after the spill goes to the database
+    # memory_lines: None keeps every line in memory; a number spills to the database once that many lines are
+    # held (0 or 1: at once; past the lines given: never). squeezed: two names of recent memory and a filter
+    # that knows nothing, so every name read after the spill goes to the database
     saved = (_components._RECENT, _components._bits)
     if squeezed:
         _components._RECENT, _components._bits = 2, (lambda name: (0, 0, 0))
     try:
-        parts = Components(batch_lines=batch_lines, memory_lines=10**9 if memory_lines is None else memory_lines)
+        bound = 10**9 if memory_lines is None else memory_lines * _components.held_by("line 00")
+        parts = Components(batch_lines=batch_lines, memory_bytes=bound)
         for i, names in enumerate(links):
-            parts.add(i, i + 1, f"line {i}", names)
+            parts.add(i, i + 1, f"line {i:02}", names)
         assert (parts._db is not None) == (memory_lines is not None and len(links) >= max(memory_lines, 1))
         batches = list(parts.batches())
         parts.close()
@@ -222,7 +223,7 @@ def test_components_are_what_a_plain_union_find_finds(squeezed, links, batch_lin
     places = [place for batch in batches for place, _, _ in batch]
     assert sorted(places) == list(range(len(links)))  # every line once
     assert all([p for p, _, _ in b] == sorted(p for p, _, _ in b) for b in batches)  # each batch in stream order
-    assert all(text == f"line {place}" and number == place + 1 for b in batches for place, number, text in b)
+    assert all(text == f"line {place:02}" and number == place + 1 for b in batches for place, number, text in b)
     batch_of = {place: n for n, b in enumerate(batches) for place, _, _ in b}
     for component in _reference(links):  # a component is never split across batches
         assert len({batch_of[i] for i in component}) == 1
@@ -234,7 +235,8 @@ def test_components_are_what_a_plain_union_find_finds(squeezed, links, batch_lin
 
 @pytest.mark.parametrize("memory_lines", [None, 1000])
 def test_a_long_chain_of_joins_resolves_to_one_component(memory_lines):
-    parts = Components(batch_lines=10, memory_lines=memory_lines)  # 1000: two thirds of the lines on disk
+    # 1000: two thirds of the lines on disk
+    parts = Components(batch_lines=10, memory_bytes=memory_lines and memory_lines * _components.held_by("x"))
     random.seed(7)
     for i in range(3000):  # each line joins two earlier ones far apart: long paths, then path compression
         parts.add(i, None, "x", [f"n{i}", f"n{random.randrange(i + 1)}"] if i % 500 else [f"n{i}"])
@@ -316,7 +318,7 @@ def test_no_room_for_the_temporary_files_is_a_clear_error(monkeypatch, tmp_path,
     conversation = tmp_path / "c.rw1"
     conversation.write_text("\n".join(LINKED["re"]) + "\n", encoding="utf-8")
     monkeypatch.setattr(_components.sqlite3, "connect", no_room)
-    monkeypatch.setattr(_components, "MEMORY_LINES", 1)  # the lines outgrow memory at once: the database is needed
+    monkeypatch.setattr(_components, "MEMORY_BYTES", 0)  # the lines outgrow memory at once: the database is needed
     for command in (["check-thread", "--now", NOW], ["lint"]):
         assert main([*command, str(conversation)]) == 2
         err = capsys.readouterr().err

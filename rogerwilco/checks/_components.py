@@ -6,8 +6,9 @@ and the other an HO about its item (:func:`touches_of`). A *component* is
 what touching joins, transitively; the thread checks read
 nothing across components, so a conversation's report is its components'
 reports merged in stream order. :class:`Components` finds them in one pass
-over the lines. The first :data:`MEMORY_LINES` lines are kept in memory
-(a union-find in dicts, about a kilobyte a line at most); past that bound
+over the lines. The lines are kept in memory (a union-find in dicts) until
+they hold about :data:`MEMORY_BYTES` (a line of 80 characters and its names
+take about 560 bytes: :func:`held_by`); past that bound
 everything learned so far is spilled, in a few batched inserts, to a private
 temporary SQLite database on disk, and the rest of the pass reads and writes
 there (:data:`CACHE_KIB` of page cache, and a bounded cache of recent names):
@@ -32,9 +33,9 @@ from ..core.errors import RW1Error
 
 #: lines to a batch, about (a component is never split, so a batch can be larger)
 BATCH_LINES = 2048
-#: lines kept in memory before everything moves to the database on disk (a line and its names take
-#: a few hundred bytes in memory: the bound keeps the in-memory pass under about 100 MB)
-MEMORY_LINES = 131_072
+#: the memory the lines may hold (as :func:`held_by` counts it) before everything moves to the database on
+#: disk: about 350,000 lines of 80 characters
+MEMORY_BYTES = 192 << 20
 #: the database's page cache, in KiB
 CACHE_KIB = 512
 #: recent names and components kept in memory in front of the database
@@ -49,6 +50,13 @@ _MASK = (_SEEN_BYTES << 3) - 1
 def _bits(name: str) -> tuple[int, int, int]:
     h = hash(name)
     return h & _MASK, (h >> 23) & _MASK, (h >> 46) & _MASK
+
+
+def held_by(text: str) -> int:
+    """About the memory a line of ``text`` holds in :class:`Components` before the spill, its names included
+    (measured: about 400 bytes of tuples, dict entries and numbers, and twice the text, once as the line and
+    about once as the ids and items it names)."""
+    return 400 + 2 * len(text)
 
 
 def touches_of(message: Any) -> tuple[list[str], str | None, str | None]:
@@ -105,10 +113,11 @@ def decoded(data: bytes) -> str:
 class Components:
     """The lines of a conversation and the components they make (:meth:`add`, then :meth:`batches`)."""
 
-    def __init__(self, *, batch_lines: int = BATCH_LINES, memory_lines: int | None = None) -> None:
+    def __init__(self, *, batch_lines: int = BATCH_LINES, memory_bytes: int | None = None) -> None:
         self.batch_lines = max(1, batch_lines)
-        self.memory_lines = MEMORY_LINES if memory_lines is None else max(0, memory_lines)
-        self._db: sqlite3.Connection | None = None  # made when the lines outgrow memory_lines (:meth:`_spill`)
+        self.memory_bytes = MEMORY_BYTES if memory_bytes is None else memory_bytes
+        self.held = 0  # what the lines hold in memory, as held_by counts it (counted until the spill)
+        self._db: sqlite3.Connection | None = None  # made when the lines outgrow memory_bytes (:meth:`_spill`)
         self._parts = 0
         # in memory: every name and part; once spilled, the recent ones in front of the database, ordered so
         # that the least recently learned goes first in O(1) (a dict's first live entry is found by scanning
@@ -119,7 +128,6 @@ class Components:
         self._lists: list[tuple[Any, int, int]] = []  # (key, part, 0: listed under it, 1: joins it)
         self._new_names: dict[str, int] = {}  # names learned since the last write to the database
         self._seen = bytearray(_SEEN_BYTES)  # a Bloom filter of every name: most new names need no query
-        self._added = 0
 
     def add(self, place: int, number: int | None, text: str, names: Iterable[str], *, listed: str | None = None,
             joins: str | None = None) -> None:
@@ -146,7 +154,6 @@ class Components:
             else:
                 self._db.execute("INSERT INTO part VALUES (?, ?)", (root, root))
                 self._remember(self._up, root, root)
-        self._added += 1
         if self._db is None:
             names_of = self._names
             for name in new:
@@ -156,7 +163,8 @@ class Components:
                 self._lists.append((listed, root, 0))
             if joins is not None:
                 self._lists.append((joins, root, 1))
-            if self._added >= self.memory_lines:
+            self.held += held_by(text)
+            if self.held >= self.memory_bytes:
                 self._spill()
             return
         seen = self._seen
