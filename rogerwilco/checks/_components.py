@@ -34,7 +34,7 @@ from ..core.errors import RW1Error
 #: lines to a batch, about (a component is never split, so a batch can be larger)
 BATCH_LINES = 2048
 #: the memory the lines may hold (as :func:`held_by` counts it) before everything moves to the database on
-#: disk: about 350,000 lines of 80 characters
+#: disk (a line of 80 characters counts as about 560 bytes)
 MEMORY_BYTES = 192 << 20
 #: the database's page cache, in KiB
 CACHE_KIB = 512
