@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import random
+from contextlib import contextmanager
 
 import attrs
 import pytest
@@ -45,6 +46,17 @@ def many_items(draw) -> list[str]:
         out.append(" ".join(w for w in (
             (f"item={item}" if item else "") if w.startswith("item=gh:o/r#") else w for w in words) if w))
     return out
+
+
+@contextmanager
+def _memory_lines(bound: int):
+    """Components keep about ``bound`` lines in memory, then spill to their database."""
+    saved = _components.MEMORY_BYTES
+    _components.MEMORY_BYTES = bound * _components.held_by("RW1 HO lead-1 from=lead to=dev item=x ask=FIX")
+    try:
+        yield
+    finally:
+        _components.MEMORY_BYTES = saved
 
 
 def _json(report) -> str:
@@ -102,6 +114,8 @@ def test_the_spooled_report_is_check_threads_report(conversation, batch_lines):
     assert fails == sum(f.failed for f in whole.findings) and fails + notes == len(whole.findings)
     results = [check_line(line, line_number=n) for n, line in enumerate(conversation, start=1)]
     assert _spooled(results, batch_lines)[0] == whole  # as the command gives them: read results
+    with _memory_lines(2):  # past two lines the parts are found on disk: the same report
+        assert _spooled(conversation, batch_lines)[1] == text
 
 
 @pytest.mark.parametrize("kind", sorted(LINKED))
@@ -188,16 +202,20 @@ def _reference(links: list[list[str]]) -> list[set[int]]:
 @pytest.mark.parametrize("squeezed", [False, True])
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.sampled_from([f"n{i}" for i in range(40)]), min_size=1, max_size=4), max_size=60),
-       st.integers(1, 8))
-def test_components_are_what_a_plain_union_find_finds(squeezed, links, batch_lines):
-    # squeezed: two names of recent memory and a filter that knows nothing, so every name goes to the database
+       st.integers(1, 8), st.one_of(st.none(), st.integers(0, 61)))
+def test_components_are_what_a_plain_union_find_finds(squeezed, links, batch_lines, memory_lines):
+    # memory_lines: None keeps every line in memory; a number spills to the database once that many lines are
+    # held (0 or 1: at once; past the lines given: never). squeezed: two names of recent memory and a filter
+    # that knows nothing, so every name read after the spill goes to the database
     saved = (_components._RECENT, _components._bits)
     if squeezed:
         _components._RECENT, _components._bits = 2, (lambda name: (0, 0, 0))
     try:
-        parts = Components(batch_lines=batch_lines)
+        bound = 10**9 if memory_lines is None else memory_lines * _components.held_by("line 00")
+        parts = Components(batch_lines=batch_lines, memory_bytes=bound)
         for i, names in enumerate(links):
-            parts.add(i, i + 1, f"line {i}", names)
+            parts.add(i, i + 1, f"line {i:02}", names)
+        assert (parts._db is not None) == (memory_lines is not None and len(links) >= max(memory_lines, 1))
         batches = list(parts.batches())
         parts.close()
     finally:
@@ -205,7 +223,7 @@ def test_components_are_what_a_plain_union_find_finds(squeezed, links, batch_lin
     places = [place for batch in batches for place, _, _ in batch]
     assert sorted(places) == list(range(len(links)))  # every line once
     assert all([p for p, _, _ in b] == sorted(p for p, _, _ in b) for b in batches)  # each batch in stream order
-    assert all(text == f"line {place}" and number == place + 1 for b in batches for place, number, text in b)
+    assert all(text == f"line {place:02}" and number == place + 1 for b in batches for place, number, text in b)
     batch_of = {place: n for n, b in enumerate(batches) for place, _, _ in b}
     for component in _reference(links):  # a component is never split across batches
         assert len({batch_of[i] for i in component}) == 1
@@ -215,8 +233,10 @@ def test_components_are_what_a_plain_union_find_finds(squeezed, links, batch_lin
             assert len(firsts) == 1 or len(firsts[0]) > batch_lines
 
 
-def test_a_long_chain_of_joins_resolves_to_one_component():
-    parts = Components(batch_lines=10)
+@pytest.mark.parametrize("memory_lines", [None, 1000])
+def test_a_long_chain_of_joins_resolves_to_one_component(memory_lines):
+    # 1000: two thirds of the lines on disk
+    parts = Components(batch_lines=10, memory_bytes=memory_lines and memory_lines * _components.held_by("x"))
     random.seed(7)
     for i in range(3000):  # each line joins two earlier ones far apart: long paths, then path compression
         parts.add(i, None, "x", [f"n{i}", f"n{random.randrange(i + 1)}"] if i % 500 else [f"n{i}"])
@@ -261,6 +281,8 @@ def test_lint_finds_the_same_whatever_the_batches(conversation, batch_lines):
     # one batch for the whole stream reads it as one piece; batches of a line or two cut it into its parts
     text = "\n".join(conversation) + "\n"
     assert _lint(text, batch_lines) == _lint(text, 10**9)
+    with _memory_lines(2):  # the parts found on disk past two lines: the same findings
+        assert _lint(text, batch_lines) == _lint(text, 10**9)
 
 
 def _lint(text, batch_lines):
@@ -296,6 +318,7 @@ def test_no_room_for_the_temporary_files_is_a_clear_error(monkeypatch, tmp_path,
     conversation = tmp_path / "c.rw1"
     conversation.write_text("\n".join(LINKED["re"]) + "\n", encoding="utf-8")
     monkeypatch.setattr(_components.sqlite3, "connect", no_room)
+    monkeypatch.setattr(_components, "MEMORY_BYTES", 0)  # the lines outgrow memory at once: the database is needed
     for command in (["check-thread", "--now", NOW], ["lint"]):
         assert main([*command, str(conversation)]) == 2
         err = capsys.readouterr().err

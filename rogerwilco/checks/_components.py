@@ -6,9 +6,13 @@ and the other an HO about its item (:func:`touches_of`). A *component* is
 what touching joins, transitively; the thread checks read
 nothing across components, so a conversation's report is its components'
 reports merged in stream order. :class:`Components` finds them in one pass
-over the lines, keeping everything it learns in a private temporary SQLite
-database on disk (:data:`CACHE_KIB` of page cache, and a bounded cache of
-recent names): memory does not grow with the conversation. Then
+over the lines. The lines are kept in memory (a union-find in dicts) until
+they hold about :data:`MEMORY_BYTES` (a line of 80 characters and its names
+take about 560 bytes: :func:`held_by`); past that bound
+everything learned so far is spilled, in a few batched inserts, to a private
+temporary SQLite database on disk, and the rest of the pass reads and writes
+there (:data:`CACHE_KIB` of page cache, and a bounded cache of recent names):
+memory does not grow with the conversation past the bound. Then
 :meth:`Components.batches` gives the lines back, whole components at a time,
 about :data:`BATCH_LINES` lines to a batch, each batch in stream order.
 
@@ -29,6 +33,9 @@ from ..core.errors import RW1Error
 
 #: lines to a batch, about (a component is never split, so a batch can be larger)
 BATCH_LINES = 2048
+#: the memory the lines may hold (as :func:`held_by` counts it) before everything moves to the database on
+#: disk (a line of 80 characters counts as about 560 bytes)
+MEMORY_BYTES = 192 << 20
 #: the database's page cache, in KiB
 CACHE_KIB = 512
 #: recent names and components kept in memory in front of the database
@@ -43,6 +50,13 @@ _MASK = (_SEEN_BYTES << 3) - 1
 def _bits(name: str) -> tuple[int, int, int]:
     h = hash(name)
     return h & _MASK, (h >> 23) & _MASK, (h >> 46) & _MASK
+
+
+def held_by(text: str) -> int:
+    """About the memory a line of ``text`` holds in :class:`Components` before the spill, its names included
+    (measured: about 400 bytes of tuples, dict entries and numbers, and twice the text, once as the line and
+    about once as the ids and items it names)."""
+    return 400 + 2 * len(text)
 
 
 def touches_of(message: Any) -> tuple[list[str], str | None, str | None]:
@@ -99,21 +113,19 @@ def decoded(data: bytes) -> str:
 class Components:
     """The lines of a conversation and the components they make (:meth:`add`, then :meth:`batches`)."""
 
-    def __init__(self, *, batch_lines: int = BATCH_LINES) -> None:
+    def __init__(self, *, batch_lines: int = BATCH_LINES, memory_bytes: int | None = None) -> None:
         self.batch_lines = max(1, batch_lines)
-        self._db = scratch_database("""
-            CREATE TABLE name (name BLOB PRIMARY KEY, part INTEGER NOT NULL) WITHOUT ROWID;
-            CREATE TABLE part (part INTEGER PRIMARY KEY, up INTEGER NOT NULL);
-            CREATE TABLE line (place INTEGER PRIMARY KEY, part INTEGER NOT NULL, number INTEGER, text BLOB NOT NULL);
-            CREATE TABLE list (key BLOB NOT NULL, part INTEGER NOT NULL, joins INTEGER NOT NULL);
-        """, cache_kib=CACHE_KIB)
+        self.memory_bytes = MEMORY_BYTES if memory_bytes is None else memory_bytes
+        self.held = 0  # what the lines hold in memory, as held_by counts it (counted until the spill)
+        self._db: sqlite3.Connection | None = None  # made when the lines outgrow memory_bytes (:meth:`_spill`)
         self._parts = 0
-        # ordered: the least recently learned goes first in O(1) (a dict's first live entry is found by
-        # scanning past the ones deleted before it, a cost that grows with the stream)
-        self._names: OrderedDict[str, int] = OrderedDict()  # recent names -> a part they belong to (not always its root)
-        self._up: OrderedDict[int, int] = OrderedDict()  # recent parts -> the part they were joined to (a root: itself)
-        self._lines: list[tuple[int, int, int | None, bytes]] = []
-        self._lists: list[tuple[bytes, int, int]] = []  # (key, part, 0: listed under it, 1: joins it)
+        # in memory: every name and part; once spilled, the recent ones in front of the database, ordered so
+        # that the least recently learned goes first in O(1) (a dict's first live entry is found by scanning
+        # past the ones deleted before it, a cost that grows with the stream)
+        self._names: OrderedDict[str, int] = OrderedDict()  # names -> a part they belong to (not always its root)
+        self._up: OrderedDict[int, int] = OrderedDict()  # parts -> the part they were joined to (a root: itself)
+        self._lines: list[tuple[int, int, int | None, Any]] = []  # text: str in memory, bytes once spilled
+        self._lists: list[tuple[Any, int, int]] = []  # (key, part, 0: listed under it, 1: joins it)
         self._new_names: dict[str, int] = {}  # names learned since the last write to the database
         self._seen = bytearray(_SEEN_BYTES)  # a Bloom filter of every name: most new names need no query
 
@@ -137,8 +149,24 @@ class Components:
         else:
             root = self._parts
             self._parts += 1
-            self._db.execute("INSERT INTO part VALUES (?, ?)", (root, root))
-            self._remember(self._up, root, root)
+            if self._db is None:
+                self._up[root] = root
+            else:
+                self._db.execute("INSERT INTO part VALUES (?, ?)", (root, root))
+                self._remember(self._up, root, root)
+        if self._db is None:
+            names_of = self._names
+            for name in new:
+                names_of.setdefault(name, root)  # setdefault: a name given twice in one line
+            self._lines.append((place, root, number, text))
+            if listed is not None:
+                self._lists.append((listed, root, 0))
+            if joins is not None:
+                self._lists.append((joins, root, 1))
+            self.held += held_by(text)
+            if self.held >= self.memory_bytes:
+                self._spill()
+            return
         seen = self._seen
         for name in new:
             if name not in self._new_names:
@@ -162,7 +190,7 @@ class Components:
         part = self._names.get(name)
         if part is None:
             part = self._new_names.get(name)
-        if part is not None:
+        if part is not None or self._db is None:  # in memory, every name is in _names
             return part
         seen = self._seen
         if not all(seen[bit >> 3] & (1 << (bit & 7)) for bit in _bits(name)):
@@ -176,6 +204,7 @@ class Components:
     def _parent(self, part: int) -> int:
         up = self._up.get(part)
         if up is None:
+            assert self._db is not None  # in memory, every part is in _up
             up = int(self._db.execute("SELECT up FROM part WHERE part = ?", (part,)).fetchone()[0])
             self._remember(self._up, part, up)
         return up
@@ -191,6 +220,9 @@ class Components:
         return part
 
     def _set_parent(self, part: int, up: int) -> None:
+        if self._db is None:
+            self._up[part] = up
+            return
         self._db.execute("UPDATE part SET up = ? WHERE part = ?", (up, part))
         self._remember(self._up, part, up)
 
@@ -201,7 +233,32 @@ class Components:
         if len(cache) > _RECENT:
             cache.popitem(last=False)  # the least recently learned
 
+    def _spill(self) -> None:
+        """Everything learned so far to the database, in a few batched inserts; from here on the pass
+        keeps a bounded cache of recent names and parts in front of it."""
+        self._db = db = scratch_database("""
+            CREATE TABLE name (name BLOB PRIMARY KEY, part INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE part (part INTEGER PRIMARY KEY, up INTEGER NOT NULL);
+            CREATE TABLE line (place INTEGER PRIMARY KEY, part INTEGER NOT NULL, number INTEGER, text BLOB NOT NULL);
+            CREATE TABLE list (key BLOB NOT NULL, part INTEGER NOT NULL, joins INTEGER NOT NULL);
+        """, cache_kib=CACHE_KIB)
+        with on_disk():
+            db.executemany("INSERT INTO part VALUES (?, ?)", self._up.items())
+            seen = self._seen
+            for name in self._names:
+                for bit in _bits(name):
+                    seen[bit >> 3] |= 1 << (bit & 7)
+            db.executemany("INSERT INTO name VALUES (?, ?)", sorted((encoded(n), p) for n, p in self._names.items()))
+            self._lines = [(place, part, number, encoded(text)) for place, part, number, text in self._lines]
+            self._lists = [(encoded(key), part, joins) for key, part, joins in self._lists]
+            self._flush()
+        for cache in (self._names, self._up):  # the most recently learned stay in front of the database
+            while len(cache) > _RECENT:
+                cache.popitem(last=False)
+
     def _flush(self) -> None:
+        if self._db is None:
+            return
         self._db.executemany("INSERT INTO name VALUES (?, ?)", ((encoded(n), p) for n, p in self._new_names.items()))
         self._new_names.clear()
         self._db.executemany("INSERT INTO line VALUES (?, ?, ?, ?)", self._lines)
@@ -211,6 +268,9 @@ class Components:
 
     def batches(self) -> Iterator[list[tuple[int, int | None, str]]]:
         """The lines again as ``(place, number, text)``, whole components at a time, each batch in stream order."""
+        if self._db is None:
+            yield from self._batches_in_memory()
+            return
         self._flush()
         db = self._db
         # a key some line joins: every line listed under it, and every line joining it, is one part
@@ -248,5 +308,31 @@ class Components:
             rows.sort()
             yield [(place, number, decoded(text)) for place, number, text in rows]
 
+    def _batches_in_memory(self) -> Iterator[list[tuple[int, int | None, str]]]:
+        """:meth:`batches` of lines that never left memory: the same batches, found with dicts."""
+        joined = {key for key, _, joins in self._lists if joins}
+        first: dict[str, int] = {}  # a key some line joins -> a part listed under or joining it
+        for key, part, _ in self._lists:
+            if key in joined:
+                root, other = self._root(first.setdefault(key, part)), self._root(part)
+                if other != root:
+                    self._set_parent(max(root, other), min(root, other))
+        members: dict[int, list[tuple[int, int | None, str]]] = {}
+        for place, part, number, text in self._lines:
+            members.setdefault(self._root(part), []).append((place, number, text))
+        self._lines = []
+        batch: list[tuple[int, int | None, str]] = []
+        for root in sorted(members):
+            lines = members.pop(root)
+            if batch and len(batch) + len(lines) > self.batch_lines:
+                batch.sort()
+                yield batch
+                batch = []
+            batch.extend(lines)
+        if batch:
+            batch.sort()
+            yield batch
+
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()

@@ -528,10 +528,10 @@ def check_thread_spooled(
 
     The same report, finding for finding and row for row, for a conversation of any length: the
     lines are read once and cut into the parts that touch nothing else
-    (:class:`rogerwilco.checks._components.Components`: a temporary database on disk), each batch of
-    whole parts (about ``batch_lines`` lines) is checked alone, and the findings and ledger rows go to a
-    second temporary database, read back in report order. Memory holds one batch, the largest part and
-    a fixed cache; what the disk holds grows with the conversation. ``lines`` are text or
+    (:class:`rogerwilco.checks._components.Components`: in memory up to a fixed bound, past it a temporary
+    database on disk), each batch of whole parts (about ``batch_lines`` lines) is checked alone, and the
+    findings and ledger rows go to a second temporary database, read back in report order. Memory holds one
+    batch, the largest part and the cut's bound or fixed cache; what the disk holds grows with the conversation. ``lines`` are text or
     :class:`LineResult` (a line is read again when its batch comes); close the report (or use it in a
     ``with``) to delete its files.
     """

@@ -428,10 +428,10 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
                     refused: Container[str] = ()) -> list[LintFinding]:
     """The rules across the stream, over its valid messages in order.
 
-    Linear in the messages, in memory that does not grow with them (beyond
-    the findings): ``messages`` may be a generator, of messages or of the
-    :class:`LineResult` each was read as. One pass keeps each message's line
-    on disk, cut into the parts of the conversation that touch nothing else
+    Linear in the messages, in memory that does not grow with them past a
+    fixed bound (beyond the findings): ``messages`` may be a generator, of
+    messages or of the :class:`LineResult` each was read as. One pass keeps
+    each message's line (in memory up to the bound, then on disk), cut into the parts of the conversation that touch nothing else
     (:mod:`rogerwilco.checks._components`), and checks the order of each
     sender's ids; then each batch of parts (about ``batch_lines`` lines) is
     read again and given the other rules, the thread rules through
