@@ -524,10 +524,10 @@ def test_reading_lines_again_and_again_holds_no_memory(scan) -> None:
 
 def test_a_type_beyond_the_scanners_tables_is_left_to_python(scan) -> None:
     """A profile with a key longer than 64 characters, or more than 128 keys on a type: its lines go to Python."""
-    long_key = ("k" * 65, scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0)
+    long_key = ("k" * 65, scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0, True)
     with pytest.raises(ValueError):
         scan.scan.make_plan("ST", None, (long_key,), (), 300)
-    many = tuple((f"k{i}", scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0) for i in range(129))
+    many = tuple((f"k{i}", scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0, True) for i in range(129))
     with pytest.raises(ValueError):
         scan.scan.make_plan("ST", None, many, (), 300)
 
