@@ -421,7 +421,8 @@ lines += [base + " x_big=" + "v" * 65536, base + " // " + "w" * 301, base + "".j
           base + " keep=a++b", base + " pct=" + "9" * 40, base + " pct=\\u0663", base + " x=\\ud800", base + "  to=b"]
 lines += [line[:n] for line in lines[:5] for n in range(0, len(line), 7)]
 settled = sum(scan.scan.accept(line, receiver, 1) is not None for line in lines)
-print("settled", settled, "of", len(lines))
+quiet = sum(scan.scan.accept(line, receiver, 1, "f.rw1", True) is not None for line in lines)
+print("settled", settled, "of", len(lines), "quietly", quiet)
 """
 
 
