@@ -12,6 +12,12 @@ grammar's terminal for every code point, the id against the MSGID terminal
 over every short string of a small alphabet, each native decoder against the
 slot type's decoder.
 
+Asked to be quiet (the accept attempt of ``validate_stream(...,
+quiet_first=True)``, which lint and check-thread read with), a line the
+scanner settles is one the full pass takes with no finding at all, not even a
+note; and a stream read with the scanner first gives every line the same
+verdict, message and findings as one read by the Python paths alone.
+
 The scanner is the one the package imports when it is built (an installed
 wheel, or ``python hatch_build.py --inplace`` in a clone); when it is not,
 this module builds it into a temporary folder with the machine's C compiler.
@@ -22,6 +28,7 @@ the sample run under valgrind memcheck (tests/test_scanner.py::test_memcheck).
 from __future__ import annotations
 
 import importlib
+import io
 import itertools
 import os
 import re
@@ -42,6 +49,7 @@ from rogerwilco.core._fastpath import TERMINALS
 from rogerwilco.core.semantics import check_line
 from rogerwilco.core.slottypes import compile_type
 from rogerwilco.core.vocab import Receiver
+from rogerwilco.io import stream as stream_module
 
 from .bounds import HANG
 from .strategies import PIECES, messages, mutated_lines
@@ -103,6 +111,23 @@ def settles(scan: scanner_module.Scanner, line: str, receiver: Receiver) -> bool
         assert type(getattr(got, field)) is type(getattr(want, field))
     assert got.source == want.source and type(got.source) is type(want.source)
     assert got == full.message and hash(got) == hash(full.message)
+    return True
+
+
+def settles_quietly(scan: scanner_module.Scanner, line: str, receiver: Receiver) -> bool:
+    """The quiet property: None, or the Message of a line the full pass takes with no finding, not even a note."""
+    got = scan.scan.accept(line, receiver, 3, "f.rw1", True)
+    if got is None:
+        return False
+    full = check_line(line, receiver, line_number=3, file="f.rw1")
+    assert full.findings == () and full.message is not None, (line, full.findings)
+    want = python_path.accept_quiet(line, receiver, 3, "f.rw1")
+    assert want is not None, line
+    assert attrs.asdict(got, recurse=False) == attrs.asdict(want, recurse=False)
+    assert list(got.slots.items()) == list(want.slots.items())
+    assert [type(v) for v in got.slots.values()] == [type(v) for v in want.slots.values()]
+    assert got.source == want.source == full.message.source and type(got.source) is type(want.source)
+    assert got == full.message
     return True
 
 
@@ -292,6 +317,74 @@ def test_what_the_scanner_leaves_to_python(scan) -> None:
     assert scan.scan.accept(sums.replace("from=payer", "from=mallory").replace("payer-1", "mallory-1"), pay) is None
 
 
+def test_a_noted_line_is_not_settled_quietly(scan) -> None:
+    """The full pass notes an unknown key and a slot of another type: not a line the quiet attempt takes."""
+    clean = "RW1 HO a-1 from=a to=b item=x ask=DRAFT"
+    assert settles_quietly(scan, clean, BUNDLED) and settles_quietly(scan, clean + " x_ref=7", BUNDLED)
+    for noted in (clean + " colour=red", clean + " pol=FULL", clean + " amt=5.00"):
+        assert check_line(noted, Receiver()).findings != ()
+        assert scan.scan.accept(noted, Receiver(), 1, "f", True) is None, noted
+    assert settles(scan, clean + " colour=red", BUNDLED)  # not quiet: taken, its note check_line's to write
+    assert scan.scan.accept(clean, BUNDLED, 4, "f.rw1", True).source.file == "f.rw1"
+
+
+def test_every_conformance_line_agrees_quietly(scan) -> None:
+    lines = conformance_lines()
+    assert sum(settles_quietly(scan, line, receiver) for line in lines for receiver in RECEIVERS) > 50
+
+
+def test_the_realistic_corpus_agrees_quietly(scan) -> None:
+    lines = _bench.corpora(["realistic"], 1500, False)["realistic"]
+    pay = Receiver.load(["pay"])
+    settled = sum(settles_quietly(scan, line, pay) for line in lines)
+    assert settled / len(lines) >= SETTLED_FLOOR * 0.9  # the corpus's noted lines are the Python path's
+
+
+@FUZZ
+@given(mutated_lines(), st.sampled_from(RECEIVERS))
+def test_mutated_lines_agree_quietly(scan, line, receiver) -> None:
+    settles_quietly(scan, line, receiver)
+
+
+@FUZZ
+@given(messages(), st.sampled_from(RECEIVERS), st.data())
+def test_hostile_values_agree_quietly(scan, message, receiver, data) -> None:
+    line = message.to_line()
+    pos = data.draw(st.integers(0, len(line)))
+    piece = data.draw(st.sampled_from(HOSTILE + INVISIBLE + PIECES))
+    settles_quietly(scan, line[:pos] + piece + line[pos:], receiver)
+
+
+def _stream(monkeypatch: pytest.MonkeyPatch, quiet, data: bytes, receiver: Receiver, quiet_first: bool) -> list[tuple]:
+    """Every line of a stream as validate_stream gives it, the quiet attempt being ``quiet``."""
+    monkeypatch.setattr(stream_module, "accept_quiet", quiet)
+    results = stream_module.validate_stream(io.BytesIO(data), receiver, file="s.rw1", quiet_first=quiet_first)
+    return [(r.text, r.message, r.message.source if r.message else None, r.findings, r.line_number) for r in results]
+
+
+def _stream_corpus() -> bytes:
+    """Realistic lines, the same with notes and refusals, hostile variants, every conformance line; CR and LF ends."""
+    realistic = _bench.corpora(["realistic"], 600, False)["realistic"]
+    lines = realistic + conformance_lines() + [""]
+    lines += [line.replace(" to=", " colour=red to=", 1) for line in realistic[:40]]  # an unknown key: a note
+    lines += [line.replace(" to=", " x_ref=7 to=", 1) for line in realistic[:40]]  # an extension: nothing to say
+    lines += [line.replace(" to=", " to=b to=", 1) for line in realistic[:40]]  # a repeated key: a refusal
+    lines += [variant for line in realistic[:8] for variant in _hostile_variants(line)]
+    return "\n".join(lines).encode("utf-8", "surrogatepass") + b"\rRW1 ST a-1 from=a to=b item=x\r\n"
+
+
+@pytest.mark.parametrize("receiver", RECEIVERS[:3], ids=["bundled", "core", "first-profile"])
+def test_a_stream_read_with_the_scanner_first_is_the_stream_read_by_python(scan, monkeypatch, receiver) -> None:
+    """Same verdict, message, source and findings for every line, whichever path takes it first."""
+    data = _stream_corpus()
+    with_scanner = _stream(monkeypatch, scanner_module.quiet_with(scan, python_path.accept_quiet), data, receiver, True)
+    by_python = _stream(monkeypatch, python_path.accept_quiet, data, receiver, True)
+    full_pass = _stream(monkeypatch, python_path.accept_quiet, data, receiver, False)
+    assert len(with_scanner) == len(by_python) == len(full_pass) > 1000
+    assert with_scanner == by_python == full_pass
+    assert sum(scan.scan.accept(text, receiver, 1, None, True) is not None for text, *_ in with_scanner) > 500
+
+
 def test_a_line_that_is_not_a_str_is_a_type_error(scan) -> None:
     for value in (None, 5, b"RW1 ST a-1 from=a to=b item=x"):
         with pytest.raises(TypeError, match="str object expected"):
@@ -328,7 +421,8 @@ lines += [base + " x_big=" + "v" * 65536, base + " // " + "w" * 301, base + "".j
           base + " keep=a++b", base + " pct=" + "9" * 40, base + " pct=\\u0663", base + " x=\\ud800", base + "  to=b"]
 lines += [line[:n] for line in lines[:5] for n in range(0, len(line), 7)]
 settled = sum(scan.scan.accept(line, receiver, 1) is not None for line in lines)
-print("settled", settled, "of", len(lines))
+quiet = sum(scan.scan.accept(line, receiver, 1, "f.rw1", True) is not None for line in lines)
+print("settled", settled, "of", len(lines), "quietly", quiet)
 """
 
 
@@ -431,10 +525,10 @@ def test_reading_lines_again_and_again_holds_no_memory(scan) -> None:
 
 def test_a_type_beyond_the_scanners_tables_is_left_to_python(scan) -> None:
     """A profile with a key longer than 64 characters, or more than 128 keys on a type: its lines go to Python."""
-    long_key = ("k" * 65, scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0)
+    long_key = ("k" * 65, scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0, True)
     with pytest.raises(ValueError):
         scan.scan.make_plan("ST", None, (long_key,), (), 300)
-    many = tuple((f"k{i}", scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0) for i in range(129))
+    many = tuple((f"k{i}", scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0, True) for i in range(129))
     with pytest.raises(ValueError):
         scan.scan.make_plan("ST", None, many, (), 300)
 

@@ -43,6 +43,7 @@ typedef struct {
     int kind;
     int inner;              /* a list's element kind */
     int required;
+    int own;                /* a slot of the plan's type (any other slot of the vocabulary earns a note) */
     long long lo, hi;       /* K_INT */
     Py_ssize_t key_len;
     char key_text[KEY_MAX];
@@ -375,7 +376,7 @@ static int rule_row(PyObject *row) {
 }
 
 /* make_plan(name, profile, specs, rules, tail_max): specs is a sequence of
- * (key, kind, inner kind, required, codes or None, decoder or None, lo, hi). */
+ * (key, kind, inner kind, required, codes or None, decoder or None, lo, hi, own). */
 static PyObject *make_plan(PyObject *module, PyObject *args) {
     PyObject *name, *profile, *specs, *rules;
     Py_ssize_t tail_max;
@@ -407,8 +408,8 @@ static PyObject *make_plan(PyObject *module, PyObject *args) {
         Spec *spec = &plan->specs[i];
         PyObject *key, *codes, *decode;
         int required;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(specs, i), "UiipOOLL", &key, &spec->kind, &spec->inner, &required,
-                              &codes, &decode, &spec->lo, &spec->hi)) {
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(specs, i), "UiipOOLLp", &key, &spec->kind, &spec->inner, &required,
+                              &codes, &decode, &spec->lo, &spec->hi, &spec->own)) {
             Py_DECREF(plan);
             return NULL;
         }
@@ -489,7 +490,7 @@ static PyObject *pop(PyObject *values, PyObject *key) {
 }
 
 static PyObject *build_message(PyObject *text, const Plan *plan, PyObject *msgid, PyObject *values,
-                               PyObject *tail, PyObject *line) {
+                               PyObject *tail, PyObject *line, PyObject *file) {
     PyObject *fields[FIELDS] = {NULL};
     PyObject *message = NULL;
     fields[0] = plan->name; Py_INCREF(plan->name);
@@ -502,7 +503,7 @@ static PyObject *build_message(PyObject *text, const Plan *plan, PyObject *msgid
     fields[8] = version; Py_INCREF(version);
     PyObject *source = source_type->tp_alloc(source_type, 4);
     if (source == NULL) goto done;
-    PyObject *items[4] = {text, line, Py_None, Py_None};
+    PyObject *items[4] = {text, line, file, Py_None};
     for (int i = 0; i < 4; i++) { Py_INCREF(items[i]); PyTuple_SET_ITEM(source, i, items[i]); }
     fields[9] = source;
     message = message_type->tp_alloc(message_type, 0);
@@ -677,8 +678,11 @@ static void forget_profiles(void) {
     }
 }
 
-/* The Message of a line this scanner is sure of, or None; NULL on an error. */
-static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, PyObject *line) {
+/* The Message of a line this scanner is sure of, or None; NULL on an error. With quiet, None also for a
+ * line the full pass takes with a note (a slot of another type, an unknown key): a Message it answers
+ * is then one the full pass gives with no finding at all. */
+static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, PyObject *line, PyObject *file,
+                           int quiet) {
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(text) < 0) return NULL;
 #endif
@@ -741,6 +745,7 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         const Spec *spec = find_spec(plan, tp, s, eq);
         PyObject *key, *value;
         if (spec != NULL) {
+            if (quiet && !spec->own) goto unsure;  /* a slot of another type: a note */
             int got = decode_value(spec, text, tp, eq + 1, e, &value);
             if (got < 0) goto fail;
             if (got == 0) goto unsure;
@@ -750,8 +755,10 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         } else {
             /* a key no slot of the vocabulary has: kept as written (an x_ extension silently, another with
              * a note check_line writes), unless another profile the receiver holds requires it (a refusal) */
+            int extension = eq - s >= 2 && AT(tp, s) == 'x' && AT(tp, s + 1) == '_';
+            if (quiet && !extension) goto unsure;  /* an unknown key: a note */
             if ((key = substring(text, s, eq)) == NULL) goto fail;
-            if (!(eq - s >= 2 && AT(tp, s) == 'x' && AT(tp, s + 1) == '_')) {
+            if (!extension) {
                 PyObject *owned = PyObject_CallFunctionObjArgs(foreign, receiver, key, plan->profile, NULL);
                 int refused = owned == NULL ? -1 : PyObject_IsTrue(owned);
                 Py_XDECREF(owned);
@@ -798,7 +805,7 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         if (PyErr_Occurred()) goto fail;
         goto unsure;  /* the Python path words a type without its sender or receiver */
     }
-    result = build_message(text, plan, msgid, values, tail, line);
+    result = build_message(text, plan, msgid, values, tail, line, file);
     goto done;
 unsure:
     result = Py_None;
@@ -824,10 +831,10 @@ static int configured(void) {
     return 0;
 }
 
-/* accept(text, receiver, line=None): the Message, or None: not sure. */
+/* accept(text, receiver, line=None, file=None, quiet=False): the Message, or None: not sure. */
 static PyObject *accept(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs < 2 || nargs > 3) {
-        PyErr_SetString(PyExc_TypeError, "accept(text, receiver, line=None)");
+    if (nargs < 2 || nargs > 5) {
+        PyErr_SetString(PyExc_TypeError, "accept(text, receiver, line=None, file=None, quiet=False)");
         return NULL;
     }
     if (!PyUnicode_Check(args[0])) {
@@ -836,7 +843,10 @@ static PyObject *accept(PyObject *module, PyObject *const *args, Py_ssize_t narg
         return NULL;
     }
     if (!configured()) return NULL;
-    return scan_line(args[0], core_plans, args[1], nargs == 3 ? args[2] : Py_None);
+    int quiet = nargs == 5 ? PyObject_IsTrue(args[4]) : 0;
+    if (quiet < 0) return NULL;
+    return scan_line(args[0], core_plans, args[1], nargs >= 3 ? args[2] : Py_None, nargs >= 4 ? args[3] : Py_None,
+                     quiet);
 }
 
 static PyObject *configure(PyObject *module, PyObject *args) {
@@ -913,7 +923,8 @@ static PyObject *native_hook(PyObject *module, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"accept", (PyCFunction)(void (*)(void))accept, METH_FASTCALL,
-     "accept(text, receiver, line=None): the Message of a line the scanner is sure of, or None."},
+     "accept(text, receiver, line=None, file=None, quiet=False): the Message of a line the scanner is sure of "
+     "(with quiet, one the full pass gives with no finding at all, no note either), or None."},
     {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, foreign, core_plans)"},
     {"make_plan", make_plan, METH_VARARGS, "make_plan(name, profile, specs, rules, tail_max): one type's tables."},
     {"check", check, METH_VARARGS, "check(name, text): one native character check (for tests)."},

@@ -28,6 +28,13 @@ keeps it (an ``x_`` extension silently, any other with a note only
 holds requires that key (then the line is refused, and the scanner is not
 sure). Everything else it does not settle, it leaves to Python.
 
+Asked to be quiet (``accept(..., quiet=True)``, :func:`quiet_with`: the
+accept attempt of ``validate_stream(..., quiet_first=True)``, which lint and
+check-thread read streams with), the scanner settles only a line the full
+pass takes with no finding at all: a key of the vocabulary that is not a
+slot of the line's type, or any key no slot has but an ``x_`` extension,
+earns a note, so such a line is not its to settle.
+
 The character classes it reads a slot's value with are generated from the
 grammar's SLOT terminal (``_fastpath.TERMINALS``) into ``_scan_classes.h``
 by ``python -m rogerwilco.core.scanner --write``; a test derives them again.
@@ -121,8 +128,11 @@ def classes_header() -> str:
 
 # ---- plans ----------------------------------------------------------------
 
-def _spec(scan: ModuleType, key: str, decode: Any, vocab: Vocabulary, required: bool) -> tuple[Any, ...]:
-    """(key, kind, element kind, required, codes, decoder, lo, hi): one key's row of a plan."""
+def _spec(scan: ModuleType, key: str, decode: Any, vocab: Vocabulary, required: bool, own: bool) -> tuple[Any, ...]:
+    """(key, kind, element kind, required, codes, decoder, lo, hi, own): one key's row of a plan.
+
+    ``own``: a slot of the type itself; any other slot of the vocabulary is taken with a note.
+    """
     kind, inner, codes, lo, hi = scan.CALL, scan.KEEP, None, 0, 0
     slot = vocab.slots.get(key)
     if decode is None:
@@ -142,10 +152,10 @@ def _spec(scan: ModuleType, key: str, decode: Any, vocab: Vocabulary, required: 
                 max(abs(int(bounds.group(1))), abs(int(bounds.group(2)))) <= _NATIVE_INT:
             inner, lo, hi = scan.INT, int(bounds.group(1)), int(bounds.group(2))
         else:
-            return key, kind, inner, required, codes, decode, lo, hi
+            return key, kind, inner, required, codes, decode, lo, hi, own
         kind = scan.LIST if slot.type.is_list else inner
         inner = inner if slot.type.is_list else scan.KEEP
-    return key, kind, inner, required, codes, decode, lo, hi
+    return key, kind, inner, required, codes, decode, lo, hi, own
 
 
 def _condition_row(key: str, cond: Any) -> tuple[str, int, Any] | None:
@@ -177,7 +187,8 @@ def compile_plans(scan: ModuleType, vocab: Vocabulary) -> dict[str, Any]:
     """The scanner's plans for a vocabulary: type name -> its tables."""
     plans: dict[str, Any] = {}
     for name, plan in _accept.plans_for(vocab).items():
-        specs = tuple(_spec(scan, key, plan.decoders[key], vocab, key in plan.required) for key in plan.known)
+        specs = tuple(_spec(scan, key, plan.decoders[key], vocab, key in plan.required, key in plan.own)
+                      for key in plan.known)
         rules = tuple(map(_rule_row, vocab.types[name].rules, plan.rules))
         try:
             plans[name] = scan.make_plan(name, plan.profile, specs, rules, plan.tail_max)
@@ -243,6 +254,26 @@ def loads_with(scanner: Scanner, python_loads: Any) -> Any:
         return python_loads(text, receiver, line_number)  # type: ignore[no-any-return]
 
     return loads_line
+
+
+def quiet_with(scanner: Scanner, python_quiet: Any) -> Any:
+    """``accept_quiet`` through the scanner, handing a line it is not sure of to ``python_quiet``."""
+    accept = scanner.scan.accept
+
+    def accept_quiet(text: str, receiver: Receiver, line: int | None = None, file: str | None = None) -> Message | None:
+        """The Message of a line the full pass takes with no finding at all (no note either), or None: not sure.
+
+        The scanner, asked to be quiet, refuses every line that earns a note (a
+        slot of another type, a key no slot has but an extension), so what it
+        settles is what ``check_line`` takes with nothing to say; the rest goes
+        to the Python accept path, which decides as before.
+        """
+        message: Message | None = accept(text, receiver, line, file, True)
+        if message is not None:
+            return message
+        return python_quiet(text, receiver, line, file)  # type: ignore[no-any-return]
+
+    return accept_quiet
 
 
 def main(argv: list[str]) -> int:

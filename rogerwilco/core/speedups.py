@@ -21,8 +21,10 @@ edited since ``python hatch_build.py --inplace``).
     Why the pure path is in use (``""`` when compiled).
 ``scanning``
     True when the C scanner (:mod:`rogerwilco.core.scanner`, the extension
-    ``rogerwilco.core._scan``) reads lines first for ``loads``: it settles
-    the lines it is sure of and hands the rest to the accept path above.
+    ``rogerwilco.core._scan``) reads lines first for ``loads`` and for the
+    quiet accept attempt of ``validate_stream(..., quiet_first=True)`` (lint,
+    check-thread): it settles the lines it is sure of and hands the rest to
+    the accept path above.
     ``RW1_PURE`` turns it off too.
 ``scan_reason``
     Why the scanner is not in use (``""`` when it is).
@@ -93,7 +95,7 @@ if compiled:
     json_form = implementation.json_form
     json_forms = implementation.json_forms
 
-# The C scanner reads each line first where it is built; a line it is not sure of goes to loads_line above.
+# The C scanner reads each line first where it is built; a line it is not sure of goes to the accept path above.
 if os.environ.get("RW1_PURE", "") not in ("", "0"):
     _scan, scan_reason = None, "RW1_PURE is set"
 else:
@@ -101,3 +103,4 @@ else:
 scanning: bool = _scan is not None
 if _scan is not None:
     loads_line = _scanner.loads_with(_scan, loads_line)
+    _accept_quiet = _scanner.quiet_with(_scan, _accept_quiet)
