@@ -70,7 +70,7 @@ def pytest_terminal_summary(terminalreporter) -> None:
 
     if _ON_POSTGRESQL[0]:
         terminalreporter.section("PostgreSQL")
-        terminalreporter.write_line(f"{_ON_POSTGRESQL[0]} tests used a PostgreSQL server, "
+        terminalreporter.write_line(f"{_ON_POSTGRESQL[0]} test(s) used a PostgreSQL server, "
                                     f"{_ON_POSTGRESQL[1]:.1f} s of the run (server start included)")
     if SLOW:
         terminalreporter.section(f"snippets that took {SLOW_SECONDS:g} s or more")

@@ -141,7 +141,7 @@ def test_the_quiet_accept_path_takes_only_lines_the_full_pass_takes_with_nothing
     """What lint and check-thread read through the accept path alone is what the never-guess pass takes with
     no finding, and the same message; a line with a note (an unknown key, a slot of another type) is not."""
     from rogerwilco.core.semantics import check_line
-    from rogerwilco.core.speedups import _accept_quiet as accept_quiet
+    from rogerwilco.core.speedups import accept_quiet
     from rogerwilco.core.vocab import Receiver
 
     receiver = Receiver.all_bundled()

@@ -1936,13 +1936,13 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
                 heapq.heappush(ready, entry)
     for _, message in sorted(entry for entries in waiting.values() for entry in entries):
         deliver(message)  # a loop of re= among HOs: in the order given
-    for message in in_arrival_order(ordered):
+    for message in _in_arrival_order(ordered):
         if message.type != "HO":
             deliver(message)
     return ends
 
 
-def in_arrival_order(ordered: list[Any]) -> Iterator[Any]:
+def _in_arrival_order(ordered: list[Any]) -> Iterator[Any]:
     """``ordered`` with each CX that names an HO listed after it moved to that HO's place: the live endpoint
     holds such a cancel and applies it when the HO arrives (docs/endpoint.md, "a cancel of an HO not yet
     received"), so a close listed between the two comes before the cancel, live and in a replay alike."""

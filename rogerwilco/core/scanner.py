@@ -42,6 +42,7 @@ by ``python -m rogerwilco.core.scanner --write``; a test derives them again.
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
 from pathlib import Path
@@ -234,10 +235,10 @@ def foreign_required(receiver: Receiver, key: str, profile: str | None) -> bool:
 def load() -> tuple[Scanner | None, str]:
     """(the configured scanner, "") or (None, why it is not there)."""
     try:
-        from . import _scan  # type: ignore[attr-defined]
+        native = importlib.import_module("rogerwilco.core._scan")
     except ImportError:
         return None, "the C scanner is not built (pip install . builds it where a C compiler exists)"
-    return Scanner(_scan), ""
+    return Scanner(native), ""
 
 
 def loads_with(scanner: Scanner, python_loads: Any) -> Any:

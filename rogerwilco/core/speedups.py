@@ -43,6 +43,7 @@ from . import scanner as _scanner
 
 __all__ = [
     "COMPILED_MODULE",
+    "accept_quiet",
     "active",
     "compiled",
     "implementation",
@@ -85,13 +86,13 @@ active: str = "compiled" if compiled else "pure"
 
 # The entry points the package calls, from the module in use (typed as the pure module's).
 loads_line = _pure.loads_line
-# the package's own (lint, check-thread): the Message of a line with no finding at all, or None
-_accept_quiet = _pure.accept_quiet
+# lint's and check-thread's first try: the Message of a line with no finding at all (not even a note), or None
+accept_quiet = _pure.accept_quiet
 json_form = _pure.json_form
 json_forms = _pure.json_forms
 if compiled:
     loads_line = implementation.loads_line
-    _accept_quiet = implementation.accept_quiet
+    accept_quiet = implementation.accept_quiet
     json_form = implementation.json_form
     json_forms = implementation.json_forms
 
@@ -103,4 +104,4 @@ else:
 scanning: bool = _scan is not None
 if _scan is not None:
     loads_line = _scanner.loads_with(_scan, loads_line)
-    _accept_quiet = _scanner.quiet_with(_scan, _accept_quiet)
+    accept_quiet = _scanner.quiet_with(_scan, accept_quiet)

@@ -68,7 +68,7 @@ from ..core.errors import RW1Error
 from ..core.files import BASELINE_MAX_BYTES, read_limited
 from ..core.message import Message
 from ..core.semantics import LineResult, check_line
-from ..core.speedups import _accept_quiet as accept_quiet, loads_line
+from ..core.speedups import accept_quiet, loads_line
 from .stream import validate_stream
 from ..core.vocab import Receiver, as_receiver
 
@@ -541,10 +541,10 @@ def _unanswered(aq: _Seen, file: str, now: str | None) -> LintFinding:
     """An AQ left without an AN or UN: past its ``by=`` (judged at ``now``) an error, RW115, as check-thread's
     ``unanswered`` fail; before it, or with no ``by=``, RW104, a warning, as check-thread's note (spec 5 rule 2:
     an AQ is answered or refused; a stream that ends before an answer shows one not given yet)."""
-    from ..checks.thread import _date, parse_now
+    from ..checks.thread import parse_now
 
     by = next((t[3:] for t in aq.text.split(" // ", 1)[0].split(" ") if t.startswith("by=")), None)
-    if by is not None and now is not None and parse_now(now).date() > _date(by):
+    if by is not None and now is not None and parse_now(now).strftime("%Y%m%d") > by:  # YYYYMMDD sorts as it reads
         return _at(aq, file, "RW115", f"AQ {aq.id} to {aq.to} is not answered (AN) or refused (UN), and its "
                                       f"by={by} has passed", token=f"by={by}")
     return _at(aq, file, "RW104", f"AQ {aq.id} to {aq.to} is not answered (AN) or refused (UN)"

@@ -20,16 +20,28 @@ from __future__ import annotations
 
 import io
 import re
-from typing import IO, Iterable, Iterator
+from typing import IO, Callable, Iterable, Iterator
 
 import attrs
 
 from ..core.findings import Finding, fail, note
+from ..core.message import Message
 from ..core.semantics import LineResult, check_line
-from ..core.speedups import _accept_quiet as accept_quiet
 from ..core.vocab import Receiver, as_receiver
 
 DEFAULT_MAX_BYTES = 64 * 1024
+
+#: lint's and check-thread's first try, ``speedups.accept_quiet``: bound on first use, so ``validate`` (which does
+#: not ask for it) never loads the accept path
+accept_quiet: Callable[[str, Receiver, int | None, str | None], Message | None] | None = None
+
+
+def _quiet() -> Callable[[str, Receiver, int | None, str | None], Message | None]:
+    global accept_quiet
+    if accept_quiet is None:
+        from ..core.speedups import accept_quiet as bound
+        accept_quiet = bound
+    return accept_quiet
 _CHUNK = 64 * 1024
 _BOM = b"\xef\xbb\xbf"
 
@@ -169,7 +181,7 @@ def validate_stream(
     the messages of a long stream (lint, check-thread) pays the full pass only where there is something to say.
     """
     receiver = as_receiver(profiles)
-    quiet = accept_quiet if quiet_first else None
+    quiet = _quiet() if quiet_first else None
     for line in read_lines(fp, max_bytes=max_bytes):
         if quiet is not None and line.text and not line.notes:
             message = quiet(line.text, receiver, line.number, file)
