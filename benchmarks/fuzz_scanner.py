@@ -128,19 +128,22 @@ def mutate(rng: random.Random, line: str, others: list[str]) -> str:
 
 
 def load_scanner() -> ModuleType:
-    """The scanner to fuzz: a sanitized build when the parent made one, else the one the package imports."""
-    import rogerwilco.core as core
+    """The scanner to fuzz: the sanitized build the parent made (loaded from its file, beside the copy the
+    package may have imported already), else the one the package imports."""
+    import importlib.util
 
     where = os.environ.get(SCAN_DIR)
     if where:
-        core.__path__.insert(0, where)
+        built = next(Path(where).glob("_scan*"))
+        spec = importlib.util.spec_from_file_location("rogerwilco.core._scan", built)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
     try:
         return importlib.import_module("rogerwilco.core._scan")
     except ImportError:
         raise SystemExit("the C scanner is not built: python hatch_build.py --inplace (or pip install .)") from None
-    finally:
-        if where:
-            core.__path__.remove(where)
 
 
 def configured(module: ModuleType) -> Callable[..., Any]:
@@ -189,7 +192,8 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
     rng = random.Random(seed)
     lines = seeds()
     held = receivers()
-    check = checker(configured(module or load_scanner()))
+    module = module or load_scanner()
+    check = checker(configured(module))
     failures: list[dict[str, str]] = []
     done = settled_count = 0
     start = time.monotonic()
@@ -204,7 +208,7 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
         elif rng.random() < 0.05 and len(line) < 4000:
             lines.append(line)  # a mutant that kept the scanner honest becomes a seed too
     return {"executions": done, "seconds": round(time.monotonic() - start, 1), "failures": failures,
-            "settled": settled_count}
+            "settled": settled_count, "scanner": module.__file__}
 
 
 def asan_child(argv: list[str]) -> int:
