@@ -203,3 +203,69 @@ def test_each_repeated_key_is_reported_at_its_own_column():
 def test_constraint_keys_compare_case_insensitively_and_unknown_ones_are_not_refused():
     assert check_line("RW1 HO a-1 from=a to=b item=x ask=DRAFT rb=acc acc=LEN:120w+reading-level:b2").valid
     assert first("RW1 HO a-1 from=a to=b item=x ask=DRAFT acc=len120w") == ("UNK", "acc=len120w")
+
+
+# ---- a refused line's first verdict: the refusal only, the rest when read ----
+
+from rogerwilco.core import semantics as _semantics  # noqa: E402
+from rogerwilco.core.vocab import Receiver as _Receiver  # noqa: E402
+from tests.strategies import mutated_lines as _mutated_lines  # noqa: E402
+
+_PAY = _Receiver.load(["pay"])
+_PAY_LINE = ("RW1 HO extractor-1 p=pay from=extractor to=payer item=inv:MD-1 ask=PAY rb=exec sup=marlow "
+             "amt=5400.00 cur=GBP kind=GROSS acct=40-12-88/61102938 paid=20261002 ref=MD-1 apref=FD-0929")
+
+
+def _raised(line: str, receiver) -> RW1Error:
+    with pytest.raises(RW1Error) as caught:
+        rogerwilco.loads(line, receiver)
+    return caught.value
+
+
+@pytest.mark.parametrize("line", [
+    _PAY_LINE.replace(" from=", " x=1 x=2 from=", 1),  # a repeated key: refused before the rest is decoded
+    _PAY_LINE.replace("cur=GBP", "cur=GBX"),  # a value refused: the rules after the slots are not run
+])
+def test_a_refusal_is_worded_without_the_checks_after_it(monkeypatch, line: str) -> None:
+    full = check_line(line, _PAY)
+    monkeypatch.setattr(_semantics, "_check_rules", lambda *a, **k: pytest.fail("rules run for a refused line"))
+    monkeypatch.setattr(_semantics, "_unnamed_agents", lambda *a, **k: pytest.fail("agents checked for a refused line"))
+    error = _raised(line, _PAY)
+    first = full.refusal
+    assert (error.message, error.token, error.column) == (first.message, first.token, first.column)
+    monkeypatch.undo()
+    assert error.findings == full.findings  # the full diagnosis, when read
+
+
+@settings(max_examples=150, deadline=None)
+@given(_mutated_lines())
+def test_the_first_verdict_is_the_full_passs_first_refusal(line: str) -> None:
+    full = check_line(line, RECEIVER, line_number=4)
+    raw = _semantics.parse_raw(line) if full.raw is not None else None
+    if raw is None:
+        return
+    quick = _semantics.check_raw(raw, RECEIVER, line_number=4, hints=False, verdict=True)
+    assert (quick.message is None) == (full.message is None)
+    if full.message is None:
+        assert quick.refusal == attrs_evolve_hintless(full.refusal)
+
+
+def attrs_evolve_hintless(finding):
+    import attrs
+
+    return attrs.evolve(finding, hint=None, fix=None)
+
+
+def test_a_refused_line_is_raised_through_no_compiled_frame() -> None:
+    """An exception passing through a compiled function is given a made-up frame, which costs several valid
+    lines: the compiled accept path hands a line back, and the refusal is raised from Python frames only."""
+    import traceback
+    from pathlib import Path
+
+    from rogerwilco.core import speedups
+
+    compiled_sources = {speedups.COMPILED_MODULE.rpartition(".")[2] + ".py"}  # the name mypyc gives its frames
+    for line in ("RW1 AN a-1 re=b-1  from=a to=b val=plain", "RW1 AN a-1 re=b-1 x=1 x=2 from=a to=b val=plain"):
+        error = _raised(line, RECEIVER)
+        frames = [Path(frame.filename).name for frame in traceback.extract_tb(error.__traceback__)]
+        assert "semantics.py" in frames and not compiled_sources.intersection(frames), frames

@@ -57,6 +57,11 @@ class RW1Error(ValueError):
     def findings(self, value: tuple[Any, ...]) -> None:
         self._findings, self._diagnose = tuple(value), None
 
+    def diagnosed_by(self, diagnose: Callable[[], tuple[Any, ...]]) -> RW1Error:
+        """This error, its findings worked out by ``diagnose`` when first read."""
+        self._findings, self._diagnose = (), diagnose
+        return self
+
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its findings worked out (the diagnosis is a closure, which does not pickle)."""
         state = {**self.__dict__, "_findings": self.findings, "_diagnose": None}

@@ -96,13 +96,24 @@ def check_line(
     try:
         raw = parse_raw(text, line_number=line_number)
     except RW1SyntaxError as exc:
-        version = text.split(" ", 1)[0]
-        if version != VERSION and _VERSION_TOKEN.fullmatch(version):
-            finding = fail(kind="version", token=version, message="unsupported protocol version", why="VER", column=1)
-        else:
-            finding = fail(kind="syntax", token=exc.token, message=exc.message, column=exc.column, why="UNK")
-        return LineResult(text=text, message=None, findings=(finding,), line_number=line_number)
+        return _unparsed(text, exc, line_number)
     return check_raw(raw, receiver, line_number=line_number, file=file, hints=hints)
+
+
+def _other_version(text: str) -> str | None:
+    """The version token of a line that starts with another version than this package speaks, else None."""
+    version = text.split(" ", 1)[0]
+    return version if version != VERSION and _VERSION_TOKEN.fullmatch(version) else None
+
+
+def _unparsed(text: str, exc: RW1SyntaxError, line_number: int | None) -> LineResult:
+    """The result of a line the grammar refuses: a version this package does not speak, else the syntax error."""
+    version = _other_version(text)
+    if version is not None:
+        finding = fail(kind="version", token=version, message="unsupported protocol version", why="VER", column=1)
+    else:
+        finding = fail(kind="syntax", token=exc.token, message=exc.message, column=exc.column, why="UNK")
+    return LineResult(text=text, message=None, findings=(finding,), line_number=line_number)
 
 
 def check_raw(
@@ -112,7 +123,10 @@ def check_raw(
     line_number: int | None = None,
     file: str | None = None,
     hints: bool = True,
+    verdict: bool = False,
 ) -> LineResult:
+    """Every finding of a parsed line; with ``verdict``, a refused line's result holds its first refusal and
+    what came before it only (what ``strict_message`` raises; the rest is worked out when read)."""
     findings: list[Finding] = []
     if raw.version != VERSION:
         findings.append(fail(kind="version", token=raw.version, message="unsupported protocol version", why="VER", column=1))
@@ -153,6 +167,8 @@ def check_raw(
         if key in values:
             repeated.append(fail(kind="repeated", token=f"{key}={rawval}", message="repeats a key already given",
                                  column=column, key=key, why="UNK"))
+            if verdict:  # the first repeat is reported first: nothing after it can come before it
+                return LineResult(text=raw.text, message=None, findings=(repeated[0],), raw=raw, line_number=line_number)
             continue
         decode = decoders.get(key, _ABSENT)
         if decode is None or (decode.__class__ is frozenset and rawval in decode):
@@ -174,6 +190,9 @@ def check_raw(
                 finding = attrs.evolve(finding, hint=hint, fix=fix)
             findings.append(finding)
 
+    if verdict and not repeated and any(f.failed for f in findings):
+        # No repeat: the first refusal found so far is the first of all (what follows is appended after it).
+        return LineResult(text=raw.text, message=None, findings=tuple(findings), raw=raw, line_number=line_number)
     if vocab.agents is not None:
         findings.extend(_unnamed_agents(raw, vocab, values))
     if repeated:
@@ -361,15 +380,22 @@ def strict_message(text: str, profiles: Profiles = None, *, line_number: int | N
     with its "did you mean" hint) are worked out when a caller reads them.
     """
     receiver = as_receiver(profiles)
-    result = check_line(text, receiver, line_number=line_number, hints=False)
-    if result.message is not None:
-        return result.message
-    first = result.refusal
-    assert first is not None
 
     def diagnose() -> tuple[Finding, ...]:
         return check_line(text, receiver, line_number=line_number).findings
 
+    try:
+        raw = parse_raw(text, line_number=line_number)
+    except RW1SyntaxError as exc:
+        if _other_version(text) is None:
+            raise exc.diagnosed_by(diagnose)  # the grammar's own error: its line, column, token and message
+        result = _unparsed(text, exc, line_number)
+    else:  # the verdict alone: the checks stop at the first refusal
+        result = check_raw(raw, receiver, line_number=line_number, hints=False, verdict=True)
+    if result.message is not None:
+        return result.message
+    first = result.refusal
+    assert first is not None
     if first.kind == "syntax":
         raise RW1SyntaxError(first.message, why="UNK", token=first.token or "", column=first.column,
                              line=line_number, text=text, diagnose=diagnose)

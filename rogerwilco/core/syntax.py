@@ -547,12 +547,14 @@ def _describe(text: str, column: int, expected: list[str]) -> str:
     # The first character no line may hold; whitespace other than a space, and
     # a tail's joiners and selectors, only before the tail (the tail may hold
     # no-break spaces, and joiners and selectors bound to visible characters).
-    never, spacing, tail_only = refused_characters()
-    found = [m.start() for m in (never.search(text), spacing.search(text, 0, tail_from),
-                                 tail_only.search(text, 0, tail_from)) if m]
-    unbound = _unbound_in_tail(text, tail_from)
-    if unbound is not None:
-        found.append(unbound)
+    found: list[int] = []
+    if not (text.isascii() and text.isprintable()):  # printable ASCII holds none of them: skip the searches
+        never, spacing, tail_only = refused_characters()
+        found = [m.start() for m in (never.search(text), spacing.search(text, 0, tail_from),
+                                     tail_only.search(text, 0, tail_from)) if m]
+        unbound = _unbound_in_tail(text, tail_from)
+        if unbound is not None:
+            found.append(unbound)
     if found:
         i = min(found)
         return _refused_character(text[i], i + 1, i >= tail_from)

@@ -1,0 +1,290 @@
+"""Fuzz the C scanner (rogerwilco/core/_scan.c) against the Python accept path.
+
+The scanner reads lines a peer wrote: hostile input. This run feeds it lines
+mutated from real ones (every conformance line, the realistic corpus of
+``benchmarks/realistic_corpus.py``, the benchmark corpus) and holds each
+verdict against the Python path, which stays the reference:
+
+* the scanner must not crash (a crash under AddressSanitizer is an
+  out-of-bounds read or write, a use after free, a double free);
+* a line it settles must be one the full pass accepts, to a Message equal to
+  the one the Python accept path builds (every field, the slots' order and
+  value types, the source);
+* otherwise it says "not sure" (None), and ``loads`` gives the Python verdict.
+
+The mutator knows the line's structure: character flips, token splices from
+other lines, repeated and dropped tokens, 64 KiB values and tails, thousands of
+slots, and control, bidi, zero-width, non-ASCII digit and surrogate characters
+at the places a check looks (after ``=``, in the id, after the tail mark).
+
+    python benchmarks/fuzz_scanner.py [--seconds 60] [--executions N] [--seed 1] [--asan] [--atheris]
+
+``--asan`` builds the scanner again with ``-fsanitize=address`` into a
+temporary folder and runs the fuzz loop in a child with the sanitizer's
+runtime preloaded (gcc or clang; leak detection is off, as CPython's own
+allocations would drown it). ``--atheris`` hands the loop to atheris (the
+``bench`` extra), with this mutator as its custom mutator. Prints
+executions, seconds, lines the scanner settled and failures; exits 1 on a
+failure, with the line that shows it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+SCAN_DIR = "RW1_FUZZ_SCAN_DIR"  # the folder a sanitized build of the scanner sits in (set for the child)
+
+# Characters a check must refuse or pass on exactly as the grammar says: controls, a tab, line breaks,
+# non-ASCII digits, lone surrogates, bidi controls, zero-width characters and joiners, a BOM, wide spaces.
+HOSTILE = ["\x00", "\x01", "\t", "\n", "\r", "\x7f", "\x85", "\u0663", "\uff12", "\u00b2", "\U0001d7ce",
+           "\ud800", "\udfff", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u061c", "\u200e", "\u202e",
+           "\u2066", "\u2069", "\u00a0", "\u3000", "\u2028", "\u00ad", "\U000e0001", "\U0001f600", "é",
+           "+", "=", " ", "//", " // ", "-", ".", ":", "/", "0", "9", "Y", "x_"]
+HUGE = 65536
+
+
+def seeds() -> list[str]:
+    """Real lines to mutate: every conformance line, the realistic corpus, the benchmark corpus."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from parse_bench import corpora
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    from rogerwilco.front.conformance import load_cases
+
+    lines: list[str] = []
+    for case in load_cases():
+        for key in ("line", "ho", "rb", "dn", "text"):
+            value = case.request.get(key)
+            if isinstance(value, str):
+                lines.append(value)
+    for name, found in corpora(["realistic", "package"], 400, False).items():
+        lines.extend(found)
+    return lines
+
+
+def _at(rng: random.Random, line: str) -> int:
+    """A place a check looks at: after an "=", after a space, after the tail mark, or anywhere."""
+    marks = [i + 1 for i, ch in enumerate(line) if ch in "= "] + [len(line)]
+    if " // " in line:
+        marks.append(line.index(" // ") + 4)
+    return rng.choice(marks) if rng.random() < 0.7 else rng.randrange(len(line) + 1)
+
+
+def mutate(rng: random.Random, line: str, others: list[str]) -> str:
+    """One to three structure-aware edits of ``line``."""
+    for _ in range(rng.randint(1, 3)):
+        tokens = line.split(" ")
+        kind = rng.randrange(9)
+        if kind == 0 and line:  # flip a character
+            i = rng.randrange(len(line))
+            line = line[:i] + chr(ord(line[i]) ^ (1 << rng.randrange(8))) + line[i + 1:]
+        elif kind == 1:  # a hostile character where a check looks
+            i = _at(rng, line)
+            line = line[:i] + rng.choice(HOSTILE) + line[i:]
+        elif kind == 2:  # a token from another line, spliced in or put in a token's place
+            token = rng.choice(rng.choice(others).split(" "))
+            i = rng.randrange(len(tokens) + 1)
+            tokens[i:i + rng.randint(0, 1)] = [token]
+            line = " ".join(tokens)
+        elif kind == 3 and len(tokens) > 1:  # a token dropped or repeated
+            i = rng.randrange(len(tokens))
+            tokens[i:i + 1] = [] if rng.random() < 0.5 else [tokens[i], tokens[i]]
+            line = " ".join(tokens)
+        elif kind == 4:  # a huge value or tail
+            i = _at(rng, line)
+            line = line[:i] + rng.choice("v9é\U0001f600 +") * rng.choice([300, 301, 5000, HUGE]) + line[i:]
+        elif kind == 5:  # thousands of slots, extensions or a repeated key
+            count = rng.choice([64, 65, 1000, 6000])
+            key = rng.choice(["x_", "k", "x_a"])
+            line = line.partition(" // ")[0] + "".join(f" {key}{i % rng.choice([count, 7])}=v" for i in range(count))
+        elif kind == 6 and line:  # a span cut out
+            i = rng.randrange(len(line))
+            line = line[:i] + line[i + rng.randint(1, 12):]
+        elif kind == 7:  # a value swapped for another line's value of the same key
+            donor = dict(t.partition("=")[::2] for t in rng.choice(others).partition(" // ")[0].split(" ") if "=" in t)
+            picked = [i for i, t in enumerate(tokens) if t.partition("=")[0] in donor]
+            if picked:
+                i = rng.choice(picked)
+                key = tokens[i].partition("=")[0]
+                tokens[i] = f"{key}={donor[key]}"
+                line = " ".join(tokens)
+        else:  # a number at the edge of a range, or past it
+            i = _at(rng, line)
+            line = line[:i] + rng.choice(["0", "-1", "100", "101", "9" * 19, "99999999", "00", "1.005", "-0.00"]) + line[i:]
+    return line
+
+
+def load_scanner() -> ModuleType:
+    """The scanner to fuzz: the sanitized build the parent made (loaded from its file, beside the copy the
+    package may have imported already), else the one the package imports."""
+    import importlib.util
+
+    where = os.environ.get(SCAN_DIR)
+    if where:
+        built = next(Path(where).glob("_scan*"))
+        spec = importlib.util.spec_from_file_location("rogerwilco.core._scan", built)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    try:
+        return importlib.import_module("rogerwilco.core._scan")
+    except ImportError:
+        raise SystemExit("the C scanner is not built: python hatch_build.py --inplace (or pip install .)") from None
+
+
+def configured(module: ModuleType) -> Callable[..., Any]:
+    """The scanner's ``accept``, its tables configured as the package configures them."""
+    from rogerwilco.core.scanner import Scanner
+
+    return Scanner(module).scan.accept  # type: ignore[no-any-return]
+
+
+def checker(accept: Callable[..., Any]) -> Callable[[str, Any], str | None]:
+    """check(line, receiver): None when the scanner is not sure, "" when it settles the line as the Python
+    path does, else what differs."""
+    import attrs
+
+    from rogerwilco.core import accept as python_path
+    from rogerwilco.core.semantics import check_line
+
+    def check(line: str, receiver: Any) -> str | None:
+        got = accept(line, receiver, 1)
+        if got is None:
+            return None  # not sure: the Python path decides
+        full = check_line(line, receiver, line_number=1)
+        if not full.valid or full.message is None:
+            return f"settled a line the full pass refuses: {full.refusal}"
+        want = python_path.accept(line, receiver, 1)
+        if want is None or attrs.asdict(got, recurse=False) != attrs.asdict(want, recurse=False):
+            return f"a Message other than the Python accept path's: {got!r} != {want!r}"
+        if [(k, type(v)) for k, v in got.slots.items()] != [(k, type(v)) for k, v in want.slots.items()]:
+            return "slots in another order, or of other types"
+        if got != full.message:
+            return "a Message other than the full pass's"
+        return ""
+
+    return check
+
+
+def receivers() -> list[Any]:
+    from rogerwilco.core.vocab import Receiver
+
+    bundled = Receiver.all_bundled()
+    return [bundled, Receiver(), *(Receiver.load([name]) for name in bundled.names)]
+
+
+def run(seconds: float, executions: int, seed: int, module: ModuleType | None = None) -> dict[str, Any]:
+    """The fuzz loop: mutated lines until ``seconds`` pass or ``executions`` are made; the counts and failures."""
+    rng = random.Random(seed)
+    lines = seeds()
+    held = receivers()
+    module = module or load_scanner()
+    check = checker(configured(module))
+    failures: list[dict[str, str]] = []
+    done = settled_count = 0
+    start = time.monotonic()
+    while done < executions and time.monotonic() - start < seconds:
+        line = mutate(rng, rng.choice(lines), lines)
+        receiver = rng.choice(held)
+        said = check(line, receiver)
+        done += 1
+        settled_count += said is not None
+        if said:
+            failures.append({"line": line[:400], "failure": said[:400]})
+        elif rng.random() < 0.05 and len(line) < 4000:
+            lines.append(line)  # a mutant that kept the scanner honest becomes a seed too
+    return {"executions": done, "seconds": round(time.monotonic() - start, 1), "failures": failures,
+            "settled": settled_count, "scanner": module.__file__}
+
+
+def asan_child(argv: list[str]) -> int:
+    """Build the scanner with AddressSanitizer and run this script again under it."""
+    sys.path.insert(0, str(ROOT))
+    import hatch_build
+
+    compiler = os.environ.get("CC", "gcc")
+    runtime = subprocess.run([compiler, "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
+    if not runtime or not Path(runtime).is_file():
+        raise SystemExit(f"{compiler} has no AddressSanitizer runtime (libasan.so)")
+    with tempfile.TemporaryDirectory() as out:
+        env = {**os.environ, "CC": f"{compiler} -fsanitize=address -fno-omit-frame-pointer -g"}
+        os.environ["CC"] = env["CC"]
+        hatch_build.build_scanner(ROOT, Path(out))
+        env.update({"LD_PRELOAD": runtime, "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+                    SCAN_DIR: str(Path(out) / "rogerwilco" / "core"), "PYTHONPATH": str(ROOT)})
+        return subprocess.run([sys.executable, __file__, *argv], env=env).returncode
+
+
+def with_atheris(seed: int) -> None:
+    """atheris drives the loop: its inputs are lines (UTF-8, surrogates passed), mutated by ``mutate``."""
+    import atheris  # type: ignore[import-not-found]
+
+    rng = random.Random(seed)
+    lines = seeds()
+    held = receivers()
+    check = checker(configured(load_scanner()))
+
+    def text(data: bytes) -> str:
+        try:
+            return data.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:  # cut inside a character by libFuzzer's own mutations
+            return data.decode("utf-8", "replace")
+
+    def mutator(data: bytes, max_size: int, mutator_seed: int) -> bytes:
+        rng.seed(mutator_seed)
+        line = mutate(rng, text(data) if data else rng.choice(lines), lines)
+        while len(line.encode("utf-8", "surrogatepass")) > max_size:
+            line = line[:max_size // 4]
+        return line.encode("utf-8", "surrogatepass")
+
+    def one_input(data: bytes) -> None:
+        line = text(data)
+        said = check(line, held[len(data) % len(held)])
+        if said:
+            raise AssertionError(f"{said}\n{line[:400]!r}")
+
+    with tempfile.TemporaryDirectory() as folder:
+        for i, line in enumerate(lines):
+            (Path(folder) / f"seed{i}").write_bytes(line.encode("utf-8", "surrogatepass"))
+        atheris.Setup([sys.argv[0], folder, "-max_len=200000", *sys.argv[1:]], one_input, custom_mutator=mutator)
+        atheris.Fuzz()
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--executions", type=int, default=10**12)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--asan", action="store_true", help="build the scanner with AddressSanitizer and run under it")
+    parser.add_argument("--atheris", action="store_true", help="let atheris drive (libFuzzer flags after --)")
+    args, rest = parser.parse_known_args(argv)
+    if args.asan and SCAN_DIR not in os.environ:
+        return asan_child([a for a in argv if a != "--asan"])
+    if args.atheris:
+        sys.argv = [sys.argv[0], *[a for a in rest if a != "--"]]
+        with_atheris(args.seed)
+        return 0
+    report = run(args.seconds, args.executions, args.seed)
+    report["sanitizer"] = "address" if os.environ.get(SCAN_DIR) else "none"
+    print(json.dumps({**report, "failures": len(report["failures"])}))
+    for failure in report["failures"][:10]:
+        print(json.dumps(failure, ensure_ascii=True))
+    return 1 if report["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,49 @@
+"""benchmarks/fuzz_scanner.py, a bounded run: mutated lines, the C scanner against the Python path.
+
+A few hundred mutants by default; ``RW1_FUZZ_SCANNER_EXECUTIONS`` runs more
+(the script itself, ``python benchmarks/fuzz_scanner.py --seconds 600 --asan``,
+is the long run, under AddressSanitizer).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+from pathlib import Path
+
+from .test_scanner import scan as scan  # the fixture: the built scanner, or one built for the run
+
+_SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "fuzz_scanner.py"
+_spec = importlib.util.spec_from_file_location("rw1_fuzz_scanner", _SCRIPT)
+assert _spec is not None and _spec.loader is not None
+fuzz = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fuzz)
+
+EXECUTIONS = int(os.environ.get("RW1_FUZZ_SCANNER_EXECUTIONS", "400"))
+
+
+def test_mutated_lines_never_make_the_scanner_disagree(scan) -> None:
+    report = fuzz.run(float("inf"), EXECUTIONS, seed=11, module=scan.scan)
+    assert report["executions"] == EXECUTIONS
+    assert report["failures"] == []
+
+
+def test_the_checker_finds_a_scanner_that_settles_a_refused_line(scan) -> None:
+    def lenient(line, receiver, number=None):  # says yes to a line with a repeated key, which Python refuses
+        return scan.scan.accept(line.replace(" x=1 x=2", ""), receiver, number)
+
+    line = "RW1 AN a-1 re=b-1 from=a to=b val=plain"
+    receiver = fuzz.receivers()[1]
+    assert fuzz.checker(scan.scan.accept)(line, receiver) == ""
+    assert fuzz.checker(scan.scan.accept)(line.replace(" re=", " ?=", 1), receiver) is None
+    assert "refuses" in fuzz.checker(lenient)(line.replace(" val=", " x=1 x=2 val=", 1), receiver)
+
+
+def test_the_mutator_reaches_hostile_characters_huge_values_and_many_slots() -> None:
+    rng = random.Random(3)
+    seeds = ["RW1 AN a-1 re=b-1 from=a to=b val=plain // ok"]
+    mutants = [fuzz.mutate(rng, seeds[0], seeds) for _ in range(600)]
+    assert any(len(m) >= fuzz.HUGE for m in mutants)
+    assert any(m.count("=") >= 1000 for m in mutants)
+    assert any(ch in m for m in mutants for ch in ("\u202e", "\ud800", "\u200b", "\x00"))
