@@ -62,14 +62,9 @@ def seeds() -> list[str]:
         from parse_bench import corpora
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
-    from rogerwilco.front.conformance import load_cases
+    from rogerwilco.front.conformance import case_lines
 
-    lines: list[str] = []
-    for case in load_cases():
-        for key in ("line", "ho", "rb", "dn", "text"):
-            value = case.request.get(key)
-            if isinstance(value, str):
-                lines.append(value)
+    lines = case_lines()
     for name, found in corpora(["realistic", "package"], 400, False).items():
         lines.extend(found)
     return lines

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import rogerwilco
 from rogerwilco.core.accept import accept, accept_values, json_forms, loads_line
-from rogerwilco.front.conformance import load_cases
+from rogerwilco.front.conformance import case_lines
 from rogerwilco.core.semantics import check_line
 from rogerwilco.core.vocab import Receiver
 
@@ -59,16 +59,7 @@ def agrees(line: str, receiver: Receiver) -> bool:
 
 
 def conformance_lines() -> list[str]:
-    lines: list[str] = []
-    for case in load_cases():
-        for key in ("line", "ho", "rb", "dn", "text"):
-            value = case.request.get(key)
-            if isinstance(value, str):
-                lines.append(value)
-        for value in case.request.get("lines", ()) or ():
-            if isinstance(value, str):
-                lines.append(value)
-    return lines
+    return case_lines()
 
 
 def test_every_conformance_line_agrees() -> None:

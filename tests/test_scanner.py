@@ -287,19 +287,30 @@ def test_generated_valid_lines_agree(scan, message, receiver) -> None:
     settles(scan, message.to_line(), receiver)
 
 
+#: the two ways a line is read: loads (a verdict and a message) and the quiet path (a message only where the full
+#: check has nothing at all to say)
+READINGS = pytest.mark.parametrize("reading", ["loads", "quiet"])
+
+
+def _settles_as(reading: str, scan: scanner_module.Scanner, line: str, receiver: Receiver) -> None:
+    (settles if reading == "loads" else settles_quietly)(scan, line, receiver)
+
+
+@READINGS
 @FUZZ
 @given(mutated_lines(), st.sampled_from(RECEIVERS))
-def test_mutated_lines_agree(scan, line, receiver) -> None:
-    settles(scan, line, receiver)
+def test_mutated_lines_agree(scan, reading, line, receiver) -> None:
+    _settles_as(reading, scan, line, receiver)
 
 
+@READINGS
 @FUZZ
 @given(messages(), st.sampled_from(RECEIVERS), st.data())
-def test_hostile_values_agree(scan, message, receiver, data) -> None:
+def test_hostile_values_agree(scan, reading, message, receiver, data) -> None:
     line = message.to_line()
     pos = data.draw(st.integers(0, len(line)))
     piece = data.draw(st.sampled_from(HOSTILE + INVISIBLE + PIECES))
-    settles(scan, line[:pos] + piece + line[pos:], receiver)
+    _settles_as(reading, scan, line[:pos] + piece + line[pos:], receiver)
 
 
 def test_what_the_scanner_leaves_to_python(scan) -> None:
@@ -340,19 +351,6 @@ def test_the_realistic_corpus_agrees_quietly(scan) -> None:
     assert settled / len(lines) >= SETTLED_FLOOR * 0.9  # the corpus's noted lines are the Python path's
 
 
-@FUZZ
-@given(mutated_lines(), st.sampled_from(RECEIVERS))
-def test_mutated_lines_agree_quietly(scan, line, receiver) -> None:
-    settles_quietly(scan, line, receiver)
-
-
-@FUZZ
-@given(messages(), st.sampled_from(RECEIVERS), st.data())
-def test_hostile_values_agree_quietly(scan, message, receiver, data) -> None:
-    line = message.to_line()
-    pos = data.draw(st.integers(0, len(line)))
-    piece = data.draw(st.sampled_from(HOSTILE + INVISIBLE + PIECES))
-    settles_quietly(scan, line[:pos] + piece + line[pos:], receiver)
 
 
 def _stream(monkeypatch: pytest.MonkeyPatch, quiet, data: bytes, receiver: Receiver, quiet_first: bool) -> list[tuple]:

@@ -662,17 +662,23 @@ def test_two_processes_of_one_agent_on_one_ledger_send_one_readback(tmp_path):
     assert len([line for _, line in Endpoint("dev", ledger=path).journal() if " RB " in line]) == 1
 
 
-def test_a_resend_of_a_lost_resend_that_arrives_before_it_joins_the_closed_handoff():
-    """b reads a-1 back and closes it. Then a-3 re=a-2 comes, before a-2: b cannot yet follow it. When a-2 re=a-1
-    comes (answered UN why=DUP), a-3, its re-send, belongs to a-1's handoff too: no readback of it, no second
-    close (spec 5 rule 1: a retry cannot create two owners); the thread check reads b's journal the same way."""
+def _closed_then_a_resend_of_a_lost_resend() -> tuple[Endpoint, Endpoint, str, list[HandoffOffered]]:
+    """b has read a-1 back and closed it out=NOOP; a-3 re=a-2 has come, a-2 not yet: (a, b, a-2's line, a-3's
+    offers)."""
     a, b = Endpoint("a"), Endpoint("b")
     ho = a.send(HO)
     lost = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
     resend = a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
     b.send(b.receive(ho)[0].readback, number=True)
     b.send("RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=NOOP")
-    offered = [e for e in b.receive(resend) if isinstance(e, HandoffOffered)]
+    return a, b, lost, [e for e in b.receive(resend) if isinstance(e, HandoffOffered)]
+
+
+def test_a_resend_of_a_lost_resend_that_arrives_before_it_joins_the_closed_handoff():
+    """b reads a-1 back and closes it. Then a-3 re=a-2 comes, before a-2: b cannot yet follow it. When a-2 re=a-1
+    comes (answered UN why=DUP), a-3, its re-send, belongs to a-1's handoff too: no readback of it, no second
+    close (spec 5 rule 1: a retry cannot create two owners); the thread check reads b's journal the same way."""
+    a, b, lost, offered = _closed_then_a_resend_of_a_lost_resend()
     b.receive(lost)
     assert "a-3" in b.handoff("a-1").issues
     for event in offered:
@@ -687,13 +693,7 @@ def test_a_resend_read_back_before_the_link_to_its_closed_handoff_is_answered_du
     good faith: nothing links it to a-1 yet. Then a-2 re=a-1 comes: a-3 re-sends a handoff already closed. b answers
     a-3 UN why=DUP with a-2's, and may not report an act on it (spec 5 rule 1: a retry cannot make a second act);
     the thread check reads b's journal, and a DN sent anyway, the same way."""
-    a, b = Endpoint("a"), Endpoint("b")
-    ho = a.send(HO)
-    lost = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
-    resend = a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
-    b.send(b.receive(ho)[0].readback, number=True)
-    b.send("RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=NOOP")
-    offered = [e for e in b.receive(resend) if isinstance(e, HandoffOffered)]
+    a, b, lost, offered = _closed_then_a_resend_of_a_lost_resend()
     b.send(offered[0].readback, number=True)  # nothing links a-3 to a-1 yet
     assert b.may_act("a-3")
     replies = [e.line for e in b.receive(lost) if isinstance(e, Reply)]

@@ -237,6 +237,17 @@ def load_cases(root: Path | None = None) -> list[Case]:
     return load_suite(root).cases
 
 
+def case_lines(root: Path | None = None) -> list[str]:
+    """Every RW1 line the cases hold, in order (each request's ``line``, ``ho``, ``rb``, ``dn`` and ``text``, then
+    its ``lines``): real input for the differential tests and the fuzzer."""
+    lines: list[str] = []
+    for case in load_cases(root):
+        found = [case.request.get(key) for key in ("line", "ho", "rb", "dn", "text")]
+        found += case.request.get("lines", ()) or ()
+        lines += [value for value in found if isinstance(value, str)]
+    return lines
+
+
 def suite_version(root: Path | None = None) -> str:
     return load_suite(root).version
 
