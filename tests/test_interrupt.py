@@ -121,7 +121,7 @@ def test_ctrl_c_on_a_real_run_says_what_was_written(tmp_path):
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=HANG)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert err.strip() == f"rogerwilco: interrupted: {report} not written (a file already there is kept as it was)"
     assert report.read_text(encoding="utf-8") == "the previous report\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.txt"]
