@@ -350,3 +350,20 @@ def test_the_spooled_check_never_walks_the_whole_heap():
     finally:
         gc.callbacks.remove(seen)
     assert generations and max(generations) < 2, generations
+
+
+def test_the_bound_on_parts_in_memory_is_read_from_the_environment(monkeypatch, tmp_path, capsys):
+    from rogerwilco.checks._components import MEMORY_BYTES, Components
+    from rogerwilco.core.errors import RW1Error
+    from rogerwilco.front.cli import main
+
+    assert Components().memory_bytes == MEMORY_BYTES
+    monkeypatch.setenv("RW1_PARTS_MEMORY_BYTES", "0")
+    assert Components().memory_bytes == 0
+    monkeypatch.setenv("RW1_PARTS_MEMORY_BYTES", "lots")
+    with pytest.raises(RW1Error, match="RW1_PARTS_MEMORY_BYTES='lots' is not a number of bytes"):
+        Components()
+    stream = tmp_path / "t.rw1"
+    stream.write_text("RW1 HO a-1 from=a to=b item=x ask=FIX\n", encoding="utf-8")
+    assert main(["check-thread", str(stream)]) == 2
+    assert "RW1_PARTS_MEMORY_BYTES='lots' is not a number of bytes" in capsys.readouterr().err

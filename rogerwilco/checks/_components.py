@@ -24,6 +24,7 @@ every name is read from the message as the never-guess pass read it.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -34,7 +35,8 @@ from ..core.errors import RW1Error
 #: lines to a batch, about (a component is never split, so a batch can be larger)
 BATCH_LINES = 2048
 #: the memory the lines may hold (as :func:`held_by` counts it) before everything moves to the database on
-#: disk (a line of 80 characters counts as about 560 bytes)
+#: disk (a line of 80 characters counts as about 560 bytes); the environment's ``RW1_PARTS_MEMORY_BYTES`` sets
+#: another bound (:func:`memory_bound`)
 MEMORY_BYTES = 192 << 20
 #: the database's page cache, in KiB
 CACHE_KIB = 512
@@ -110,12 +112,23 @@ def decoded(data: bytes) -> str:
     return data.decode("utf-8", "surrogatepass")
 
 
+def memory_bound() -> int:
+    """:data:`MEMORY_BYTES`, or the bound ``RW1_PARTS_MEMORY_BYTES`` sets (a number of bytes; 0 spills at once),
+    for a machine with less memory to give than the default takes."""
+    text = os.environ.get("RW1_PARTS_MEMORY_BYTES", "").strip()
+    if not text:
+        return MEMORY_BYTES
+    if not text.isascii() or not text.isdigit():
+        raise RW1Error(f"RW1_PARTS_MEMORY_BYTES={text!r} is not a number of bytes (for example 67108864 for 64 MiB)")
+    return int(text)
+
+
 class Components:
     """The lines of a conversation and the components they make (:meth:`add`, then :meth:`batches`)."""
 
     def __init__(self, *, batch_lines: int = BATCH_LINES, memory_bytes: int | None = None) -> None:
         self.batch_lines = max(1, batch_lines)
-        self.memory_bytes = MEMORY_BYTES if memory_bytes is None else memory_bytes
+        self.memory_bytes = memory_bound() if memory_bytes is None else memory_bytes
         self.held = 0  # what the lines hold in memory, as held_by counts it (counted until the spill)
         self._db: sqlite3.Connection | None = None  # made when the lines outgrow memory_bytes (:meth:`_spill`)
         self._parts = 0
