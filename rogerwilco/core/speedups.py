@@ -66,9 +66,13 @@ def source_stamp(text: str) -> str:
     return f"{zlib.crc32(data):08x}{len(data):08x}"
 
 
+#: RW1_PURE set: the pure accept path alone, no compiled twin and no C scanner
+_FORCED_PURE = os.environ.get("RW1_PURE", "") not in ("", "0")
+
+
 def _choose() -> tuple[ModuleType, str]:
     """(the accept module to use, why it is the pure one or "")."""
-    if os.environ.get("RW1_PURE", "") not in ("", "0"):
+    if _FORCED_PURE:
         return _pure, "RW1_PURE is set"
     try:
         twin = importlib.import_module(COMPILED_MODULE)
@@ -121,7 +125,7 @@ if compiled:
     json_forms = implementation.json_forms
 
 # The C scanner reads each line first where it is built; a line it is not sure of goes to the accept path above.
-if os.environ.get("RW1_PURE", "") not in ("", "0"):
+if _FORCED_PURE:
     _scan, scan_reason = None, "RW1_PURE is set"
 else:
     _scan, scan_reason = _scanner.load()
