@@ -167,3 +167,21 @@ def test_the_progress_of_a_line_check_follows_the_open_file(tmp_path, monkeypatc
     assert FileProgress("lint", 8000)._progress is None  # too small to be worth a bar
     monkeypatch.setattr(sys, "stderr", open(os.devnull, "w"))  # not a terminal: no bar
     assert FileProgress("lint", 10**9)._progress is None
+
+
+def test_ctrl_c_inside_code_run_from_a_string_still_exits_130(tmp_path):
+    """A Ctrl-C that lands inside ``eval``/``exec`` (an import building a namedtuple, say) is handled like any:
+    ``python -m rogerwilco`` says its line and exits 130, not killed by SIGINT (status -2)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    # the interrupt arrives while the lint command runs code from a string, as it once did in an import
+    (site / "sitecustomize.py").write_text(
+        "import rogerwilco.front.commands.lint as m\n"
+        "def interrupted(args):\n"
+        "    eval('(_ for _ in ()).throw(KeyboardInterrupt)')\n"
+        "m.cmd_lint = interrupted\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]), "NO_COLOR": "1"}
+    proc = subprocess.run([sys.executable, "-m", "rogerwilco", "lint", "--no-config", str(STREAM)],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=HANG)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip() == "rogerwilco: interrupted: stopped before the end; what was printed so far is incomplete"

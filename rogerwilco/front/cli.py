@@ -354,6 +354,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: one line on what was written, and the shell's status for SIGINT
         from .commands._output import interrupted_line
 
+        _forget_the_interrupt()
         sys.stderr.write(f"\nrogerwilco: {interrupted_line()}\n")
         return 130
     except Exception as exc:  # noqa: BLE001 - the contract: no traceback reaches a user
@@ -363,6 +364,17 @@ def _main(argv: Sequence[str] | None) -> int:
 
             traceback.print_exc()
         return 2
+
+
+def _forget_the_interrupt() -> None:
+    """Keep ``python -m rogerwilco`` at status 130 after a Ctrl-C it handled.
+
+    CPython notes a KeyboardInterrupt that leaves any code run from a string (``eval``/``exec``, as
+    ``collections.namedtuple`` runs while a module is imported) as "unhandled", even when it is caught
+    later, and ``python -m`` then ends the process by SIGINT instead of with the status it returned.
+    A string evaluated to the end clears that note.
+    """
+    eval("None")  # noqa: S307 - a constant: what clears the note is that a string ran to its end
 
 
 def run() -> None:
