@@ -63,11 +63,13 @@ def test_validating_a_valid_line_loads_neither_rich_nor_lark_nor_other_commands(
 
 def test_validating_a_valid_line_loads_no_module_it_does_not_use(tmp_path) -> None:
     """Not the accept path (loads binds it on first use), nor what importlib.abc, pkgutil and argparse's
-    terminal width would pull in (importlib.resources, tempfile, shutil with bz2 and lzma)."""
+    terminal width would pull in (importlib.resources, tempfile, shutil with bz2 and lzma), nor pathlib (with
+    urllib.parse and ipaddress: the data files are found with os.path), nor what only a mistyped word, the help
+    or the sum rule uses (difflib, textwrap, decimal)."""
     path = tmp_path / "one.rw1"
     path.write_text(VALID + "\n", encoding="utf-8")
     unused = ("rogerwilco.core.accept", "rogerwilco.core.speedups", "importlib.resources", "tempfile", "shutil",
-              "bz2", "lzma", "pkgutil")
+              "bz2", "lzma", "pkgutil", "pathlib", "urllib.parse", "ipaddress", "difflib", "textwrap", "decimal")
     out = _run(
         "import sys\n"
         "from rogerwilco.front.cli import main\n"

@@ -9,11 +9,9 @@ or unreadable input, and never a Python traceback on the user's terminal.
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import os
 import sys
-import textwrap
 from typing import Any, NoReturn, Sequence
 
 from . import commands
@@ -137,6 +135,8 @@ class _Parser(argparse.ArgumentParser):
         choices = action.choices
         if choices is None or value in choices:
             return
+        import difflib  # here, not at import: only a mistyped word needs it
+
         names = [str(c) for c in choices]
         close = difflib.get_close_matches(str(value), names, n=1, cutoff=0.6)
         if close:
@@ -154,6 +154,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _option_hint(words: list[str], options: list[str]) -> str:
     """`` (did you mean --format?)`` for the first mistyped option that is close to a known one, else nothing."""
+    import difflib
+
     for word in words:
         if word.startswith("-"):
             close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.6)
@@ -164,6 +166,8 @@ def _option_hint(words: list[str], options: list[str]) -> str:
 
 def _grouped_help(parser: argparse.ArgumentParser) -> str | None:
     """The top-level help: the commands grouped by task, with which command to use when (None: a command's help)."""
+    import textwrap  # here: only the help needs it
+
     from .commands._help import TASKS, WHICH
 
     sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
