@@ -79,6 +79,20 @@ def test_validating_a_valid_line_loads_no_module_it_does_not_use(tmp_path) -> No
     assert out.splitlines()[-1] == "0 []"
 
 
+def test_validating_an_ascii_line_compiles_only_the_ascii_regex(tmp_path) -> None:
+    """The whole-line regex for any line spans all of Unicode and is costly to compile; an ASCII line needs only
+    its ASCII form."""
+    path = tmp_path / "one.rw1"
+    path.write_text(VALID + "\n", encoding="utf-8")
+    out = _run(
+        "from rogerwilco.front.cli import main\n"
+        "from rogerwilco.core import syntax\n"
+        f"code = main(['validate', {str(path)!r}])\n"
+        "print(code, syntax.ascii_line_regex.cache_info().currsize, syntax.line_regex.cache_info().currsize)\n"
+    )
+    assert out.splitlines()[-1] == "0 1 0"
+
+
 def test_loads_binds_the_accept_path_on_first_use() -> None:
     out = _run("import sys, rogerwilco\n"
                "before = 'rogerwilco.core.speedups' in sys.modules\n"
