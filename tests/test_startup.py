@@ -79,6 +79,13 @@ def test_validating_a_valid_line_loads_no_module_it_does_not_use(tmp_path) -> No
     assert out.splitlines()[-1] == "0 []"
 
 
+def test_a_run_of_one_command_builds_only_that_commands_parser() -> None:
+    """The lines module registers seven commands; a run of validate builds validate's parser alone."""
+    sub = cli.build_parser("validate")._subparsers._group_actions[0]  # type: ignore[union-attr]
+    assert list(sub.choices) == ["validate"]
+    assert sorted(cli.build_parser()._subparsers._group_actions[0].choices) == sorted(cli._COMMAND_MODULES)  # type: ignore[union-attr]
+
+
 def test_validating_an_ascii_line_compiles_only_the_ascii_regex(tmp_path) -> None:
     """The whole-line regex for any line spans all of Unicode and is costly to compile; an ASCII line needs only
     its ASCII form."""
