@@ -3,6 +3,8 @@
 Times, as medians of interleaved runs (bytecode cached, one warm-up run each):
 
 * ``python -c pass``: the interpreter alone (the baseline);
+* ``python -c "import attrs"``: the floor the package stands on (attrs, its data-class library, imports
+  ``typing``, ``inspect`` and ``platform``);
 * ``python -c "import rogerwilco"``: the library's import;
 * ``rogerwilco validate`` of a one-line file, valid and refused;
 * ``rogerwilco --version`` (the row ``--version``).
@@ -38,6 +40,7 @@ def commands(valid: str, refused: str) -> dict[str, list[str]]:
     py = sys.executable
     return {
         "python -c pass": [py, "-c", "pass"],
+        "import attrs": [py, "-c", "import attrs"],
         "import rogerwilco": [py, "-c", "import rogerwilco"],
         "--version": [py, "-m", "rogerwilco", "--version"],
         "validate (valid line)": [py, "-m", "rogerwilco", "validate", valid],

@@ -63,11 +63,13 @@ def test_validating_a_valid_line_loads_neither_rich_nor_lark_nor_other_commands(
 
 def test_validating_a_valid_line_loads_no_module_it_does_not_use(tmp_path) -> None:
     """Not the accept path (loads binds it on first use), nor what importlib.abc, pkgutil and argparse's
-    terminal width would pull in (importlib.resources, tempfile, shutil with bz2 and lzma)."""
+    terminal width would pull in (importlib.resources, tempfile, shutil with bz2 and lzma), nor pathlib (with
+    urllib.parse and ipaddress: the data files are found with os.path), nor what only a mistyped word, the help
+    or the sum rule uses (difflib, textwrap, decimal)."""
     path = tmp_path / "one.rw1"
     path.write_text(VALID + "\n", encoding="utf-8")
     unused = ("rogerwilco.core.accept", "rogerwilco.core.speedups", "importlib.resources", "tempfile", "shutil",
-              "bz2", "lzma", "pkgutil")
+              "bz2", "lzma", "pkgutil", "pathlib", "urllib.parse", "ipaddress", "difflib", "textwrap", "decimal")
     out = _run(
         "import sys\n"
         "from rogerwilco.front.cli import main\n"
@@ -75,6 +77,27 @@ def test_validating_a_valid_line_loads_no_module_it_does_not_use(tmp_path) -> No
         f"print(code, [m for m in {unused!r} if m in sys.modules])\n"
     )
     assert out.splitlines()[-1] == "0 []"
+
+
+def test_a_run_of_one_command_builds_only_that_commands_parser() -> None:
+    """The lines module registers seven commands; a run of validate builds validate's parser alone."""
+    sub = cli.build_parser("validate")._subparsers._group_actions[0]  # type: ignore[union-attr]
+    assert list(sub.choices) == ["validate"]
+    assert sorted(cli.build_parser()._subparsers._group_actions[0].choices) == sorted(cli._COMMAND_MODULES)  # type: ignore[union-attr]
+
+
+def test_validating_an_ascii_line_compiles_only_the_ascii_regex(tmp_path) -> None:
+    """The whole-line regex for any line spans all of Unicode and is costly to compile; an ASCII line needs only
+    its ASCII form."""
+    path = tmp_path / "one.rw1"
+    path.write_text(VALID + "\n", encoding="utf-8")
+    out = _run(
+        "from rogerwilco.front.cli import main\n"
+        "from rogerwilco.core import syntax\n"
+        f"code = main(['validate', {str(path)!r}])\n"
+        "print(code, syntax.ascii_line_regex.cache_info().currsize, syntax.line_regex.cache_info().currsize)\n"
+    )
+    assert out.splitlines()[-1] == "0 1 0"
 
 
 def test_loads_binds_the_accept_path_on_first_use() -> None:

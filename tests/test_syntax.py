@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import RW1SyntaxError
-from rogerwilco.core.syntax import chunk_at, line_regex, parse_raw, parse_raw_lark
+from rogerwilco.core.syntax import ascii_line_regex, ascii_only, chunk_at, line_regex, parse_raw, parse_raw_lark
 from tests.strategies import fragments, messages, mutated_lines
 
 
@@ -129,6 +129,39 @@ def test_the_shipped_fast_path_regex_is_the_one_derived_from_the_grammar():
     from rogerwilco.core.syntax import derive_line_regex
 
     assert _fastpath.LINE_REGEX == derive_line_regex(), "grammar changed: run python -m rogerwilco.core.syntax"
+
+
+def test_the_shipped_ascii_regex_is_the_line_regex_narrowed_to_ascii():
+    from rogerwilco.core import _fastpath
+
+    assert _fastpath.ASCII_LINE_REGEX == ascii_only(_fastpath.LINE_REGEX), "run python -m rogerwilco.core.syntax"
+
+
+# What a non-ASCII character of a generated line becomes, so the lines stay near the grammar's edges: a
+# separator, a control character, DEL, the tail mark's slash, the slot's equals sign, a letter.
+_STAND_INS = " \x00\x1f\x7f/=a"
+
+
+def _ascii(text: str) -> str:
+    return "".join(c if c.isascii() else _STAND_INS[ord(c) % len(_STAND_INS)] for c in text)
+
+
+@settings(max_examples=1500, deadline=None)
+@given((mutated_lines() | fragments | st.text(max_size=80)).map(_ascii))
+def test_on_ascii_text_the_narrow_regex_accepts_exactly_what_the_wide_one_accepts(text):
+    assert (ascii_line_regex().fullmatch(text) is not None) == (line_regex().fullmatch(text) is not None)
+    assert _error(parse_raw, text) == _error(parse_raw_lark, text)
+
+
+@pytest.mark.parametrize("pattern", [
+    "[^\\x00-\\x20\\x7f-\\xa0]", "[!-~\u00a1-\U0010ffff]", "[\u00e9\u200c]", "[0-9]", "x[^a-c]+y|[\u00e9]z",
+])
+def test_a_regex_narrowed_to_ascii_matches_every_ascii_character_as_before(pattern):
+    import re
+
+    wide, narrow = re.compile(pattern), re.compile(ascii_only(pattern))
+    for text in [chr(c) for c in range(0x80)] + [f"x{chr(c)}y" for c in range(0x80)] + ["z", "xy", "xaby"]:
+        assert bool(wide.fullmatch(text)) == bool(narrow.fullmatch(text)), (pattern, text)
 
 
 def test_the_shipped_terminal_regexes_are_the_ones_derived_from_the_grammar():

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from .errors import RW1Error
 
@@ -49,12 +48,12 @@ def _size(n: int) -> str:
     return f"{n / MIB:.1f} MiB" if n >= MIB else f"{n:,} bytes"
 
 
-def _refuse_unless_regular(path: Path, what: str, mode: int, error: type[RW1Error]) -> None:
+def _refuse_unless_regular(path: str, what: str, mode: int, error: type[RW1Error]) -> None:
     if not stat.S_ISREG(mode):
         raise error(f"{what} {path} is {_kind(mode)}, not a regular file: give the path of a file")
 
 
-def _too_large(path: Path, what: str, limit: int, error: type[RW1Error]) -> RW1Error:
+def _too_large(path: str, what: str, limit: int, error: type[RW1Error]) -> RW1Error:
     return error(f"{what} {path} is larger than {_size(limit)}, the most a {what} may be")
 
 
@@ -66,7 +65,7 @@ def read_limited(path: str | os.PathLike[str], *, what: str, limit: int,
     OSError (no such file, no permission) reaches the caller, which knows how
     to name a missing file of its kind.
     """
-    path = Path(path)
+    path = os.fspath(path)  # a string, not a pathlib.Path: reading the core vocabulary need not import pathlib
     _refuse_unless_regular(path, what, os.stat(path).st_mode, error)
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     with os.fdopen(fd, "rb") as fh:

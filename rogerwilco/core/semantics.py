@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import re
 from types import MappingProxyType
-from decimal import Decimal, InvalidOperation
 from typing import Any, Iterable, Mapping, NamedTuple
 
 
@@ -344,6 +343,8 @@ def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rul
         if rule.sum is not None:
             parts, total = rule.sum["parts"], rule.sum["total"]
             if all(k in values for k in (*parts, total)):
+                from decimal import Decimal, InvalidOperation  # here: only a line the sum rule applies to needs it
+
                 try:
                     got = sum((Decimal(written_as(k)) for k in parts), Decimal(0))  # type: ignore[arg-type]
                     want = Decimal(written_as(total))  # type: ignore[arg-type]

@@ -26,20 +26,24 @@ one of those) and caches one compiled vocabulary per profile.
 from __future__ import annotations
 
 import json
+import os
 import re
 import warnings
 from functools import lru_cache
-from pathlib import Path
-from typing import Any, Iterable, Mapping, TypeAlias
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, TypeAlias
 
 import attrs
 
 from . import _deprecated
-from ._resources import data_dir, profile_path
+from ._resources import data_dir, profile_file
 from . import iregexp
 from .errors import ProfileError
 from .files import PROFILE_MAX_BYTES, read_limited
 from .slottypes import AGENT_RE, CONSTRAINT_KEY_RE, KEY_RE, PROFILE_TYPES, SlotType, compile_type
+
+if TYPE_CHECKING:
+    from os import PathLike
+    from pathlib import Path
 
 BUNDLED_PROFILES = ("pay", "clin", "pform", "deploy")
 _PROFILE_KEYS = frozenset({
@@ -124,7 +128,7 @@ class Vocabulary:
 # loading
 
 
-def read_json(path: Path) -> dict[str, Any]:
+def read_json(path: str | PathLike[str]) -> dict[str, Any]:
     try:
         doc = json.loads(read_limited(path, what="profile", limit=PROFILE_MAX_BYTES, error=ProfileError).decode("utf-8"))
     except ProfileError:  # not a regular file, or past the cap: already says which and why
@@ -152,13 +156,13 @@ _NOT_PROFILES = ("rw1", "compare", "additions")
 @lru_cache(maxsize=1)
 def compare_document() -> Mapping[str, Any]:
     """The comparison data (``profiles/compare.json``), as written."""
-    return read_json(profile_path("compare"))
+    return read_json(profile_file("compare"))
 
 
 @lru_cache(maxsize=1)
 def _core_document() -> Mapping[str, Any]:
     """The core vocabulary with the comparison data's keys and aliases merged in."""
-    core = dict(read_json(profile_path("rw1")))
+    core = dict(read_json(profile_file("rw1")))
     compare = compare_document()
     core["enums"] = {**core["enums"], "ckey": dict(compare["constraint_keys"])}
     core["set_valued_keys"] = list(compare["set_valued_keys"])
@@ -176,10 +180,10 @@ def load_profile(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
         doc = dict(source)
     else:
         text = str(source)
-        if text in BUNDLED_PROFILES or (_NAME_RE.fullmatch(text) and profile_path(text).is_file()):
-            doc = read_json(profile_path(text))
+        if text in BUNDLED_PROFILES or (_NAME_RE.fullmatch(text) and os.path.isfile(profile_file(text))):
+            doc = read_json(profile_file(text))
         else:
-            doc = read_json(Path(text))
+            doc = read_json(text)
     problems = profile_problems(doc)
     if problems:
         path, message = problems[0]

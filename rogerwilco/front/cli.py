@@ -9,11 +9,9 @@ or unreadable input, and never a Python traceback on the user's terminal.
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import os
 import sys
-import textwrap
 from typing import Any, NoReturn, Sequence
 
 from . import commands
@@ -137,6 +135,8 @@ class _Parser(argparse.ArgumentParser):
         choices = action.choices
         if choices is None or value in choices:
             return
+        import difflib  # here, not at import: only a mistyped word needs it
+
         names = [str(c) for c in choices]
         close = difflib.get_close_matches(str(value), names, n=1, cutoff=0.6)
         if close:
@@ -154,6 +154,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _option_hint(words: list[str], options: list[str]) -> str:
     """`` (did you mean --format?)`` for the first mistyped option that is close to a known one, else nothing."""
+    import difflib
+
     for word in words:
         if word.startswith("-"):
             close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.6)
@@ -164,6 +166,8 @@ def _option_hint(words: list[str], options: list[str]) -> str:
 
 def _grouped_help(parser: argparse.ArgumentParser) -> str | None:
     """The top-level help: the commands grouped by task, with which command to use when (None: a command's help)."""
+    import textwrap  # here: only the help needs it
+
     from .commands._help import TASKS, WHICH
 
     sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
@@ -246,6 +250,32 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _Unbuilt:
+    """The parser of a command the run does not run: every call made on it (``add_argument``, ``set_defaults``,
+    a group) is done to nothing and returns it again."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self._nothing
+
+    def _nothing(self, *args: Any, **kwargs: Any) -> _Unbuilt:
+        return self
+
+
+class _OneCommand:
+    """The subparsers as a command module's ``register`` sees them when the run names one of its commands: only
+    that command's parser is built. A module registers several commands (``lines`` seven), and each parser,
+    with its arguments, costs argparse a gettext look-up per heading and a formatter per argument."""
+
+    def __init__(self, sub: argparse._SubParsersAction, command: str) -> None:
+        self.sub = sub
+        self.command = command
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        if name == self.command or self.command in kwargs.get("aliases", ()):
+            return self.sub.add_parser(name, **kwargs)
+        return _Unbuilt()
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser: every subcommand, or only ``command``'s when it is a known one (none for ``--version``)."""
     from .commands._help import HELP, epilog
@@ -267,7 +297,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         module_names = _command_module_names()
     for name in module_names:
         module = importlib.import_module(f"{commands.__name__}.{name}")
-        module.register(sub)
+        module.register(_OneCommand(sub, command) if command in _COMMAND_MODULES else sub)
     for name, child in sub.choices.items():
         child.formatter_class = _Formatter
         # a global option may come anywhere on the line: after the command too (its value, when given, wins)

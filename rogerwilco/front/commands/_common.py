@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from contextlib import contextmanager
-from pathlib import Path
 from typing import IO, Iterator
 
 from ...core.errors import RW1Error
@@ -36,7 +36,7 @@ def open_line_or_file(value: str | None) -> Iterator[IO[bytes]]:
     """validate's argument: a line (:func:`is_line_argument`) as a one-line stream, else a file or stdin."""
     if is_line_argument(value):
         assert value is not None
-        if Path(value).exists():
+        if os.path.exists(value):
             note(f"read as a line; a file of that name exists: give ./{value} to read the file")
         yield io.BytesIO(line_argument(value).encode("utf-8") + b"\n")
         return
@@ -85,14 +85,16 @@ def open_input(name: str | None) -> Iterator[IO[bytes]]:
             note("reading lines from standard input (end with Ctrl-D); give a FILE to read a file instead")
         yield sys.stdin.buffer
         return
-    path = Path(name)
-    if not path.exists() and name.lstrip().startswith(("RW1 ", "RW")) and " " in name:
+    # os.path, not pathlib: importing pathlib would be a cost of every run. An empty name is the current folder, as
+    # pathlib reads it.
+    path = name or "."
+    if not os.path.exists(path) and name.lstrip().startswith(("RW1 ", "RW")) and " " in name:
         raise UsageError(f"{name[:40]}{'...' if len(name) > 40 else ''} is a line, not a file: give a file of lines, "
                        "or the line on stdin:  printf '%s\\n' 'RW1 ...' | rogerwilco COMMAND")
-    if path.is_dir():
+    if os.path.isdir(path):
         raise RW1Error(f"{name} is a directory: `rogerwilco scan {name}` reads every file in it "
                        "(and `rogerwilco lint` lints them)")
-    if path.suffix.lower() in _COMPRESSED and path.is_file():
+    if os.path.splitext(path)[1].lower() in _COMPRESSED and os.path.isfile(path):
         raise RW1Error(f"{name} is compressed: `rogerwilco scan {name}` reads it "
                        f"(or decompress it first: zcat {name} | rogerwilco COMMAND -)")
     try:
@@ -144,7 +146,7 @@ def line_argument(value: str | None, *, max_bytes: int | None = None) -> str:
         except UnicodeDecodeError:
             raise RW1Error("standard input is not UTF-8") from None
         return text[:-1].removesuffix("\r") if text.endswith("\n") else text
-    if not value.startswith("RW") and Path(value).is_file():
+    if not value.startswith("RW") and os.path.isfile(value):
         raise UsageError(f"{value} is a file, not a line: give the line itself (it starts with {LINE_PREFIX!r}), "
                          "or - to read it from standard input")
     if value.endswith("\r\n") or value.endswith("\n"):
@@ -162,7 +164,7 @@ def json_argument(value: str | None, what: str) -> str:
     if value in (None, "-"):
         return line_argument(value)
     assert value is not None
-    if not value.lstrip().startswith(("{", "[")) and Path(value).is_file():
+    if not value.lstrip().startswith(("{", "[")) and os.path.isfile(value):
         raise UsageError(f"{value} is a file, not {what}: give the JSON text itself, e.g. '{{\"acct\": \"...\"}}'")
     return value
 
