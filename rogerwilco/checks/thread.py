@@ -561,10 +561,12 @@ def check_thread_spooled(
                     continue
                 names, listed, joins = touches_of(message)
                 text = result.text or message.to_line()  # a LineResult made by hand may not hold its line
-                parts.add(number, result.line_number, text, names, listed=listed, joins=joins)
+                parts.add(number, result.line_number, text, names, listed=listed, joins=joins, kept=message)
             for batch in parts.batches():  # a batch is small: its messages are kept whole
-                numbered = ((place, LineResult(text=text, message=_reread(text, receiver), findings=(),
-                                               line_number=line)) for place, line, text in batch)
+                # each message as it was read while the messages fit in memory (parse once), else read again
+                numbered = ((entry[0], LineResult(text=entry[2], findings=(), line_number=entry[1],
+                                                  message=entry[3] if len(entry) > 3 else _reread(entry[2], receiver)))
+                            for entry in batch)
                 keyed = _check(numbered, at, receiver, None, places=True, refused=refused)
                 out._add(keyed.findings, zip(keyed.handoff_places, keyed.handoffs), zip(keyed.item_places, keyed.items))
                 del keyed

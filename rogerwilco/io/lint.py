@@ -462,11 +462,13 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
                     if previous is None or n > previous[0]:
                         last_number[m.from_] = (n, m.id)
                 names, listed, joins = touches_of(m)
-                parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins)
+                parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins, kept=m)
             for batch in parts.batches():
-                # a valid line read again on the accept path alone (keeping each message on disk, to read it
-                # back without a parse, measured slower: its kept form is twice its line)
-                whole = (loads_line(text, receiver, line_number=line) for _, line, text in batch)
+                # each message as it was read, while the messages fit in memory (parse once); past that bound, a
+                # valid line read again on the accept path alone (keeping each message on disk, to read it back
+                # without a parse, measured slower: its kept form is twice its line)
+                whole = (entry[3] if len(entry) > 3 else loads_line(entry[2], receiver, line_number=entry[1])
+                         for entry in batch)
                 out.extend(_part_findings(whole, file, receiver=receiver, now=now, enabled=enabled, refused=refused))
                 gc.collect(0)  # the batch's endpoints hold one another: freed here (the youngest objects alone)
     finally:
