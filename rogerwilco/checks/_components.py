@@ -28,7 +28,7 @@ import os
 import sqlite3
 from collections import OrderedDict
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, cast
 
 from ..core.errors import RW1Error
 
@@ -145,8 +145,9 @@ class Components:
         # in memory: every name and part; once spilled, the recent ones in front of the database, ordered so
         # that the least recently learned goes first in O(1) (a dict's first live entry is found by scanning
         # past the ones deleted before it, a cost that grows with the stream)
-        self._names: OrderedDict[str, int] = OrderedDict()  # names -> a part they belong to (not always its root)
-        self._up: OrderedDict[int, int] = OrderedDict()  # parts -> the part they were joined to (a root: itself)
+        # (plain dicts while in memory, where nothing is forgotten; OrderedDicts from the spill on)
+        self._names: dict[str, int] = {}  # names -> a part they belong to (not always its root)
+        self._up: dict[int, int] = {}  # parts -> the part they were joined to (a root: itself)
         # (place, part, number, text, kept): text is str in memory, bytes once spilled; kept is what the line was
         # read as while the lines and their messages fit in memory (parse once), else None
         self._lines: list[tuple[int, int, int | None, Any, Any]] = []
@@ -164,8 +165,9 @@ class Components:
         in the memory bound; past it every message is let go, and the lines are given back as text alone."""
         roots: set[int] = set()
         new: list[str] = []
+        known = self._names.get if self._db is None else self._part_of  # in memory, every name is in _names
         for name in names:
-            part = self._part_of(name)
+            part = known(name)
             if part is None:
                 new.append(name)
             else:
@@ -246,6 +248,14 @@ class Components:
         return up
 
     def _root(self, part: int) -> int:
+        if self._db is None:  # in memory: the same walk, in the dict itself
+            parents = self._up
+            root = part
+            while parents[root] != root:
+                root = parents[root]
+            while part != root:  # each part on the way now points at the root
+                parents[part], part = root, parents[part]
+            return root
         path = []
         up = self._parent(part)
         while up != part:
@@ -270,7 +280,8 @@ class Components:
         self._lines = [(place, part, number, text, None) for place, part, number, text, _ in self._lines]
 
     @staticmethod
-    def _remember(cache: OrderedDict, key: object, value: int) -> None:
+    def _remember(cache: dict, key: object, value: int) -> None:
+        cache = cast(OrderedDict, cache)  # from the spill on (:meth:`_spill`)
         cache[key] = value
         cache.move_to_end(key)
         if len(cache) > _RECENT:
@@ -296,9 +307,9 @@ class Components:
             self._lines = [(place, part, number, encoded(text), None) for place, part, number, text, _ in self._lines]
             self._lists = [(encoded(key), part, joins) for key, part, joins in self._lists]
             self._flush()
-        for cache in (self._names, self._up):  # the most recently learned stay in front of the database
-            while len(cache) > _RECENT:
-                cache.popitem(last=False)
+        # the most recently learned stay in front of the database, the least recently learned first out
+        self._names = OrderedDict(list(self._names.items())[-_RECENT:])
+        self._up = OrderedDict(list(self._up.items())[-_RECENT:])
 
     def _flush(self) -> None:
         if self._db is None:

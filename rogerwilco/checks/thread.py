@@ -385,23 +385,27 @@ def _read(numbered: Iterable[tuple[int, Any]], receiver: Receiver, kept: Spooled
     findings: list[tuple[int, Finding]] = []
     by_id: dict[str, Any] = {}
     place: dict[str, int] = {} if places else _NO_PLACES
+    result: LineResult | None
     for number, entry in numbered:
-        result = _result(number, entry, receiver)
-        if result is None:
-            continue
-        message = result.message
-        if message is None:
-            findings.append((number, _unreadable(number, result)))
-            _note_refused(result, refused)
-            continue
+        if isinstance(entry, Message):  # a message as such: nothing to read (lint's parts)
+            message, line, result = entry, number, None
+        else:
+            result = _result(number, entry, receiver)
+            if result is None:
+                continue
+            if result.message is None:
+                findings.append((number, _unreadable(number, result)))
+                _note_refused(result, refused)
+                continue
+            message, line = result.message, result.line_number or number
         earlier = by_id.get(message.id)
         if earlier is not None:
             if _whole(earlier) != message:
-                where = f"line {result.line_number or number}"
+                where = f"line {line}"
                 findings.append((number, fail(kind="form", key=None, message=f"{where}: id {message.id} is already "
                                               "used by a different message; this one is left out of the thread")))
             continue
-        text = result.text if kept is not None and not isinstance(entry, Message) else None
+        text = result.text if kept is not None and result is not None else None
         record: Any = message
         if text is not None:
             assert kept is not None

@@ -440,11 +440,15 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
     the ids of lines refused before (or while) ``messages`` is read: a
     ``re=`` naming one names a message that was sent (no ``RW102``).
     """
+    from ..checks.thread import _no_cycle_collection
+
     out: list[LintFinding] = []
     parts = Components(batch_lines=_components.BATCH_LINES if batch_lines is None else batch_lines)
     last_number: dict[str, tuple[int, str]] = {}
     try:
-        with on_disk():  # the database's errors (no room on disk) as the package's
+        # the cyclic collector paused, as check-thread pauses it: the parts keep every message read (no cycles),
+        # and each full collection would walk them all again
+        with on_disk(), _no_cycle_collection():  # the database's errors (no room on disk) as the package's
             for place, entry in enumerate(messages, start=1):
                 m = entry.message if isinstance(entry, LineResult) else entry
                 if m is None:
@@ -625,7 +629,8 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
             results = (check_line(_strip_terminator(text), receiver, line_number=i, file=file)
                        for i, text in enumerate(fp, start=1) if text.strip("\r\n"))
         for result in results:
-            findings.extend(_with_causes(list(_line_findings(result, file)), result, refused))
+            if result.findings or result.raw is not None:  # (a line the accept path took alone has neither)
+                findings.extend(_with_causes(list(_line_findings(result, file)), result, refused))
             if result.message is not None:
                 yield result  # the line it was read from goes along: the thread check keeps it small
 
