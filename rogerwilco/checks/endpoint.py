@@ -1915,13 +1915,15 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
         return found
 
     def deliver(m: Message) -> None:
-        author = end(m.from_)
-        parties = {m.to}
+        sender, to = m.from_, m.to
+        author = end(sender)
         ho = author._target(m) if m.type != "HO" else None
-        if ho is not None:
-            parties.update((ho.from_, ho.to))
         author._apply(m, outgoing=True, at="", live=False)
-        for name in sorted(parties - {m.from_}):
+        if ho is None or (ho.from_ in (sender, to) and ho.to in (sender, to)):  # the two parties: its receiver
+            if to != sender:
+                end(to)._apply(m, outgoing=False, at="", live=False)
+            return
+        for name in sorted({to, ho.from_, ho.to} - {sender}):
             end(name)._apply(m, outgoing=False, at="", live=False)
 
     applied: set[str] = set()
