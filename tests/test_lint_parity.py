@@ -157,6 +157,86 @@ def test_the_quiet_accept_path_takes_only_lines_the_full_pass_takes_with_nothing
     assert taken > 1000 and noted > 100  # both kinds of line are there
 
 
+def _reading_again(monkeypatch) -> list[str]:
+    """Every line lint or check-thread reads again after its first read (a list the calls are put in)."""
+    from rogerwilco.checks import thread
+    from rogerwilco.io import lint
+
+    again: list[str] = []
+    for module, name in ((lint, "loads_line"), (thread, "_reread")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda text, *a, real=real, **k: again.append(text) or real(text, *a, **k))
+    return again
+
+
+def test_lint_and_check_thread_read_each_line_once_while_it_fits_in_memory(monkeypatch):
+    from rogerwilco.checks.thread import check_thread_spooled
+    from rogerwilco.io.lint import lint_stream
+    from rogerwilco.io.stream import validate_stream
+
+    again = _reading_again(monkeypatch)
+    data = inputs()["generated/mixed.rw1"]
+    assert len(lint_stream(io.BytesIO(data), file="mixed.rw1", now=NOW)) > 100
+    with check_thread_spooled(validate_stream(io.BytesIO(data), None, quiet_first=True), now=NOW) as report:
+        assert not report.passed
+    assert again == []
+
+
+@pytest.mark.parametrize("bound", ["0", "200000", "600000"])
+def test_findings_are_the_same_when_the_messages_or_the_lines_leave_memory(monkeypatch, bound):
+    """0: every line spills to disk at once; 200000: the messages are let go after a few hundred lines, then the
+    lines spill; 600000: the messages are let go, the lines stay. Each line past that point is read again."""
+    from rogerwilco.checks import _components
+
+    monkeypatch.setenv("RW1_PARTS_MEMORY_BYTES", bound)
+    again = _reading_again(monkeypatch)
+    name = "generated/mixed.rw1"
+    recorded = json.loads(FIXTURE.read_text(encoding="utf-8"))[name]
+    got = outputs(name, inputs()[name])
+    for what in recorded:
+        assert got[what] == recorded[what], f"{what} of {name} changed"
+    assert len(again) > 1000
+    assert int(bound) < 1500 * (_components.held_by("x" * 80) + _components.kept_by("x" * 80))
+
+
+def _validate(capsys, path: Path, *argv: str) -> tuple[int, str, str]:
+    from rogerwilco.front.cli import main
+
+    code = main(["validate", *argv, str(path)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("argv", [(), ("--format", "json"), ("--quiet",), ("--strict",)])
+def test_validate_says_what_the_full_pass_says_of_every_line(tmp_path, monkeypatch, capsys, argv):
+    """validate reads a line with nothing to say through the accept path alone (from the QUIET_FROM-th line):
+    its output, refusals, notes, summary and exit status are those of the full pass on every line."""
+    from rogerwilco.io import stream
+
+    path = tmp_path / "mixed.rw1"
+    lines = mixed_lines()
+    path.write_bytes(("\n".join(lines * 2) + "\n").encode())
+    assert len(lines) * 2 > 2 * stream.QUIET_FROM
+    fast = _validate(capsys, path, *argv)
+    monkeypatch.setattr(stream, "QUIET_FROM", 10**9)
+    monkeypatch.setattr("rogerwilco.front.commands.lines.QUIET_FROM", 10**9)
+    assert fast == _validate(capsys, path, *argv)
+    assert fast[0] == 1 and (fast[1] + fast[2]).count("\n") > 200  # refusals and (but with --quiet) notes
+
+
+def test_validate_gives_the_full_pass_only_the_lines_with_something_to_say(tmp_path, monkeypatch, capsys):
+    from rogerwilco.io import stream
+
+    path = tmp_path / "clean.rw1"
+    path.write_bytes(("\n".join(thread_bench.conversation(3000)) + "\n").encode())
+    full: list[str] = []
+    real = stream.check_line
+    monkeypatch.setattr(stream, "check_line", lambda text, *a, **k: full.append(text) or real(text, *a, **k))
+    code, out, _ = _validate(capsys, path)
+    assert code == 0 and "3000 lines, 3000 valid" in out
+    assert len(full) == stream.QUIET_FROM - 1  # the lines before it: a short input never loads the accept path
+
+
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         sys.exit("usage: python tests/test_lint_parity.py --write")

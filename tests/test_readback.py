@@ -354,3 +354,43 @@ def test_a_readback_past_its_exp_approves_no_plan_for_the_done_check():
     assert check_dn(ho, dn, rb, profiles=["pay"], now="20261002T0859Z").passed
     late = check_dn(ho, dn, rb, profiles=["pay"], now="20261002T0901Z")
     assert ("fail", "mismatch", None, "acct") in sigs(late)
+
+
+def _readback_pairs() -> list[tuple[str, str]]:
+    """Every HO and RB of the shipped readback examples, and each RB given a wrong, a right and no h=."""
+    from pathlib import Path
+
+    from rogerwilco.core.semantics import check_line
+
+    receiver = Receiver.all_bundled()
+    pairs = []
+    for path in sorted((Path(__file__).resolve().parent.parent / "examples" / "readback").glob("*.rw1")):
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        hos = [line for line in lines if line.startswith("RW1 HO ")]
+        rbs = [line for line in lines if line.startswith("RW1 RB ")]
+        for ho in hos:
+            ho_msg = check_line(ho, receiver).message
+            for rb in rbs:
+                head, sep, tail = rb.partition(" // ")
+                for line in (rb, head + " h=0123456789ab" + sep + tail, head + f" h={ho_msg.digest()}" + sep + tail):
+                    rb_msg = check_line(line, receiver).message
+                    if ho_msg is not None and rb_msg is not None:
+                        pairs.append((ho_msg, rb_msg))
+    return pairs
+
+
+def test_the_readback_examples_give_verdicts_both_ways():
+    verdicts = {check_rb(ho, rb, profiles=Receiver.all_bundled(), now="19700101T0000Z").passed
+                for ho, rb in _readback_pairs()}
+    assert verdicts == {True, False}
+
+
+@pytest.mark.parametrize("ho, rb", _readback_pairs())
+def test_readback_passes_is_check_rbs_verdict(ho, rb):
+    from datetime import datetime, timezone
+
+    from rogerwilco.checks.readback import readback_passes
+
+    receiver = Receiver.all_bundled()
+    for now in (datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(2027, 1, 1, tzinfo=timezone.utc)):
+        assert readback_passes(ho, rb, receiver=receiver, now=now) == check_rb(ho, rb, profiles=receiver, now=now).passed

@@ -28,7 +28,7 @@ import os
 import sqlite3
 from collections import OrderedDict
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, cast
 
 from ..core.errors import RW1Error
 
@@ -59,6 +59,16 @@ def held_by(text: str) -> int:
     (measured: about 400 bytes of tuples, dict entries and numbers, and twice the text, once as the line and
     about once as the ids and items it names)."""
     return 400 + 2 * len(text)
+
+
+#: about the memory a parsed message holds beyond its line's text (measured: about 850 bytes for a line of 80
+#: characters, its slots' dict and values, its envelope's strings and its source)
+MESSAGE_BYTES = 770
+
+
+def kept_by(text: str) -> int:
+    """About the memory a line's parsed message holds in :class:`Components`, beside what :func:`held_by` counts."""
+    return MESSAGE_BYTES + len(text)
 
 
 def touches_of(message: Any) -> tuple[list[str], str | None, str | None]:
@@ -135,21 +145,29 @@ class Components:
         # in memory: every name and part; once spilled, the recent ones in front of the database, ordered so
         # that the least recently learned goes first in O(1) (a dict's first live entry is found by scanning
         # past the ones deleted before it, a cost that grows with the stream)
-        self._names: OrderedDict[str, int] = OrderedDict()  # names -> a part they belong to (not always its root)
-        self._up: OrderedDict[int, int] = OrderedDict()  # parts -> the part they were joined to (a root: itself)
-        self._lines: list[tuple[int, int, int | None, Any]] = []  # text: str in memory, bytes once spilled
+        # (plain dicts while in memory, where nothing is forgotten; OrderedDicts from the spill on)
+        self._names: dict[str, int] = {}  # names -> a part they belong to (not always its root)
+        self._up: dict[int, int] = {}  # parts -> the part they were joined to (a root: itself)
+        # (place, part, number, text, kept): text is str in memory, bytes once spilled; kept is what the line was
+        # read as while the lines and their messages fit in memory (parse once), else None
+        self._lines: list[tuple[int, int, int | None, Any, Any]] = []
+        self.keeping = True  # whether the messages are still kept (until they fill the bound; :meth:`_release`)
+        self._kept = 0  # what the kept messages hold, as kept_by counts it
         self._lists: list[tuple[Any, int, int]] = []  # (key, part, 0: listed under it, 1: joins it)
         self._new_names: dict[str, int] = {}  # names learned since the last write to the database
         self._seen = bytearray(_SEEN_BYTES)  # a Bloom filter of every name: most new names need no query
 
     def add(self, place: int, number: int | None, text: str, names: Iterable[str], *, listed: str | None = None,
-            joins: str | None = None) -> None:
+            joins: str | None = None, kept: Any = None) -> None:
         """The line at ``place`` (its line number ``number``, its ``text``), touching ``names``; listed under
-        ``listed``, and joining every line listed under ``joins`` (whenever it comes)."""
+        ``listed``, and joining every line listed under ``joins`` (whenever it comes). ``kept`` (the message the
+        line was read as) is given back with the line by :meth:`batches` while the lines and their messages fit
+        in the memory bound; past it every message is let go, and the lines are given back as text alone."""
         roots: set[int] = set()
         new: list[str] = []
+        known = self._names.get if self._db is None else self._part_of  # in memory, every name is in _names
         for name in names:
-            part = self._part_of(name)
+            part = known(name)
             if part is None:
                 new.append(name)
             else:
@@ -171,14 +189,21 @@ class Components:
             names_of = self._names
             for name in new:
                 names_of.setdefault(name, root)  # setdefault: a name given twice in one line
-            self._lines.append((place, root, number, text))
+            if kept is not None and self.keeping:
+                self._kept += kept_by(text)
+            else:
+                kept = None
+            self._lines.append((place, root, number, text, kept))
             if listed is not None:
                 self._lists.append((listed, root, 0))
             if joins is not None:
                 self._lists.append((joins, root, 1))
             self.held += held_by(text)
-            if self.held >= self.memory_bytes:
-                self._spill()
+            if self.held + self._kept >= self.memory_bytes:
+                if self._kept:
+                    self._release()  # the messages go first: the lines alone may still fit
+                if self.held >= self.memory_bytes:
+                    self._spill()
             return
         seen = self._seen
         for name in new:
@@ -187,7 +212,7 @@ class Components:
                 self._remember(self._names, name, root)
                 for bit in _bits(name):
                     seen[bit >> 3] |= 1 << (bit & 7)
-        self._lines.append((place, root, number, encoded(text)))
+        self._lines.append((place, root, number, encoded(text), None))
         if listed is not None:
             self._lists.append((encoded(listed), root, 0))
         if joins is not None:
@@ -223,6 +248,14 @@ class Components:
         return up
 
     def _root(self, part: int) -> int:
+        if self._db is None:  # in memory: the same walk, in the dict itself
+            parents = self._up
+            root = part
+            while parents[root] != root:
+                root = parents[root]
+            while part != root:  # each part on the way now points at the root
+                parents[part], part = root, parents[part]
+            return root
         path = []
         up = self._parent(part)
         while up != part:
@@ -239,8 +272,16 @@ class Components:
         self._db.execute("UPDATE part SET up = ? WHERE part = ?", (up, part))
         self._remember(self._up, part, up)
 
+    def _release(self) -> None:
+        """The kept messages let go (each line is read again when its batch comes), and no more kept: the lines
+        alone stay in memory up to the bound, then spill."""
+        self.keeping = False
+        self._kept = 0
+        self._lines = [(place, part, number, text, None) for place, part, number, text, _ in self._lines]
+
     @staticmethod
-    def _remember(cache: OrderedDict, key: object, value: int) -> None:
+    def _remember(cache: dict, key: object, value: int) -> None:
+        cache = cast(OrderedDict, cache)  # from the spill on (:meth:`_spill`)
         cache[key] = value
         cache.move_to_end(key)
         if len(cache) > _RECENT:
@@ -262,25 +303,28 @@ class Components:
                 for bit in _bits(name):
                     seen[bit >> 3] |= 1 << (bit & 7)
             db.executemany("INSERT INTO name VALUES (?, ?)", sorted((encoded(n), p) for n, p in self._names.items()))
-            self._lines = [(place, part, number, encoded(text)) for place, part, number, text in self._lines]
+            self.keeping, self._kept = False, 0
+            self._lines = [(place, part, number, encoded(text), None) for place, part, number, text, _ in self._lines]
             self._lists = [(encoded(key), part, joins) for key, part, joins in self._lists]
             self._flush()
-        for cache in (self._names, self._up):  # the most recently learned stay in front of the database
-            while len(cache) > _RECENT:
-                cache.popitem(last=False)
+        # the most recently learned stay in front of the database, the least recently learned first out
+        self._names = OrderedDict(list(self._names.items())[-_RECENT:])
+        self._up = OrderedDict(list(self._up.items())[-_RECENT:])
 
     def _flush(self) -> None:
         if self._db is None:
             return
         self._db.executemany("INSERT INTO name VALUES (?, ?)", ((encoded(n), p) for n, p in self._new_names.items()))
         self._new_names.clear()
-        self._db.executemany("INSERT INTO line VALUES (?, ?, ?, ?)", self._lines)
+        self._db.executemany("INSERT INTO line VALUES (?, ?, ?, ?)", (line[:4] for line in self._lines))
         self._lines.clear()
         self._db.executemany("INSERT INTO list VALUES (?, ?, ?)", self._lists)
         self._lists.clear()
 
-    def batches(self) -> Iterator[list[tuple[int, int | None, str]]]:
-        """The lines again as ``(place, number, text)``, whole components at a time, each batch in stream order."""
+    def batches(self) -> Iterator[list[tuple[Any, ...]]]:
+        """The lines again as ``(place, number, text)``, whole components at a time, each batch in stream order.
+        A line added with what it was read as (``kept``) comes back as ``(place, number, text, kept)`` while
+        that was kept (:meth:`add`)."""
         if self._db is None:
             yield from self._batches_in_memory()
             return
@@ -321,7 +365,7 @@ class Components:
             rows.sort()
             yield [(place, number, decoded(text)) for place, number, text in rows]
 
-    def _batches_in_memory(self) -> Iterator[list[tuple[int, int | None, str]]]:
+    def _batches_in_memory(self) -> Iterator[list[tuple[Any, ...]]]:
         """:meth:`batches` of lines that never left memory: the same batches, found with dicts."""
         joined = {key for key, _, joins in self._lists if joins}
         first: dict[str, int] = {}  # a key some line joins -> a part listed under or joining it
@@ -330,11 +374,12 @@ class Components:
                 root, other = self._root(first.setdefault(key, part)), self._root(part)
                 if other != root:
                     self._set_parent(max(root, other), min(root, other))
-        members: dict[int, list[tuple[int, int | None, str]]] = {}
-        for place, part, number, text in self._lines:
-            members.setdefault(self._root(part), []).append((place, number, text))
+        members: dict[int, list[tuple[Any, ...]]] = {}
+        for place, part, number, text, kept in self._lines:
+            members.setdefault(self._root(part), []).append((place, number, text) if kept is None
+                                                            else (place, number, text, kept))
         self._lines = []
-        batch: list[tuple[int, int | None, str]] = []
+        batch: list[tuple[Any, ...]] = []
         for root in sorted(members):
             lines = members.pop(root)
             if batch and len(batch) + len(lines) > self.batch_lines:

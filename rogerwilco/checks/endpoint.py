@@ -88,7 +88,8 @@ from .lifecycle import (CLOSE_STATES, CLOSERS, ECHO_STATES, EVENTS, READBACK_STA
                         Step, handoff_of, is_duplicate_answer, issue_link, waits_for_verdict, whole)
 from .ledger import MemoryLedger, SQLiteLedger, Transaction, open_ledger, refused_entry
 from ..core.message import Message
-from .readback import ReadbackInputError, ReadbackReport, check_dn, check_ho, check_rb, levels_of, make_rb
+from .readback import (ReadbackInputError, ReadbackReport, check_dn, check_ho, check_rb, levels_of, make_rb,
+                       readback_passes)
 from ..core.semantics import LineResult, check_line, refusal_for
 from ..core.slottypes import AGENT_RE, MSGID_RE, parse_time
 from ..core.vocab import Receiver, as_receiver
@@ -935,15 +936,21 @@ class Endpoint:
         # expiry is judged where the time is known, by the guards on what this end sends (an RB, the AN val=Y, the
         # act: docs/endpoint.md, "Expiry"); the verdict on the lines themselves is the same live and in a replay,
         # which has no time of sending for a line, so the RB is checked as of a moment before any exp
-        report = check_rb(whole_ho, whole(rb), profiles=self.receiver, expect_acc=extra.get("expect_acc"),
-                          record=extra.get("record"), now=_BEFORE_ANY_EXP)
-        if not report.passed:
+        report: ReadbackReport | None = None
+        if self._observer:  # a replay reads the verdict alone (its events are not composed)
+            passed = readback_passes(whole_ho, whole(rb), receiver=self.receiver, expect_acc=extra.get("expect_acc"),
+                                     record=extra.get("record"), now=_BEFORE_ANY_EXP)
+        else:
+            report = check_rb(whole_ho, whole(rb), profiles=self.receiver, expect_acc=extra.get("expect_acc"),
+                              record=extra.get("record"), now=_BEFORE_ANY_EXP)
+            passed = report.passed
+        if not passed:
             event = "RB-void"
         else:
             event = "RB-pass-wait" if waits_for_verdict(levels_of(whole_ho)) else "RB-pass"
         if not private and self._peers is None:  # (with its senders' ends alone, a replay checks each RB once)
             # a replay keeps the outcome alone: the report holds both messages whole, and nobody reads it
-            self._rb_cache[rb.id] = (event, None) if self._observer else (event, report)
+            self._rb_cache[rb.id] = (event, report)
         return event, report
 
     def _apply(self, message: Message, *, outgoing: bool, at: str, live: bool) -> list[Any]:
@@ -1908,13 +1915,15 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
         return found
 
     def deliver(m: Message) -> None:
-        author = end(m.from_)
-        parties = {m.to}
+        sender, to = m.from_, m.to
+        author = end(sender)
         ho = author._target(m) if m.type != "HO" else None
-        if ho is not None:
-            parties.update((ho.from_, ho.to))
         author._apply(m, outgoing=True, at="", live=False)
-        for name in sorted(parties - {m.from_}):
+        if ho is None or (ho.from_ in (sender, to) and ho.to in (sender, to)):  # the two parties: its receiver
+            if to != sender:
+                end(to)._apply(m, outgoing=False, at="", live=False)
+            return
+        for name in sorted({to, ho.from_, ho.to} - {sender}):
             end(name)._apply(m, outgoing=False, at="", live=False)
 
     applied: set[str] = set()

@@ -385,23 +385,27 @@ def _read(numbered: Iterable[tuple[int, Any]], receiver: Receiver, kept: Spooled
     findings: list[tuple[int, Finding]] = []
     by_id: dict[str, Any] = {}
     place: dict[str, int] = {} if places else _NO_PLACES
+    result: LineResult | None
     for number, entry in numbered:
-        result = _result(number, entry, receiver)
-        if result is None:
-            continue
-        message = result.message
-        if message is None:
-            findings.append((number, _unreadable(number, result)))
-            _note_refused(result, refused)
-            continue
+        if isinstance(entry, Message):  # a message as such: nothing to read (lint's parts)
+            message, line, result = entry, number, None
+        else:
+            result = _result(number, entry, receiver)
+            if result is None:
+                continue
+            if result.message is None:
+                findings.append((number, _unreadable(number, result)))
+                _note_refused(result, refused)
+                continue
+            message, line = result.message, result.line_number or number
         earlier = by_id.get(message.id)
         if earlier is not None:
             if _whole(earlier) != message:
-                where = f"line {result.line_number or number}"
+                where = f"line {line}"
                 findings.append((number, fail(kind="form", key=None, message=f"{where}: id {message.id} is already "
                                               "used by a different message; this one is left out of the thread")))
             continue
-        text = result.text if kept is not None and not isinstance(entry, Message) else None
+        text = result.text if kept is not None and result is not None else None
         record: Any = message
         if text is not None:
             assert kept is not None
@@ -561,10 +565,12 @@ def check_thread_spooled(
                     continue
                 names, listed, joins = touches_of(message)
                 text = result.text or message.to_line()  # a LineResult made by hand may not hold its line
-                parts.add(number, result.line_number, text, names, listed=listed, joins=joins)
+                parts.add(number, result.line_number, text, names, listed=listed, joins=joins, kept=message)
             for batch in parts.batches():  # a batch is small: its messages are kept whole
-                numbered = ((place, LineResult(text=text, message=_reread(text, receiver), findings=(),
-                                               line_number=line)) for place, line, text in batch)
+                # each message as it was read while the messages fit in memory (parse once), else read again
+                numbered = ((entry[0], LineResult(text=entry[2], findings=(), line_number=entry[1],
+                                                  message=entry[3] if len(entry) > 3 else _reread(entry[2], receiver)))
+                            for entry in batch)
                 keyed = _check(numbered, at, receiver, None, places=True, refused=refused)
                 out._add(keyed.findings, zip(keyed.handoff_places, keyed.handoffs), zip(keyed.item_places, keyed.items))
                 del keyed

@@ -440,11 +440,15 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
     the ids of lines refused before (or while) ``messages`` is read: a
     ``re=`` naming one names a message that was sent (no ``RW102``).
     """
+    from ..checks.thread import _no_cycle_collection
+
     out: list[LintFinding] = []
     parts = Components(batch_lines=_components.BATCH_LINES if batch_lines is None else batch_lines)
     last_number: dict[str, tuple[int, str]] = {}
     try:
-        with on_disk():  # the database's errors (no room on disk) as the package's
+        # the cyclic collector paused, as check-thread pauses it: the parts keep every message read (no cycles),
+        # and each full collection would walk them all again
+        with on_disk(), _no_cycle_collection():  # the database's errors (no room on disk) as the package's
             for place, entry in enumerate(messages, start=1):
                 m = entry.message if isinstance(entry, LineResult) else entry
                 if m is None:
@@ -462,11 +466,13 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
                     if previous is None or n > previous[0]:
                         last_number[m.from_] = (n, m.id)
                 names, listed, joins = touches_of(m)
-                parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins)
+                parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins, kept=m)
             for batch in parts.batches():
-                # a valid line read again on the accept path alone (keeping each message on disk, to read it
-                # back without a parse, measured slower: its kept form is twice its line)
-                whole = (loads_line(text, receiver, line_number=line) for _, line, text in batch)
+                # each message as it was read, while the messages fit in memory (parse once); past that bound, a
+                # valid line read again on the accept path alone (keeping each message on disk, to read it back
+                # without a parse, measured slower: its kept form is twice its line)
+                whole = (entry[3] if len(entry) > 3 else loads_line(entry[2], receiver, line_number=entry[1])
+                         for entry in batch)
                 out.extend(_part_findings(whole, file, receiver=receiver, now=now, enabled=enabled, refused=refused))
                 gc.collect(0)  # the batch's endpoints hold one another: freed here (the youngest objects alone)
     finally:
@@ -623,7 +629,8 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
             results = (check_line(_strip_terminator(text), receiver, line_number=i, file=file)
                        for i, text in enumerate(fp, start=1) if text.strip("\r\n"))
         for result in results:
-            findings.extend(_with_causes(list(_line_findings(result, file)), result, refused))
+            if result.findings or result.raw is not None:  # (a line the accept path took alone has neither)
+                findings.extend(_with_causes(list(_line_findings(result, file)), result, refused))
             if result.message is not None:
                 yield result  # the line it was read from goes along: the thread check keeps it small
 

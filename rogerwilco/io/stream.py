@@ -31,8 +31,8 @@ from ..core.vocab import Receiver, as_receiver
 
 DEFAULT_MAX_BYTES = 64 * 1024
 
-#: lint's and check-thread's first try, ``speedups.accept_quiet``: bound on first use, so ``validate`` (which does
-#: not ask for it) never loads the accept path
+#: the quiet attempt, ``speedups.accept_quiet``: bound on first use, so a short ``validate`` (which asks for it from
+#: :data:`QUIET_FROM` lines on) never loads the accept path
 accept_quiet: Callable[[str, Receiver, int | None, str | None], Message | None] | None = None
 
 
@@ -42,6 +42,9 @@ def _quiet() -> Callable[[str, Receiver, int | None, str | None], Message | None
         from ..core.speedups import accept_quiet as bound
         accept_quiet = bound
     return accept_quiet
+#: the line from which ``validate`` tries the quiet attempt: loading the accept path costs about as much as the
+#: full pass of a thousand lines, so a short input (one line given on the command line) never pays for it
+QUIET_FROM = 1000
 _CHUNK = 64 * 1024
 _BOM = b"\xef\xbb\xbf"
 
@@ -172,6 +175,7 @@ def validate_stream(
     max_bytes: int = DEFAULT_MAX_BYTES,
     file: str | None = None,
     quiet_first: bool = False,
+    quiet_from: int | None = None,
 ) -> Iterator[LineResult]:
     """One LineResult per input line, in order.
 
@@ -179,10 +183,15 @@ def validate_stream(
     given as its message alone, with no :class:`~rogerwilco.core.syntax.RawLine` (nothing to place a finding
     on); every other line goes through the never-guess pass. The findings are the same; a check that reads
     the messages of a long stream (lint, check-thread) pays the full pass only where there is something to say.
+    ``quiet_from`` tries it from that line number on (``quiet_first`` is ``quiet_from=1``): the lines before it
+    go through the full pass, so a short stream never loads the accept path.
     """
     receiver = as_receiver(profiles)
-    quiet = _quiet() if quiet_first else None
+    start = 1 if quiet_first else quiet_from
+    quiet = _quiet() if start == 1 else None
     for line in read_lines(fp, max_bytes=max_bytes):
+        if quiet is None and start is not None and line.number >= start:
+            quiet = _quiet()
         if quiet is not None and line.text and not line.notes:
             message = quiet(line.text, receiver, line.number, file)
             if message is not None:
