@@ -155,6 +155,10 @@ def arrow_schema(json_column: str = "struct", *, dictionary: bool = True):
                       for name in COLUMNS], metadata={b"rogerwilco.io.records.version": str(RECORDS_VERSION).encode()})
 
 
+#: A column's Record field, where the two names differ.
+_FIELD_OF = {"from": "from_"}
+
+
 def _json_value(form: dict | None, json_column: str) -> Any:
     if form is None:
         return None
@@ -169,13 +173,12 @@ def to_arrow_batch(records: Iterable[Record], json_column: str = "struct", *, di
     """An Arrow RecordBatch of records with :func:`arrow_schema`."""
     pa = import_pyarrow()
     schema = arrow_schema(json_column, dictionary=dictionary)
-    cols: dict[str, list] = {c: [] for c in COLUMNS}
-    for r in records:
-        d = r.to_dict()
-        d["json"] = _json_value(r.json, json_column)
-        d["ts"] = r.ts
-        for c in COLUMNS:
-            cols[c].append(d[c])
+    rows = records if isinstance(records, (list, tuple)) else list(records)
+    # column by column, straight from the records' fields (``ts`` as the datetime, not its text)
+    cols: dict[str, list] = {c: [getattr(r, _FIELD_OF.get(c, c)) for r in rows] for c in COLUMNS
+                             if c not in ("json", "version")}
+    cols["json"] = [_json_value(r.json, json_column) for r in rows]
+    cols["version"] = [RECORDS_VERSION] * len(rows)
     arrays = []
     for c in COLUMNS:
         typ = schema.field(c).type
