@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from rogerwilco import Receiver, check_line
 from rogerwilco.front.cli import main
+from rogerwilco.io.scan import frames as frames_module
 from rogerwilco.io.scan import (
     CANDIDATE_RE, COLUMNS, Chunk, Record, Tally, _csv_cell, decode_json_string, format_csv, format_jsonl,
     iter_chunks, iter_file_chunks, records_of_chunk, records_of_line, run_scan, scan, to_arrow,
@@ -186,6 +187,33 @@ def test_json_strings_decode_as_json_does_with_each_column(text, ascii_only):
     out, cols = decoded
     assert out == json.loads(literal)
     assert len(cols) == len(out) and cols == sorted(cols) and (not cols or cols[0] == 5)
+
+
+_JSON_LEAVES = st.sampled_from(["RW1 HO a-1", "x", "RW\\u0031 ST", 1, None, True, "a/b~c RW", "\u2028RW1 \ud800"])
+_JSON_KEYS = st.sampled_from(["a", "b", "~/", "RW", "", "k\"/", "\ud83d\ude00"])
+_JSON_VALUES = st.recursive(_JSON_LEAVES, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_JSON_KEYS, inner, max_size=4),
+                            max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON_VALUES.filter(lambda v: isinstance(v, (list, dict))), ascii_only=st.booleans(),
+       repeat=st.booleans(), prefix=st.sampled_from(["", "[svc] ", "2026-10-01T00:00:00Z "]))
+def test_json_strings_walked_from_the_parsed_value_are_the_tokenized_ones(value, ascii_only, repeat, prefix):
+    """A JSON line's strings are found by walking its parsed value beside its string literals; a repeated key
+    (held once by the parsed object) sends it to the token walk. Either way: every string that may hold a
+    candidate, its pointer, raw body and column, as the token walk gives them."""
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    if repeat and text.startswith("{") and len(text) > 2:
+        text = '{"a": "RW1 ST first", ' + text[1:] if value else text  # a key "a" written twice, maybe
+    line = prefix + text
+    at = len(prefix)
+    walked = frames_module._json_strings(line, at, {})
+    assert walked == frames_module._tokenized_strings(line, at)
+    direct = frames_module._walked_strings(json.loads(text), [(m.group(1), m.start(1) + 1)
+                                                              for m in frames_module._JSON_STRING.finditer(line, at)])
+    assert direct is None or direct == walked
+    if repeat and isinstance(value, dict) and "a" in value:
+        assert direct is None  # the repeated key is seen, not mistaken for a value
 
 
 def test_ordered_parallel_output_equals_single_process(tmp_path):

@@ -53,7 +53,11 @@ def _iso(ts: datetime | None) -> str | None:
     """RFC 3339 in UTC with microseconds and ``Z`` (the form ``ts`` takes in JSON Lines and CSV)."""
     if ts is None:
         return None
-    return ts.astimezone(_UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    t = ts.astimezone(_UTC)
+    if t.year < 1000:  # strftime's %Y does not pad a year below 1000 on every platform: its text is the reference
+        return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return (f"{t.year}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}"
+            f".{t.microsecond:06d}Z")
 
 
 @attrs.frozen(kw_only=True)
