@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from rogerwilco import Receiver, check_line
 from rogerwilco.front.cli import main
 from rogerwilco.io.scan import frames as frames_module
+from rogerwilco.io.scan import records as records_module
+from rogerwilco.io.scan.frames import _may_hold
 from rogerwilco.io.scan import (
     CANDIDATE_RE, COLUMNS, Chunk, Record, Tally, _csv_cell, decode_json_string, format_csv, format_jsonl,
     iter_chunks, iter_file_chunks, records_of_chunk, records_of_line, run_scan, scan, to_arrow,
@@ -214,6 +216,27 @@ def test_json_strings_walked_from_the_parsed_value_are_the_tokenized_ones(value,
     assert direct is None or direct == walked
     if repeat and isinstance(value, dict) and "a" in value:
         assert direct is None  # the repeated key is seen, not mistaken for a value
+
+
+_LINE_PIECES = st.sampled_from([b"RW1", b" ", b"\n", b"HO", b"ab", b"x-1", b"\\u0052", b"RW", b"\t", b"\xc2\xa0", b"\r",
+                                b"noise", b"ST", b"RW12 Z", b"\\n", b"\\", b"u", b"\xe3\x80\x80"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_LINE_PIECES, max_size=40))
+def test_the_lines_a_chunk_search_reads_are_those_the_line_test_passes(pieces):
+    """One search of a chunk finds every line the per-line byte test passes, even where a match from the line
+    before runs on through whitespace and line ends into the line's own version token."""
+    data = b"".join(pieces) + b"\n"
+    lines = data.split(b"\n")[:-1]
+    found = records_module._lines_to_read(data, {})
+    assert all(lines[index] == raw for index, raw in found)
+    assert [(i, raw) for i, raw in found if _may_hold(raw)] == [(i, raw) for i, raw in enumerate(lines) if _may_hold(raw)]
+
+
+def test_a_chunk_search_reads_the_overlong_placeholders_too():
+    assert records_module._lines_to_read(b"a\n\nRW1 HO x\n\n", {1: (5, True), 3: (9, False)}) == [
+        (1, b""), (2, b"RW1 HO x"), (3, b"")]
 
 
 def test_ordered_parallel_output_equals_single_process(tmp_path):
