@@ -149,10 +149,12 @@ def configured(module: ModuleType) -> Callable[..., Any]:
     return Scanner(module).scan.accept  # type: ignore[no-any-return]
 
 
-def checker(accept: Callable[..., Any], form: Callable[..., Any] | None = None) -> Callable[[str, Any], str | None]:
+def checker(accept: Callable[..., Any], form: Callable[..., Any] | None = None,
+            forms: Callable[..., Any] | None = None) -> Callable[[str, Any], str | None]:
     """check(line, receiver): None when the scanner is not sure, "" when it settles the line as the Python
     path does, else what differs. With ``form`` (the scanner's batch entry point), the JSON form it gives
-    must be there exactly when ``accept`` settles the line, and be the Python batch path's."""
+    must be there exactly when ``accept`` settles the line, and be the Python batch path's; with ``forms``
+    (the same over many lines in one call), the line read twice in one batch gives that form twice."""
     import attrs
 
     from rogerwilco.core import accept as python_path
@@ -181,6 +183,8 @@ def checker(accept: Callable[..., Any], form: Callable[..., Any] | None = None) 
         if form is None:
             return ""
         got = form(line, receiver)
+        if forms is not None and forms([line, line], receiver) != [got, got]:
+            return f"the batch of lines gives other JSON forms than the line alone: {got!r}"
         if (got is not None) != settled:
             return f"the JSON form and the Message disagree on settling the line: {got!r}"
         if got is None:
@@ -208,7 +212,7 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
     lines = seeds()
     held = receivers()
     module = module or load_scanner()
-    check = checker(configured(module), module.form)
+    check = checker(configured(module), module.form, module.forms)
     failures: list[dict[str, str]] = []
     done = settled_count = 0
     start = time.monotonic()
@@ -252,7 +256,7 @@ def with_atheris(seed: int) -> None:
     lines = seeds()
     held = receivers()
     module = load_scanner()
-    check = checker(configured(module), module.form)
+    check = checker(configured(module), module.form, module.forms)
 
     def text(data: bytes) -> str:
         try:
