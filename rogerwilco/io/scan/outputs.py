@@ -34,7 +34,7 @@ def _csv_cell(value: Any) -> str:
 # ensure_ascii: U+2028, U+2029 and U+0085 in a log cannot break a line of output. A record's line is written
 # from its fields, each as json.dumps(r.to_dict(), ensure_ascii=True) writes it (its default separators, the
 # same string escaper, the JSON form through json.dumps itself), without the dict in between.
-_quoted = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_quoted = json.encoder.encode_basestring_ascii
 _dumps = json.JSONEncoder(ensure_ascii=True).encode
 
 
