@@ -606,3 +606,83 @@ def test_lint_reads_a_log_into_the_lines_the_stream_reader_gives(data):
     from rogerwilco.io.stream import read_lines
 
     assert list(_text_lines(io.BytesIO(data))) == [line.text for line in read_lines(io.BytesIO(data))]
+
+
+# ---- the scan read with the C scanner first, against pure Python ---------------------------------------
+
+def _differential_log(tmp_path: Path) -> Path:
+    """The benchmark's mixed log (2,000 lines), then every conformance line and hostile variants of messages,
+    each bare, behind a log prefix, in a JSON Lines record and in a quote."""
+    import importlib.util
+
+    from .test_accept import HOSTILE, conformance_lines
+
+    spec = importlib.util.spec_from_file_location("scan_bench", Path(__file__).parent.parent / "benchmarks" / "scan_bench.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    path = tmp_path / "mixed.log"
+    bench.make_log(path, 2000, seed=11)
+    messages = conformance_lines()
+    base = "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX // tail"
+    messages += [base[:at] + piece + base[at:] for piece in HOSTILE for at in (4, 11, 21, 43, 56, len(base))]
+    with open(path, "a", encoding="utf-8", errors="surrogatepass") as out:
+        for i, text in enumerate(messages):
+            if "\n" in text or "\r" in text:
+                text = text.replace("\r", " ").replace("\n", " ")
+            out.write(f"{text}\n2026-10-01T09:14:{i % 60:02d}Z INFO [ops] {text}\n")
+            out.write(json.dumps({"ts": 1790000000 + i, "event": {"msg": text}}) + "\n")
+            out.write(f"> {text}\n")
+    return path
+
+
+def _utf8(record: Record) -> bool:
+    try:
+        json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _arrow_from_dicts(records: list) -> "object":
+    """The Arrow batch built row by row from each record's dict: the writer's reference."""
+    import pyarrow as pa
+
+    from rogerwilco.io.records import _json_value, arrow_schema
+
+    schema = arrow_schema("struct")
+    rows = [{**r.to_dict(), "json": _json_value(r.json, "struct"), "ts": r.ts} for r in records]
+    arrays = []
+    for c in COLUMNS:
+        typ = schema.field(c).type
+        values = [row[c] for row in rows]
+        if pa.types.is_dictionary(typ):
+            arrays.append(pa.array(values, type=pa.string()).dictionary_encode().cast(typ))
+        else:
+            arrays.append(pa.array(values, type=typ))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+@pytest.mark.parametrize("receiver", [RECEIVER, Receiver(), *(Receiver.load([name]) for name in RECEIVER.names)],
+                         ids=lambda r: "+".join(r.names) or "core")
+def test_the_scan_with_the_c_scanner_first_is_the_scan_in_pure_python(tmp_path, monkeypatch, receiver):
+    """Every record of the mixed log, conformance and hostile lines, each bundled profile alone and all: the
+    same with the C scanner first as through the pure Python accept path, JSON Lines byte for byte (and as
+    json.dumps writes each record's dict), Arrow column by column, types and metadata."""
+    import pyarrow as pa
+
+    from rogerwilco.core import accept as python_path
+
+    path = _differential_log(tmp_path)
+    fast = list(scan([path], receiver))
+    monkeypatch.setattr(records_module, "json_form", python_path.json_form)
+    slow = list(scan([path], receiver))
+    assert fast == slow and len(fast) > 2000
+    text = format_jsonl(fast)
+    assert text == format_jsonl(slow) == "".join(json.dumps(r.to_dict(), ensure_ascii=True) + "\n" for r in slow)
+    # Arrow holds UTF-8: a record carrying a lone surrogate decoded from a JSON escape cannot be written to it
+    # (on either path; the Parquet writer's own limit, not this comparison's)
+    fast, slow = [r for r in fast if _utf8(r)], [r for r in slow if _utf8(r)]
+    table, reference = to_arrow(fast), pa.Table.from_batches([_arrow_from_dicts(slow)])
+    assert table.schema.equals(reference.schema, check_metadata=True)
+    assert table.equals(reference)
