@@ -149,12 +149,10 @@ def configured(module: ModuleType) -> Callable[..., Any]:
     return Scanner(module).scan.accept  # type: ignore[no-any-return]
 
 
-def checker(accept: Callable[..., Any], form: Callable[..., Any] | None = None,
-            forms: Callable[..., Any] | None = None) -> Callable[[str, Any], str | None]:
+def checker(accept: Callable[..., Any], form: Callable[..., Any] | None = None) -> Callable[[str, Any], str | None]:
     """check(line, receiver): None when the scanner is not sure, "" when it settles the line as the Python
     path does, else what differs. With ``form`` (the scanner's batch entry point), the JSON form it gives
-    must be there exactly when ``accept`` settles the line, and be the Python batch path's; with ``forms``
-    (the same over many lines in one call), the line read twice in one batch gives that form twice."""
+    must be there exactly when ``accept`` settles the line, and be the Python batch path's."""
     import attrs
 
     from rogerwilco.core import accept as python_path
@@ -183,8 +181,6 @@ def checker(accept: Callable[..., Any], form: Callable[..., Any] | None = None,
         if form is None:
             return ""
         got = form(line, receiver)
-        if forms is not None and forms([line, line], receiver) != [got, got]:
-            return f"the batch of lines gives other JSON forms than the line alone: {got!r}"
         if (got is not None) != settled:
             return f"the JSON form and the Message disagree on settling the line: {got!r}"
         if got is None:
@@ -212,7 +208,7 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
     lines = seeds()
     held = receivers()
     module = module or load_scanner()
-    check = checker(configured(module), module.form, module.forms)
+    check = checker(configured(module), module.form)
     failures: list[dict[str, str]] = []
     done = settled_count = 0
     start = time.monotonic()
@@ -256,7 +252,7 @@ def with_atheris(seed: int) -> None:
     lines = seeds()
     held = receivers()
     module = load_scanner()
-    check = checker(configured(module), module.form, module.forms)
+    check = checker(configured(module), module.form)
 
     def text(data: bytes) -> str:
         try:

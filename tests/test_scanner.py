@@ -99,8 +99,7 @@ def settles(scan: scanner_module.Scanner, line: str, receiver: Receiver) -> bool
     """The property: None, or exactly the Message the Python path builds of a line the full pass accepts."""
     got = scan.scan.accept(line, receiver, 3)
     if got is None:
-        assert scan.scan.form(line, receiver) is None, line  # the batch entry points are not sure either
-        assert scan.scan.forms([line], receiver) == [None], line
+        assert scan.scan.form(line, receiver) is None, line  # the batch entry point is not sure either
         return False
     full = check_line(line, receiver, line_number=3)
     assert full.valid and full.message is not None, (line, full.findings)
@@ -123,7 +122,6 @@ def assert_same_form(scan: scanner_module.Scanner, line: str, receiver: Receiver
     got = scan.scan.form(line, receiver)
     want = python_path.json_form(line, receiver)
     assert got is not None and want is not None, line
-    assert scan.scan.forms((line, line), receiver) == [got, got]
     assert list(got.items()) == list(want.items()) == list(message.to_json().items())
     assert [(k, type(v)) for k, v in got["slots"].items()] == [(k, type(v)) for k, v in want["slots"].items()]
     assert [type(v) for v in got.values()] == [type(v) for v in want.values()]
@@ -398,15 +396,6 @@ def test_a_stream_read_with_the_scanner_first_is_the_stream_read_by_python(scan,
     assert sum(scan.scan.accept(text, receiver, 1, None, True) is not None for text, *_ in with_scanner) > 500
 
 
-def test_a_batch_of_lines_is_a_list_or_tuple_of_str(scan) -> None:
-    line = "RW1 ST a-1 from=a to=b item=x"
-    assert scan.scan.forms([], BUNDLED) == [] and scan.scan.forms((line, "noise"), BUNDLED)[1] is None
-    with pytest.raises(TypeError, match="list or tuple of lines expected; got generator"):
-        scan.scan.forms((x for x in [line]), BUNDLED)
-    with pytest.raises(TypeError, match="str object expected; got bytes"):
-        scan.scan.forms([line, line.encode()], BUNDLED)
-
-
 def test_a_line_that_is_not_a_str_is_a_type_error(scan) -> None:
     for value in (None, 5, b"RW1 ST a-1 from=a to=b item=x"):
         with pytest.raises(TypeError, match="str object expected"):
@@ -445,7 +434,6 @@ lines += [line[:n] for line in lines[:5] for n in range(0, len(line), 7)]
 settled = sum(scan.scan.accept(line, receiver, 1) is not None for line in lines)
 quiet = sum(scan.scan.accept(line, receiver, 1, "f.rw1", True) is not None for line in lines)
 formed = sum(scan.scan.form(line, receiver) is not None for line in lines)
-assert sum(form is not None for form in scan.scan.forms(lines, receiver)) == formed
 print("settled", settled, "of", len(lines), "quietly", quiet, "as JSON forms", formed)
 """
 
@@ -532,7 +520,6 @@ def test_reading_lines_again_and_again_holds_no_memory(scan) -> None:
             for line in lines:
                 scan.scan.accept(line, receiver, 1)
                 scan.scan.form(line, receiver)
-            scan.scan.forms(lines, receiver)
 
     read()
     read()

@@ -974,45 +974,7 @@ static PyObject *native_hook(PyObject *module, PyObject *args) {
     return value;
 }
 
-/* forms(lines, receiver): for a list or tuple of lines, a list as long of their JSON forms, None where the
- * scanner is not sure; the batch path's first try over many lines in one call. */
-static PyObject *forms(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "forms(lines, receiver)");
-        return NULL;
-    }
-    if (!PyList_Check(args[0]) && !PyTuple_Check(args[0])) {
-        PyErr_Format(PyExc_TypeError, "list or tuple of lines expected; got %s", Py_TYPE(args[0])->tp_name);
-        return NULL;
-    }
-    if (!configured()) return NULL;
-    PyObject *lines = PySequence_Tuple(args[0]);  /* a snapshot: a decoder run from here cannot resize it */
-    if (lines == NULL) return NULL;
-    Py_ssize_t count = PyTuple_GET_SIZE(lines);
-    PyObject *out = PyList_New(count);
-    if (out == NULL) { Py_DECREF(lines); return NULL; }
-    for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *text = PyTuple_GET_ITEM(lines, i);
-        if (!PyUnicode_Check(text)) {
-            PyErr_Format(PyExc_TypeError, "str object expected; got %s",
-                         text == Py_None ? "None" : Py_TYPE(text)->tp_name);
-            goto fail;
-        }
-        PyObject *form = scan_line(text, core_plans, args[1], Py_None, Py_None, 0, 1);
-        if (form == NULL) goto fail;
-        PyList_SET_ITEM(out, i, form);
-    }
-    Py_DECREF(lines);
-    return out;
-fail:
-    Py_DECREF(lines);
-    Py_DECREF(out);
-    return NULL;
-}
-
 static PyMethodDef methods[] = {
-    {"forms", (PyCFunction)(void (*)(void))forms, METH_FASTCALL,
-     "forms(lines, receiver): per line of a list or tuple, its JSON form, or None where the scanner is not sure."},
     {"accept", (PyCFunction)(void (*)(void))accept, METH_FASTCALL,
      "accept(text, receiver, line=None, file=None, quiet=False): the Message of a line the scanner is sure of "
      "(with quiet, one the full pass gives with no finding at all, no note either), or None."},

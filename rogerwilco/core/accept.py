@@ -431,43 +431,20 @@ def json_form(text: str, receiver: Receiver) -> dict[str, Any] | None:
     return form
 
 
-#: how many lines of a list the batch path's first reader takes in one call (the forms held at once)
-BATCH_LINES: Final = 1024
-
-
-def _in_batches(lines: Sequence[str], receiver: Receiver,
-                first: Callable[[Sequence[str], Receiver], list[dict[str, Any] | None]],
-                ) -> Iterator[tuple[str, dict[str, Any] | None]]:
-    for start in range(0, len(lines), BATCH_LINES):
-        batch = lines[start:start + BATCH_LINES]
-        yield from zip(batch, first(batch, receiver))
-
-
 def json_forms(lines: Iterable[str], profiles: Any = None,
-               first: Callable[[Sequence[str], Receiver], list[dict[str, Any] | None]] | None = None,
-               ) -> Iterator[dict[str, Any] | LineResult]:
+               first: Callable[[str, Receiver], dict[str, Any] | None] | None = None) -> Iterator[dict[str, Any] | LineResult]:
     """The batch path: each line's JSON form, straight from the text, no Message built.
 
     One item per line, in order: the JSON form (a dict, equal to
     ``loads(line).to_json()``) of a valid line, else the line's LineResult,
     whose findings say why it is refused. Line numbers count from 1.
-    ``first`` reads lines first, many in one call (:mod:`.speedups` passes the
-    C scanner's ``forms``): a list or tuple :data:`BATCH_LINES` lines a call,
-    any other iterable line by line, as it comes; a line it is not sure of (None) goes to
-    :func:`json_form`, then to the full pass.
+    ``first`` is what reads each line first (default :func:`json_form`;
+    :mod:`.speedups` passes the C scanner's, which falls back to it).
     """
     receiver = profiles if profiles.__class__ is _RECEIVER else as_receiver(profiles)
-    number = 0
-    if first is not None and isinstance(lines, (list, tuple)):
-        settled: Iterable[tuple[str, dict[str, Any] | None]] = _in_batches(lines, receiver, first)
-    elif first is not None:
-        settled = ((text, first((text,), receiver)[0]) for text in lines)
-    else:
-        settled = ((text, None) for text in lines)
-    for text, form in settled:
-        number += 1
-        if form is None:
-            form = json_form(text, receiver)
+    read = json_form if first is None else first
+    for number, text in enumerate(lines, 1):
+        form = read(text, receiver)
         if form is not None:
             yield form
             continue

@@ -136,4 +136,4 @@ if _scan is not None:
     loads_line = _scanner.loads_with(_scan, loads_line)
     accept_quiet = _scanner.quiet_with(_scan, accept_quiet)
     json_form = _scanner.form_with(_scan, json_form)
-    json_forms = functools.partial(json_forms, first=_scan.scan.forms)
+    json_forms = functools.partial(json_forms, first=json_form)
