@@ -8,7 +8,7 @@ import json
 from typing import Any, Iterable
 
 from ...core.errors import printable
-from ..records import COLUMNS, RECORDS_VERSION, Record, _iso, arrow_schema, to_arrow_batch
+from ..records import COLUMNS, Record, arrow_schema, to_arrow_batch
 from .._pyarrow import import_pyarrow
 
 
@@ -31,30 +31,9 @@ def _csv_cell(value: Any) -> str:
     return text
 
 
-# ensure_ascii: U+2028, U+2029 and U+0085 in a log cannot break a line of output. A record's line is written
-# from its fields, each as json.dumps(r.to_dict(), ensure_ascii=True) writes it (its default separators, the
-# same string escaper, the JSON form through json.dumps itself), without the dict in between.
-_quoted = json.encoder.encode_basestring_ascii
-_dumps = json.JSONEncoder(ensure_ascii=True).encode
-
-
-def _text(value: str | None) -> str:
-    return "null" if value is None else _quoted(value)
-
-
-def _jsonl_line(r: Record) -> str:
-    return (f'{{"record": {_quoted(r.record)}, "file": {_quoted(r.file)}, "line": {r.line}, '
-            f'"column": {r.column}, "field": {_text(r.field)}, "text": {_quoted(r.text)}, '
-            f'"type": {_text(r.type)}, "id": {_text(r.id)}, "from": {_text(r.from_)}, "to": {_text(r.to)}, '
-            f'"re": {_text(r.re)}, "item": {_text(r.item)}, "json": {"null" if r.json is None else _dumps(r.json)}, '
-            f'"why": {_text(r.why)}, "reason": {_text(r.reason)}, "token": {_text(r.token)}, '
-            f'"message": {_text(r.message)}, "version": {RECORDS_VERSION}, "ts": {_text(_iso(r.ts))}, '
-            f'"unvalidated": {"true" if r.unvalidated else "false"}}}\n')
-
-
 def format_jsonl(records: Iterable[Record]) -> str:
     """Records as JSON Lines: each line is ``json.dumps(record.to_dict(), ensure_ascii=True)``."""
-    return "".join(map(_jsonl_line, records))
+    return "".join(map(Record.to_jsonl, records))
 
 
 def format_csv(records: Iterable[Record], *, header: bool = False) -> str:
