@@ -9,8 +9,9 @@ verdict against the Python path, which stays the reference:
   out-of-bounds read or write, a use after free, a double free);
 * a line it settles must be one the full pass accepts, to a Message equal to
   the one the Python accept path builds (every field, the slots' order and
-  value types, the source);
-* otherwise it says "not sure" (None), and ``loads`` gives the Python verdict.
+  value types, the source), and its JSON form from the batch entry point
+  (``form``) the one the Python batch path builds (``accept.json_form``);
+* otherwise it says "not sure" (None) from both entry points, and ``loads`` gives the Python verdict.
 
 The mutator knows the line's structure: character flips, token splices from
 other lines, repeated and dropped tokens, 64 KiB values and tails, thousands of
@@ -148,9 +149,10 @@ def configured(module: ModuleType) -> Callable[..., Any]:
     return Scanner(module).scan.accept  # type: ignore[no-any-return]
 
 
-def checker(accept: Callable[..., Any]) -> Callable[[str, Any], str | None]:
+def checker(accept: Callable[..., Any], form: Callable[..., Any] | None = None) -> Callable[[str, Any], str | None]:
     """check(line, receiver): None when the scanner is not sure, "" when it settles the line as the Python
-    path does, else what differs."""
+    path does, else what differs. With ``form`` (the scanner's batch entry point), the JSON form it gives
+    must be there exactly when ``accept`` settles the line, and be the Python batch path's."""
     import attrs
 
     from rogerwilco.core import accept as python_path
@@ -158,6 +160,9 @@ def checker(accept: Callable[..., Any]) -> Callable[[str, Any], str | None]:
 
     def check(line: str, receiver: Any) -> str | None:
         got = accept(line, receiver, 1)
+        said = form_differs(line, receiver, got is not None)
+        if said:
+            return said
         if got is None:
             return None  # not sure: the Python path decides
         full = check_line(line, receiver, line_number=1)
@@ -170,6 +175,21 @@ def checker(accept: Callable[..., Any]) -> Callable[[str, Any], str | None]:
             return "slots in another order, or of other types"
         if got != full.message:
             return "a Message other than the full pass's"
+        return ""
+
+    def form_differs(line: str, receiver: Any, settled: bool) -> str:
+        if form is None:
+            return ""
+        got = form(line, receiver)
+        if (got is not None) != settled:
+            return f"the JSON form and the Message disagree on settling the line: {got!r}"
+        if got is None:
+            return ""
+        want = python_path.json_form(line, receiver)
+        if want is None or list(got.items()) != list(want.items()):
+            return f"a JSON form other than the Python batch path's: {got!r} != {want!r}"
+        if [(k, type(v)) for k, v in got["slots"].items()] != [(k, type(v)) for k, v in want["slots"].items()]:
+            return "JSON form slots in another order, or of other types"
         return ""
 
     return check
@@ -188,7 +208,7 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
     lines = seeds()
     held = receivers()
     module = module or load_scanner()
-    check = checker(configured(module))
+    check = checker(configured(module), module.form)
     failures: list[dict[str, str]] = []
     done = settled_count = 0
     start = time.monotonic()
@@ -231,7 +251,8 @@ def with_atheris(seed: int) -> None:
     rng = random.Random(seed)
     lines = seeds()
     held = receivers()
-    check = checker(configured(load_scanner()))
+    module = load_scanner()
+    check = checker(configured(module), module.form)
 
     def text(data: bytes) -> str:
         try:

@@ -10,7 +10,8 @@ machine's load touches every path alike):
   pure and the compiled accept paths' ``loads_line`` side by side;
 * ``check_line``: line -> LineResult with every finding;
 * batch: ``json_forms``: lines -> JSON forms, no Message objects (the path
-  ``scan`` and ``to_arrow`` take), pure and compiled;
+  ``scan`` and ``to_arrow`` take), pure, compiled, and with the C scanner
+  first (its ``form`` entry point builds the form itself) where it is built;
 * ``json.loads`` of the JSON forms (the baseline every ratio is against);
 * ``orjson.loads`` of the same (parsing only, no validation);
 * msgspec: typed Structs generated from the vocabulary (a tagged union on
@@ -307,6 +308,8 @@ def our_paths(receiver: Any, lines: list[str], impls: dict[str, Any]) -> Paths:
     if speedups.scanning:
         warm["loads_line, C scanner"] = (each(speedups.loads_line, receiver), lines)
     warm.update({f"batch json_forms, {kind}": (batch(impl), lines) for kind, impl in impls.items()})
+    if speedups.scanning:
+        warm["batch json_forms, C scanner"] = (batch(speedups), lines)
     empty = emptying_memos(impls, receiver)
     out: Paths = {}
     for name, (fn, items) in warm.items():

@@ -15,6 +15,12 @@ run:
   the same message texts (the core path): the scanner's overhead per message
   is the ratio, and it runs no extra parse.
 
+Against ``jq``: the large log's records (``rogerwilco scan``'s own JSON
+Lines output, written once) read back by ``jq -c .`` and by ``json.loads``
+per line, CPU time beside the scan's (``--no-jq`` leaves it out; ``jq`` is
+``apt-get install jq``). The goal: the scan of the log at least as fast as
+``jq -c .`` over the same records.
+
 Slack mode (issue: a Slack export must be read in bounded memory): a
 pretty-printed Slack-style export (a JSON array of messages, each with its
 ``blocks`` copy, about 1 KB a message) at two sizes, and the same export
@@ -23,6 +29,7 @@ means under 100 MB at both sizes.
 
 Usage: python benchmarks/scan_bench.py [--lines 1000000] [--small 250000] [--jobs 2]
                                         [--slack 64000] [--slack-small 16000] [--no-lines] [--no-slack]
+                                        [--no-jq] [--jq-only]
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -139,21 +147,58 @@ def count_lines(path: Path) -> int:
 _MEASURE = r"""
 import resource, subprocess, sys, time
 t = time.perf_counter()
-rc = subprocess.call(sys.argv[1:])
+with open(sys.argv[1], "wb") as out:
+    rc = subprocess.call(sys.argv[2:], stdout=out)
 wall = time.perf_counter() - t
-print(rc, wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(rc, wall, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
 """
+
+
+def measure(cmd: list[str], stdout: str = os.devnull) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MiB of the largest child process, CPU seconds of all of them) of one command."""
+    said = subprocess.run([sys.executable, "-c", _MEASURE, stdout, *cmd], check=True, capture_output=True,
+                          text=True).stdout.split()
+    rc, wall, rss_kib, cpu = int(said[0]), float(said[1]), int(said[2]), float(said[3])
+    if rc != 0:
+        raise SystemExit(f"{cmd[0]} exited {rc}")
+    return wall, rss_kib / 1024, cpu
 
 
 def run_scan(path: Path, jobs: int, out: str = os.devnull) -> tuple[float, float]:
     """(wall seconds, peak RSS MiB of the largest scanning process) of one CLI scan."""
-    cmd = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "rogerwilco", "scan", str(path),
-           "-o", out, "-f", "jsonl", "--no-summary", "-j", str(jobs)]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split()
-    rc, wall, rss_kib = int(out[0]), float(out[1]), int(out[2])
-    if rc != 0:
-        raise SystemExit(f"scan exited {rc}")
-    return wall, rss_kib / 1024
+    wall, rss, _ = measure([sys.executable, "-m", "rogerwilco", "scan", str(path), "-o", out, "-f", "jsonl",
+                            "--no-summary", "-j", str(jobs)])
+    return wall, rss
+
+
+def jq_figures(path: Path, rounds: int = 3) -> None:
+    """The scan of ``path`` against ``jq -c .`` and ``json.loads`` over the same records, CPU seconds, best of
+    ``rounds`` interleaved."""
+    records = path.with_suffix(".records.jsonl")
+    if not records.exists():
+        run_scan(path, 1, str(records))
+    jq = shutil.which("jq")
+    loads = "import json, sys\nfor line in open(sys.argv[1], 'rb'): json.loads(line)"
+    paths = {"rogerwilco scan (-j 1)": [sys.executable, "-m", "rogerwilco", "scan", str(path), "-f", "jsonl",
+                                         "--no-summary"],
+             "json.loads per record": [sys.executable, "-c", loads, str(records)]}
+    if jq is not None:
+        paths["jq -c . over the records"] = [jq, "-c", ".", str(records)]
+    best = {name: (float("inf"), float("inf")) for name in paths}
+    for _ in range(rounds):
+        for name, cmd in paths.items():
+            wall, _, cpu = measure(cmd)
+            best[name] = min(best[name], (cpu, wall))
+    n = count_lines(records)
+    print(f"against jq: {n:,} records of {path.name}, best of {rounds} interleaved rounds, CPU seconds (wall)")
+    for name, (cpu, wall) in best.items():
+        print(f"  {name:28s} {cpu:7.2f} s ({wall:.2f} s)")
+    if jq is None:
+        print("  jq -c . : not installed (apt-get install jq)")
+        return
+    scan_cpu, jq_cpu = best["rogerwilco scan (-j 1)"][0], best["jq -c . over the records"][0]
+    print(f"  scan / jq: {scan_cpu / jq_cpu:.2f}x the CPU time (goal <= 1.00)")
 
 
 def parse_cost(path: Path, limit: int = 100_000) -> tuple[float, float, float, int]:
@@ -195,8 +240,13 @@ def main() -> None:
     ap.add_argument("--slack-small", type=int, default=16_000, help="messages in the small Slack export")
     ap.add_argument("--no-lines", action="store_true", help="skip the mixed-log figures")
     ap.add_argument("--no-slack", action="store_true", help="skip the Slack-export figures")
+    ap.add_argument("--no-jq", action="store_true", help="skip the comparison with jq")
+    ap.add_argument("--jq-only", action="store_true", help="only the comparison with jq (the large log)")
     args = ap.parse_args()
     DATA.mkdir(exist_ok=True)
+    if args.jq_only:
+        jq_figures(ensure(DATA / f"mixed-{args.lines}.log", args.lines))
+        return
     if not args.no_lines:
         lines_figures(args)
     if not args.no_slack:
@@ -241,6 +291,8 @@ def lines_figures(args: argparse.Namespace) -> None:
     print(f"peak RSS -j 1: small {rss_s:.1f} MiB, large {rss1:.1f} MiB (ratio {rss1 / rss_s:.2f})")
     print(f"peak RSS -j {args.jobs}: small {rss_sj:.1f} MiB, large {rssj:.1f} MiB (largest process; ratio {rssj / rss_sj:.2f})")
     print(f"load average after the timed runs: {os.getloadavg()[0]:.2f}")
+    if not args.no_jq:
+        jq_figures(large)
     core_us, bare_us, log_us, n = parse_cost(large)
     print(f"per message ({n:,} messages): check_line alone {core_us:.1f} us; scanner on the same texts as bare lines "
           f"{bare_us:.1f} us (ratio {bare_us / core_us:.2f}); scanner on their log lines {log_us:.1f} us "

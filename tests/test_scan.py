@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 
 from rogerwilco import Receiver, check_line
 from rogerwilco.front.cli import main
+from rogerwilco.io.scan import frames as frames_module
+from rogerwilco.io.scan import records as records_module
+from rogerwilco.io.scan.frames import _may_hold
 from rogerwilco.io.scan import (
     CANDIDATE_RE, COLUMNS, Chunk, Record, Tally, _csv_cell, decode_json_string, format_csv, format_jsonl,
     iter_chunks, iter_file_chunks, records_of_chunk, records_of_line, run_scan, scan, to_arrow,
@@ -186,6 +189,54 @@ def test_json_strings_decode_as_json_does_with_each_column(text, ascii_only):
     out, cols = decoded
     assert out == json.loads(literal)
     assert len(cols) == len(out) and cols == sorted(cols) and (not cols or cols[0] == 5)
+
+
+_JSON_LEAVES = st.sampled_from(["RW1 HO a-1", "x", "RW\\u0031 ST", 1, None, True, "a/b~c RW", "\u2028RW1 \ud800"])
+_JSON_KEYS = st.sampled_from(["a", "b", "~/", "RW", "", "k\"/", "\ud83d\ude00"])
+_JSON_VALUES = st.recursive(_JSON_LEAVES, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_JSON_KEYS, inner, max_size=4),
+                            max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON_VALUES.filter(lambda v: isinstance(v, (list, dict))), ascii_only=st.booleans(),
+       repeat=st.booleans(), prefix=st.sampled_from(["", "[svc] ", "2026-10-01T00:00:00Z "]))
+def test_json_strings_walked_from_the_parsed_value_are_the_tokenized_ones(value, ascii_only, repeat, prefix):
+    """A JSON line's strings are found by walking its parsed value beside its string literals; a repeated key
+    (held once by the parsed object) sends it to the token walk. Either way: every string that may hold a
+    candidate, its pointer, raw body and column, as the token walk gives them."""
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    if repeat and text.startswith("{") and len(text) > 2:
+        text = '{"a": "RW1 ST first", ' + text[1:] if value else text  # a key "a" written twice, maybe
+    line = prefix + text
+    at = len(prefix)
+    walked = frames_module._json_strings(line, at, {})
+    assert walked == frames_module._tokenized_strings(line, at)
+    direct = frames_module._walked_strings(json.loads(text), [(m.group(1), m.start(1) + 1)
+                                                              for m in frames_module._JSON_STRING.finditer(line, at)])
+    assert direct is None or direct == walked
+    if repeat and isinstance(value, dict) and "a" in value:
+        assert direct is None  # the repeated key is seen, not mistaken for a value
+
+
+_LINE_PIECES = st.sampled_from([b"RW1", b" ", b"\n", b"HO", b"ab", b"x-1", b"\\u0052", b"RW", b"\t", b"\xc2\xa0", b"\r",
+                                b"noise", b"ST", b"RW12 Z", b"\\n", b"\\", b"u", b"\xe3\x80\x80"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_LINE_PIECES, max_size=40))
+def test_the_lines_a_chunk_search_reads_are_those_the_line_test_passes(pieces):
+    """One search of a chunk finds every line the per-line byte test passes, even where a match from the line
+    before runs on through whitespace and line ends into the line's own version token."""
+    data = b"".join(pieces) + b"\n"
+    lines = data.split(b"\n")[:-1]
+    found = records_module._lines_to_read(data, {})
+    assert all(lines[index] == raw for index, raw in found)
+    assert [(i, raw) for i, raw in found if _may_hold(raw)] == [(i, raw) for i, raw in enumerate(lines) if _may_hold(raw)]
+
+
+def test_a_chunk_search_reads_the_overlong_placeholders_too():
+    assert records_module._lines_to_read(b"a\n\nRW1 HO x\n\n", {1: (5, True), 3: (9, False)}) == [
+        (1, b""), (2, b"RW1 HO x"), (3, b"")]
 
 
 def test_ordered_parallel_output_equals_single_process(tmp_path):
@@ -555,3 +606,83 @@ def test_lint_reads_a_log_into_the_lines_the_stream_reader_gives(data):
     from rogerwilco.io.stream import read_lines
 
     assert list(_text_lines(io.BytesIO(data))) == [line.text for line in read_lines(io.BytesIO(data))]
+
+
+# ---- the scan read with the C scanner first, against pure Python ---------------------------------------
+
+def _differential_log(tmp_path: Path) -> Path:
+    """The benchmark's mixed log (2,000 lines), then every conformance line and hostile variants of messages,
+    each bare, behind a log prefix, in a JSON Lines record and in a quote."""
+    import importlib.util
+
+    from .test_accept import HOSTILE, conformance_lines
+
+    spec = importlib.util.spec_from_file_location("scan_bench", Path(__file__).parent.parent / "benchmarks" / "scan_bench.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    path = tmp_path / "mixed.log"
+    bench.make_log(path, 2000, seed=11)
+    messages = conformance_lines()
+    base = "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX // tail"
+    messages += [base[:at] + piece + base[at:] for piece in HOSTILE for at in (4, 11, 21, 43, 56, len(base))]
+    with open(path, "a", encoding="utf-8", errors="surrogatepass") as out:
+        for i, text in enumerate(messages):
+            if "\n" in text or "\r" in text:
+                text = text.replace("\r", " ").replace("\n", " ")
+            out.write(f"{text}\n2026-10-01T09:14:{i % 60:02d}Z INFO [ops] {text}\n")
+            out.write(json.dumps({"ts": 1790000000 + i, "event": {"msg": text}}) + "\n")
+            out.write(f"> {text}\n")
+    return path
+
+
+def _utf8(record: Record) -> bool:
+    try:
+        json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _arrow_from_dicts(records: list) -> "object":
+    """The Arrow batch built row by row from each record's dict: the writer's reference."""
+    import pyarrow as pa
+
+    from rogerwilco.io.records import _json_value, arrow_schema
+
+    schema = arrow_schema("struct")
+    rows = [{**r.to_dict(), "json": _json_value(r.json, "struct"), "ts": r.ts} for r in records]
+    arrays = []
+    for c in COLUMNS:
+        typ = schema.field(c).type
+        values = [row[c] for row in rows]
+        if pa.types.is_dictionary(typ):
+            arrays.append(pa.array(values, type=pa.string()).dictionary_encode().cast(typ))
+        else:
+            arrays.append(pa.array(values, type=typ))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+@pytest.mark.parametrize("receiver", [RECEIVER, Receiver(), *(Receiver.load([name]) for name in RECEIVER.names)],
+                         ids=lambda r: "+".join(r.names) or "core")
+def test_the_scan_with_the_c_scanner_first_is_the_scan_in_pure_python(tmp_path, monkeypatch, receiver):
+    """Every record of the mixed log, conformance and hostile lines, each bundled profile alone and all: the
+    same with the C scanner first as through the pure Python accept path, JSON Lines byte for byte (and as
+    json.dumps writes each record's dict), Arrow column by column, types and metadata."""
+    import pyarrow as pa
+
+    from rogerwilco.core import accept as python_path
+
+    path = _differential_log(tmp_path)
+    fast = list(scan([path], receiver))
+    monkeypatch.setattr(records_module, "json_form", python_path.json_form)
+    slow = list(scan([path], receiver))
+    assert fast == slow and len(fast) > 2000
+    text = format_jsonl(fast)
+    assert text == format_jsonl(slow) == "".join(json.dumps(r.to_dict(), ensure_ascii=True) + "\n" for r in slow)
+    # Arrow holds UTF-8: a record carrying a lone surrogate decoded from a JSON escape cannot be written to it
+    # (on either path; the Parquet writer's own limit, not this comparison's)
+    fast, slow = [r for r in fast if _utf8(r)], [r for r in slow if _utf8(r)]
+    table, reference = to_arrow(fast), pa.Table.from_batches([_arrow_from_dicts(slow)])
+    assert table.schema.equals(reference.schema, check_metadata=True)
+    assert table.equals(reference)

@@ -46,6 +46,7 @@ from hypothesis import strategies as st
 from rogerwilco.core import accept as python_path
 from rogerwilco.core import scanner as scanner_module
 from rogerwilco.core._fastpath import TERMINALS
+from rogerwilco.core.message import Message
 from rogerwilco.core.semantics import check_line
 from rogerwilco.core.slottypes import compile_type
 from rogerwilco.core.vocab import Receiver
@@ -98,6 +99,7 @@ def settles(scan: scanner_module.Scanner, line: str, receiver: Receiver) -> bool
     """The property: None, or exactly the Message the Python path builds of a line the full pass accepts."""
     got = scan.scan.accept(line, receiver, 3)
     if got is None:
+        assert scan.scan.form(line, receiver) is None, line  # the batch entry point is not sure either
         return False
     full = check_line(line, receiver, line_number=3)
     assert full.valid and full.message is not None, (line, full.findings)
@@ -111,7 +113,18 @@ def settles(scan: scanner_module.Scanner, line: str, receiver: Receiver) -> bool
         assert type(getattr(got, field)) is type(getattr(want, field))
     assert got.source == want.source and type(got.source) is type(want.source)
     assert got == full.message and hash(got) == hash(full.message)
+    assert_same_form(scan, line, receiver, full.message)
     return True
+
+
+def assert_same_form(scan: scanner_module.Scanner, line: str, receiver: Receiver, message: Message) -> None:
+    """The batch entry point's JSON form is the Python batch path's: keys, values, order and value types."""
+    got = scan.scan.form(line, receiver)
+    want = python_path.json_form(line, receiver)
+    assert got is not None and want is not None, line
+    assert list(got.items()) == list(want.items()) == list(message.to_json().items())
+    assert [(k, type(v)) for k, v in got["slots"].items()] == [(k, type(v)) for k, v in want["slots"].items()]
+    assert [type(v) for v in got.values()] == [type(v) for v in want.values()]
 
 
 def settles_quietly(scan: scanner_module.Scanner, line: str, receiver: Receiver) -> bool:
@@ -420,7 +433,8 @@ lines += [base + " x_big=" + "v" * 65536, base + " // " + "w" * 301, base + "".j
 lines += [line[:n] for line in lines[:5] for n in range(0, len(line), 7)]
 settled = sum(scan.scan.accept(line, receiver, 1) is not None for line in lines)
 quiet = sum(scan.scan.accept(line, receiver, 1, "f.rw1", True) is not None for line in lines)
-print("settled", settled, "of", len(lines), "quietly", quiet)
+formed = sum(scan.scan.form(line, receiver) is not None for line in lines)
+print("settled", settled, "of", len(lines), "quietly", quiet, "as JSON forms", formed)
 """
 
 
@@ -505,6 +519,7 @@ def test_reading_lines_again_and_again_holds_no_memory(scan) -> None:
         for receiver in (pay, BUNDLED):
             for line in lines:
                 scan.scan.accept(line, receiver, 1)
+                scan.scan.form(line, receiver)
 
     read()
     read()

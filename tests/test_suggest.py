@@ -63,3 +63,15 @@ def test_the_docs_show_exactly_what_lint_prints_for_the_shipped_typos():
     assert done.returncode == 1
     docs = (ROOT / "docs" / "lint.md").read_text(encoding="utf-8")
     assert "$ rogerwilco lint --select RW0 examples/ci/typos.rw1\n" + done.stdout in docs
+
+
+def test_a_misspelling_met_again_is_answered_from_the_memo_and_a_caller_cannot_change_it():
+    from rogerwilco.core import suggest
+
+    choices = ["DRAFT", "FIX", "REVIEW", "DRIFT"]
+    first = suggest.nearest("DRAFTT", choices)
+    hits = suggest._nearest.cache_info().hits
+    first.append("TAMPERED")
+    assert suggest.nearest("DRAFTT", iter(choices)) == ["DRAFT"]
+    assert suggest._nearest.cache_info().hits == hits + 1
+    assert suggest._nearest.cache_info().maxsize == 4096  # bounded: new words from a peer evict old ones

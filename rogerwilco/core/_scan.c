@@ -72,6 +72,9 @@ static PyObject *resolve = NULL;        /* (receiver, profile name) -> plans or 
 static PyObject *foreign = NULL;        /* (receiver, key, profile) -> whether another held profile requires key */
 static PyObject *version = NULL;        /* "RW1" */
 static PyObject *key_re, *key_from, *key_to, *key_item;
+/* the other keys of a JSON form (v type id re from to item slots tail: FORM_FIELDS in all) */
+#define FORM_FIELDS 9
+static PyObject *key_v, *key_type, *key_id, *key_slots, *key_tail;
 
 /* ---- characters ------------------------------------------------------ */
 
@@ -516,6 +519,40 @@ done:
     return message;
 }
 
+/* The JSON form of a line (spec section 6), as accept.json_form gives it: no Message, no Source. The slots
+ * are the values dict itself, a list value as a list. */
+static PyObject *build_form(const Plan *plan, PyObject *msgid, PyObject *values, PyObject *tail) {
+    PyObject *names[FORM_FIELDS] = {key_v, key_type, key_id, key_re, key_from, key_to, key_item, key_slots, key_tail};
+    PyObject *items[FORM_FIELDS] = {NULL};
+    PyObject *form = NULL;
+    items[0] = version; Py_INCREF(version);
+    items[1] = plan->name; Py_INCREF(plan->name);
+    items[2] = msgid; Py_INCREF(msgid);
+    if ((items[3] = pop(values, key_re)) == NULL || (items[4] = pop(values, key_from)) == NULL
+            || (items[5] = pop(values, key_to)) == NULL || (items[6] = pop(values, key_item)) == NULL)
+        goto done;
+    /* replacing the value of a key already there keeps the dict's keys, so iterating on is safe */
+    Py_ssize_t at = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(values, &at, &key, &value)) {
+        if (!PyTuple_CheckExact(value)) continue;
+        PyObject *list = PySequence_List(value);
+        if (list == NULL) goto done;
+        int failed = PyDict_SetItem(values, key, list) < 0;
+        Py_DECREF(list);
+        if (failed) goto done;
+    }
+    items[7] = values; Py_INCREF(values);
+    items[8] = tail; Py_INCREF(tail);
+    if ((form = PyDict_New()) == NULL) goto done;
+    for (int i = 0; i < FORM_FIELDS; i++) {
+        if (PyDict_SetItem(form, names[i], items[i]) < 0) { Py_CLEAR(form); goto done; }
+    }
+done:
+    for (int i = 0; i < FORM_FIELDS; i++) Py_XDECREF(items[i]);
+    return form;
+}
+
 /* A decimal -?[0-9]+(\.[0-9]+)? of at most RULE_DIGITS digits, scaled to `scale` fraction digits; 0: not sure. */
 #define RULE_DIGITS 17
 #define RULE_PARTS 8
@@ -682,7 +719,7 @@ static void forget_profiles(void) {
  * line the full pass takes with a note (a slot of another type, an unknown key): a Message it answers
  * is then one the full pass gives with no finding at all. */
 static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, PyObject *line, PyObject *file,
-                           int quiet) {
+                           int quiet, int form) {
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(text) < 0) return NULL;
 #endif
@@ -805,7 +842,7 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         if (PyErr_Occurred()) goto fail;
         goto unsure;  /* the Python path words a type without its sender or receiver */
     }
-    result = build_message(text, plan, msgid, values, tail, line, file);
+    result = form ? build_form(plan, msgid, values, tail) : build_message(text, plan, msgid, values, tail, line, file);
     goto done;
 unsure:
     result = Py_None;
@@ -846,7 +883,23 @@ static PyObject *accept(PyObject *module, PyObject *const *args, Py_ssize_t narg
     int quiet = nargs == 5 ? PyObject_IsTrue(args[4]) : 0;
     if (quiet < 0) return NULL;
     return scan_line(args[0], core_plans, args[1], nargs >= 3 ? args[2] : Py_None, nargs >= 4 ? args[3] : Py_None,
-                     quiet);
+                     quiet, 0);
+}
+
+/* form(text, receiver): the JSON form of a line the scanner is sure of (a dict, as accept.json_form gives it),
+ * or None; the batch path's first try, no Message built. */
+static PyObject *form(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "form(text, receiver)");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_Format(PyExc_TypeError, "str object expected; got %s",
+                     args[0] == Py_None ? "None" : Py_TYPE(args[0])->tp_name);
+        return NULL;
+    }
+    if (!configured()) return NULL;
+    return scan_line(args[0], core_plans, args[1], Py_None, Py_None, 0, 1);
 }
 
 static PyObject *configure(PyObject *module, PyObject *args) {
@@ -925,6 +978,8 @@ static PyMethodDef methods[] = {
     {"accept", (PyCFunction)(void (*)(void))accept, METH_FASTCALL,
      "accept(text, receiver, line=None, file=None, quiet=False): the Message of a line the scanner is sure of "
      "(with quiet, one the full pass gives with no finding at all, no note either), or None."},
+    {"form", (PyCFunction)(void (*)(void))form, METH_FASTCALL,
+     "form(text, receiver): the JSON form (a dict) of a line the scanner is sure of, or None."},
     {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, foreign, core_plans)"},
     {"make_plan", make_plan, METH_VARARGS, "make_plan(name, profile, specs, rules, tail_max): one type's tables."},
     {"check", check, METH_VARARGS, "check(name, text): one native character check (for tests)."},
@@ -946,7 +1001,13 @@ PyMODINIT_FUNC PyInit__scan(void) {
     key_from = PyUnicode_InternFromString("from");
     key_to = PyUnicode_InternFromString("to");
     key_item = PyUnicode_InternFromString("item");
-    if (version == NULL || key_re == NULL || key_from == NULL || key_to == NULL || key_item == NULL) {
+    key_v = PyUnicode_InternFromString("v");
+    key_type = PyUnicode_InternFromString("type");
+    key_id = PyUnicode_InternFromString("id");
+    key_slots = PyUnicode_InternFromString("slots");
+    key_tail = PyUnicode_InternFromString("tail");
+    if (version == NULL || key_re == NULL || key_from == NULL || key_to == NULL || key_item == NULL || key_v == NULL
+            || key_type == NULL || key_id == NULL || key_slots == NULL || key_tail == NULL) {
         Py_DECREF(m);
         return NULL;
     }

@@ -431,16 +431,20 @@ def json_form(text: str, receiver: Receiver) -> dict[str, Any] | None:
     return form
 
 
-def json_forms(lines: Iterable[str], profiles: Any = None) -> Iterator[dict[str, Any] | LineResult]:
+def json_forms(lines: Iterable[str], profiles: Any = None,
+               first: Callable[[str, Receiver], dict[str, Any] | None] | None = None) -> Iterator[dict[str, Any] | LineResult]:
     """The batch path: each line's JSON form, straight from the text, no Message built.
 
     One item per line, in order: the JSON form (a dict, equal to
     ``loads(line).to_json()``) of a valid line, else the line's LineResult,
     whose findings say why it is refused. Line numbers count from 1.
+    ``first`` is what reads each line first (default :func:`json_form`;
+    :mod:`.speedups` passes the C scanner's, which falls back to it).
     """
     receiver = profiles if profiles.__class__ is _RECEIVER else as_receiver(profiles)
+    read = json_form if first is None else first
     for number, text in enumerate(lines, 1):
-        form = json_form(text, receiver)
+        form = read(text, receiver)
         if form is not None:
             yield form
             continue

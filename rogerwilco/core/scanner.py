@@ -14,7 +14,9 @@ else), the number of required keys, the type's rules (the accept path's own
 closures) and the tail's limit.
 
 The scanner answers the Message of a line it is sure of, built exactly as
-:func:`accept.accept` builds it, or None: "not sure", and the Python accept
+:func:`accept.accept` builds it (or, for the batch path, :func:`form_with`,
+its JSON form as :func:`accept.json_form` builds it, no Message on the way),
+or None: "not sure", and the Python accept
 path and then the full pass decide, as before. Each native check accepts a
 subset of what the slot type's Python decoder accepts, to the same value; a
 value the native check does not settle goes to that decoder. So the scanner
@@ -255,6 +257,25 @@ def loads_with(scanner: Scanner, python_loads: Any) -> Any:
         return python_loads(text, receiver, line_number)  # type: ignore[no-any-return]
 
     return loads_line
+
+
+def form_with(scanner: Scanner, python_form: Any) -> Any:
+    """``json_form`` through the scanner (the batch path's first try), handing a line it is not sure of to
+    ``python_form``."""
+    form = scanner.scan.form
+
+    def json_form(text: str, receiver: Receiver) -> dict[str, Any] | None:
+        """The JSON form of a cleanly valid line (as ``Message.to_json`` gives it), or None: not sure.
+
+        The scanner builds the form itself, no Message on the way; a line it is
+        not sure of goes to the Python accept path's ``json_form``.
+        """
+        found: dict[str, Any] | None = form(text, receiver)
+        if found is not None:
+            return found
+        return python_form(text, receiver)  # type: ignore[no-any-return]
+
+    return json_form
 
 
 def quiet_with(scanner: Scanner, python_quiet: Any) -> Any:

@@ -21,7 +21,8 @@ edited since ``python hatch_build.py --inplace``).
     Why the pure path is in use (``""`` when compiled).
 ``scanning``
     True when the C scanner (:mod:`rogerwilco.core.scanner`, the extension
-    ``rogerwilco.core._scan``) reads lines first for ``loads`` and for the
+    ``rogerwilco.core._scan``) reads lines first for ``loads``, for the batch
+    path (``json_form``, ``json_forms``: ``scan`` takes it) and for the
     quiet accept attempt of ``validate_stream(..., quiet_first=True)`` (lint,
     check-thread): it settles the lines it is sure of and hands the rest to
     the accept path above.
@@ -32,6 +33,7 @@ edited since ``python hatch_build.py --inplace``).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import zlib
@@ -133,3 +135,5 @@ scanning: bool = _scan is not None
 if _scan is not None:
     loads_line = _scanner.loads_with(_scan, loads_line)
     accept_quiet = _scanner.quiet_with(_scan, accept_quiet)
+    json_form = _scanner.form_with(_scan, json_form)
+    json_forms = functools.partial(json_forms, first=json_form)

@@ -16,6 +16,7 @@ without ``p=`` points at ``p=pay``.
 
 from __future__ import annotations
 
+import functools
 from typing import Iterable
 
 from .vocab import BUNDLED_PROFILES, Vocabulary, bundled_vocabulary
@@ -43,19 +44,26 @@ def distance(a: str, b: str, limit: int = 3) -> int:
 
 def nearest(word: str, choices: Iterable[str]) -> list[str]:
     """The known words nearest ``word`` within the allowed distance (ties all kept, in ``choices`` order)."""
+    return list(_nearest(word, tuple(choices)))
+
+
+# A log repeats its misspellings (a scan words every refused line it meets): the answer for a word among the
+# same choices is kept, the most recent few thousand, so a peer writing new words cannot grow it.
+@functools.lru_cache(maxsize=4096)
+def _nearest(word: str, choices: tuple[str, ...]) -> tuple[str, ...]:
     folded = word.casefold()
     allowed = 1 if len(word) <= 4 else 2
     best: list[str] = []
     best_distance = allowed + 1
     for choice in choices:
         if choice == word:
-            return []
+            return ()
         d = distance(folded, choice.casefold(), allowed + 1)
         if d < best_distance:
             best, best_distance = [choice], d
         elif d == best_distance and choice not in best:
             best.append(choice)
-    return best if best_distance <= allowed else []
+    return tuple(best) if best_distance <= allowed else ()
 
 
 def closest(word: str, choices: Iterable[str]) -> str | None:

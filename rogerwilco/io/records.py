@@ -53,7 +53,11 @@ def _iso(ts: datetime | None) -> str | None:
     """RFC 3339 in UTC with microseconds and ``Z`` (the form ``ts`` takes in JSON Lines and CSV)."""
     if ts is None:
         return None
-    return ts.astimezone(_UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    t = ts.astimezone(_UTC)
+    if t.year < 1000:  # strftime's %Y does not pad a year below 1000 on every platform: its text is the reference
+        return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return (f"{t.year}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}"
+            f".{t.microsecond:06d}Z")
 
 
 @attrs.frozen(kw_only=True)
@@ -118,6 +122,28 @@ class Record:
             "version": RECORDS_VERSION, "ts": _iso(self.ts), "unvalidated": self.unvalidated,
         }
 
+    def to_jsonl(self) -> str:
+        """The record as one line of JSON Lines, newline included: exactly what
+        ``json.dumps(self.to_dict(), ensure_ascii=True)`` writes (its separators, its string escaper, the JSON
+        form through ``json.dumps`` itself), without the dict in between. ASCII, so U+2028, U+2029 and U+0085
+        in a log cannot break a line of output."""
+        return (f'{{"record": {_quoted(self.record)}, "file": {_quoted(self.file)}, "line": {self.line}, '
+                f'"column": {self.column}, "field": {_text(self.field)}, "text": {_quoted(self.text)}, '
+                f'"type": {_text(self.type)}, "id": {_text(self.id)}, "from": {_text(self.from_)}, '
+                f'"to": {_text(self.to)}, "re": {_text(self.re)}, "item": {_text(self.item)}, '
+                f'"json": {"null" if self.json is None else _dumps(self.json)}, "why": {_text(self.why)}, '
+                f'"reason": {_text(self.reason)}, "token": {_text(self.token)}, "message": {_text(self.message)}, '
+                f'"version": {RECORDS_VERSION}, "ts": {_text(_iso(self.ts))}, '
+                f'"unvalidated": {"true" if self.unvalidated else "false"}}}\n')
+
+
+_quoted = json.encoder.encode_basestring_ascii  # json.dumps's own escaper, ensure_ascii
+_dumps = json.JSONEncoder(ensure_ascii=True).encode
+
+
+def _text(value: str | None) -> str:
+    return "null" if value is None else _quoted(value)
+
 
 # --------------------------------------------------------------------------
 # the typed schema
@@ -155,6 +181,10 @@ def arrow_schema(json_column: str = "struct", *, dictionary: bool = True):
                       for name in COLUMNS], metadata={b"rogerwilco.io.records.version": str(RECORDS_VERSION).encode()})
 
 
+#: A column's Record field, where the two names differ.
+_FIELD_OF = {"from": "from_"}
+
+
 def _json_value(form: dict | None, json_column: str) -> Any:
     if form is None:
         return None
@@ -169,13 +199,12 @@ def to_arrow_batch(records: Iterable[Record], json_column: str = "struct", *, di
     """An Arrow RecordBatch of records with :func:`arrow_schema`."""
     pa = import_pyarrow()
     schema = arrow_schema(json_column, dictionary=dictionary)
-    cols: dict[str, list] = {c: [] for c in COLUMNS}
-    for r in records:
-        d = r.to_dict()
-        d["json"] = _json_value(r.json, json_column)
-        d["ts"] = r.ts
-        for c in COLUMNS:
-            cols[c].append(d[c])
+    rows = records if isinstance(records, (list, tuple)) else list(records)
+    # column by column, straight from the records' fields (``ts`` as the datetime, not its text)
+    cols: dict[str, list] = {c: [getattr(r, _FIELD_OF.get(c, c)) for r in rows] for c in COLUMNS
+                             if c not in ("json", "version")}
+    cols["json"] = [_json_value(r.json, json_column) for r in rows]
+    cols["version"] = [RECORDS_VERSION] * len(rows)
     arrays = []
     for c in COLUMNS:
         typ = schema.field(c).type

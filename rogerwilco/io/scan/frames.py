@@ -42,6 +42,8 @@ _CANDIDATE_BYTES = re.compile(rb"RW[0-9]+(?: [A-Z]|" + _WS_BYTES + rb"+(?:[A-Z]{
 
 # one JSON string literal, or a structural character
 _JSON_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}\[\],:])')
+# one JSON string literal (the same strings as above, matched in fewer steps)
+_JSON_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"')
 # a pretty-printed member or element: "key": "value",  /  "value",
 _JSON_MEMBER = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"\s*:\s*)?"((?:[^"\\]|\\.)*)"\s*,?\s*')
 _SURROGATE = re.compile("[\udc80-\udcff]")
@@ -142,8 +144,14 @@ def _unescape_slack(text: str, cols: list[int]) -> tuple[str, list[int]]:
     return "".join(out), ocols
 
 
+def _may_frame(body: str) -> bool:
+    """Whether a JSON string's raw body may hold a candidate (a version token, or an escape that could spell one)."""
+    return "RW" in body or "\\u" in body
+
+
 def _json_strings(line: str, at: int = 0, keep: dict | None = None) -> list[tuple[str, str, int]] | None:
-    """(pointer, raw body, body column) of every string value of the JSON value ``line[at:]``.
+    """(pointer, raw body, body column) of every string value of the JSON value ``line[at:]`` that may hold a
+    candidate (:func:`_may_frame`), in order.
 
     None when that is not a JSON object or array. ``keep``, when given, gets
     the value's start (``at``) and the parsed value (``value``).
@@ -156,6 +164,51 @@ def _json_strings(line: str, at: int = 0, keep: dict | None = None) -> list[tupl
         return None
     if keep is not None:
         keep["at"], keep["value"] = at, value
+    literals = [(m.group(1), m.start(1) + 1) for m in _JSON_STRING.finditer(line, at)]
+    try:
+        found = _walked_strings(value, literals)
+    except RecursionError:
+        found = None
+    return found if found is not None else _tokenized_strings(line, at)
+
+
+def _walked_strings(value: Any, literals: list[tuple[str, int]]) -> list[tuple[str, str, int]] | None:
+    """The parsed value walked in order beside its string literals (keys and values, in the text's order), a
+    pointer built only for a value that may hold a candidate; None when the two do not line up one for one
+    (a repeated key, which the parsed object holds once)."""
+    out: list[tuple[str, str, int]] = []
+    path: list[str] = []
+    index = 0
+
+    def walk(item: Any) -> None:
+        nonlocal index
+        kind = item.__class__
+        if kind is str:
+            body, column = literals[index]
+            index += 1
+            if _may_frame(body):
+                out.append(("".join(path), body, column))
+        elif kind is dict:
+            for key, member in item.items():
+                index += 1  # the key's own literal
+                path.append("/" + key.replace("~", "~0").replace("/", "~1"))
+                walk(member)
+                path.pop()
+        elif kind is list:
+            for i, member in enumerate(item):
+                path.append(f"/{i}")
+                walk(member)
+                path.pop()
+
+    try:
+        walk(value)
+    except IndexError:
+        return None
+    return out if index == len(literals) else None
+
+
+def _tokenized_strings(line: str, at: int) -> list[tuple[str, str, int]]:
+    """What :func:`_json_strings` gives, from the text's tokens alone (a JSON value known to parse)."""
     out: list[tuple[str, str, int]] = []
     stack: list[list[Any]] = []  # [container, key or index, expecting_key]
     pending_key: str | None = None
@@ -183,8 +236,9 @@ def _json_strings(line: str, at: int = 0, keep: dict | None = None) -> list[tupl
             stack[-1][1] = pending_key
             stack[-1][2] = False
             continue
-        pointer = "".join("/" + str(level[1]).replace("~", "~0").replace("/", "~1") for level in stack)
-        out.append((pointer, body, m.start(1) + 1))
+        if _may_frame(body):
+            pointer = "".join("/" + str(level[1]).replace("~", "~0").replace("/", "~1") for level in stack)
+            out.append((pointer, body, m.start(1) + 1))
     return out
 
 
@@ -238,7 +292,7 @@ def frames_of(line: str, *, slack: bool = False, strings: list[tuple[str, str, i
         return [Frame(line, 1)]
     frames: list[Frame] = []
     for field, body, column in raw_strings:
-        if "RW" not in body and "\\u" not in body:
+        if not _may_frame(body):
             continue
         escaped = "\\" in body
         columns = None

@@ -32,8 +32,8 @@ def _csv_cell(value: Any) -> str:
 
 
 def format_jsonl(records: Iterable[Record]) -> str:
-    # ensure_ascii: U+2028, U+2029 and U+0085 in a log cannot break a line of output
-    return "".join(json.dumps(r.to_dict(), ensure_ascii=True) + "\n" for r in records)
+    """Records as JSON Lines: each line is ``json.dumps(record.to_dict(), ensure_ascii=True)``."""
+    return "".join(map(Record.to_jsonl, records))
 
 
 def format_csv(records: Iterable[Record], *, header: bool = False) -> str:

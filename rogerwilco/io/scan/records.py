@@ -13,7 +13,7 @@ from ...core.speedups import json_form
 from ...core.semantics import check_line
 from ...core.syntax import RawLine
 from ...core.vocab import Receiver, as_receiver
-from .frames import _SURROGATE, _may_hold, candidates, frames_of
+from .frames import _CANDIDATE_BYTES, _SURROGATE, _may_hold, candidates, frames_of
 from .sources import DEFAULT_MAX_LINE_BYTES, Chunk, iter_file_chunks
 from .timestamps import Clock, zone
 
@@ -154,8 +154,6 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver, clock: Clock | None = Non
     clock = clock or Clock()
     if chunk.problem is not None:
         return [_unreadable(chunk.file, chunk.problem)], 0
-    lines = chunk.data.split(b"\n")
-    lines.pop()  # data ends with "\n"
     if chunk.elements is not None:
         from .slack import _compact_records  # the Slack reader builds on records_of_line
 
@@ -163,10 +161,13 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver, clock: Clock | None = Non
     if chunk.slack:
         from .slack import _slack_records  # the Slack reader builds on records_of_line
 
+        lines = chunk.data.split(b"\n")
+        lines.pop()  # data ends with "\n"
         return _slack_records(chunk, lines, receiver, clock), len(lines)
     out: list[Record] = []
     limit = chunk.max_line_bytes
-    for i, raw in enumerate(lines):
+    data = chunk.data
+    for i, raw in _lines_to_read(data, chunk.overlong):
         if not _may_hold(raw):
             if i in chunk.overlong and chunk.overlong[i][1]:
                 size = chunk.overlong[i][0]
@@ -180,7 +181,39 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver, clock: Clock | None = Non
             raw = raw[:-1]
         text = raw.decode("utf-8", "surrogateescape")
         out.extend(records_of_line(text, receiver, file=chunk.file, line=number, clock=clock))
-    return out, len(lines)
+    return out, data.count(b"\n")
+
+
+# a JSON escape, which could spell a version token (the other half of _may_hold's test)
+_ESCAPE_BYTES = re.compile(rb"\\u")
+
+
+def _lines_to_read(data: bytes, overlong: dict) -> list[tuple[int, bytes]]:
+    """(index, bytes) of the lines of ``data`` (each ending in ``\n``) that may hold a candidate, and of the
+    overlong placeholders, in order: a superset of the lines :func:`_may_hold` passes, found by two searches of
+    the whole chunk (the candidate test on bytes, and ``\\u``) instead of a test per line.
+
+    A line whose own match a search across lines would skip (a match from the line before, running on through
+    whitespace and line ends) is one that match touches, and every line a match touches is taken.
+    """
+    starts: dict[int, int] = {}  # line index -> offset of its first byte
+    for pattern in (_CANDIDATE_BYTES, _ESCAPE_BYTES):
+        line, at = 0, 0
+        for m in pattern.finditer(data):
+            begin, end = m.span()
+            line += data.count(b"\n", at, begin)
+            at = begin
+            start = data.rfind(b"\n", 0, begin) + 1
+            for index in range(line, line + data.count(b"\n", begin, end - 1) + 1):
+                starts.setdefault(index, start)
+                start = data.find(b"\n", start) + 1
+    for index in overlong:  # placeholders, a few a chunk: found by counting lines
+        if index not in starts:
+            start = 0
+            for _ in range(index):
+                start = data.find(b"\n", start) + 1
+            starts[index] = start
+    return [(index, data[starts[index]:data.find(b"\n", starts[index])]) for index in sorted(starts)]
 
 
 def _unreadable(file: str, problem: str) -> Record:
