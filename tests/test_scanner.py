@@ -31,6 +31,7 @@ import importlib
 import io
 import itertools
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -45,7 +46,9 @@ from hypothesis import strategies as st
 
 from rogerwilco.core import accept as python_path
 from rogerwilco.core import scanner as scanner_module
+from rogerwilco.core import speedups
 from rogerwilco.core._fastpath import TERMINALS
+from rogerwilco.core.errors import RW1Error
 from rogerwilco.core.semantics import check_line
 from rogerwilco.core.slottypes import compile_type
 from rogerwilco.core.vocab import Receiver
@@ -538,3 +541,149 @@ def test_a_type_beyond_the_scanners_tables_is_left_to_python(scan) -> None:
             raise ValueError("too many keys for one plan")
 
     assert scanner_module.compile_plans(Refusing(), Receiver().vocabulary()) == {}
+
+
+# ---- a refused line's first fault ----------------------------------------------
+
+def _refusal(loads, line: str, receiver: Receiver):
+    """The error ``loads`` raises for a line (None where it takes the line)."""
+    try:
+        loads(line, receiver, 3)
+    except RW1Error as exc:
+        return exc
+    return None
+
+
+def same_error(got: RW1Error | None, want: RW1Error | None) -> None:
+    """Two errors alike as any caller sees them: class, str, repr, args, every public attribute, the findings
+    and the caret, pickled or not, and how they were raised (a cause, a context)."""
+    assert (got is None) == (want is None), (got, want)
+    if got is None or want is None:
+        return
+    assert type(got) is type(want), (got, want)
+    assert (str(got), repr(got), got.args, got.caret()) == (str(want), repr(want), want.args, want.caret())
+    public = {name for error in (got, want) for name in vars(error) if not name.startswith("_")}
+    assert public >= {"message", "why", "token", "column", "line", "text"}
+    for name in sorted(public | {"findings"}):
+        assert getattr(got, name) == getattr(want, name), (name, getattr(got, name), getattr(want, name))
+    assert [type(got.__cause__), type(got.__context__), got.__suppress_context__] == \
+        [type(want.__cause__), type(want.__context__), want.__suppress_context__]
+    again = pickle.loads(pickle.dumps(got))
+    assert type(again) is type(want) and vars(again) == {**vars(want), "_findings": want.findings, "_diagnose": None}
+
+
+def refuses_alike(scan: scanner_module.Scanner, line: str, receiver: Receiver) -> bool:
+    """The property: a line the scanner declines is refused through its first fault (where the scanner is sure of
+    it) with the very error the pure path raises; returns whether the scanner's fault decided it.
+
+    The package's own ``loads_line`` (the compiled accept path where it is built) is held to the same error.
+    """
+    want = _refusal(python_path.loads_line, line, receiver)
+    got = _refusal(scanner_module.loads_with(scan, python_path.loads_line), line, receiver)
+    same_error(got, want)
+    same_error(_refusal(speedups.loads_line, line, receiver), want)
+    fault = scan.scan.fault(line)
+    if fault is None:
+        return False
+    assert want is not None, line  # the scanner never names a fault in a line the pure path takes
+    assert scan.scan.accept(line, receiver, 3) is None
+    same_error(scanner_module.fault_error(scan, line, fault, receiver, 3), want)
+    return True
+
+
+def _faulty(line: str) -> list[str]:
+    """A valid line broken the common ways: spaces, repeated keys, slots and marks the grammar stops at."""
+    head, mark, tail = line.partition(" // ")
+    first, last = head.find(" ", 8), head.rfind(" ")
+    slots = head.split(" ")[3:]
+    broken = [line.replace(" to=", "  to=", 1), line + " ", " " + line, line.replace(" ", "  ", 3), head + " //",
+              head + " //x", head + " // ", head + " //  x", head + " k=", head + " K=v", head + " k", head + " =v",
+              head + " 9=v", head + " k=v\tw", head[:first] + " " + head[first:], head + " //" + (" " + tail if mark else ""),
+              line.replace(" from=", " x=1 x=2 from=", 1), line.replace(" to=", " to=b to=", 1),
+              head[:last] + " x_a=1" + head[last:] + " x_a=2" + mark + tail, line + " x=\n", line + "\n"]
+    broken += [head + f" {slot}" + mark + tail for slot in slots[:3]]  # a key given twice, as written
+    broken += [head.replace(" ", "  to=b ", 1) + mark + tail, head + " to=b  //  " + tail]
+    if mark:
+        broken += [head + " // " + tail + " ", head + " // \u200d" + tail, head + "  // " + tail, head + " //" + tail]
+    return broken
+
+
+def test_a_refused_line_is_refused_by_its_first_fault_as_the_pure_path_refuses_it(scan) -> None:
+    decided = 0
+    lines = [*corpus(24), *_bench.corpora(["realistic"], 40, False)["realistic"]]
+    for i, line in enumerate(lines):
+        for broken in _faulty(line):
+            decided += refuses_alike(scan, broken, RECEIVERS[i % len(RECEIVERS)])
+    assert decided > len(lines) * 15  # most of those lines the scanner's fault decides
+
+
+def test_every_conformance_line_is_refused_alike(scan) -> None:
+    lines = conformance_lines()
+    decided = sum(refuses_alike(scan, line, receiver) for line in lines for receiver in RECEIVERS)
+    decided += sum(refuses_alike(scan, broken, BUNDLED) for line in lines[::7] for broken in _faulty(line))
+    assert decided > 100
+
+
+def test_hostile_realistic_lines_are_refused_alike(scan) -> None:
+    lines = _bench.corpora(["realistic"], 200, False)["realistic"]
+    for i, line in enumerate(lines[:24]):
+        for variant in _hostile_variants(line):
+            refuses_alike(scan, variant, RECEIVERS[i % 2])
+
+
+def test_long_and_wide_refused_lines_are_refused_alike(scan) -> None:
+    base = "RW1 HO a-1 from=a to=b item=x ask=DRAFT"
+    lines = [base + "".join(f" x_{i}=v" for i in range(5999)) + " x_0=w",  # a repeat past the keys remembered
+             base + "".join(f" x_{i}=v" for i in range(100)) + " x_7=w", base + " x_big=" + "v" * 65536 + "  to=b",
+             base + " // " + "w " * 32768, base + " x_v=" + "\U0001f600" * 40000 + " x_v=1"]
+    assert [scan.scan.fault(line) is not None for line in lines] == [False, True, True, False, True]  # a tail: Python
+    for line in lines:
+        for receiver in RECEIVERS[:2]:
+            refuses_alike(scan, line, receiver)
+
+
+@READINGS
+@FUZZ
+@given(mutated_lines(), st.sampled_from(RECEIVERS))
+def test_mutated_lines_are_refused_alike(scan, reading, line, receiver) -> None:
+    refuses_alike(scan, line if reading == "loads" else line.replace(" ", "  ", 1), receiver)
+
+
+@FUZZ
+@given(messages(), st.sampled_from(RECEIVERS), st.data())
+def test_hostile_values_are_refused_alike(scan, message, receiver, data) -> None:
+    line = message.to_line()
+    pos = data.draw(st.integers(0, len(line)))
+    piece = data.draw(st.sampled_from(HOSTILE + INVISIBLE + PIECES))
+    refuses_alike(scan, line[:pos] + piece + line[pos:], receiver)
+
+
+class _Misplaced:
+    """The scanner with its faults moved by one column, or a repeat named a syntax fault."""
+
+    def __init__(self, scan: ModuleType, shift: int, kind: int | None = None) -> None:
+        self.real, self.shift, self.kind = scan, shift, kind
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+    def fault(self, text: str):
+        found = self.real.fault(text)
+        if found is None:
+            return None
+        kind, column, detail = found
+        if self.kind is None:
+            return kind, column + self.shift, detail
+        # the other kind, with a detail of its kind: an expected terminal, or where the slot ends
+        return self.kind, column, (self.real.EXPECT_SLOT_OR_MARK if self.kind == self.real.FAULT_SYNTAX else column + 2)
+
+
+@pytest.mark.parametrize("shift, kind", [(1, None), (-1, None), (0, 0), (0, 1)])
+def test_the_property_catches_a_fault_named_wrong(scan, shift, kind) -> None:
+    wrong = scanner_module.Scanner.__new__(scanner_module.Scanner)
+    wrong.scan, wrong.expected = _Misplaced(scan.scan, shift, kind), scan.expected
+    lines = ["RW1 HO a-1 from=a to=b item=x ask=DRAFT Ask=PAY", "RW1 HO a-1 from=a to=b item=x ask=DRAFT to=c"]
+    line = lines[1] if kind == 0 else lines[0]  # a repeat named a syntax fault, or a syntax fault named a repeat
+    with pytest.raises(AssertionError):
+        refuses_alike(wrong, line, BUNDLED)
+    assert refuses_alike(scan, line, BUNDLED)
