@@ -687,3 +687,18 @@ def test_the_property_catches_a_fault_named_wrong(scan, shift, kind) -> None:
     with pytest.raises(AssertionError):
         refuses_alike(wrong, line, BUNDLED)
     assert refuses_alike(scan, line, BUNDLED)
+
+
+@pytest.mark.parametrize("first", ["column", "token", "message", "args", "repr", "pickle", "caret", "findings"])
+def test_a_faulted_error_reads_as_the_pure_one_whichever_is_read_first(scan, first) -> None:
+    """The syntax error of a fault is worded when first read: whatever is read first, the rest follow as in Python."""
+    readers = {"column": lambda e: e.column, "token": lambda e: e.token, "message": lambda e: e.message,
+               "args": lambda e: e.args, "repr": repr, "pickle": pickle.dumps, "caret": lambda e: e.caret(),
+               "findings": lambda e: e.findings}
+    loads = scanner_module.loads_with(scan, python_path.loads_line)
+    for line in ["RW1 HO a-1 from=a  to=b item=x ask=DRAFT", "RW1 HO a-1 from=a to=b item=x ask=DRAFT Ask=PAY",
+                 "RW1 HO a-1 from=a to=b item=x ask=DRAFT //x", "RW1 HO a-1 from=a to=b x=1 x=2 item=x ask=DRAFT"]:
+        assert scan.scan.fault(line) is not None
+        got = _refusal(loads, line, BUNDLED)
+        readers[first](got)
+        same_error(got, _refusal(python_path.loads_line, line, BUNDLED))

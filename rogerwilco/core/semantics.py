@@ -44,7 +44,7 @@ from .findings import Finding, fail, note
 from .iregexp import MAX_MATCH_STEPS
 from .message import JSON_KEYS, Message, Source
 from .slottypes import AGENT_RE, KEY_RE, MSGID_RE
-from .syntax import RawLine, error_at, parse_raw
+from .syntax import RawLine, parse_raw, wording as syntax_wording
 from .vocab import Profiles, Receiver, ProfileRule, Vocabulary, as_receiver, core_vocabulary
 
 VERSION = "RW1"
@@ -434,10 +434,10 @@ def repeat_refusal(text: str, token: str, column: int, receiver: Receiver, line_
 
 def syntax_refusal(text: str, column: int, expected: list[str], receiver: Receiver,
                    line_number: int | None) -> RW1SyntaxError:
-    """The error ``strict_message`` raises for a line the grammar stops reading at ``column`` (``syntax.diagnose``)."""
-    error = error_at(text, column, expected, line_number)
-    error.diagnosed_by(_diagnosis(text, receiver, line_number))
-    return error
+    """The error ``strict_message`` raises for a line the grammar stops reading at ``column`` (``syntax.diagnose``),
+    its wording worked out when first read."""
+    return RW1SyntaxError.worded_later(lambda: syntax_wording(text, column, expected), line=line_number, text=text,
+                                      diagnose=_diagnosis(text, receiver, line_number))
 
 
 def profile_not_held(name: str) -> str:

@@ -460,16 +460,14 @@ def _syntax_error(text: str, exc: "UnexpectedInput", line_number: int | None) ->
 
 def error_at(text: str, column: int, expected: list[str], line_number: int | None) -> RW1SyntaxError:
     """The syntax error of a line the grammar stops reading at ``column``, expecting ``expected`` there."""
-    message = _describe(text, column, expected)
+    message, token, where = wording(text, column, expected)
+    return RW1SyntaxError(message, why="UNK", token=token, column=where, line=line_number, text=text)
+
+
+def wording(text: str, column: int, expected: list[str]) -> tuple[str, str, int]:
+    """(message, token, column) of the syntax error of a line the grammar stops reading at ``column``."""
     token, token_col = chunk_at(text, column)
-    return RW1SyntaxError(
-        message,
-        why="UNK",
-        token=token,
-        column=token_col if token else column,
-        line=line_number,
-        text=text,
-    )
+    return _describe(text, column, expected), token, token_col if token else column
 
 
 def _never_in_a_line() -> list[tuple[int, int]]:
