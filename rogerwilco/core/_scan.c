@@ -18,6 +18,9 @@
  * of what the Python decoder accepts, and anything else is handed to that
  * decoder (tests/test_scanner.py holds the two to it, line by line).
  *
+ * fault() reads a line scan() declined once more and names its first fault where it is sure of it (a
+ * syntax fault's column and expected terminals, a repeated key), for Python to word; else None.
+ *
  * Hostile input: every index is a Py_ssize_t within the line's length, checked
  * before it is read; numbers are parsed natively only up to 18 digits (longer
  * ones go to the Python decoder); no buffer is sized by the input.

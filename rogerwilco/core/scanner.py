@@ -35,6 +35,13 @@ pass takes with no finding at all: a key of the vocabulary that is not a
 slot of the line's type, or any key no slot has but an ``x_`` extension,
 earns a note, so such a line is not its to settle.
 
+Of a line it declines, the scanner names the first fault where it is sure of
+it (``fault``): a syntax fault's column and the terminals expected there, as
+``syntax.diagnose`` finds them, or, on a well-formed line, the first repeated
+key, which ``check_raw`` reports before any other refusal. ``loads`` then
+raises the error the Python path raises for that line (:func:`fault_error`),
+worded by Python; for any other line it is not sure, and Python decides.
+
 The character classes it reads a slot's value with are generated from the
 grammar's SLOT terminal (``_fastpath.TERMINALS``) into ``_scan_classes.h``
 by ``python -m rogerwilco.core.scanner --write``; a test derives them again.
