@@ -419,11 +419,14 @@ receiver = Receiver.all_bundled()
 lines = realistic(int(sys.argv[1]))
 base = "RW1 HO a-1 from=a to=b item=x ask=DRAFT"
 lines += [base + " x_big=" + "v" * 65536, base + " // " + "w" * 301, base + "".join(f" x_{i}=v" for i in range(6000)),
-          base + " keep=a++b", base + " pct=" + "9" * 40, base + " pct=\\u0663", base + " x=\\ud800", base + "  to=b"]
+          base + " keep=a++b", base + " pct=" + "9" * 40, base + " pct=\\u0663", base + " x=\\ud800", base + "  to=b",
+          base + "".join(f" x_{i}=v" for i in range(300)) + " x_299=w", base + " to=b // x  y", base + " //x"]
 lines += [line[:n] for line in lines[:5] for n in range(0, len(line), 7)]
+lines += [line.replace(" ", "  ", 1 + n % 4) for n, line in enumerate(lines[:20])]
 settled = sum(scan.scan.accept(line, receiver, 1) is not None for line in lines)
 quiet = sum(scan.scan.accept(line, receiver, 1, "f.rw1", True) is not None for line in lines)
-print("settled", settled, "of", len(lines), "quietly", quiet)
+faults = sum(scan.scan.fault(line) is not None for line in lines)
+print("settled", settled, "of", len(lines), "quietly", quiet, "faults", faults)
 """
 
 
@@ -461,6 +464,7 @@ def test_memcheck(scan) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.startswith("settled "), proc.stdout
     assert int(proc.stdout.split()[1]) >= MEMCHECK_LINES * SETTLED_FLOOR
+    assert int(proc.stdout.split()[-1]) >= 20  # the first faults were read under memcheck too
     assert scanner_errors(proc.stderr, module_file) == []
 
 
