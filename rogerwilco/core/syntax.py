@@ -331,7 +331,7 @@ def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
     if found is None:
         return parse_raw_lark(text, line_number=line_number)
     column, expected = found
-    raise error_at(text, column, expected, line_number)
+    raise _error_at(text, column, expected, line_number)
 
 
 _END = "<END-OF-FILE>"  # what Lark expects after a tail: the end of the line
@@ -455,10 +455,10 @@ def lark_error_position(text: str, exc: "UnexpectedInput") -> tuple[int, list[st
 
 def _syntax_error(text: str, exc: "UnexpectedInput", line_number: int | None) -> RW1SyntaxError:
     column, expected = lark_error_position(text, exc)
-    return error_at(text, column, expected, line_number)
+    return _error_at(text, column, expected, line_number)
 
 
-def error_at(text: str, column: int, expected: list[str], line_number: int | None) -> RW1SyntaxError:
+def _error_at(text: str, column: int, expected: list[str], line_number: int | None) -> RW1SyntaxError:
     """The syntax error of a line the grammar stops reading at ``column``, expecting ``expected`` there."""
     message, token, where = wording(text, column, expected)
     return RW1SyntaxError(message, why="UNK", token=token, column=where, line=line_number, text=text)
