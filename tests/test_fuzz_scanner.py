@@ -50,7 +50,8 @@ def test_the_checker_finds_a_first_fault_named_wrong(scan) -> None:
     receiver = fuzz.receivers()[1]
     assert fuzz.checker(scan.scan.accept, scan)(line, receiver) == ""
     assert "worded otherwise" in fuzz.checker(scan.scan.accept, wrong)(line, receiver)
-    assert fuzz.checker(scan.scan.accept, scan)(line.replace(" Val=x", " // \u200d"), receiver) is None  # a tail's
+    assert fuzz.checker(scan.scan.accept, scan)(line.replace(" Val=x", " // \u200d"), receiver) == ""  # a tail's
+    assert fuzz.checker(scan.scan.accept, scan)(line.replace(" Val=x", " pri=9"), receiver) is None  # another check's
 
 
 def test_the_mutator_reaches_hostile_characters_huge_values_and_many_slots() -> None:

@@ -170,6 +170,16 @@ def test_the_tail_check_is_the_tail_terminal_over_every_short_string(scan) -> No
             assert scan.scan.check("tail", text) == (terminal.fullmatch(text) is not None), text
 
 
+def test_where_a_tail_ends_is_where_the_tail_terminal_matches_over_every_short_string(scan) -> None:
+    """The first fault in a tail is where the grammar stops reading it: the end of the terminal's greedy match."""
+    terminal = re.compile(TERMINALS["TAIL"])
+    for size in range(1, 8):
+        for chars in itertools.product("a \u00a0\t\ufe0f\u200d", repeat=size):
+            text = "".join(chars)
+            found = terminal.match(text)
+            assert scan.scan.check("tail_end", text) == (found.end() if found else -1), text
+
+
 def test_the_tail_check_is_the_tail_terminal_for_every_code_point(scan) -> None:
     terminal = re.compile(TERMINALS["TAIL"])
     check = scan.scan.check
@@ -640,7 +650,7 @@ def test_long_and_wide_refused_lines_are_refused_alike(scan) -> None:
     lines = [base + "".join(f" x_{i}=v" for i in range(5999)) + " x_0=w",  # a repeat past the keys remembered
              base + "".join(f" x_{i}=v" for i in range(100)) + " x_7=w", base + " x_big=" + "v" * 65536 + "  to=b",
              base + " // " + "w " * 32768, base + " x_v=" + "\U0001f600" * 40000 + " x_v=1"]
-    assert [scan.scan.fault(line) is not None for line in lines] == [False, True, True, False, True]  # a tail: Python
+    assert [scan.scan.fault(line) is not None for line in lines] == [False, True, True, True, True]
     for line in lines:
         for receiver in RECEIVERS[:2]:
             refuses_alike(scan, line, receiver)

@@ -453,8 +453,11 @@ static int tail_char(Py_UCS4 c) {
     return !in_ranges(c, TAIL_EXCLUDED, TAIL_EXCLUDED_COUNT);
 }
 
-static int tail_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+/* Where the TAIL terminal, matched at s, ends: the end of the longest prefix of [s, e) that is a tail, or
+ * -1 where none is (the regex's greedy match; tests/test_scanner.py holds the two to it). */
+static Py_ssize_t tail_end(const Text *t, Py_ssize_t s, Py_ssize_t e) {
     int state = TAIL_WORD_START;
+    Py_ssize_t end = -1;
     for (Py_ssize_t i = s; i < e; i++) {
         Py_UCS4 c = AT(t, i);
         int selector = c >= TAIL_SELECTOR_FIRST && c <= TAIL_SELECTOR_LAST;
@@ -463,9 +466,14 @@ static int tail_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
         else if (c == ' ' && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_WORD_START;
         else if (selector && state == TAIL_IN_WORD) state = TAIL_AFTER_SELECTOR;
         else if (joiner && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_AFTER_JOINER;
-        else return 0;
+        else break;
+        if (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR) end = i + 1;
     }
-    return state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR;
+    return end;
+}
+
+static int tail_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    return s < e && tail_end(t, s, e) == e;
 }
 
 static Py_ssize_t find_mark(const Text *t, Py_ssize_t s, Py_ssize_t e, const char *mark) {
@@ -831,7 +839,7 @@ done:
 /* What fault() answers: a syntax fault (column, the terminals expected there) or a repeated key (its
  * slot's column and end); the expected terminals, as codes rogerwilco.core.scanner names. */
 enum { FAULT_SYNTAX, FAULT_REPEATED };
-enum { EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL };
+enum { EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL, EXPECT_END };
 #define SEEN_SIZE 256       /* keys remembered for the repeat; a line of more slots is left to Python */
 
 static PyObject *syntax_fault(const Text *t, Py_ssize_t index, int expected) {
@@ -847,7 +855,7 @@ static PyObject *syntax_fault(const Text *t, Py_ssize_t index, int expected) {
  * token): each slot taken greedily as the SLOT terminal is, then the tail mark and the tail, so a syntax
  * fault's column and expected terminals are the ones the grammar's error reports. A grammatical line
  * whose key repeats is refused at the first repeat, before any other check (semantics.check_raw). Any
- * other line, and a fault in a tail, is Python's to word. */
+ * other line is Python's to decide. */
 static PyObject *first_fault(PyObject *text) {
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(text) < 0) return NULL;
@@ -905,7 +913,9 @@ static PyObject *first_fault(PyObject *text) {
         if (pos == n) return syntax_fault(tp, n, EXPECT_SPACE);
         if (AT(tp, pos) != ' ') return syntax_fault(tp, pos, EXPECT_SPACE);
         if (++pos == n) return syntax_fault(tp, n, EXPECT_TAIL);
-        if (!tail_terminal(tp, pos, n)) Py_RETURN_NONE;  /* where a tail stops reading is Python's to say */
+        Py_ssize_t end = tail_end(tp, pos, n);
+        if (end < 0) return syntax_fault(tp, pos, EXPECT_TAIL);
+        if (end < n) return syntax_fault(tp, end, EXPECT_END);
         break;
     }
     if (repeat_s < 0) Py_RETURN_NONE;
@@ -991,6 +1001,7 @@ static PyObject *check(PyObject *module, PyObject *args) {
         ok = t.len > 0;
         for (Py_ssize_t i = 0; ok && i < t.len; i++) ok = slot_value_char(AT(&t, i));
     } else if (strcmp(what, "tail") == 0) ok = tail_terminal(&t, 0, t.len);
+    else if (strcmp(what, "tail_end") == 0) return PyLong_FromSsize_t(tail_end(&t, 0, t.len));
     else {
         PyErr_Format(PyExc_ValueError, "no check %s", what);
         return NULL;
@@ -1056,9 +1067,10 @@ PyMODINIT_FUNC PyInit__scan(void) {
     for (int i = 0; i < K_COUNT; i++)
         if (PyModule_AddIntConstant(m, kinds[i], i) < 0) { Py_DECREF(m); return NULL; }
     static const char *faults[] = {"FAULT_SYNTAX", "FAULT_REPEATED", "EXPECT_SPACE", "EXPECT_SLOT_OR_MARK",
-                                   "EXPECT_TAIL"};
-    static const int fault_codes[] = {FAULT_SYNTAX, FAULT_REPEATED, EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL};
-    for (int i = 0; i < 5; i++)
+                                   "EXPECT_TAIL", "EXPECT_END"};
+    static const int fault_codes[] = {FAULT_SYNTAX, FAULT_REPEATED, EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL,
+                                      EXPECT_END};
+    for (int i = 0; i < 6; i++)
         if (PyModule_AddIntConstant(m, faults[i], fault_codes[i]) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&PlanType);
     if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0) { Py_DECREF(&PlanType); Py_DECREF(m); return NULL; }

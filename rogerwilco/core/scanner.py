@@ -61,6 +61,7 @@ from ._fastpath import TERMINALS
 from .message import FIELD_SETTERS, Message, Source
 from .errors import RW1Error
 from .semantics import repeat_refusal, requiring_profile, syntax_refusal
+from .syntax import END_OF_LINE
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
 HEADER: Final = Path(__file__).with_name("_scan_classes.h")
@@ -215,7 +216,7 @@ class Scanner:
         self.plans: dict[int, tuple[Vocabulary, dict[str, Any]]] = {}
         # The terminals expected at a syntax fault (_scan.fault), by its code: the names syntax.diagnose gives.
         self.expected = {scan.EXPECT_SPACE: ("_SP",), scan.EXPECT_SLOT_OR_MARK: ("SLOT", "_TAIL_MARK"),
-                         scan.EXPECT_TAIL: ("TAIL",)}
+                         scan.EXPECT_TAIL: ("TAIL",), scan.EXPECT_END: (END_OF_LINE,)}
         descriptors = tuple(setter.__self__ for setter in FIELD_SETTERS)
         scan.configure(Message, Source, descriptors, self.profile_plans, foreign_required,
                        self.plans_for(core_vocabulary()))

@@ -334,7 +334,7 @@ def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
     raise _error_at(text, column, expected, line_number)
 
 
-_END = "<END-OF-FILE>"  # what Lark expects after a tail: the end of the line
+END_OF_LINE = "<END-OF-FILE>"  # what Lark expects after a tail: the end of the line
 
 
 @lru_cache(maxsize=1)
@@ -402,7 +402,7 @@ def diagnose(text: str) -> tuple[int, list[str]] | None:
         if found is None:
             return pos + 1, ["TAIL"]
         pos = found.end()
-        return None if pos == n else (pos + 1, [_END])
+        return None if pos == n else (pos + 1, [END_OF_LINE])
 
 
 def parse_raw_lark(text: str, *, line_number: int | None = None) -> RawLine:
