@@ -11,6 +11,9 @@ verdict against the Python path, which stays the reference:
   the one the Python accept path builds (every field, the slots' order and
   value types, the source), and its JSON form from the batch entry point
   (``form``) the one the Python batch path builds (``accept.json_form``);
+* a line it declines and names a first fault in (``fault``: a syntax fault, a
+  repeated key) must be one the pure path refuses, with the very error
+  ``loads`` then raises (class, words, column, token, findings);
 * otherwise it says "not sure" (None) from both entry points, and ``loads`` gives the Python verdict.
 
 The mutator knows the line's structure: character flips, token splices from
@@ -25,7 +28,8 @@ temporary folder and runs the fuzz loop in a child with the sanitizer's
 runtime preloaded (gcc or clang; leak detection is off, as CPython's own
 allocations would drown it). ``--atheris`` hands the loop to atheris (the
 ``bench`` extra), with this mutator as its custom mutator. Prints
-executions, seconds, lines the scanner settled and failures; exits 1 on a
+executions, seconds, lines the scanner decided (settled, or refused by a
+first fault) and failures; exits 1 on a
 failure, with the line that shows it.
 """
 
@@ -142,16 +146,41 @@ def load_scanner() -> ModuleType:
         raise SystemExit("the C scanner is not built: python hatch_build.py --inplace (or pip install .)") from None
 
 
-def configured(module: ModuleType) -> Callable[..., Any]:
-    """The scanner's ``accept``, its tables configured as the package configures them."""
+def configured(module: ModuleType) -> Any:
+    """The scanner, its tables configured as the package configures them."""
     from rogerwilco.core.scanner import Scanner
 
-    return Scanner(module).scan.accept  # type: ignore[no-any-return]
+    return Scanner(module)
 
 
-def checker(accept: Callable[..., Any], form: Callable[..., Any] | None = None) -> Callable[[str, Any], str | None]:
+def fault_differs(scanner: Any, line: str, receiver: Any) -> str | None:
+    """None when the scanner names no first fault in a line it declined, "" when the error ``loads`` raises
+    for that fault is the pure path's, else what differs."""
+    from rogerwilco.core import accept as python_path
+    from rogerwilco.core.errors import RW1Error
+    from rogerwilco.core.scanner import fault_error
+
+    found = scanner.scan.fault(line)
+    if found is None:
+        return None
+    try:
+        python_path.loads_line(line, receiver, 1)
+    except RW1Error as want:
+        got = fault_error(scanner, line, found, receiver, 1)
+
+        def seen(error: RW1Error) -> tuple[Any, ...]:
+            return (type(error), str(error), repr(error), error.args, error.why, error.token, error.column,
+                    error.line, error.text, error.caret(), error.findings)
+
+        return "" if seen(got) == seen(want) else f"a first fault worded otherwise: {seen(got)!r} != {seen(want)!r}"
+    return f"a first fault {found} in a line the pure path takes"
+
+
+def checker(accept: Callable[..., Any], scanner: Any = None,
+            form: Callable[..., Any] | None = None) -> Callable[[str, Any], str | None]:
     """check(line, receiver): None when the scanner is not sure, "" when it settles the line as the Python
-    path does, else what differs. With ``form`` (the scanner's batch entry point), the JSON form it gives
+    path does (and, given the ``scanner``, refuses a line it declined by its first fault with the pure path's
+    error), else what differs. With ``form`` (the scanner's batch entry point), the JSON form it gives
     must be there exactly when ``accept`` settles the line, and be the Python batch path's."""
     import attrs
 
@@ -163,8 +192,8 @@ def checker(accept: Callable[..., Any], form: Callable[..., Any] | None = None) 
         said = form_differs(line, receiver, got is not None)
         if said:
             return said
-        if got is None:
-            return None  # not sure: the Python path decides
+        if got is None:  # not sure: the Python path decides, or the scanner's first fault where it names one
+            return None if scanner is None else fault_differs(scanner, line, receiver)
         full = check_line(line, receiver, line_number=1)
         if not full.valid or full.message is None:
             return f"settled a line the full pass refuses: {full.refusal}"
@@ -208,7 +237,8 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
     lines = seeds()
     held = receivers()
     module = module or load_scanner()
-    check = checker(configured(module), module.form)
+    scanner = configured(module)
+    check = checker(scanner.scan.accept, scanner, module.form)
     failures: list[dict[str, str]] = []
     done = settled_count = 0
     start = time.monotonic()
@@ -252,7 +282,8 @@ def with_atheris(seed: int) -> None:
     lines = seeds()
     held = receivers()
     module = load_scanner()
-    check = checker(configured(module), module.form)
+    scanner = configured(module)
+    check = checker(scanner.scan.accept, scanner, module.form)
 
     def text(data: bytes) -> str:
         try:

@@ -12,6 +12,9 @@ import os
 import random
 from pathlib import Path
 
+from rogerwilco.core import scanner as scanner_module
+
+from .test_scanner import _Misplaced
 from .test_scanner import scan as scan  # the fixture: the built scanner, or one built for the run
 
 _SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "fuzz_scanner.py"
@@ -38,6 +41,17 @@ def test_the_checker_finds_a_scanner_that_settles_a_refused_line(scan) -> None:
     assert fuzz.checker(scan.scan.accept)(line, receiver) == ""
     assert fuzz.checker(scan.scan.accept)(line.replace(" re=", " ?=", 1), receiver) is None
     assert "refuses" in fuzz.checker(lenient)(line.replace(" val=", " x=1 x=2 val=", 1), receiver)
+
+
+def test_the_checker_finds_a_first_fault_named_wrong(scan) -> None:
+    wrong = scanner_module.Scanner.__new__(scanner_module.Scanner)
+    wrong.scan, wrong.expected = _Misplaced(scan.scan, 1), scan.expected
+    line = "RW1 AN a-1 re=b-1 from=a to=b val=plain Val=x"  # a syntax fault at Val=x
+    receiver = fuzz.receivers()[1]
+    assert fuzz.checker(scan.scan.accept, scan)(line, receiver) == ""
+    assert "worded otherwise" in fuzz.checker(scan.scan.accept, wrong)(line, receiver)
+    assert fuzz.checker(scan.scan.accept, scan)(line.replace(" Val=x", " // \u200d"), receiver) == ""  # a tail's
+    assert fuzz.checker(scan.scan.accept, scan)(line.replace(" Val=x", " pri=9"), receiver) is None  # another check's
 
 
 def test_the_mutator_reaches_hostile_characters_huge_values_and_many_slots() -> None:

@@ -31,6 +31,7 @@ import importlib
 import io
 import itertools
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -45,7 +46,9 @@ from hypothesis import strategies as st
 
 from rogerwilco.core import accept as python_path
 from rogerwilco.core import scanner as scanner_module
+from rogerwilco.core import speedups
 from rogerwilco.core._fastpath import TERMINALS
+from rogerwilco.core.errors import RW1Error
 from rogerwilco.core.message import Message
 from rogerwilco.core.semantics import check_line
 from rogerwilco.core.slottypes import compile_type
@@ -178,6 +181,16 @@ def test_the_tail_check_is_the_tail_terminal_over_every_short_string(scan) -> No
         for chars in itertools.product("a\u00e9 \t\x7f\u00a0\ufe0f\ufe00\u200d\u200c\u202e", repeat=size):
             text = "".join(chars)
             assert scan.scan.check("tail", text) == (terminal.fullmatch(text) is not None), text
+
+
+def test_where_a_tail_ends_is_where_the_tail_terminal_matches_over_every_short_string(scan) -> None:
+    """The first fault in a tail is where the grammar stops reading it: the end of the terminal's greedy match."""
+    terminal = re.compile(TERMINALS["TAIL"])
+    for size in range(1, 8):
+        for chars in itertools.product("a \u00a0\t\ufe0f\u200d", repeat=size):
+            text = "".join(chars)
+            found = terminal.match(text)
+            assert scan.scan.check("tail_end", text) == (found.end() if found else -1), text
 
 
 def test_the_tail_check_is_the_tail_terminal_for_every_code_point(scan) -> None:
@@ -429,12 +442,15 @@ receiver = Receiver.all_bundled()
 lines = realistic(int(sys.argv[1]))
 base = "RW1 HO a-1 from=a to=b item=x ask=DRAFT"
 lines += [base + " x_big=" + "v" * 65536, base + " // " + "w" * 301, base + "".join(f" x_{i}=v" for i in range(6000)),
-          base + " keep=a++b", base + " pct=" + "9" * 40, base + " pct=\\u0663", base + " x=\\ud800", base + "  to=b"]
+          base + " keep=a++b", base + " pct=" + "9" * 40, base + " pct=\\u0663", base + " x=\\ud800", base + "  to=b",
+          base + "".join(f" x_{i}=v" for i in range(300)) + " x_299=w", base + " to=b // x  y", base + " //x"]
 lines += [line[:n] for line in lines[:5] for n in range(0, len(line), 7)]
+lines += [line.replace(" ", "  ", 1 + n % 4) for n, line in enumerate(lines[:20])]
 settled = sum(scan.scan.accept(line, receiver, 1) is not None for line in lines)
 quiet = sum(scan.scan.accept(line, receiver, 1, "f.rw1", True) is not None for line in lines)
 formed = sum(scan.scan.form(line, receiver) is not None for line in lines)
-print("settled", settled, "of", len(lines), "quietly", quiet, "as JSON forms", formed)
+faults = sum(scan.scan.fault(line) is not None for line in lines)
+print("settled", settled, "of", len(lines), "quietly", quiet, "as JSON forms", formed, "faults", faults)
 """
 
 
@@ -472,6 +488,7 @@ def test_memcheck(scan) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.startswith("settled "), proc.stdout
     assert int(proc.stdout.split()[1]) >= MEMCHECK_LINES * SETTLED_FLOOR
+    assert int(proc.stdout.split()[-1]) >= 20  # the first faults were read under memcheck too
     assert scanner_errors(proc.stderr, module_file) == []
 
 
@@ -553,3 +570,164 @@ def test_a_type_beyond_the_scanners_tables_is_left_to_python(scan) -> None:
             raise ValueError("too many keys for one plan")
 
     assert scanner_module.compile_plans(Refusing(), Receiver().vocabulary()) == {}
+
+
+# ---- a refused line's first fault ----------------------------------------------
+
+def _refusal(loads, line: str, receiver: Receiver):
+    """The error ``loads`` raises for a line (None where it takes the line)."""
+    try:
+        loads(line, receiver, 3)
+    except RW1Error as exc:
+        return exc
+    return None
+
+
+def same_error(got: RW1Error | None, want: RW1Error | None) -> None:
+    """Two errors alike as any caller sees them: class, str, repr, args, every public attribute, the findings
+    and the caret, pickled or not, and how they were raised (a cause, a context)."""
+    assert (got is None) == (want is None), (got, want)
+    if got is None or want is None:
+        return
+    assert type(got) is type(want), (got, want)
+    assert (str(got), repr(got), got.args, got.caret()) == (str(want), repr(want), want.args, want.caret())
+    public = {name for error in (got, want) for name in vars(error) if not name.startswith("_")}
+    assert public >= {"message", "why", "token", "column", "line", "text"}
+    for name in sorted(public | {"findings"}):
+        assert getattr(got, name) == getattr(want, name), (name, getattr(got, name), getattr(want, name))
+    assert [type(got.__cause__), type(got.__context__), got.__suppress_context__] == \
+        [type(want.__cause__), type(want.__context__), want.__suppress_context__]
+    again = pickle.loads(pickle.dumps(got))
+    assert type(again) is type(want) and vars(again) == {**vars(want), "_findings": want.findings, "_diagnose": None}
+
+
+def refuses_alike(scan: scanner_module.Scanner, line: str, receiver: Receiver) -> bool:
+    """The property: a line the scanner declines is refused through its first fault (where the scanner is sure of
+    it) with the very error the pure path raises; returns whether the scanner's fault decided it.
+
+    The package's own ``loads_line`` (the compiled accept path where it is built) is held to the same error.
+    """
+    want = _refusal(python_path.loads_line, line, receiver)
+    got = _refusal(scanner_module.loads_with(scan, python_path.loads_line), line, receiver)
+    same_error(got, want)
+    same_error(_refusal(speedups.loads_line, line, receiver), want)
+    fault = scan.scan.fault(line)
+    if fault is None:
+        return False
+    assert want is not None, line  # the scanner never names a fault in a line the pure path takes
+    assert scan.scan.accept(line, receiver, 3) is None
+    same_error(scanner_module.fault_error(scan, line, fault, receiver, 3), want)
+    return True
+
+
+def _faulty(line: str) -> list[str]:
+    """A valid line broken the common ways: spaces, repeated keys, slots and marks the grammar stops at."""
+    head, mark, tail = line.partition(" // ")
+    first, last = head.find(" ", 8), head.rfind(" ")
+    slots = head.split(" ")[3:]
+    broken = [line.replace(" to=", "  to=", 1), line + " ", " " + line, line.replace(" ", "  ", 3), head + " //",
+              head + " //x", head + " // ", head + " //  x", head + " k=", head + " K=v", head + " k", head + " =v",
+              head + " 9=v", head + " k=v\tw", head[:first] + " " + head[first:], head + " //" + (" " + tail if mark else ""),
+              line.replace(" from=", " x=1 x=2 from=", 1), line.replace(" to=", " to=b to=", 1),
+              head[:last] + " x_a=1" + head[last:] + " x_a=2" + mark + tail, line + " x=\n", line + "\n"]
+    broken += [head + f" {slot}" + mark + tail for slot in slots[:3]]  # a key given twice, as written
+    broken += [head.replace(" ", "  to=b ", 1) + mark + tail, head + " to=b  //  " + tail]
+    if mark:
+        broken += [head + " // " + tail + " ", head + " // \u200d" + tail, head + "  // " + tail, head + " //" + tail]
+    return broken
+
+
+def test_a_refused_line_is_refused_by_its_first_fault_as_the_pure_path_refuses_it(scan) -> None:
+    decided = 0
+    lines = [*corpus(24), *_bench.corpora(["realistic"], 40, False)["realistic"]]
+    for i, line in enumerate(lines):
+        for broken in _faulty(line):
+            decided += refuses_alike(scan, broken, RECEIVERS[i % len(RECEIVERS)])
+    assert decided > len(lines) * 15  # most of those lines the scanner's fault decides
+
+
+def test_every_conformance_line_is_refused_alike(scan) -> None:
+    lines = conformance_lines()
+    decided = sum(refuses_alike(scan, line, receiver) for line in lines for receiver in RECEIVERS)
+    decided += sum(refuses_alike(scan, broken, BUNDLED) for line in lines[::7] for broken in _faulty(line))
+    assert decided > 100
+
+
+def test_hostile_realistic_lines_are_refused_alike(scan) -> None:
+    lines = _bench.corpora(["realistic"], 200, False)["realistic"]
+    for i, line in enumerate(lines[:24]):
+        for variant in _hostile_variants(line):
+            refuses_alike(scan, variant, RECEIVERS[i % 2])
+
+
+def test_long_and_wide_refused_lines_are_refused_alike(scan) -> None:
+    base = "RW1 HO a-1 from=a to=b item=x ask=DRAFT"
+    lines = [base + "".join(f" x_{i}=v" for i in range(5999)) + " x_0=w",  # a repeat past the keys remembered
+             base + "".join(f" x_{i}=v" for i in range(100)) + " x_7=w", base + " x_big=" + "v" * 65536 + "  to=b",
+             base + " // " + "w " * 32768, base + " x_v=" + "\U0001f600" * 40000 + " x_v=1"]
+    assert [scan.scan.fault(line) is not None for line in lines] == [False, True, True, True, True]
+    for line in lines:
+        for receiver in RECEIVERS[:2]:
+            refuses_alike(scan, line, receiver)
+
+
+@READINGS
+@FUZZ
+@given(mutated_lines(), st.sampled_from(RECEIVERS))
+def test_mutated_lines_are_refused_alike(scan, reading, line, receiver) -> None:
+    refuses_alike(scan, line if reading == "loads" else line.replace(" ", "  ", 1), receiver)
+
+
+@FUZZ
+@given(messages(), st.sampled_from(RECEIVERS), st.data())
+def test_hostile_values_are_refused_alike(scan, message, receiver, data) -> None:
+    line = message.to_line()
+    pos = data.draw(st.integers(0, len(line)))
+    piece = data.draw(st.sampled_from(HOSTILE + INVISIBLE + PIECES))
+    refuses_alike(scan, line[:pos] + piece + line[pos:], receiver)
+
+
+class _Misplaced:
+    """The scanner with its faults moved by one column, or a repeat named a syntax fault."""
+
+    def __init__(self, scan: ModuleType, shift: int, kind: int | None = None) -> None:
+        self.real, self.shift, self.kind = scan, shift, kind
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+    def fault(self, text: str):
+        found = self.real.fault(text)
+        if found is None:
+            return None
+        kind, column, detail = found
+        if self.kind is None:
+            return kind, column + self.shift, detail
+        # the other kind, with a detail of its kind: an expected terminal, or where the slot ends
+        return self.kind, column, (self.real.EXPECT_SLOT_OR_MARK if self.kind == self.real.FAULT_SYNTAX else column + 2)
+
+
+@pytest.mark.parametrize("shift, kind", [(1, None), (-1, None), (0, 0), (0, 1)])
+def test_the_property_catches_a_fault_named_wrong(scan, shift, kind) -> None:
+    wrong = scanner_module.Scanner.__new__(scanner_module.Scanner)
+    wrong.scan, wrong.expected = _Misplaced(scan.scan, shift, kind), scan.expected
+    lines = ["RW1 HO a-1 from=a to=b item=x ask=DRAFT Ask=PAY", "RW1 HO a-1 from=a to=b item=x ask=DRAFT to=c"]
+    line = lines[1] if kind == 0 else lines[0]  # a repeat named a syntax fault, or a syntax fault named a repeat
+    with pytest.raises(AssertionError):
+        refuses_alike(wrong, line, BUNDLED)
+    assert refuses_alike(scan, line, BUNDLED)
+
+
+@pytest.mark.parametrize("first", ["column", "token", "message", "args", "repr", "pickle", "caret", "findings"])
+def test_a_faulted_error_reads_as_the_pure_one_whichever_is_read_first(scan, first) -> None:
+    """The syntax error of a fault is worded when first read: whatever is read first, the rest follow as in Python."""
+    readers = {"column": lambda e: e.column, "token": lambda e: e.token, "message": lambda e: e.message,
+               "args": lambda e: e.args, "repr": repr, "pickle": pickle.dumps, "caret": lambda e: e.caret(),
+               "findings": lambda e: e.findings}
+    loads = scanner_module.loads_with(scan, python_path.loads_line)
+    for line in ["RW1 HO a-1 from=a  to=b item=x ask=DRAFT", "RW1 HO a-1 from=a to=b item=x ask=DRAFT Ask=PAY",
+                 "RW1 HO a-1 from=a to=b item=x ask=DRAFT //x", "RW1 HO a-1 from=a to=b x=1 x=2 item=x ask=DRAFT"]:
+        assert scan.scan.fault(line) is not None
+        got = _refusal(loads, line, BUNDLED)
+        readers[first](got)
+        same_error(got, _refusal(python_path.loads_line, line, BUNDLED))

@@ -18,6 +18,9 @@
  * of what the Python decoder accepts, and anything else is handed to that
  * decoder (tests/test_scanner.py holds the two to it, line by line).
  *
+ * fault() reads a line scan() declined once more and names its first fault where it is sure of it (a
+ * syntax fault's column and expected terminals, a repeated key), for Python to word; else None.
+ *
  * Hostile input: every index is a Py_ssize_t within the line's length, checked
  * before it is read; numbers are parsed natively only up to 18 digits (longer
  * ones go to the Python decoder); no buffer is sized by the input.
@@ -453,8 +456,11 @@ static int tail_char(Py_UCS4 c) {
     return !in_ranges(c, TAIL_EXCLUDED, TAIL_EXCLUDED_COUNT);
 }
 
-static int tail_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+/* Where the TAIL terminal, matched at s, ends: the end of the longest prefix of [s, e) that is a tail, or
+ * -1 where none is (the regex's greedy match; tests/test_scanner.py holds the two to it). */
+static Py_ssize_t tail_end(const Text *t, Py_ssize_t s, Py_ssize_t e) {
     int state = TAIL_WORD_START;
+    Py_ssize_t end = -1;
     for (Py_ssize_t i = s; i < e; i++) {
         Py_UCS4 c = AT(t, i);
         int selector = c >= TAIL_SELECTOR_FIRST && c <= TAIL_SELECTOR_LAST;
@@ -463,9 +469,14 @@ static int tail_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
         else if (c == ' ' && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_WORD_START;
         else if (selector && state == TAIL_IN_WORD) state = TAIL_AFTER_SELECTOR;
         else if (joiner && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_AFTER_JOINER;
-        else return 0;
+        else break;
+        if (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR) end = i + 1;
     }
-    return state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR;
+    return end;
+}
+
+static int tail_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    return s < e && tail_end(t, s, e) == e;
 }
 
 static Py_ssize_t find_mark(const Text *t, Py_ssize_t s, Py_ssize_t e, const char *mark) {
@@ -796,6 +807,8 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
             if (quiet && !extension) goto unsure;  /* an unknown key: a note */
             if ((key = substring(text, s, eq)) == NULL) goto fail;
             if (!extension) {
+                int repeated = PyDict_Contains(values, key);  /* a repeat first: refused whoever requires the key */
+                if (repeated != 0) { Py_DECREF(key); if (repeated < 0) goto fail; goto unsure; }
                 PyObject *owned = PyObject_CallFunctionObjArgs(foreign, receiver, key, plan->profile, NULL);
                 int refused = owned == NULL ? -1 : PyObject_IsTrue(owned);
                 Py_XDECREF(owned);
@@ -856,6 +869,101 @@ done:
     Py_XDECREF(msgid);
     Py_XDECREF(tail);
     return result;
+}
+
+/* ---- a refused line's first fault ------------------------------------ */
+
+/* What fault() answers: a syntax fault (column, the terminals expected there) or a repeated key (its
+ * slot's column and end); the expected terminals, as codes rogerwilco.core.scanner names. */
+enum { FAULT_SYNTAX, FAULT_REPEATED };
+enum { EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL, EXPECT_END };
+#define SEEN_SIZE 256       /* keys remembered for the repeat; a line of more slots is left to Python */
+
+static PyObject *syntax_fault(const Text *t, Py_ssize_t index, int expected) {
+    /* a line break: the grammar's own error counts its columns per line, so Python words it */
+    for (Py_ssize_t i = 0; i < t->len; i++)
+        if (AT(t, i) == '\n') Py_RETURN_NONE;
+    return Py_BuildValue("(inn)", FAULT_SYNTAX, index + 1, (Py_ssize_t)expected);
+}
+
+/* The first fault of a line the scanner declined, where it is sure of it, or None: not sure.
+ *
+ * The walk is syntax.diagnose's, after a head it reads only when plain ("RW1 ", a type, a whole msgid
+ * token): each slot taken greedily as the SLOT terminal is, then the tail mark and the tail, so a syntax
+ * fault's column and expected terminals are the ones the grammar's error reports. A grammatical line
+ * whose key repeats is refused at the first repeat, before any other check (semantics.check_raw). Any
+ * other line is Python's to decide. */
+static PyObject *first_fault(PyObject *text) {
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Text *tp = &t;
+    Py_ssize_t n = t.len;
+    if (n < 4 || !equals_ascii(tp, 0, 4, "RW1 ")) Py_RETURN_NONE;
+    Py_ssize_t pos = 4;
+    while (pos < n && AT(tp, pos) >= 'A' && AT(tp, pos) <= 'Z') pos++;
+    if (pos == 4 || pos >= n || AT(tp, pos) != ' ') Py_RETURN_NONE;
+    Py_ssize_t id_s = ++pos;
+    while (pos < n && AT(tp, pos) != ' ') pos++;
+    if (!msgid_terminal(tp, id_s, pos)) Py_RETURN_NONE;
+    /* the first repeated key: its slot's start and end; keys seen, by hash, as (start, length) */
+    Py_ssize_t repeat_s = -1, repeat_e = -1, seen_s[SEEN_SIZE], seen_n[SEEN_SIZE];
+    int seen_count = 0, tracking = 1;
+    memset(seen_n, 0, sizeof seen_n);
+    for (;;) {
+        if (pos == n) break;  /* the whole line read: it is grammatical */
+        if (AT(tp, pos) != ' ') return syntax_fault(tp, pos, EXPECT_SPACE);
+        if (++pos == n) return syntax_fault(tp, n, EXPECT_SLOT_OR_MARK);
+        if (is_lower(AT(tp, pos))) {  /* SLOT: [a-z][a-z0-9_]*=<value class>+, greedily */
+            Py_ssize_t eq = pos + 1;
+            while (eq < n && (is_lower(AT(tp, eq)) || is_digit(AT(tp, eq)) || AT(tp, eq) == '_')) eq++;
+            Py_ssize_t e = eq + 1;
+            if (eq < n && AT(tp, eq) == '=') {
+                while (e < n && slot_value_char(AT(tp, e))) e++;
+            }
+            if (eq < n && AT(tp, eq) == '=' && e > eq + 1) {
+                if (tracking && repeat_s < 0) {
+                    unsigned h = key_hash(tp, pos, eq) & (SEEN_SIZE - 1);
+                    Py_ssize_t len = eq - pos;
+                    for (;;) {
+                        if (seen_n[h] == 0) {
+                            if (seen_count >= SEEN_SIZE / 2) { tracking = 0; break; }
+                            seen_s[h] = pos, seen_n[h] = len, seen_count++;
+                            break;
+                        }
+                        if (seen_n[h] == len) {
+                            Py_ssize_t i = 0;
+                            while (i < len && AT(tp, seen_s[h] + i) == AT(tp, pos + i)) i++;
+                            if (i == len) { repeat_s = pos, repeat_e = e; break; }
+                        }
+                        h = (h + 1) & (SEEN_SIZE - 1);
+                    }
+                }
+                pos = e;
+                continue;
+            }
+        }
+        if (!(pos + 1 < n && AT(tp, pos) == '/' && AT(tp, pos + 1) == '/'))
+            return syntax_fault(tp, pos, EXPECT_SLOT_OR_MARK);
+        pos += 2;
+        if (pos == n) return syntax_fault(tp, n, EXPECT_SPACE);
+        if (AT(tp, pos) != ' ') return syntax_fault(tp, pos, EXPECT_SPACE);
+        if (++pos == n) return syntax_fault(tp, n, EXPECT_TAIL);
+        Py_ssize_t end = tail_end(tp, pos, n);
+        if (end < 0) return syntax_fault(tp, pos, EXPECT_TAIL);
+        if (end < n) return syntax_fault(tp, end, EXPECT_END);
+        break;
+    }
+    if (repeat_s < 0) Py_RETURN_NONE;
+    return Py_BuildValue("(inn)", FAULT_REPEATED, repeat_s + 1, repeat_e);
+}
+
+/* fault(text): a refused line's first fault, (FAULT_SYNTAX, column, expected) or (FAULT_REPEATED,
+ * column, end), or None: not sure. */
+static PyObject *fault(PyObject *module, PyObject *text) {
+    if (!PyUnicode_Check(text)) Py_RETURN_NONE;
+    return first_fault(text);
 }
 
 /* ---- the module ------------------------------------------------------ */
@@ -946,6 +1054,7 @@ static PyObject *check(PyObject *module, PyObject *args) {
         ok = t.len > 0;
         for (Py_ssize_t i = 0; ok && i < t.len; i++) ok = slot_value_char(AT(&t, i));
     } else if (strcmp(what, "tail") == 0) ok = tail_terminal(&t, 0, t.len);
+    else if (strcmp(what, "tail_end") == 0) return PyLong_FromSsize_t(tail_end(&t, 0, t.len));
     else {
         PyErr_Format(PyExc_ValueError, "no check %s", what);
         return NULL;
@@ -980,6 +1089,9 @@ static PyMethodDef methods[] = {
      "(with quiet, one the full pass gives with no finding at all, no note either), or None."},
     {"form", (PyCFunction)(void (*)(void))form, METH_FASTCALL,
      "form(text, receiver): the JSON form (a dict) of a line the scanner is sure of, or None."},
+    {"fault", fault, METH_O,
+     "fault(text): the first fault of a line accept() declined, (FAULT_SYNTAX, column, expected) or "
+     "(FAULT_REPEATED, column, end), or None: not sure."},
     {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, foreign, core_plans)"},
     {"make_plan", make_plan, METH_VARARGS, "make_plan(name, profile, specs, rules, tail_max): one type's tables."},
     {"check", check, METH_VARARGS, "check(name, text): one native character check (for tests)."},
@@ -1015,6 +1127,12 @@ PyMODINIT_FUNC PyInit__scan(void) {
                                          "BOOL", "INT", "DAYS", "CONSTRAINT", "LIST", "CALL"};
     for (int i = 0; i < K_COUNT; i++)
         if (PyModule_AddIntConstant(m, kinds[i], i) < 0) { Py_DECREF(m); return NULL; }
+    static const char *faults[] = {"FAULT_SYNTAX", "FAULT_REPEATED", "EXPECT_SPACE", "EXPECT_SLOT_OR_MARK",
+                                   "EXPECT_TAIL", "EXPECT_END"};
+    static const int fault_codes[] = {FAULT_SYNTAX, FAULT_REPEATED, EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL,
+                                      EXPECT_END};
+    for (int i = 0; i < 6; i++)
+        if (PyModule_AddIntConstant(m, faults[i], fault_codes[i]) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&PlanType);
     if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0) { Py_DECREF(&PlanType); Py_DECREF(m); return NULL; }
     return m;

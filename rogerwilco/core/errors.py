@@ -9,9 +9,15 @@ stream), column (1-based, in code points) and the source line for a caret.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from .display import caret_lines, printable as printable  # re-exported: the one escaping function for text shown to a person
+
+_Error = TypeVar("_Error", bound="RW1Error")
+# BaseException's own args, which RW1Error's args property reads and writes once the wording is worked out.
+_ARGS: Any = BaseException.__dict__["args"]
+# What a lazily worded error works out when one of them is first read.
+_WORDING = frozenset({"message", "token", "column"})
 
 
 class RW1Error(ValueError):
@@ -21,6 +27,8 @@ class RW1Error(ValueError):
     caller gave, so validators that catch ``ValueError`` (pydantic's among
     them) report it as a validation failure rather than a crash.
     """
+
+    _word: Callable[[], tuple[str, str, int | None]]  # an error worded later: its wording, until first read
 
     def __init__(
         self,
@@ -46,6 +54,56 @@ class RW1Error(ValueError):
         # program that only catches the error never pays for text it does not show.
         self._diagnose = diagnose
 
+    @classmethod
+    def worded_later(cls: type[_Error], word: Callable[[], tuple[str, str, int | None]], *, why: str = "UNK",
+                     line: int | None = None, text: str | None = None,
+                     diagnose: Callable[[], tuple[Any, ...]] | None = None) -> _Error:
+        """The error whose ``message``, ``token`` and ``column`` ``word`` works out when first read.
+
+        Its class is the verdict, decided cheaply; its wording is worked out
+        the first time anything shows it or reads it (``str()``, ``repr()``,
+        ``args``, any of the three attributes, ``caret()``, pickling), and is
+        then what the error would have held from the start. A program that only
+        catches the error never pays for the words.
+        """
+        error = cls.__new__(cls)
+        error.why, error.line, error.text = why, line, text
+        error._findings, error._diagnose, error._word = (), diagnose, word
+        return error
+
+    def _settle(self) -> None:
+        """Work out the wording of an error worded later (nothing for any other)."""
+        word = self.__dict__.pop("_word", None)
+        if word is None:
+            return
+        message, token, column = word()
+        for name, value in (("message", message), ("token", token), ("column", column)):
+            self.__dict__.setdefault(name, value)
+        _ARGS.__set__(self, (self.__dict__["message"],))
+
+    if not TYPE_CHECKING:  # hidden from the type checker, which would otherwise take any attribute as there
+
+        def __getattr__(self, name: str) -> Any:
+            # Reached only for an attribute the error does not hold: the wording of an error worded later.
+            if name in _WORDING and "_word" in self.__dict__:
+                self._settle()
+                return self.__dict__[name]
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self)
+
+    @property
+    def args(self) -> tuple[Any, ...]:
+        """``(message,)``, as for any exception (an error worded later works its wording out first)."""
+        self._settle()
+        return _ARGS.__get__(self)  # type: ignore[no-any-return]
+
+    @args.setter
+    def args(self, value: tuple[Any, ...]) -> None:
+        _ARGS.__set__(self, value)
+
+    def __repr__(self) -> str:
+        self._settle()
+        return ValueError.__repr__(self)
+
     @property
     def findings(self) -> tuple[Any, ...]:
         """Every finding of the refused line, as ``check_line`` gives them."""
@@ -64,6 +122,7 @@ class RW1Error(ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its findings worked out (the diagnosis is a closure, which does not pickle)."""
+        self._settle()
         state = {**self.__dict__, "_findings": self.findings, "_diagnose": None}
         return (type(self), self.args, state)
 

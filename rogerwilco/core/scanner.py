@@ -37,6 +37,13 @@ pass takes with no finding at all: a key of the vocabulary that is not a
 slot of the line's type, or any key no slot has but an ``x_`` extension,
 earns a note, so such a line is not its to settle.
 
+Of a line it declines, the scanner names the first fault where it is sure of
+it (``fault``): a syntax fault's column and the terminals expected there, as
+``syntax.diagnose`` finds them, or, on a well-formed line, the first repeated
+key, which ``check_raw`` reports before any other refusal. ``loads`` then
+raises the error the Python path raises for that line (:func:`fault_error`),
+worded by Python; for any other line it is not sure, and Python decides.
+
 The character classes it reads a slot's value with are generated from the
 grammar's SLOT terminal (``_fastpath.TERMINALS``) into ``_scan_classes.h``
 by ``python -m rogerwilco.core.scanner --write``; a test derives them again.
@@ -54,7 +61,9 @@ from typing import Any, Final, Mapping
 from . import accept as _accept
 from ._fastpath import TERMINALS
 from .message import FIELD_SETTERS, Message, Source
-from .semantics import requiring_profile
+from .errors import RW1Error
+from .semantics import repeat_refusal, requiring_profile, syntax_refusal
+from .syntax import END_OF_LINE
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
 HEADER: Final = Path(__file__).with_name("_scan_classes.h")
@@ -207,6 +216,9 @@ class Scanner:
         self.scan = scan
         # id(vocabulary) -> (vocabulary, plans): the vocabulary is held so its id stays its own.
         self.plans: dict[int, tuple[Vocabulary, dict[str, Any]]] = {}
+        # The terminals expected at a syntax fault (_scan.fault), by its code: the names syntax.diagnose gives.
+        self.expected = {scan.EXPECT_SPACE: ("_SP",), scan.EXPECT_SLOT_OR_MARK: ("SLOT", "_TAIL_MARK"),
+                         scan.EXPECT_TAIL: ("TAIL",), scan.EXPECT_END: (END_OF_LINE,)}
         descriptors = tuple(setter.__self__ for setter in FIELD_SETTERS)
         scan.configure(Message, Source, descriptors, self.profile_plans, foreign_required,
                        self.plans_for(core_vocabulary()))
@@ -243,9 +255,27 @@ def load() -> tuple[Scanner | None, str]:
     return Scanner(native), ""
 
 
+def fault_error(scanner: Scanner, text: str, fault: tuple[int, int, int], receiver: Receiver,
+                line_number: int | None) -> RW1Error:
+    """The error ``strict_message`` raises for a line whose first fault the scanner found (``_scan.fault``).
+
+    A syntax fault is (column, the terminals expected there), as ``syntax.diagnose`` gives them; a repeated
+    key is (its slot's column, where the slot ends). Python words either, as it words its own.
+    """
+    kind, column, detail = fault
+    if kind == scanner.scan.FAULT_SYNTAX:
+        return syntax_refusal(text, column, list(scanner.expected[detail]), receiver, line_number)
+    return repeat_refusal(text, text[column - 1:detail], column, receiver, line_number)
+
+
 def loads_with(scanner: Scanner, python_loads: Any) -> Any:
-    """``loads_line`` through the scanner, handing a line it is not sure of to ``python_loads``."""
-    accept = scanner.scan.accept
+    """``loads_line`` through the scanner, handing a line it is not sure of to ``python_loads``.
+
+    A line the scanner declines and whose first fault it is sure of (a syntax fault, a repeated key) is
+    refused straight away, with the error the Python path raises for it: the compiled accept path and the
+    grammar would only decline it again.
+    """
+    accept, fault = scanner.scan.accept, scanner.scan.fault
     receiver_class = Receiver
 
     def loads_line(text: str, profiles: Any = None, line_number: int | None = None) -> Message:
@@ -254,6 +284,9 @@ def loads_with(scanner: Scanner, python_loads: Any) -> Any:
         message: Message | None = accept(text, receiver, line_number)
         if message is not None:
             return message
+        found = fault(text)
+        if found is not None:
+            raise fault_error(scanner, text, found, receiver, line_number)
         return python_loads(text, receiver, line_number)  # type: ignore[no-any-return]
 
     return loads_line

@@ -31,19 +31,19 @@ from __future__ import annotations
 import json
 import re
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 
 import attrs
 
 from . import suggest
 from .codec import encode, same
-from .errors import EncodeError, RefusedError, RW1SyntaxError, printable
+from .errors import EncodeError, RefusedError, RW1Error, RW1SyntaxError, printable
 from .findings import Finding, fail, note
 from .iregexp import MAX_MATCH_STEPS
 from .message import JSON_KEYS, Message, Source
 from .slottypes import AGENT_RE, KEY_RE, MSGID_RE
-from .syntax import RawLine, parse_raw
+from .syntax import RawLine, parse_raw, wording as syntax_wording
 from .vocab import Profiles, Receiver, ProfileRule, Vocabulary, as_receiver, core_vocabulary
 
 VERSION = "RW1"
@@ -164,8 +164,7 @@ def check_raw(
             column += len(tokens[i - 1]) + 1
         key, _, rawval = token.partition("=")
         if key in values:
-            repeated.append(fail(kind="repeated", token=f"{key}={rawval}", message="repeats a key already given",
-                                 column=column, key=key, why="UNK"))
+            repeated.append(repeated_key(key, rawval, column))
             if verdict:  # the first repeat is reported first: nothing after it can come before it
                 return LineResult(text=raw.text, message=None, findings=(repeated[0],), raw=raw, line_number=line_number)
             continue
@@ -227,6 +226,14 @@ def check_raw(
             source=Source(text=raw.text, line=line_number, file=file),
         )
     return LineResult(text=raw.text, message=message, findings=tuple(findings), raw=raw, line_number=line_number)
+
+
+REPEATED = "repeats a key already given"
+
+
+def repeated_key(key: str, rawval: str, column: int) -> Finding:
+    """The refusal of a slot whose key an earlier slot of the line already gave."""
+    return fail(kind="repeated", token=f"{key}={rawval}", message=REPEATED, column=column, key=key, why="UNK")
 
 
 _ABSENT = object()
@@ -381,15 +388,12 @@ def strict_message(text: str, profiles: Profiles = None, *, line_number: int | N
     with its "did you mean" hint) are worked out when a caller reads them.
     """
     receiver = as_receiver(profiles)
-
-    def diagnose() -> tuple[Finding, ...]:
-        return check_line(text, receiver, line_number=line_number).findings
-
     try:
         raw = parse_raw(text, line_number=line_number)
     except RW1SyntaxError as exc:
         if _other_version(text) is None:
-            raise exc.diagnosed_by(diagnose)  # the grammar's own error: its line, column, token and message
+            # the grammar's own error: its line, column, token and message
+            raise exc.diagnosed_by(_diagnosis(text, receiver, line_number))
         result = _unparsed(text, exc, line_number)
     else:  # the verdict alone: the checks stop at the first refusal
         result = check_raw(raw, receiver, line_number=line_number, hints=False, verdict=True)
@@ -397,14 +401,44 @@ def strict_message(text: str, profiles: Profiles = None, *, line_number: int | N
         return result.message
     first = result.refusal
     assert first is not None
+    raise _refusal_error(text, first, receiver, line_number)
+
+
+def _diagnosis(text: str, receiver: Receiver, line_number: int | None) -> Callable[[], tuple[Finding, ...]]:
+    """A refused line's full diagnosis (every finding, with its hints), to be worked out when first read."""
+
+    def diagnose() -> tuple[Finding, ...]:
+        return check_line(text, receiver, line_number=line_number).findings
+
+    return diagnose
+
+
+def _refusal_error(text: str, first: Finding, receiver: Receiver, line_number: int | None) -> RW1Error:
+    """The error ``strict_message`` raises for a line whose first refusal is ``first``."""
+    diagnose = _diagnosis(text, receiver, line_number)
     if first.kind == "syntax":
-        raise RW1SyntaxError(first.message, why="UNK", token=first.token or "", column=first.column,
-                             line=line_number, text=text, diagnose=diagnose)
+        return RW1SyntaxError(first.message, why="UNK", token=first.token or "", column=first.column,
+                              line=line_number, text=text, diagnose=diagnose)
     message = first.message
     if first.kind == "profile" and first.key == "p":
         message = profile_not_held(first.token[2:] if first.token else "")
-    raise RefusedError(message, why=first.why or "UNK", token=first.token or "", column=first.column,
-                       line=line_number, text=text, diagnose=diagnose)
+    return RefusedError(message, why=first.why or "UNK", token=first.token or "", column=first.column,
+                        line=line_number, text=text, diagnose=diagnose)
+
+
+def repeat_refusal(text: str, token: str, column: int, receiver: Receiver, line_number: int | None) -> RefusedError:
+    """The error ``strict_message`` raises for a well-formed line whose first repeated key is the slot ``token`` at
+    ``column`` (the first refusal of all: :func:`check_raw` reports a repeat first)."""
+    return RefusedError(REPEATED, why="UNK", token=token, column=column, line=line_number, text=text,
+                        diagnose=_diagnosis(text, receiver, line_number))
+
+
+def syntax_refusal(text: str, column: int, expected: list[str], receiver: Receiver,
+                   line_number: int | None) -> RW1SyntaxError:
+    """The error ``strict_message`` raises for a line the grammar stops reading at ``column`` (``syntax.diagnose``),
+    its wording worked out when first read."""
+    return RW1SyntaxError.worded_later(lambda: syntax_wording(text, column, expected), line=line_number, text=text,
+                                      diagnose=_diagnosis(text, receiver, line_number))
 
 
 def profile_not_held(name: str) -> str:

@@ -361,7 +361,7 @@ def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
     raise _error_at(text, column, expected, line_number)
 
 
-_END = "<END-OF-FILE>"  # what Lark expects after a tail: the end of the line
+END_OF_LINE = "<END-OF-FILE>"  # what Lark expects after a tail: the end of the line
 
 
 @lru_cache(maxsize=1)
@@ -429,7 +429,7 @@ def diagnose(text: str) -> tuple[int, list[str]] | None:
         if found is None:
             return pos + 1, ["TAIL"]
         pos = found.end()
-        return None if pos == n else (pos + 1, [_END])
+        return None if pos == n else (pos + 1, [END_OF_LINE])
 
 
 def parse_raw_lark(text: str, *, line_number: int | None = None) -> RawLine:
@@ -486,16 +486,15 @@ def _syntax_error(text: str, exc: "UnexpectedInput", line_number: int | None) ->
 
 
 def _error_at(text: str, column: int, expected: list[str], line_number: int | None) -> RW1SyntaxError:
-    message = _describe(text, column, expected)
+    """The syntax error of a line the grammar stops reading at ``column``, expecting ``expected`` there."""
+    message, token, where = wording(text, column, expected)
+    return RW1SyntaxError(message, why="UNK", token=token, column=where, line=line_number, text=text)
+
+
+def wording(text: str, column: int, expected: list[str]) -> tuple[str, str, int]:
+    """(message, token, column) of the syntax error of a line the grammar stops reading at ``column``."""
     token, token_col = chunk_at(text, column)
-    return RW1SyntaxError(
-        message,
-        why="UNK",
-        token=token,
-        column=token_col if token else column,
-        line=line_number,
-        text=text,
-    )
+    return _describe(text, column, expected), token, token_col if token else column
 
 
 def _never_in_a_line() -> list[tuple[int, int]]:
