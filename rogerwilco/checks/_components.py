@@ -24,6 +24,7 @@ every name is read from the message as the never-guess pass read it.
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 from collections import OrderedDict
@@ -394,3 +395,16 @@ class Components:
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
+
+
+@contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """The cyclic collector paused: the check builds many long-lived objects and no cycles, and each full
+    collection would walk them all again (time growing faster than the conversation)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

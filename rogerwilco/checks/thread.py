@@ -96,7 +96,6 @@ import json
 import re
 import sys
 import tempfile
-from contextlib import contextmanager
 from typing import IO, Any, Container, Iterable, Iterator, Mapping
 
 import attrs
@@ -316,19 +315,6 @@ def _whole(message: Any) -> Message:
     return message.whole() if isinstance(message, KeptMessage) else message
 
 
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """The cyclic collector paused: the check builds many long-lived objects and no cycles, and each full
-    collection would walk them all again (time growing faster than the conversation)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _result(number: int, entry: Any, receiver: Receiver) -> LineResult | None:
     """One entry of a thread's lines as the never-guess pass read it; None for a blank line."""
     if isinstance(entry, Message):
@@ -449,8 +435,10 @@ def check_thread(
     at = parse_now(now)
     receiver = as_receiver(profiles)
     kept = SpooledLines(receiver)
+    from ._components import no_cycle_collection
+
     try:
-        with _no_cycle_collection():
+        with no_cycle_collection():
             return _check(enumerate(lines, start=1), at, receiver, kept, places=False).report()
     finally:
         kept.close()
@@ -539,7 +527,7 @@ def check_thread_spooled(
     :class:`LineResult` (a line is read again when its batch comes); close the report (or use it in a
     ``with``) to delete its files.
     """
-    from ._components import BATCH_LINES, Components, on_disk, touches_of
+    from ._components import BATCH_LINES, Components, no_cycle_collection, on_disk, touches_of
 
     at = parse_now(now)
     receiver = as_receiver(profiles)
@@ -551,7 +539,7 @@ def check_thread_spooled(
         out.close()
         raise
     try:
-        with _no_cycle_collection(), on_disk():
+        with no_cycle_collection(), on_disk():
             for number, entry in enumerate(lines, start=1):
                 if isinstance(entry, Message):
                     raise TypeError("check_thread_spooled reads lines (text or LineResult), not Message objects")

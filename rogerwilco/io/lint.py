@@ -60,7 +60,8 @@ from typing import IO, Any, Callable, Container, Iterable, Iterator, Mapping, Na
 import attrs
 
 from ..checks import _components
-from ..checks._components import Components, decoded, encoded, on_disk, scratch_database, touches_of
+from ..checks._components import (Components, decoded, encoded, no_cycle_collection, on_disk, scratch_database,
+                                  touches_of)
 from ..checks.lifecycle import is_carried_forward
 
 from ..core import _deprecated
@@ -440,7 +441,6 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
     the ids of lines refused before (or while) ``messages`` is read: a
     ``re=`` naming one names a message that was sent (no ``RW102``).
     """
-    from ..checks.thread import _no_cycle_collection
 
     out: list[LintFinding] = []
     parts = Components(batch_lines=_components.BATCH_LINES if batch_lines is None else batch_lines)
@@ -448,7 +448,7 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
     try:
         # the cyclic collector paused, as check-thread pauses it: the parts keep every message read (no cycles),
         # and each full collection would walk them all again
-        with on_disk(), _no_cycle_collection():  # the database's errors (no room on disk) as the package's
+        with on_disk(), no_cycle_collection():  # the database's errors (no room on disk) as the package's
             for place, entry in enumerate(messages, start=1):
                 m = entry.message if isinstance(entry, LineResult) else entry
                 if m is None:
