@@ -209,10 +209,31 @@ def to_arrow_batch(records: Iterable[Record], json_column: str = "struct", *, di
     for c in COLUMNS:
         typ = schema.field(c).type
         if pa.types.is_dictionary(typ):
-            arrays.append(pa.array(cols[c], type=pa.string()).dictionary_encode().cast(typ))
+            arrays.append(_array(pa, cols[c], pa.string()).dictionary_encode().cast(typ))
         else:
-            arrays.append(pa.array(cols[c], type=typ))
+            arrays.append(_array(pa, cols[c], typ))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _array(pa: Any, values: list, typ: Any) -> Any:
+    """``pa.array(values, type=typ)``; a text holding a lone surrogate (a JSON ``\\ud800`` escape, a file name's
+    undecodable byte) has it written as that escape, ``\\ud800``, as CSV shows it: Arrow's strings are UTF-8, which
+    has no surrogates, and the record must not be lost."""
+    try:
+        return pa.array(values, type=typ)
+    except UnicodeEncodeError:
+        return pa.array([_utf8(v) for v in values], type=typ)
+
+
+def _utf8(value: Any) -> Any:
+    """A value with every lone surrogate in its texts (nested ones too) written as its ``\\uXXXX`` escape."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_utf8(k): _utf8(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_utf8(v) for v in value]
+    return value
 
 
 def spark_schema(json_column: str = "struct"):
