@@ -349,7 +349,7 @@ def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
     """Split one line into a RawLine, or raise RW1SyntaxError."""
     # Each regex is compiled on the first line that needs it: a run that reads ASCII lines only never
     # compiles the wide one.
-    regex = ascii_line_regex() if text.isascii() else line_regex()
+    regex = ascii_line_regex() if text.__class__ is str and text.isascii() else line_regex()  # not a str: re's TypeError
     if regex.fullmatch(text) is not None:
         head, mark, tail = text.partition(TAIL_MARK)
         tokens = head.split(" ")
