@@ -437,6 +437,7 @@ from rogerwilco.core import scanner
 from rogerwilco.core.vocab import Receiver
 sys.path.insert(0, "benchmarks")
 from realistic_corpus import realistic
+from parse_bench import REFUSED_KINDS
 scan = scanner.Scanner(importlib.import_module("rogerwilco.core._scan"))
 receiver = Receiver.all_bundled()
 lines = realistic(int(sys.argv[1]))
@@ -446,11 +447,14 @@ lines += [base + " x_big=" + "v" * 65536, base + " // " + "w" * 301, base + "".j
           base + "".join(f" x_{i}=v" for i in range(300)) + " x_299=w", base + " to=b // x  y", base + " //x"]
 lines += [line[:n] for line in lines[:5] for n in range(0, len(line), 7)]
 lines += [line.replace(" ", "  ", 1 + n % 4) for n, line in enumerate(lines[:20])]
+lines += [broken for line in lines[:20] for breaking in REFUSED_KINDS.values() if (broken := breaking(line))]
 settled = sum(scan.scan.accept(line, receiver, 1) is not None for line in lines)
 quiet = sum(scan.scan.accept(line, receiver, 1, "f.rw1", True) is not None for line in lines)
 formed = sum(scan.scan.form(line, receiver) is not None for line in lines)
-faults = sum(scan.scan.fault(line) is not None for line in lines)
-print("settled", settled, "of", len(lines), "quietly", quiet, "as JSON forms", formed, "faults", faults)
+found = [scan.scan.fault(line, receiver) for line in lines]
+checks = sum(fault is not None and fault[0] >= scan.scan.FAULT_VALUE for fault in found)
+faults = sum(fault is not None for fault in found)
+print("settled", settled, "of", len(lines), "quietly", quiet, "as JSON forms", formed, "checks", checks, "faults", faults)
 """
 
 
@@ -489,6 +493,7 @@ def test_memcheck(scan) -> None:
     assert proc.stdout.startswith("settled "), proc.stdout
     assert int(proc.stdout.split()[1]) >= MEMCHECK_LINES * SETTLED_FLOOR
     assert int(proc.stdout.split()[-1]) >= 20  # the first faults were read under memcheck too
+    assert int(proc.stdout.split()[-3]) >= 20  # refusals by the checks among them
     assert scanner_errors(proc.stderr, module_file) == []
 
 
