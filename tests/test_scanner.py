@@ -757,3 +757,21 @@ def test_a_faulted_error_reads_as_the_pure_one_whichever_is_read_first(scan, fir
         got = _refusal(loads, line, BUNDLED)
         readers[first](got)
         same_error(got, _refusal(python_path.loads_line, line, BUNDLED))
+
+
+@pytest.mark.parametrize("line", [
+    "RW1 HO a-1 from=a to=b item=x ask=DRAFTQ pri=9",  # an unknown code before a value out of range
+    "RW1 AN a-1 re=b-1 from=a to=b val=plain pri=9",  # a slot of another type, its value refused
+    "RW1 ST a-1 from=a to=b item=x pct=40 eta=20261301",  # a date in month 13
+    "RW1 HO b-1 from=a item=x ask=DRAFT",  # an id not <from>-<n>, before the missing to=
+    "RW1 HO a-1 from=a item=x ask=DRAFT // no receiver",  # a missing slot
+    "RW1 HO a-1",  # no slots at all: the first required one missing
+    "RW1 HO extractor-1 p=pay from=extractor to=payer item=inv:MD-1 ask=PAY sup=m amt=5,00 cur=GBP kind=GROSS",
+    # an agent pay does not name is refused before the id: the full pass words it, not the scanner's fault
+    "RW1 ST x-1 p=pay from=bob to=payer item=jira:OPS-1 pct=40",
+])
+def test_a_refusal_by_the_checks_is_named_by_the_scanner_as_the_pure_path_names_it(scan, line) -> None:
+    """Issue 33: a refused value, a wrong id and a missing slot are refused through the scanner's first fault, not
+    the compiled accept path and the full pass, with the pure path's error."""
+    decided = refuses_alike(scan, line, BUNDLED)
+    assert decided == ("from=bob" not in line), line

@@ -40,9 +40,14 @@ earns a note, so such a line is not its to settle.
 Of a line it declines, the scanner names the first fault where it is sure of
 it (``fault``): a syntax fault's column and the terminals expected there, as
 ``syntax.diagnose`` finds them, or, on a well-formed line, the first repeated
-key, which ``check_raw`` reports before any other refusal. ``loads`` then
-raises the error the Python path raises for that line (:func:`fault_error`),
-worded by Python; for any other line it is not sure, and Python decides.
+key, which ``check_raw`` reports before any other refusal; or, given the
+receiver, on a well-formed line whose keys do not repeat, the first refusal by
+the checks it meets with everything before it in D10's order settled: a value
+its check refuses, an id that is not ``<from>-<n>``, a missing required slot.
+``loads`` then raises the error the Python path raises for that line
+(:func:`fault_error`), worded by Python, which checks the refusal is there
+(else the full pass decides); for any other line it is not sure, and Python
+decides.
 
 The character classes it reads a slot's value with are generated from the
 grammar's SLOT terminal (``_fastpath.TERMINALS``) into ``_scan_classes.h``

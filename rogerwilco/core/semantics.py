@@ -474,7 +474,7 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
     mark = text.find(" // ")
     head = text if mark < 0 else text[:mark]
     type_end = head.find(" ", 4)
-    id_end = head.find(" ", type_end + 1)
+    id_end = head.find(" ", type_end + 1) % (len(head) + 1)  # a line of no slots: the id ends the head
     type_name = head[4:type_end]
     profile = None
     if " p=" in head:
@@ -510,10 +510,10 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
         return RefusedError(NOT_FROM_SENDER.format(sender), why="UNK", token=msgid, column=type_end + 2,
                             line=line_number, text=text, diagnose=_diagnosis(text, receiver, line_number))
     written = {t.partition("=")[0] for t in head[id_end + 1:].split(" ")}
-    key = next((key for key in table.required if key not in written), None)
-    if key is None:
+    absent = next((key for key in table.required if key not in written), None)
+    if absent is None:
         return None
-    return RefusedError(MISSING.format(type_name), why="UNK", token=key, column=None, line=line_number, text=text,
+    return RefusedError(MISSING.format(type_name), why="UNK", token=absent, column=None, line=line_number, text=text,
                         diagnose=_diagnosis(text, receiver, line_number))
 
 
