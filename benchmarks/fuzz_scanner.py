@@ -12,8 +12,11 @@ verdict against the Python path, which stays the reference:
   value types, the source), and its JSON form from the batch entry point
   (``form``) the one the Python batch path builds (``accept.json_form``);
 * a line it declines and names a first fault in (``fault``: a syntax fault, a
-  repeated key) must be one the pure path refuses, with the very error
-  ``loads`` then raises (class, words, column, token, findings);
+  repeated key, or a refused value, an id that is not ``<from>-<n>`` or a
+  missing slot with nothing before it in D10's order) must be one the pure
+  path refuses, with the very error ``loads`` then raises (class, words,
+  column, token, findings), unless Python does not find that refusal there
+  (then the full pass decides);
 * otherwise it says "not sure" (None) from both entry points, and ``loads`` gives the Python verdict.
 
 The mutator knows the line's structure: character flips, token splices from
@@ -160,13 +163,15 @@ def fault_differs(scanner: Any, line: str, receiver: Any) -> str | None:
     from rogerwilco.core.errors import RW1Error
     from rogerwilco.core.scanner import fault_error
 
-    found = scanner.scan.fault(line)
+    found = scanner.scan.fault(line, receiver)
     if found is None:
         return None
     try:
         python_path.loads_line(line, receiver, 1)
     except RW1Error as want:
         got = fault_error(scanner, line, found, receiver, 1)
+        if got is None:  # Python does not find the refusal the scanner saw: the full pass decides
+            return None
 
         def seen(error: RW1Error) -> tuple[Any, ...]:
             return (type(error), str(error), repr(error), error.args, error.why, error.token, error.column,

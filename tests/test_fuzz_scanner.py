@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rogerwilco.core import scanner as scanner_module
 
-from .test_scanner import _Misplaced
+from .test_scanner import MISNAMED, _Misplaced
 from .test_scanner import scan as scan  # the fixture: the built scanner, or one built for the run
 
 _SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "fuzz_scanner.py"
@@ -45,13 +45,25 @@ def test_the_checker_finds_a_scanner_that_settles_a_refused_line(scan) -> None:
 
 def test_the_checker_finds_a_first_fault_named_wrong(scan) -> None:
     wrong = scanner_module.Scanner.__new__(scanner_module.Scanner)
-    wrong.scan, wrong.expected = _Misplaced(scan.scan, 1), scan.expected
+    wrong.scan, wrong.expected, wrong.refusals = _Misplaced(scan.scan, 1), scan.expected, scan.refusals
     line = "RW1 AN a-1 re=b-1 from=a to=b val=plain Val=x"  # a syntax fault at Val=x
     receiver = fuzz.receivers()[1]
     assert fuzz.checker(scan.scan.accept, scan)(line, receiver) == ""
     assert "worded otherwise" in fuzz.checker(scan.scan.accept, wrong)(line, receiver)
     assert fuzz.checker(scan.scan.accept, scan)(line.replace(" Val=x", " // \u200d"), receiver) == ""  # a tail's
-    assert fuzz.checker(scan.scan.accept, scan)(line.replace(" Val=x", " pri=9"), receiver) is None  # another check's
+    assert fuzz.checker(scan.scan.accept, scan)(line.replace(" Val=x", " pri=9"), receiver) == ""  # a refused value
+    assert fuzz.checker(scan.scan.accept, scan)(line.replace(" Val=x", " // " + "w" * 301), receiver) is None  # a tail
+
+
+def test_the_checker_finds_a_refusal_by_the_checks_named_out_of_order(scan) -> None:
+    """A line refused for a value and for its id, named by the id (the later in D10's order): a wrong verdict."""
+    wrong = scanner_module.Scanner.__new__(scanner_module.Scanner)
+    wrong.scan, wrong.expected, wrong.refusals = _Misplaced(scan.scan, 0, scan.scan.FAULT_ID), scan.expected, scan.refusals
+    receiver = fuzz.receivers()[1]
+    line = MISNAMED[scan.scan.FAULT_ID]
+    assert scan.scan.fault(line, receiver)[0] == scan.scan.FAULT_VALUE
+    assert fuzz.checker(scan.scan.accept, scan)(line, receiver) == ""
+    assert "worded otherwise" in fuzz.checker(scan.scan.accept, wrong)(line, receiver)
 
 
 def test_the_mutator_reaches_hostile_characters_huge_values_and_many_slots() -> None:

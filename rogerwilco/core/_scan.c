@@ -729,8 +729,20 @@ static void forget_profiles(void) {
 /* The Message of a line this scanner is sure of, or None; NULL on an error. With quiet, None also for a
  * line the full pass takes with a note (a slot of another type, an unknown key): a Message it answers
  * is then one the full pass gives with no finding at all. */
+/* What fault() answers: a syntax fault (column, the terminals expected there), a repeated key (its slot's
+ * column and end), a value its check refuses (the slot's column and end), an id that is not <from>-<n>, a
+ * required slot missing; the expected terminals, as codes rogerwilco.core.scanner names. */
+enum { FAULT_SYNTAX, FAULT_REPEATED, FAULT_VALUE, FAULT_ID, FAULT_MISSING };
+
+/* Where scan_line, asked for it (refusal not NULL), saw a refusal for sure: a fault kind and a slot's start and
+ * end, set only when nothing before it in D10's order can be refused (the scanner settled it all). */
+static void saw(Py_ssize_t *found, int kind, Py_ssize_t s, Py_ssize_t e) {
+    if (found == NULL) return;
+    found[0] = kind, found[1] = s, found[2] = e;
+}
+
 static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, PyObject *line, PyObject *file,
-                           int quiet, int form) {
+                           int quiet, int form, Py_ssize_t *refusal) {
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(text) < 0) return NULL;
 #endif
@@ -796,7 +808,7 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
             if (quiet && !spec->own) goto unsure;  /* a slot of another type: a note */
             int got = decode_value(spec, text, tp, eq + 1, e, &value);
             if (got < 0) goto fail;
-            if (got == 0) goto unsure;
+            if (got == 0) { saw(refusal, FAULT_VALUE, s, e); goto unsure; }
             key = spec->key;
             Py_INCREF(key);
             required += spec->required;
@@ -824,7 +836,6 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         if (PyDict_GET_SIZE(values) == before) goto unsure;  /* a repeated key */
         s = e + 1;
     }
-    if (required != plan->nrequired) goto unsure;
     msgid = substring(text, id_s, id_e);
     if (msgid == NULL) goto fail;
     sender = PyDict_GetItemWithError(values, key_from);
@@ -833,11 +844,12 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         /* the id is <from>-<n>: its last '-' ends the sender's name */
         Py_ssize_t len = PyUnicode_GET_LENGTH(sender);
         Py_ssize_t dash = PyUnicode_FindChar(msgid, '-', 0, id_e - id_s, -1);
-        if (dash != len) goto unsure;
-        Py_ssize_t starts = PyUnicode_Tailmatch(msgid, sender, 0, len, -1);
+        Py_ssize_t starts = dash != len ? 0 : PyUnicode_Tailmatch(msgid, sender, 0, len, -1);
         if (starts < 0) goto fail;
-        if (starts == 0) goto unsure;
+        if (starts == 0) { saw(refusal, FAULT_ID, id_s, id_e); goto unsure; }
     }
+    /* the id comes before the missing slots (D10) */
+    if (required != plan->nrequired) { saw(refusal, FAULT_MISSING, slots_s, head_end); goto unsure; }
     if (mark >= 0) {
         Py_ssize_t tail_s = mark + 4;
         if (n - tail_s > plan->tail_max) goto unsure;
@@ -873,9 +885,6 @@ done:
 
 /* ---- a refused line's first fault ------------------------------------ */
 
-/* What fault() answers: a syntax fault (column, the terminals expected there) or a repeated key (its
- * slot's column and end); the expected terminals, as codes rogerwilco.core.scanner names. */
-enum { FAULT_SYNTAX, FAULT_REPEATED };
 enum { EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL, EXPECT_END };
 #define SEEN_SIZE 256       /* keys remembered for the repeat; a line of more slots is left to Python */
 
@@ -893,7 +902,7 @@ static PyObject *syntax_fault(const Text *t, Py_ssize_t index, int expected) {
  * fault's column and expected terminals are the ones the grammar's error reports. A grammatical line
  * whose key repeats is refused at the first repeat, before any other check (semantics.check_raw). Any
  * other line is Python's to decide. */
-static PyObject *first_fault(PyObject *text) {
+static PyObject *first_fault(PyObject *text, int *clean) {
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(text) < 0) return NULL;
 #endif
@@ -955,20 +964,40 @@ static PyObject *first_fault(PyObject *text) {
         if (end < n) return syntax_fault(tp, end, EXPECT_END);
         break;
     }
-    if (repeat_s < 0) Py_RETURN_NONE;
+    if (repeat_s < 0) {
+        *clean = tracking;  /* grammatical, and no key repeats */
+        Py_RETURN_NONE;
+    }
     return Py_BuildValue("(inn)", FAULT_REPEATED, repeat_s + 1, repeat_e);
 }
 
-/* fault(text): a refused line's first fault, (FAULT_SYNTAX, column, expected) or (FAULT_REPEATED,
- * column, end), or None: not sure. */
-static PyObject *fault(PyObject *module, PyObject *text) {
+static PyObject *core_plans = NULL;
+
+/* fault(text, receiver=None): a refused line's first fault, (FAULT_SYNTAX, column, expected),
+ * (FAULT_REPEATED, column, end), or with the receiver, on a grammatical line whose keys do not repeat, the
+ * first refusal the scan meets when all before it in D10's order is settled: (FAULT_VALUE, column, end) of
+ * the slot, (FAULT_ID, column, end) of the id or (FAULT_MISSING, column, end) of the slots; or None: not
+ * sure. */
+static PyObject *fault(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "fault(text, receiver=None)");
+        return NULL;
+    }
+    PyObject *text = args[0];
     if (!PyUnicode_Check(text)) Py_RETURN_NONE;
-    return first_fault(text);
+    int clean = 0;
+    PyObject *first = first_fault(text, &clean);
+    if (first != Py_None || !clean || nargs < 2 || args[1] == Py_None || core_plans == NULL) return first;
+    Py_DECREF(first);
+    Py_ssize_t found[3] = {-1, 0, 0};
+    PyObject *scanned = scan_line(text, core_plans, args[1], Py_None, Py_None, 0, 0, found);
+    if (scanned == NULL) return NULL;
+    Py_DECREF(scanned);
+    if (found[0] < 0) Py_RETURN_NONE;
+    return Py_BuildValue("(inn)", (int)found[0], found[1] + 1, found[2]);
 }
 
 /* ---- the module ------------------------------------------------------ */
-
-static PyObject *core_plans = NULL;
 
 static int configured(void) {
     if (core_plans != NULL) return 1;
@@ -991,7 +1020,7 @@ static PyObject *accept(PyObject *module, PyObject *const *args, Py_ssize_t narg
     int quiet = nargs == 5 ? PyObject_IsTrue(args[4]) : 0;
     if (quiet < 0) return NULL;
     return scan_line(args[0], core_plans, args[1], nargs >= 3 ? args[2] : Py_None, nargs >= 4 ? args[3] : Py_None,
-                     quiet, 0);
+                     quiet, 0, NULL);
 }
 
 /* form(text, receiver): the JSON form of a line the scanner is sure of (a dict, as accept.json_form gives it),
@@ -1007,7 +1036,7 @@ static PyObject *form(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     if (!configured()) return NULL;
-    return scan_line(args[0], core_plans, args[1], Py_None, Py_None, 0, 1);
+    return scan_line(args[0], core_plans, args[1], Py_None, Py_None, 0, 1, NULL);
 }
 
 static PyObject *configure(PyObject *module, PyObject *args) {
@@ -1089,9 +1118,10 @@ static PyMethodDef methods[] = {
      "(with quiet, one the full pass gives with no finding at all, no note either), or None."},
     {"form", (PyCFunction)(void (*)(void))form, METH_FASTCALL,
      "form(text, receiver): the JSON form (a dict) of a line the scanner is sure of, or None."},
-    {"fault", fault, METH_O,
-     "fault(text): the first fault of a line accept() declined, (FAULT_SYNTAX, column, expected) or "
-     "(FAULT_REPEATED, column, end), or None: not sure."},
+    {"fault", (PyCFunction)(void (*)(void))fault, METH_FASTCALL,
+     "fault(text, receiver=None): the first fault of a line accept() declined, (FAULT_SYNTAX, column, expected), "
+     "(FAULT_REPEATED, column, end), or with the receiver (FAULT_VALUE | FAULT_ID | FAULT_MISSING, column, end), "
+     "or None: not sure."},
     {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, foreign, core_plans)"},
     {"make_plan", make_plan, METH_VARARGS, "make_plan(name, profile, specs, rules, tail_max): one type's tables."},
     {"check", check, METH_VARARGS, "check(name, text): one native character check (for tests)."},
@@ -1127,11 +1157,11 @@ PyMODINIT_FUNC PyInit__scan(void) {
                                          "BOOL", "INT", "DAYS", "CONSTRAINT", "LIST", "CALL"};
     for (int i = 0; i < K_COUNT; i++)
         if (PyModule_AddIntConstant(m, kinds[i], i) < 0) { Py_DECREF(m); return NULL; }
-    static const char *faults[] = {"FAULT_SYNTAX", "FAULT_REPEATED", "EXPECT_SPACE", "EXPECT_SLOT_OR_MARK",
-                                   "EXPECT_TAIL", "EXPECT_END"};
-    static const int fault_codes[] = {FAULT_SYNTAX, FAULT_REPEATED, EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL,
-                                      EXPECT_END};
-    for (int i = 0; i < 6; i++)
+    static const char *faults[] = {"FAULT_SYNTAX", "FAULT_REPEATED", "FAULT_VALUE", "FAULT_ID", "FAULT_MISSING",
+                                   "EXPECT_SPACE", "EXPECT_SLOT_OR_MARK", "EXPECT_TAIL", "EXPECT_END"};
+    static const int fault_codes[] = {FAULT_SYNTAX, FAULT_REPEATED, FAULT_VALUE, FAULT_ID, FAULT_MISSING,
+                                      EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL, EXPECT_END};
+    for (int i = 0; i < 9; i++)
         if (PyModule_AddIntConstant(m, faults[i], fault_codes[i]) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&PlanType);
     if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0) { Py_DECREF(&PlanType); Py_DECREF(m); return NULL; }

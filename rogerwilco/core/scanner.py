@@ -40,9 +40,14 @@ earns a note, so such a line is not its to settle.
 Of a line it declines, the scanner names the first fault where it is sure of
 it (``fault``): a syntax fault's column and the terminals expected there, as
 ``syntax.diagnose`` finds them, or, on a well-formed line, the first repeated
-key, which ``check_raw`` reports before any other refusal. ``loads`` then
-raises the error the Python path raises for that line (:func:`fault_error`),
-worded by Python; for any other line it is not sure, and Python decides.
+key, which ``check_raw`` reports before any other refusal; or, given the
+receiver, on a well-formed line whose keys do not repeat, the first refusal by
+the checks it meets with everything before it in D10's order settled: a value
+its check refuses, an id that is not ``<from>-<n>``, a missing required slot.
+``loads`` then raises the error the Python path raises for that line
+(:func:`fault_error`), worded by Python, which checks the refusal is there
+(else the full pass decides); for any other line it is not sure, and Python
+decides.
 
 The character classes it reads a slot's value with are generated from the
 grammar's SLOT terminal (``_fastpath.TERMINALS``) into ``_scan_classes.h``
@@ -62,7 +67,7 @@ from . import accept as _accept
 from ._fastpath import TERMINALS
 from .message import FIELD_SETTERS, Message, Source
 from .errors import RW1Error
-from .semantics import repeat_refusal, requiring_profile, syntax_refusal
+from .semantics import repeat_refusal, requiring_profile, scanned_refusal, syntax_refusal
 from .syntax import END_OF_LINE
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
@@ -219,6 +224,8 @@ class Scanner:
         # The terminals expected at a syntax fault (_scan.fault), by its code: the names syntax.diagnose gives.
         self.expected = {scan.EXPECT_SPACE: ("_SP",), scan.EXPECT_SLOT_OR_MARK: ("SLOT", "_TAIL_MARK"),
                          scan.EXPECT_TAIL: ("TAIL",), scan.EXPECT_END: (END_OF_LINE,)}
+        # The refusals by the checks it sees for sure (_scan.fault with a receiver), as scanned_refusal names them.
+        self.refusals = {scan.FAULT_VALUE: "value", scan.FAULT_ID: "id", scan.FAULT_MISSING: "missing"}
         descriptors = tuple(setter.__self__ for setter in FIELD_SETTERS)
         scan.configure(Message, Source, descriptors, self.profile_plans, foreign_required,
                        self.plans_for(core_vocabulary()))
@@ -256,16 +263,21 @@ def load() -> tuple[Scanner | None, str]:
 
 
 def fault_error(scanner: Scanner, text: str, fault: tuple[int, int, int], receiver: Receiver,
-                line_number: int | None) -> RW1Error:
-    """The error ``strict_message`` raises for a line whose first fault the scanner found (``_scan.fault``).
+                line_number: int | None) -> RW1Error | None:
+    """The error ``strict_message`` raises for a line whose first fault the scanner found (``_scan.fault``), or
+    None where Python does not find it there (the full pass decides).
 
     A syntax fault is (column, the terminals expected there), as ``syntax.diagnose`` gives them; a repeated
-    key is (its slot's column, where the slot ends). Python words either, as it words its own.
+    key is (its slot's column, where the slot ends); a refused value, an id that is not ``<from>-<n>`` and
+    a missing slot are (a column, an end) that :func:`semantics.scanned_refusal` reads. Python words each,
+    as it words its own.
     """
     kind, column, detail = fault
     if kind == scanner.scan.FAULT_SYNTAX:
         return syntax_refusal(text, column, list(scanner.expected[detail]), receiver, line_number)
-    return repeat_refusal(text, text[column - 1:detail], column, receiver, line_number)
+    if kind == scanner.scan.FAULT_REPEATED:
+        return repeat_refusal(text, text[column - 1:detail], column, receiver, line_number)
+    return scanned_refusal(text, scanner.refusals[kind], column, detail, receiver, line_number)
 
 
 def loads_with(scanner: Scanner, python_loads: Any) -> Any:
@@ -284,9 +296,11 @@ def loads_with(scanner: Scanner, python_loads: Any) -> Any:
         message: Message | None = accept(text, receiver, line_number)
         if message is not None:
             return message
-        found = fault(text)
+        found = fault(text, receiver)
         if found is not None:
-            raise fault_error(scanner, text, found, receiver, line_number)
+            error = fault_error(scanner, text, found, receiver, line_number)
+            if error is not None:
+                raise error
         return python_loads(text, receiver, line_number)  # type: ignore[no-any-return]
 
     return loads_line

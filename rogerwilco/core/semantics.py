@@ -181,8 +181,7 @@ def check_raw(
         except ValueError as exc:
             values[key] = rawval
             slot = vocab.slots[key]
-            kind = "enum" if slot.type.enum else "value"
-            finding = fail(kind=kind, token=f"{key}={rawval}", message=str(exc), column=column, key=key, why="UNK")
+            finding = refused_value(vocab, key, rawval, exc, column)
             if hints and slot.type.enum and not slot.type.is_list:
                 hint, fix = suggest.for_code(vocab, key, slot.type.enum, rawval)
                 finding = attrs.evolve(finding, hint=hint, fix=fix)
@@ -197,13 +196,10 @@ def check_raw(
         findings[:0] = repeated
     sender = values.get("from")
     if isinstance(sender, str) and raw.id.rpartition("-")[0] != sender:
-        findings.append(fail(kind="id", token=raw.id, message=f"is not <from>-<n> for from={sender}",
-                             column=len(raw.version) + len(raw.type) + 3, why="UNK"))
+        findings.append(not_from_sender(raw.version, raw.type, raw.id, sender))
     if table is not None:
         if not values.keys() >= table.required_set:
-            for key in table.required:
-                if key not in values:
-                    findings.append(fail(kind="missing", token=key, message=f"required on {raw.type}, missing", key=key, why="UNK"))
+            findings.extend(missing_slot(raw.type, key) for key in table.required if key not in values)
         if table.rules or (raw.type in _ANSWER_TYPES and "ans" in vocab.enums):
             findings.extend(_check_rules(raw, vocab, values, table.rules))
     if raw.tail is not None and len(raw.tail) > vocab.tail_max:
@@ -231,6 +227,27 @@ def check_raw(
 REPEATED = "repeats a key already given"
 
 
+def refused_value(vocab: Vocabulary, key: str, rawval: str, exc: ValueError, column: int) -> Finding:
+    """The refusal of a slot's value its type's decoder refused with ``exc`` (no hint: the caller adds it)."""
+    kind = "enum" if vocab.slots[key].type.enum else "value"
+    return fail(kind=kind, token=f"{key}={rawval}", message=str(exc), column=column, key=key, why="UNK")
+
+
+NOT_FROM_SENDER = "is not <from>-<n> for from={}"
+MISSING = "required on {}, missing"
+
+
+def not_from_sender(version: str, type_name: str, msgid: str, sender: str) -> Finding:
+    """The refusal of an id that is not ``<from>-<n>`` for the line's ``from``."""
+    return fail(kind="id", token=msgid, message=NOT_FROM_SENDER.format(sender),
+                column=len(version) + len(type_name) + 3, why="UNK")
+
+
+def missing_slot(type_name: str, key: str) -> Finding:
+    """The refusal of a line of ``type_name`` that lacks the required slot ``key``."""
+    return fail(kind="missing", token=key, message=MISSING.format(type_name), key=key, why="UNK")
+
+
 def repeated_key(key: str, rawval: str, column: int) -> Finding:
     """The refusal of a slot whose key an earlier slot of the line already gave."""
     return fail(kind="repeated", token=f"{key}={rawval}", message=REPEATED, column=column, key=key, why="UNK")
@@ -250,8 +267,7 @@ def _other_key(raw: RawLine, column: int, key: str, rawval: str, vocab: Vocabula
         try:
             values[key] = slot.type.decode(rawval)
         except ValueError as exc:
-            kind = "enum" if slot.type.enum else "value"
-            found.append(fail(kind=kind, token=f"{key}={rawval}", message=str(exc), column=column, key=key, why="UNK"))
+            found.append(refused_value(vocab, key, rawval, exc, column))
         return found
     if key.startswith("x_"):
         return []
@@ -286,6 +302,19 @@ def _unnamed_agents(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any]) 
 
 
 AGENT_TYPES = frozenset({"agent", "list:agent"})
+
+
+def _named_agents(slots: str, vocab: Vocabulary) -> bool:
+    """Whether every agent the written ``slots`` give (an agent slot's value, each item of a list of agents) is
+    one the profile names or a reserved one: then :func:`_unnamed_agents` finds nothing."""
+    for token in slots.split(" "):
+        key, _, rawval = token.partition("=")
+        slot = vocab.slots.get(key)
+        if slot is not None and slot.type.name in AGENT_TYPES:
+            for agent in rawval.split("+"):
+                if agent not in vocab.agents and agent not in vocab.reserved_agents:  # type: ignore[operator]
+                    return False
+    return True
 
 
 def _slot_column(raw: RawLine, key: str) -> int | None:
@@ -430,6 +459,61 @@ def repeat_refusal(text: str, token: str, column: int, receiver: Receiver, line_
     """The error ``strict_message`` raises for a well-formed line whose first repeated key is the slot ``token`` at
     ``column`` (the first refusal of all: :func:`check_raw` reports a repeat first)."""
     return RefusedError(REPEATED, why="UNK", token=token, column=column, line=line_number, text=text,
+                        diagnose=_diagnosis(text, receiver, line_number))
+
+
+def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Receiver,
+                    line_number: int | None) -> RefusedError | None:
+    """The error ``strict_message`` raises for a grammatical line with no repeated key whose first refusal the
+    scanner saw (``kind``: ``"value"``, the slot at ``column`` ending at ``end``; ``"id"``; ``"missing"``), every
+    check before it in D10's order passed; or None where Python does not find that refusal (the full pass decides).
+
+    Python words the refusal from the line alone: the slot's decoder once, the id against ``from=``, the
+    type's required keys against the keys written; no Finding is built (the diagnosis, read later, has them).
+    """
+    mark = text.find(" // ")
+    head = text if mark < 0 else text[:mark]
+    type_end = head.find(" ", 4)
+    id_end = head.find(" ", type_end + 1) % (len(head) + 1)  # a line of no slots: the id ends the head
+    type_name = head[4:type_end]
+    profile = None
+    if " p=" in head:
+        profile = next(t[2:] for t in head[id_end + 1:].split(" ") if t.startswith("p="))
+    vocab = core_vocabulary() if profile is None else receiver.vocabulary(profile)
+    table = vocab.types.get(type_name)
+    if table is None:
+        return None
+    if kind == "value":
+        token = text[column - 1:end]
+        key, _, rawval = token.partition("=")
+        slot = vocab.slots.get(key)
+        if slot is None:
+            return None
+        decode = table.decoders.get(key, slot.type.decode)
+        if decode is None or (decode.__class__ is frozenset and rawval in decode):
+            return None
+        try:
+            (slot.type.decode if decode.__class__ is frozenset else decode)(rawval)
+        except ValueError as exc:
+            return RefusedError(str(exc), why="UNK", token=token, column=column, line=line_number, text=text,
+                                diagnose=_diagnosis(text, receiver, line_number))
+        return None
+    if vocab.agents is not None and not _named_agents(head[id_end + 1:], vocab):
+        return None  # an agent the profile does not name is refused first: the full pass words that
+    if kind == "id":
+        at = head.find(" from=")  # a value holds no space: this is the first from= slot
+        stop = head.find(" ", at + 6)
+        sender = head[at + 6:stop if stop >= 0 else len(head)]
+        msgid = head[type_end + 1:id_end]
+        if at < 0 or msgid.rpartition("-")[0] == sender:
+            return None
+        return RefusedError(NOT_FROM_SENDER.format(sender), why="UNK", token=msgid, column=type_end + 2,
+                            line=line_number, text=text, diagnose=_diagnosis(text, receiver, line_number))
+    written = {t.partition("=")[0] for t in head[id_end + 1:].split(" ")}
+    absent = next((key for key in table.required if key not in written), None)
+    if absent is None:
+        return None
+    return RefusedError(MISSING.format(type_name), why="UNK", token=absent, column=None, line=line_number, text=text,
                         diagnose=_diagnosis(text, receiver, line_number))
 
 
