@@ -448,7 +448,7 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
     try:
         # the cyclic collector paused, as check-thread pauses it: the parts keep every message read (no cycles),
         # and each full collection would walk them all again
-        with on_disk(), no_cycle_collection():  # the database's errors (no room on disk) as the package's
+        with on_disk(), no_cycle_collection() as read:  # the database's errors (no room on disk) as the package's
             for place, entry in enumerate(messages, start=1):
                 m = entry.message if isinstance(entry, LineResult) else entry
                 if m is None:
@@ -467,6 +467,7 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
                         last_number[m.from_] = (n, m.id)
                 names, listed, joins = touches_of(m)
                 parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins, kept=m)
+            read()
             for batch in parts.batches():
                 # each message as it was read, while the messages fit in memory (parse once); past that bound, a
                 # valid line read again on the accept path alone (keeping each message on disk, to read it back
