@@ -406,8 +406,12 @@ def no_cycle_collection() -> Iterator[Callable[[], None]]:
     the collector (``gc.freeze``), so the collection after each batch walks that batch's objects alone, not
     every message read (the first one walked them all: measured a tenth of check-thread's time). Set back on
     leaving; left alone where the process froze objects of its own."""
+    global _pausing
     enabled = gc.isenabled()
-    ours = gc.get_freeze_count() == 0  # a process that froze its own objects keeps them, and pays the walk
+    # a process that froze objects of its own keeps them (and pays the walk); a check inside a check (lint's
+    # parts) leaves it to the outer one (the count walks every frozen object: asked once)
+    ours = _pausing == 0 and gc.get_freeze_count() == 0
+    _pausing += 1
     gc.disable()
 
     def read() -> None:
@@ -417,7 +421,11 @@ def no_cycle_collection() -> Iterator[Callable[[], None]]:
     try:
         yield read
     finally:
+        _pausing -= 1
         if ours:
             gc.unfreeze()
         if enabled:
             gc.enable()
+
+
+_pausing = 0  # how many checks have the collector paused (:func:`no_cycle_collection`)
