@@ -60,8 +60,8 @@ from typing import IO, Any, Callable, Container, Iterable, Iterator, Mapping, Na
 import attrs
 
 from ..checks import _components
-from ..checks._components import (Components, decoded, encoded, no_cycle_collection, on_disk, scratch_database,
-                                  touches_of)
+from ..checks._components import (Components, decoded, encoded, memory_bound, no_cycle_collection, on_disk,
+                                  scratch_database, touches_of)
 from ..checks.lifecycle import is_carried_forward
 
 from ..core import _deprecated
@@ -691,19 +691,16 @@ def _embedded_results(fp: IO[bytes] | IO[str] | Iterable[str], receiver: Receive
                 yield result, text, frame, start
 
 
-#: the memory the places of a log's candidates may hold (as :meth:`_Places.put` counts it) before they move to a
-#: temporary database on disk: a log of about 100,000 messages keeps them in memory
-PLACES_MEMORY_BYTES = 64 << 20
-
-
 class _Places:
     """Where each embedded candidate sits, by (line number, candidate text): its physical line, the frame
     holding it and where in the frame it starts; the last one put for a key wins. Kept in memory up to
     ``memory_bytes``, past it in a private temporary database on disk, since a log may hold millions of
-    candidates and only the few a finding is about are read back."""
+    candidates and only the few a finding is about are read back. The bound is a third of the parts'
+    (:func:`rogerwilco.checks._components.memory_bound`: 64 MiB by default, about 100,000 messages of a log),
+    so that ``RW1_PARTS_MEMORY_BYTES`` bounds both."""
 
-    def __init__(self, memory_bytes: int | None = None) -> None:
-        self.memory_bytes = PLACES_MEMORY_BYTES if memory_bytes is None else memory_bytes
+    def __init__(self) -> None:
+        self.memory_bytes = memory_bound() // 3
         self._db: Any = None  # made when the places outgrow memory_bytes (:meth:`_spill`)
         # the places put since the last spill, as given (each newer than any on disk)
         self._recent: dict[tuple[int, str], tuple[str, Any, int]] = {}
