@@ -199,6 +199,19 @@ def test_findings_are_the_same_when_the_messages_or_the_lines_leave_memory(monke
     assert int(bound) < 1500 * (_components.held_by("x" * 80) + _components.kept_by("x" * 80))
 
 
+@pytest.mark.parametrize("bound", ["0", "60000"])
+def test_a_logs_findings_are_the_same_when_the_places_leave_memory(monkeypatch, bound):
+    """0: where each candidate sits goes to disk as it is read; 60000: every few dozen candidates (the places
+    may hold a third of the bound). The findings (their columns and physical lines) are those of the places
+    kept in memory."""
+    monkeypatch.setenv("RW1_PARTS_MEMORY_BYTES", bound)
+    logs = {name: data for name, data in inputs().items() if not name.endswith(".rw1")}
+    assert "generated/mixed.log" in logs
+    for name, data in logs.items():
+        recorded = json.loads(FIXTURE.read_text(encoding="utf-8"))[name]
+        assert outputs(name, data)["lint"] == recorded["lint"], f"lint of {name} changed"
+
+
 def _validate(capsys, path: Path, *argv: str) -> tuple[int, str, str]:
     from rogerwilco.front.cli import main
 

@@ -539,7 +539,7 @@ def check_thread_spooled(
         out.close()
         raise
     try:
-        with no_cycle_collection(), on_disk():
+        with no_cycle_collection() as read, on_disk():
             for number, entry in enumerate(lines, start=1):
                 if isinstance(entry, Message):
                     raise TypeError("check_thread_spooled reads lines (text or LineResult), not Message objects")
@@ -554,6 +554,7 @@ def check_thread_spooled(
                 names, listed, joins = touches_of(message)
                 text = result.text or message.to_line()  # a LineResult made by hand may not hold its line
                 parts.add(number, result.line_number, text, names, listed=listed, joins=joins, kept=message)
+            read()
             for batch in parts.batches():  # a batch is small: its messages are kept whole
                 # each message as it was read while the messages fit in memory (parse once), else read again
                 numbered = ((entry[0], LineResult(text=entry[2], findings=(), line_number=entry[1],

@@ -60,8 +60,8 @@ from typing import IO, Any, Callable, Container, Iterable, Iterator, Mapping, Na
 import attrs
 
 from ..checks import _components
-from ..checks._components import (Components, decoded, encoded, no_cycle_collection, on_disk, scratch_database,
-                                  touches_of)
+from ..checks._components import (Components, decoded, encoded, memory_bound, no_cycle_collection, on_disk,
+                                  scratch_database, touches_of)
 from ..checks.lifecycle import is_carried_forward
 
 from ..core import _deprecated
@@ -448,7 +448,7 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
     try:
         # the cyclic collector paused, as check-thread pauses it: the parts keep every message read (no cycles),
         # and each full collection would walk them all again
-        with on_disk(), no_cycle_collection():  # the database's errors (no room on disk) as the package's
+        with on_disk(), no_cycle_collection() as read:  # the database's errors (no room on disk) as the package's
             for place, entry in enumerate(messages, start=1):
                 m = entry.message if isinstance(entry, LineResult) else entry
                 if m is None:
@@ -467,6 +467,7 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
                         last_number[m.from_] = (n, m.id)
                 names, listed, joins = touches_of(m)
                 parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins, kept=m)
+            read()
             for batch in parts.batches():
                 # each message as it was read, while the messages fit in memory (parse once); past that bound, a
                 # valid line read again on the accept path alone (keeping each message on disk, to read it back
@@ -692,37 +693,49 @@ def _embedded_results(fp: IO[bytes] | IO[str] | Iterable[str], receiver: Receive
 
 class _Places:
     """Where each embedded candidate sits, by (line number, candidate text): its physical line, the frame
-    holding it and where in the frame it starts; the last one put for a key wins. Kept in a private
-    temporary database on disk, since a log may hold millions of candidates and only the few a finding
-    is about are read back."""
+    holding it and where in the frame it starts; the last one put for a key wins. Kept in memory up to
+    ``memory_bytes``, past it in a private temporary database on disk, since a log may hold millions of
+    candidates and only the few a finding is about are read back. The bound is a third of the parts'
+    (:func:`rogerwilco.checks._components.memory_bound`: 64 MiB by default, about 100,000 messages of a log),
+    so that ``RW1_PARTS_MEMORY_BYTES`` bounds both."""
 
     def __init__(self) -> None:
-        self._db = scratch_database("""
-            CREATE TABLE place (line INTEGER NOT NULL, text BLOB NOT NULL, physical BLOB NOT NULL,
-                                start INTEGER NOT NULL, frame BLOB, base INTEGER NOT NULL, offset INTEGER NOT NULL,
-                                field BLOB, body BLOB, columns TEXT, PRIMARY KEY (line, text)) WITHOUT ROWID;
-        """, cache_kib=512)
-        self._pending: list[tuple[Any, ...]] = []
+        self.memory_bytes = memory_bound() // 3
+        self._db: Any = None  # made when the places outgrow memory_bytes (:meth:`_spill`)
+        # the places put since the last spill, as given (each newer than any on disk)
+        self._recent: dict[tuple[int, str], tuple[str, Any, int]] = {}
+        self._held = 0  # what _recent holds, about (its tuples and dict entries, and the physical lines' text)
 
     def put(self, line: int, text: str, physical: str, frame: Any, start: int) -> None:
-        self._pending.append((
-            line, encoded(text), encoded(physical), start,
-            None if frame.text == physical else encoded(frame.text),  # most frames are their physical line
-            frame.base, frame.offset, None if frame.field is None else encoded(frame.field),
-            None if frame.body is None else encoded(frame.body),
-            None if frame.columns is None else json.dumps(list(frame.columns))))
-        if len(self._pending) >= 1024:
-            self._flush()
+        self._recent[(line, text)] = (physical, frame, start)
+        self._held += 400 + len(physical) + (0 if frame.text is physical else len(frame.text))
+        if self._held >= self.memory_bytes:
+            self._spill()
 
-    def _flush(self) -> None:
+    def _spill(self) -> None:
+        if self._db is None:
+            self._db = scratch_database("""
+                CREATE TABLE place (line INTEGER NOT NULL, text BLOB NOT NULL, physical BLOB NOT NULL,
+                                    start INTEGER NOT NULL, frame BLOB, base INTEGER NOT NULL, offset INTEGER NOT NULL,
+                                    field BLOB, body BLOB, columns TEXT, PRIMARY KEY (line, text)) WITHOUT ROWID;
+            """, cache_kib=512)
+        rows = ((line, encoded(text), encoded(physical), start,
+                 None if frame.text == physical else encoded(frame.text),  # most frames are their physical line
+                 frame.base, frame.offset, None if frame.field is None else encoded(frame.field),
+                 None if frame.body is None else encoded(frame.body),
+                 None if frame.columns is None else json.dumps(list(frame.columns)))
+                for (line, text), (physical, frame, start) in self._recent.items())
         with on_disk():
-            self._db.executemany("INSERT OR REPLACE INTO place VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self._pending)
-        self._pending.clear()
+            self._db.executemany("INSERT OR REPLACE INTO place VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self._recent.clear()
+        self._held = 0
 
     def get(self, key: tuple[int, str]) -> tuple[str, Any, int] | None:
         from .scan.frames import Frame
 
-        self._flush()
+        found = self._recent.get(key)
+        if found is not None or self._db is None:
+            return found
         with on_disk():
             row = self._db.execute("SELECT physical, start, frame, base, offset, field, body, columns FROM place "
                                    "WHERE line = ? AND text = ?", (key[0], encoded(key[1]))).fetchone()
@@ -735,7 +748,8 @@ class _Places:
         return physical, frame, start
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
 
 
 def _in_physical_line(f: LintFinding, places: _Places) -> LintFinding:
