@@ -27,6 +27,8 @@ edited since ``python hatch_build.py --inplace``).
     check-thread): it settles the lines it is sure of and hands the rest to
     the accept path above.
     ``RW1_PURE`` turns it off too.
+    It also writes the JSON text of a record's JSON form (``json_text``, what
+    ``json.dumps(value, ensure_ascii=True)`` writes, to the character).
 ``scan_reason``
     Why the scanner is not in use (``""`` when it is).
 """
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
 import os
 import zlib
 from pathlib import Path
@@ -52,6 +55,7 @@ __all__ = [
     "implementation",
     "json_form",
     "json_forms",
+    "json_text",
     "loads_line",
     "reason",
     "scan_reason",
@@ -97,6 +101,8 @@ loads_line = _pure.loads_line
 accept_quiet = _pure.accept_quiet
 json_form = _pure.json_form
 json_forms = _pure.json_forms
+# the JSON text of a value, as json.dumps(value, ensure_ascii=True) writes it (a record's JSON form in JSON Lines)
+json_text = json.JSONEncoder(ensure_ascii=True).encode
 
 
 def _refusing_in_python(accept: Any) -> Any:
@@ -137,3 +143,4 @@ if _scan is not None:
     accept_quiet = _scanner.quiet_with(_scan, accept_quiet)
     json_form = _scanner.form_with(_scan, json_form)
     json_forms = functools.partial(json_forms, first=json_form)
+    json_text = _scanner.text_with(_scan, json_text)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import attrs
 
@@ -125,20 +125,31 @@ class Record:
     def to_jsonl(self) -> str:
         """The record as one line of JSON Lines, newline included: exactly what
         ``json.dumps(self.to_dict(), ensure_ascii=True)`` writes (its separators, its string escaper, the JSON
-        form through ``json.dumps`` itself), without the dict in between. ASCII, so U+2028, U+2029 and U+0085
+        form as ``json.dumps`` writes it: by the C scanner where it is built), without the dict in between. ASCII, so U+2028, U+2029 and U+0085
         in a log cannot break a line of output."""
         return (f'{{"record": {_quoted(self.record)}, "file": {_quoted(self.file)}, "line": {self.line}, '
                 f'"column": {self.column}, "field": {_text(self.field)}, "text": {_quoted(self.text)}, '
                 f'"type": {_text(self.type)}, "id": {_text(self.id)}, "from": {_text(self.from_)}, '
                 f'"to": {_text(self.to)}, "re": {_text(self.re)}, "item": {_text(self.item)}, '
-                f'"json": {"null" if self.json is None else _dumps(self.json)}, "why": {_text(self.why)}, '
+                f'"json": {"null" if self.json is None else _json_text(self.json)}, "why": {_text(self.why)}, '
                 f'"reason": {_text(self.reason)}, "token": {_text(self.token)}, "message": {_text(self.message)}, '
                 f'"version": {RECORDS_VERSION}, "ts": {_text(_iso(self.ts))}, '
                 f'"unvalidated": {"true" if self.unvalidated else "false"}}}\n')
 
 
 _quoted = json.encoder.encode_basestring_ascii  # json.dumps's own escaper, ensure_ascii
-_dumps = json.JSONEncoder(ensure_ascii=True).encode
+#: ``speedups.json_text``, taken at the first record written: importing it here would load the accept path
+#: into every process that imports the schema
+_JSON_TEXT: list[Callable[[Any], str]] = []
+
+
+def _json_text(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=True)``, written by the C scanner where it is built."""
+    if not _JSON_TEXT:
+        from ..core.speedups import json_text
+
+        _JSON_TEXT.append(json_text)
+    return _JSON_TEXT[0](value)
 
 
 def _text(value: str | None) -> str:
