@@ -256,7 +256,10 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
         receiver = rng.choice(held)
         said = check(line, receiver)
         # the line and its JSON form as JSON text: JSON Lines' escaping of every mutated character
-        texts = dumps_differs(module.dumps, line) or dumps_differs(module.dumps, module.form(line, receiver))
+        form = module.form(line, receiver)
+        texts = (dumps_differs(module.dumps, line) or dumps_differs(module.dumps, form)
+                 or dumps_differs(lambda row: module.dumps_object(tuple(row), tuple(row.values())),
+                                  {"text": line, "json": form}))
         if texts:
             said = texts
         done += 1

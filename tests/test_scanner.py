@@ -460,6 +460,19 @@ def test_a_value_the_json_text_is_not_sure_of_goes_to_json_dumps(scan, value) ->
     assert speedups.json_text(value) == json.JSONEncoder(ensure_ascii=True).encode(value)
 
 
+@FUZZ
+@given(st.lists(st.tuples(JSON_TEXTS, JSON_VALUES), max_size=24, unique_by=lambda pair: pair[0]))
+def test_the_json_text_of_keys_and_values_is_json_dumps_of_their_dict(scan, pairs) -> None:
+    keys, values = tuple(k for k, _ in pairs), tuple(v for _, v in pairs)
+    assert scan.scan.dumps_object(keys, values) == json.dumps(dict(pairs), ensure_ascii=True)
+
+
+@pytest.mark.parametrize("keys, values", [(("a", "b"), ("x",)), (["a"], ("x",)), (("a",), ["x"]), ((1,), ("x",)),
+                                          (("a",), (1.5,)), (("a", "b"), ("x", {"c": 2.5}))])
+def test_keys_and_values_the_json_text_is_not_sure_of(scan, keys, values) -> None:
+    assert scan.scan.dumps_object(keys, values) is None
+
+
 def test_the_json_text_nests_as_deep_as_a_json_form_and_more(scan) -> None:
     value: object = "x"
     for _ in range(16):
@@ -506,6 +519,8 @@ for n in range(20):
     values.append(values[-1 - n % 3])
     values[-1] = [values[-1]] * (1 + n % 2)
 texts = sum(scan.scan.dumps(value) is not None for value in values)
+texts += sum(scan.scan.dumps_object(("text", "json", "n"), (line, value, n)) is not None
+             for n, (line, value) in enumerate(zip(lines, values[len(lines):])))
 print("settled", settled, "of", len(lines), "quietly", quiet, "as JSON forms", formed, "as JSON texts", texts,
       "faults", faults)
 """

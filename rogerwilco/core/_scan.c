@@ -1202,19 +1202,50 @@ static int out_value(Out *out, PyObject *value, int depth) {
     return 0;
 }
 
-static PyObject *dumps(PyObject *module, PyObject *value) {
-    Out out = {NULL, 0, 0};
-    int done = out_value(&out, value, 0);
+/* The JSON text of the object of keys[i]: values[i] (two tuples of one length, str keys): 1, 0: not sure, -1. */
+static int out_object(Out *out, PyObject *keys, PyObject *values) {
+    if (!PyTuple_CheckExact(keys) || !PyTuple_CheckExact(values) || PyTuple_GET_SIZE(keys) != PyTuple_GET_SIZE(values))
+        return 0;
+    if (out_ascii(out, "{", 1) < 0) return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(keys); i++) {
+        PyObject *key = PyTuple_GET_ITEM(keys, i);
+        if (!PyUnicode_CheckExact(key)) return 0;
+        if (i > 0 && out_ascii(out, ", ", 2) < 0) return -1;
+        if (out_string(out, key) < 0 || out_ascii(out, ": ", 2) < 0) return -1;
+        int done = out_value(out, PyTuple_GET_ITEM(values, i), 1);
+        if (done <= 0) return done;
+    }
+    return out_ascii(out, "}", 1) < 0 ? -1 : 1;
+}
+
+/* The text written (1), None (0: not sure) or NULL (-1, the error set); the buffer freed. */
+static PyObject *written(Out *out, int done) {
     PyObject *text = NULL;
     if (done == 1) {
-        text = PyUnicode_New(out.len, 127);
-        if (text != NULL) memcpy(PyUnicode_DATA(text), out.data, (size_t)out.len);
+        text = PyUnicode_New(out->len, 127);
+        if (text != NULL) memcpy(PyUnicode_DATA(text), out->data, (size_t)out->len);
     } else if (done == 0) {
         text = Py_None;
         Py_INCREF(text);
     }
-    PyMem_Free(out.data);
+    PyMem_Free(out->data);
     return text;
+}
+
+/* dumps_object(keys, values): json.dumps(dict(zip(keys, values)), ensure_ascii=True) with no dict in between
+ * (a record's line of JSON Lines), or None: not sure. */
+static PyObject *dumps_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "dumps_object(keys, values)");
+        return NULL;
+    }
+    Out out = {NULL, 0, 0};
+    return written(&out, out_object(&out, args[0], args[1]));
+}
+
+static PyObject *dumps(PyObject *module, PyObject *value) {
+    Out out = {NULL, 0, 0};
+    return written(&out, out_value(&out, value, 0));
 }
 
 static PyMethodDef methods[] = {
@@ -1228,6 +1259,8 @@ static PyMethodDef methods[] = {
      "(FAULT_REPEATED, column, end), or None: not sure."},
     {"dumps", dumps, METH_O,
      "dumps(value): its JSON text as json.dumps(value, ensure_ascii=True) writes it, or None: not sure."},
+    {"dumps_object", (PyCFunction)(void (*)(void))dumps_object, METH_FASTCALL,
+     "dumps_object(keys, values): json.dumps(dict(zip(keys, values)), ensure_ascii=True), or None: not sure."},
     {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, foreign, core_plans)"},
     {"make_plan", make_plan, METH_VARARGS, "make_plan(name, profile, specs, rules, tail_max): one type's tables."},
     {"check", check, METH_VARARGS, "check(name, text): one native character check (for tests)."},

@@ -27,7 +27,7 @@ edited since ``python hatch_build.py --inplace``).
     check-thread): it settles the lines it is sure of and hands the rest to
     the accept path above.
     ``RW1_PURE`` turns it off too.
-    It also writes the JSON text of a record's JSON form (``json_text``, what
+    It also writes a record's JSON text (``json_text``, ``json_object``: what
     ``json.dumps(value, ensure_ascii=True)`` writes, to the character).
 ``scan_reason``
     Why the scanner is not in use (``""`` when it is).
@@ -42,7 +42,7 @@ import os
 import zlib
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
 from . import accept as _pure
 from . import scanner as _scanner
@@ -55,6 +55,7 @@ __all__ = [
     "implementation",
     "json_form",
     "json_forms",
+    "json_object",
     "json_text",
     "loads_line",
     "reason",
@@ -105,6 +106,12 @@ json_forms = _pure.json_forms
 json_text = json.JSONEncoder(ensure_ascii=True).encode
 
 
+# json.dumps(dict(zip(keys, values)), ensure_ascii=True), or None: not sure (the caller writes it then); only the
+# C scanner writes it (without it, None: a record's line is written field by field)
+json_object: Callable[[tuple[str, ...], tuple[Any, ...]], str | None] | None = None
+
+
+
 def _refusing_in_python(accept: Any) -> Any:
     """``loads_line`` through the compiled ``accept``, a refused line's error raised from Python frames only.
 
@@ -144,3 +151,4 @@ if _scan is not None:
     json_form = _scanner.form_with(_scan, json_form)
     json_forms = functools.partial(json_forms, first=json_form)
     json_text = _scanner.text_with(_scan, json_text)
+    json_object = _scan.scan.dumps_object
