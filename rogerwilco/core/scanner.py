@@ -324,7 +324,7 @@ def text_with(scanner: Scanner, python_text: Any) -> Any:
     def json_text(value: Any) -> str:
         """The JSON text of ``value``, exactly as ``json.dumps(value, ensure_ascii=True)`` writes it."""
         text: str | None = dumps(value)
-        return python_text(value) if text is None else text  # type: ignore[no-any-return]
+        return python_text(value) if text is None else text
 
     return json_text
 

@@ -136,7 +136,7 @@ class Record:
                 self.from_, self.to, self.re, self.item, self.json, self.why, self.reason, self.token, self.message,
                 RECORDS_VERSION, _iso(self.ts), self.unvalidated))
             if text is not None:
-                return text + "\n"  # type: ignore[no-any-return]
+                return text + "\n"
         return (f'{{"record": {_quoted(self.record)}, "file": {_quoted(self.file)}, "line": {self.line}, '
                 f'"column": {self.column}, "field": {_text(self.field)}, "text": {_quoted(self.text)}, '
                 f'"type": {_text(self.type)}, "id": {_text(self.id)}, "from": {_text(self.from_)}, '
