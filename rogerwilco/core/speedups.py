@@ -27,7 +27,7 @@ edited since ``python hatch_build.py --inplace``).
     check-thread): it settles the lines it is sure of and hands the rest to
     the accept path above.
     ``RW1_PURE`` turns it off too.
-    It also writes a record's JSON text (``json_text``, ``json_object``: what
+    It also writes the JSON text of ``scan``'s records (what
     ``json.dumps(value, ensure_ascii=True)`` writes, to the character).
 ``scan_reason``
     Why the scanner is not in use (``""`` when it is).
