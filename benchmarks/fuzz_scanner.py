@@ -229,6 +229,15 @@ def checker(accept: Callable[..., Any], scanner: Any = None,
     return check
 
 
+def dumps_differs(dumps: Callable[[Any], str | None], value: Any) -> str:
+    """"" when the scanner's JSON text of ``value`` is json.dumps's (or it is not sure), else what differs."""
+    import json
+
+    got = dumps(value)
+    want = json.dumps(value, ensure_ascii=True)
+    return "" if got is None or got == want else f"a JSON text other than json.dumps's: {got!r} != {want!r}"
+
+
 def receivers() -> list[Any]:
     from rogerwilco.core.vocab import Receiver
 
@@ -251,6 +260,13 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
         line = mutate(rng, rng.choice(lines), lines)
         receiver = rng.choice(held)
         said = check(line, receiver)
+        # the line and its JSON form as JSON text: JSON Lines' escaping of every mutated character
+        form = module.form(line, receiver)
+        texts = (dumps_differs(module.dumps, line) or dumps_differs(module.dumps, form)
+                 or dumps_differs(lambda row: module.dumps_object(tuple(row), tuple(row.values())),
+                                  {"text": line, "json": form}))
+        if texts:
+            said = texts
         done += 1
         settled_count += said is not None
         if said:

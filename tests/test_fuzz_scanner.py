@@ -66,6 +66,17 @@ def test_the_checker_finds_a_refusal_by_the_checks_named_out_of_order(scan) -> N
     assert "worded otherwise" in fuzz.checker(scan.scan.accept, wrong)(line, receiver)
 
 
+def test_the_json_text_check_finds_a_text_other_than_json_dumps(scan) -> None:
+    def unescaped(value):  # writes U+2028 as itself, which json.dumps escapes
+        text = scan.scan.dumps(value)
+        return None if text is None else text.replace("\\u2028", "\u2028")
+
+    line = "RW1 AN a-1 re=b-1 from=a to=b val=plain // a\u2028b"
+    assert fuzz.dumps_differs(scan.scan.dumps, line) == ""
+    assert fuzz.dumps_differs(scan.scan.dumps, 1.5) == ""  # not sure: json.dumps writes it
+    assert "other than json.dumps" in fuzz.dumps_differs(unescaped, line)
+
+
 def test_the_mutator_reaches_hostile_characters_huge_values_and_many_slots() -> None:
     rng = random.Random(3)
     seeds = ["RW1 AN a-1 re=b-1 from=a to=b val=plain // ok"]

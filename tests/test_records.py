@@ -262,3 +262,24 @@ def test_a_diagnostic_says_its_did_you_mean_hint_in_every_format(tmp_path, capsy
     assert pq.read_table(out).column("message").to_pylist() == [said]
     (record,) = scan(["x RW1 HO a-2 from=a to=b item=x ask=PAYY"])
     assert record.message == said and to_arrow([record]).schema == R.arrow_schema()
+
+
+_ANY_TEXT = st.text(st.characters(blacklist_categories=()), max_size=30)  # controls, U+2028, non-BMP, surrogates
+_FORM_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _ANY_TEXT,
+                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_ANY_TEXT, inner, max_size=3),
+                            max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.builds(R.Record, record=st.sampled_from(["message", "diagnostic"]), file=_ANY_TEXT,
+                 line=st.integers(0, 2**70), column=st.integers(0, 2**40), text=_ANY_TEXT,
+                 field=st.none() | _ANY_TEXT, type=st.none() | _ANY_TEXT, id=st.none() | _ANY_TEXT,
+                 from_=st.none() | _ANY_TEXT, to=st.none() | _ANY_TEXT, re=st.none() | _ANY_TEXT,
+                 item=st.none() | _ANY_TEXT, json=st.none() | st.dictionaries(_ANY_TEXT, _FORM_VALUES, max_size=4),
+                 why=st.none() | _ANY_TEXT, reason=st.none() | _ANY_TEXT, token=st.none() | _ANY_TEXT,
+                 message=st.none() | _ANY_TEXT, unvalidated=st.booleans(),
+                 ts=st.none() | st.datetimes(timezones=st.just(timezone.utc))))
+def test_a_record_line_of_json_lines_is_json_dumps_of_its_dict(record):
+    """Whichever writes it (the C scanner in one call, a value it is not sure of such as a float or a huge line
+    number, or json's escaper field by field without it)."""
+    assert record.to_jsonl() == json.dumps(record.to_dict(), ensure_ascii=True) + "\n"

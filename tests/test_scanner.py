@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib
 import io
 import itertools
+import json
 import os
 import pickle
 import re
@@ -426,6 +427,68 @@ def test_the_package_reads_lines_with_the_scanner_where_it_is_built() -> None:
     assert (speedups.scan_reason == "") == speedups.scanning
 
 
+# ---- JSON text: json.dumps's, to the character ---------------------------------
+
+ANY_CHARACTER = st.characters(blacklist_categories=())  # surrogates too
+JSON_TEXTS = st.text(ANY_CHARACTER) | st.lists(st.sampled_from(
+    ["\u2028", "\u2029", "\x85", "\x7f", "\x00", "\x1f", "\\", '"', "\ud800", "\udfff", "\U0001f600", "\U0010ffff",
+     "\uffff", "\U00010000", "\ud83d\ude00", "\u00e9", "/", "\b\f\n\r\t"] + INVISIBLE)).map("".join)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | JSON_TEXTS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(JSON_TEXTS, inner, max_size=4), max_leaves=24)
+
+
+def test_the_json_text_of_every_code_point_is_json_dumps(scan) -> None:
+    everything = "".join(map(chr, range(0x110000)))
+    assert scan.scan.dumps(everything) == json.dumps(everything, ensure_ascii=True)
+    for c in map(chr, range(0x3000)):
+        assert scan.scan.dumps(c) == json.dumps(c, ensure_ascii=True), hex(ord(c))
+
+
+@FUZZ
+@given(JSON_VALUES)
+def test_the_json_text_of_a_value_is_json_dumps(scan, value) -> None:
+    """str (controls, U+2028, past the BMP, lone surrogates), int, bool, None, lists and str-keyed dicts of them."""
+    assert scan.scan.dumps(value) == json.dumps(value, ensure_ascii=True)
+
+
+@pytest.mark.parametrize("value", [1.5, [1, 2.0], {"a": float("nan")}, {1: "a"}, {"a": {2: 3}}, 2**63, -(2**63) - 1,
+                                   {"a": (1, 2)},
+                                   type("Text", (str,), {})("x"), type("Number", (int,), {})(3)])
+def test_a_value_the_json_text_is_not_sure_of_goes_to_json_dumps(scan, value) -> None:
+    assert scan.scan.dumps(value) is None
+    assert speedups.json_text(value) == json.JSONEncoder(ensure_ascii=True).encode(value)
+
+
+@FUZZ
+@given(st.lists(st.tuples(JSON_TEXTS, JSON_VALUES), max_size=24, unique_by=lambda pair: pair[0]))
+def test_the_json_text_of_keys_and_values_is_json_dumps_of_their_dict(scan, pairs) -> None:
+    keys, values = tuple(k for k, _ in pairs), tuple(v for _, v in pairs)
+    assert scan.scan.dumps_object(keys, values) == json.dumps(dict(pairs), ensure_ascii=True)
+
+
+@pytest.mark.parametrize("keys, values", [(("a", "b"), ("x",)), (["a"], ("x",)), (("a",), ["x"]), ((1,), ("x",)),
+                                          (("a",), (1.5,)), (("a", "b"), ("x", {"c": 2.5}))])
+def test_keys_and_values_the_json_text_is_not_sure_of(scan, keys, values) -> None:
+    assert scan.scan.dumps_object(keys, values) is None
+
+
+def test_the_json_text_nests_as_deep_as_a_json_form_and_more(scan) -> None:
+    value: object = "x"
+    for _ in range(16):
+        value = [value]
+    assert scan.scan.dumps(value) == json.dumps(value)
+    assert scan.scan.dumps([value]) is None  # past JSON_DEPTH: json.dumps writes it
+
+
+def test_the_json_text_of_every_conformance_form_is_json_dumps(scan) -> None:
+    forms = [scan.scan.form(line, receiver) for line in conformance_lines() for receiver in RECEIVERS]
+    forms = [form for form in forms if form is not None]
+    assert len(forms) > 100
+    for form in forms:
+        assert scan.scan.dumps(form) == json.dumps(form, ensure_ascii=True)
+
+
 # ---- memory, under valgrind --------------------------------------------------
 
 MEMCHECK_LINES = int(os.environ.get("RW1_SCAN_VALGRIND_LINES", "60"))
@@ -451,10 +514,19 @@ lines += [broken for line in lines[:20] for breaking in REFUSED_KINDS.values() i
 settled = sum(scan.scan.accept(line, receiver, 1) is not None for line in lines)
 quiet = sum(scan.scan.accept(line, receiver, 1, "f.rw1", True) is not None for line in lines)
 formed = sum(scan.scan.form(line, receiver) is not None for line in lines)
+values = lines + [scan.scan.form(line, receiver) for line in lines]
+values += [["\\ud800\\U0001f600\\u2028\\x00\\x7f", {"k\\udfff": [None, True, -2**63, 2**63]}], {1: 2}, 1.5]
+for n in range(20):
+    values.append(values[-1 - n % 3])
+    values[-1] = [values[-1]] * (1 + n % 2)
+texts = sum(scan.scan.dumps(value) is not None for value in values)
+texts += sum(scan.scan.dumps_object(("text", "json", "n"), (line, value, n)) is not None
+             for n, (line, value) in enumerate(zip(lines, values[len(lines):])))
 found = [scan.scan.fault(line, receiver) for line in lines]
 checks = sum(fault is not None and fault[0] >= scan.scan.FAULT_VALUE for fault in found)
 faults = sum(fault is not None for fault in found)
-print("settled", settled, "of", len(lines), "quietly", quiet, "as JSON forms", formed, "checks", checks, "faults", faults)
+print("settled", settled, "of", len(lines), "quietly", quiet, "as JSON forms", formed, "as JSON texts", texts,
+      "checks", checks, "faults", faults)
 """
 
 

@@ -1112,6 +1112,171 @@ static PyObject *native_hook(PyObject *module, PyObject *args) {
     return value;
 }
 
+/* dumps(value): JSON text of a value, exactly as json.dumps(value, ensure_ascii=True) writes it, or None: not sure.
+ *
+ * It writes what a record is made of: str (escaped as json's encode_basestring_ascii does: the short escapes,
+ * \u00XX for other controls and for DEL and above, a code point past the BMP as its surrogate pair, a lone
+ * surrogate as itself), exact int, bool, None, and lists and dicts (str keys) of these, at most JSON_DEPTH
+ * deep. Anything else (a float, a subclass, a non-str key, deeper nesting) is "not sure": json.dumps writes it.
+ *
+ * Hostile input: the text is ASCII and grows in a buffer whose every write is preceded by a check of the room
+ * left; a string's room (12 bytes a code point at most) is checked for overflow before it is reserved. */
+#define JSON_DEPTH 16
+
+typedef struct {
+    char *data;
+    Py_ssize_t len, cap;
+} Out;
+
+/* Room for n more bytes: 0, or -1 with MemoryError set. */
+static int out_room(Out *out, Py_ssize_t n) {
+    if (n < 0 || n > PY_SSIZE_T_MAX / 2 - out->len) { PyErr_NoMemory(); return -1; }
+    if (out->len + n <= out->cap) return 0;
+    Py_ssize_t cap = out->cap ? out->cap : 256;
+    while (cap < out->len + n) cap *= 2;
+    char *grown = PyMem_Realloc(out->data, (size_t)cap);
+    if (grown == NULL) { PyErr_NoMemory(); return -1; }
+    out->data = grown;
+    out->cap = cap;
+    return 0;
+}
+
+static int out_ascii(Out *out, const char *s, Py_ssize_t n) {
+    if (out_room(out, n) < 0) return -1;
+    memcpy(out->data + out->len, s, (size_t)n);
+    out->len += n;
+    return 0;
+}
+
+static const char hex_digits[] = "0123456789abcdef";
+
+static void put_unit(char *p, Py_UCS4 u) {   /* \uXXXX: 6 bytes */
+    p[0] = '\\'; p[1] = 'u';
+    p[2] = hex_digits[(u >> 12) & 0xf]; p[3] = hex_digits[(u >> 8) & 0xf];
+    p[4] = hex_digits[(u >> 4) & 0xf]; p[5] = hex_digits[u & 0xf];
+}
+
+static int out_string(Out *out, PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (n > (PY_SSIZE_T_MAX / 2 - 2) / 12) { PyErr_NoMemory(); return -1; }
+    if (out_room(out, 12 * n + 2) < 0) return -1;
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    char *p = out->data + out->len;
+    *p++ = '"';
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= ' ' && c <= '~' && c != '\\' && c != '"') { *p++ = (char)c; continue; }
+        switch (c) {
+        case '\\': *p++ = '\\'; *p++ = '\\'; continue;
+        case '"': *p++ = '\\'; *p++ = '"'; continue;
+        case '\b': *p++ = '\\'; *p++ = 'b'; continue;
+        case '\f': *p++ = '\\'; *p++ = 'f'; continue;
+        case '\n': *p++ = '\\'; *p++ = 'n'; continue;
+        case '\r': *p++ = '\\'; *p++ = 'r'; continue;
+        case '\t': *p++ = '\\'; *p++ = 't'; continue;
+        default: break;
+        }
+        if (c >= 0x10000) {   /* past the BMP: its UTF-16 surrogate pair */
+            put_unit(p, 0xD800 + ((c - 0x10000) >> 10)); p += 6;
+            put_unit(p, 0xDC00 + ((c - 0x10000) & 0x3FF)); p += 6;
+        } else {
+            put_unit(p, c); p += 6;
+        }
+    }
+    *p++ = '"';
+    out->len = p - out->data;
+    return 0;
+}
+
+/* 1: written, 0: not sure (no error set), -1: an error. */
+static int out_value(Out *out, PyObject *value, int depth) {
+    if (value == Py_None) return out_ascii(out, "null", 4) < 0 ? -1 : 1;
+    if (value == Py_True) return out_ascii(out, "true", 4) < 0 ? -1 : 1;
+    if (value == Py_False) return out_ascii(out, "false", 5) < 0 ? -1 : 1;
+    if (PyUnicode_CheckExact(value)) return out_string(out, value) < 0 ? -1 : 1;
+    if (PyLong_CheckExact(value)) {
+        int overflow = 0;
+        long long n = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (overflow) return 0;
+        if (n == -1 && PyErr_Occurred()) return -1;
+        char digits[32];
+        int written = snprintf(digits, sizeof digits, "%lld", n);
+        if (written <= 0 || (size_t)written >= sizeof digits) return 0;
+        return out_ascii(out, digits, written) < 0 ? -1 : 1;
+    }
+    if (depth >= JSON_DEPTH) return 0;
+    if (PyList_CheckExact(value)) {
+        if (out_ascii(out, "[", 1) < 0) return -1;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {   /* the size read again: nothing here runs Python */
+            if (i > 0 && out_ascii(out, ", ", 2) < 0) return -1;
+            int done = out_value(out, PyList_GET_ITEM(value, i), depth + 1);
+            if (done <= 0) return done;
+        }
+        return out_ascii(out, "]", 1) < 0 ? -1 : 1;
+    }
+    if (PyDict_CheckExact(value)) {
+        if (out_ascii(out, "{", 1) < 0) return -1;
+        Py_ssize_t at = 0, i = 0;
+        PyObject *key, *item;
+        while (PyDict_Next(value, &at, &key, &item)) {
+            if (!PyUnicode_CheckExact(key)) return 0;
+            if (i++ > 0 && out_ascii(out, ", ", 2) < 0) return -1;
+            if (out_string(out, key) < 0 || out_ascii(out, ": ", 2) < 0) return -1;
+            int done = out_value(out, item, depth + 1);
+            if (done <= 0) return done;
+        }
+        return out_ascii(out, "}", 1) < 0 ? -1 : 1;
+    }
+    return 0;
+}
+
+/* The JSON text of the object of keys[i]: values[i] (two tuples of one length, str keys): 1, 0: not sure, -1. */
+static int out_object(Out *out, PyObject *keys, PyObject *values) {
+    if (!PyTuple_CheckExact(keys) || !PyTuple_CheckExact(values) || PyTuple_GET_SIZE(keys) != PyTuple_GET_SIZE(values))
+        return 0;
+    if (out_ascii(out, "{", 1) < 0) return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(keys); i++) {
+        PyObject *key = PyTuple_GET_ITEM(keys, i);
+        if (!PyUnicode_CheckExact(key)) return 0;
+        if (i > 0 && out_ascii(out, ", ", 2) < 0) return -1;
+        if (out_string(out, key) < 0 || out_ascii(out, ": ", 2) < 0) return -1;
+        int done = out_value(out, PyTuple_GET_ITEM(values, i), 1);
+        if (done <= 0) return done;
+    }
+    return out_ascii(out, "}", 1) < 0 ? -1 : 1;
+}
+
+/* The text written (1), None (0: not sure) or NULL (-1, the error set); the buffer freed. */
+static PyObject *written(Out *out, int done) {
+    PyObject *text = NULL;
+    if (done == 1) {
+        text = PyUnicode_New(out->len, 127);
+        if (text != NULL) memcpy(PyUnicode_DATA(text), out->data, (size_t)out->len);
+    } else if (done == 0) {
+        text = Py_None;
+        Py_INCREF(text);
+    }
+    PyMem_Free(out->data);
+    return text;
+}
+
+/* dumps_object(keys, values): json.dumps(dict(zip(keys, values)), ensure_ascii=True) with no dict in between
+ * (a record's line of JSON Lines), or None: not sure. */
+static PyObject *dumps_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "dumps_object(keys, values)");
+        return NULL;
+    }
+    Out out = {NULL, 0, 0};
+    return written(&out, out_object(&out, args[0], args[1]));
+}
+
+static PyObject *dumps(PyObject *module, PyObject *value) {
+    Out out = {NULL, 0, 0};
+    return written(&out, out_value(&out, value, 0));
+}
+
 static PyMethodDef methods[] = {
     {"accept", (PyCFunction)(void (*)(void))accept, METH_FASTCALL,
      "accept(text, receiver, line=None, file=None, quiet=False): the Message of a line the scanner is sure of "
@@ -1122,6 +1287,10 @@ static PyMethodDef methods[] = {
      "fault(text, receiver=None): the first fault of a line accept() declined, (FAULT_SYNTAX, column, expected), "
      "(FAULT_REPEATED, column, end), or with the receiver (FAULT_VALUE | FAULT_ID | FAULT_MISSING, column, end), "
      "or None: not sure."},
+    {"dumps", dumps, METH_O,
+     "dumps(value): its JSON text as json.dumps(value, ensure_ascii=True) writes it, or None: not sure."},
+    {"dumps_object", (PyCFunction)(void (*)(void))dumps_object, METH_FASTCALL,
+     "dumps_object(keys, values): json.dumps(dict(zip(keys, values)), ensure_ascii=True), or None: not sure."},
     {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, foreign, core_plans)"},
     {"make_plan", make_plan, METH_VARARGS, "make_plan(name, profile, specs, rules, tail_max): one type's tables."},
     {"check", check, METH_VARARGS, "check(name, text): one native character check (for tests)."},

@@ -49,6 +49,12 @@ its check refuses, an id that is not ``<from>-<n>``, a missing required slot.
 (else the full pass decides); for any other line it is not sure, and Python
 decides.
 
+It also writes JSON text (``dumps``, :func:`text_with`): a record's JSON
+form in JSON Lines, character for character what ``json.dumps(value,
+ensure_ascii=True)`` writes, for the str, int, bool, None, list and dict
+values a form is made of; any other value (a float, a subclass) it leaves to
+``json.dumps``.
+
 The character classes it reads a slot's value with are generated from the
 grammar's SLOT terminal (``_fastpath.TERMINALS``) into ``_scan_classes.h``
 by ``python -m rogerwilco.core.scanner --write``; a test derives them again.
@@ -323,6 +329,18 @@ def form_with(scanner: Scanner, python_form: Any) -> Any:
         return python_form(text, receiver)  # type: ignore[no-any-return]
 
     return json_form
+
+
+def text_with(scanner: Scanner, python_text: Any) -> Any:
+    """``json_text`` through the scanner, handing a value it is not sure of (a float, a subclass) to ``python_text``."""
+    dumps = scanner.scan.dumps
+
+    def json_text(value: Any) -> str:
+        """The JSON text of ``value``, exactly as ``json.dumps(value, ensure_ascii=True)`` writes it."""
+        text: str | None = dumps(value)
+        return python_text(value) if text is None else text
+
+    return json_text
 
 
 def quiet_with(scanner: Scanner, python_quiet: Any) -> Any:

@@ -27,6 +27,8 @@ edited since ``python hatch_build.py --inplace``).
     check-thread): it settles the lines it is sure of and hands the rest to
     the accept path above.
     ``RW1_PURE`` turns it off too.
+    It also writes the JSON text of ``scan``'s records (what
+    ``json.dumps(value, ensure_ascii=True)`` writes, to the character).
 ``scan_reason``
     Why the scanner is not in use (``""`` when it is).
 """
@@ -35,11 +37,12 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
 import os
 import zlib
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
 from . import accept as _pure
 from . import scanner as _scanner
@@ -52,6 +55,8 @@ __all__ = [
     "implementation",
     "json_form",
     "json_forms",
+    "json_object",
+    "json_text",
     "loads_line",
     "reason",
     "scan_reason",
@@ -97,6 +102,14 @@ loads_line = _pure.loads_line
 accept_quiet = _pure.accept_quiet
 json_form = _pure.json_form
 json_forms = _pure.json_forms
+# the JSON text of a value, as json.dumps(value, ensure_ascii=True) writes it (a record's JSON form in JSON Lines)
+json_text = json.JSONEncoder(ensure_ascii=True).encode
+
+
+# json.dumps(dict(zip(keys, values)), ensure_ascii=True), or None: not sure (the caller writes it then); only the
+# C scanner writes it (without it, None: a record's line is written field by field)
+json_object: Callable[[tuple[str, ...], tuple[Any, ...]], str | None] | None = None
+
 
 
 def _refusing_in_python(accept: Any) -> Any:
@@ -137,3 +150,5 @@ if _scan is not None:
     accept_quiet = _scanner.quiet_with(_scan, accept_quiet)
     json_form = _scanner.form_with(_scan, json_form)
     json_forms = functools.partial(json_forms, first=json_form)
+    json_text = _scanner.text_with(_scan, json_text)
+    json_object = _scan.scan.dumps_object

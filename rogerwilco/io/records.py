@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import attrs
 
@@ -124,21 +124,41 @@ class Record:
 
     def to_jsonl(self) -> str:
         """The record as one line of JSON Lines, newline included: exactly what
-        ``json.dumps(self.to_dict(), ensure_ascii=True)`` writes (its separators, its string escaper, the JSON
-        form through ``json.dumps`` itself), without the dict in between. ASCII, so U+2028, U+2029 and U+0085
+        ``json.dumps(self.to_dict(), ensure_ascii=True)`` writes, without the dict in between: by the C scanner
+        in one call where it is built, else from json's own string escaper. ASCII, so U+2028, U+2029 and U+0085
         in a log cannot break a line of output."""
+        if not _WRITERS:
+            _load_writers()
+        write = _WRITERS[1]
+        if write is not None:
+            text = write(COLUMNS, (
+                self.record, self.file, self.line, self.column, self.field, self.text, self.type, self.id,
+                self.from_, self.to, self.re, self.item, self.json, self.why, self.reason, self.token, self.message,
+                RECORDS_VERSION, _iso(self.ts), self.unvalidated))
+            if text is not None:
+                return text + "\n"
         return (f'{{"record": {_quoted(self.record)}, "file": {_quoted(self.file)}, "line": {self.line}, '
                 f'"column": {self.column}, "field": {_text(self.field)}, "text": {_quoted(self.text)}, '
                 f'"type": {_text(self.type)}, "id": {_text(self.id)}, "from": {_text(self.from_)}, '
                 f'"to": {_text(self.to)}, "re": {_text(self.re)}, "item": {_text(self.item)}, '
-                f'"json": {"null" if self.json is None else _dumps(self.json)}, "why": {_text(self.why)}, '
+                f'"json": {"null" if self.json is None else _WRITERS[0](self.json)}, "why": {_text(self.why)}, '
                 f'"reason": {_text(self.reason)}, "token": {_text(self.token)}, "message": {_text(self.message)}, '
                 f'"version": {RECORDS_VERSION}, "ts": {_text(_iso(self.ts))}, '
                 f'"unvalidated": {"true" if self.unvalidated else "false"}}}\n')
 
 
 _quoted = json.encoder.encode_basestring_ascii  # json.dumps's own escaper, ensure_ascii
-_dumps = json.JSONEncoder(ensure_ascii=True).encode
+
+#: ``speedups.json_text`` and ``speedups.json_object`` (the C scanner's JSON text where it is built), taken at
+#: the first record written: importing them here would load the accept path into every process that imports
+#: the schema
+_WRITERS: list[Any] = []
+
+
+def _load_writers() -> None:
+    from ..core.speedups import json_object, json_text
+
+    _WRITERS[:] = [json_text, json_object]
 
 
 def _text(value: str | None) -> str:

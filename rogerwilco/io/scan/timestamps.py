@@ -117,6 +117,8 @@ def prefix_time(prefix: str, default_tz: tzinfo | None = None, year: int | None 
     best: tuple[int, Any] | None = None
     m = _ISO.search(prefix)
     if m is not None:
+        if m.start() == 0:  # a line that starts with its time: no access-log or syslog time can come first
+            return _iso(m, default_tz)
         best = (m.start(), lambda m=m: _iso(m, default_tz))
     a = _ACCESS.search(prefix, 0, best[0] + 40 if best else len(prefix))
     if a is not None and (best is None or a.start() < best[0]):
