@@ -48,17 +48,21 @@ def _run(code: str) -> str:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
 
-def test_validating_a_valid_line_loads_neither_rich_nor_lark_nor_other_commands(tmp_path) -> None:
+def _after_validating_a_line(tmp_path, probe: str) -> str:
+    """The last line ``probe`` prints after ``rogerwilco validate`` of one valid line, in a fresh interpreter
+    (``code`` holds the command's exit status)."""
     path = tmp_path / "one.rw1"
     path.write_text(VALID + "\n", encoding="utf-8")
-    out = _run(
-        "import sys\n"
-        "from rogerwilco.front.cli import main\n"
-        f"code = main(['validate', {str(path)!r}])\n"
+    out = _run("import sys\nfrom rogerwilco.front.cli import main\n" f"code = main(['validate', {str(path)!r}])\n" + probe)
+    return out.splitlines()[-1]
+
+
+def test_validating_a_valid_line_loads_neither_rich_nor_lark_nor_other_commands(tmp_path) -> None:
+    last = _after_validating_a_line(
+        tmp_path,
         "mods = sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'lark') or m.startswith('rogerwilco.front.commands.'))\n"
-        "print(code, ' '.join(mods))\n"
-    )
-    assert out.splitlines()[-1] == "0 rogerwilco.front.commands._common rogerwilco.front.commands._help rogerwilco.front.commands.lines"
+        "print(code, ' '.join(mods))\n")
+    assert last == "0 rogerwilco.front.commands._common rogerwilco.front.commands._help rogerwilco.front.commands.lines"
 
 
 def test_validating_a_valid_line_loads_no_module_it_does_not_use(tmp_path) -> None:
@@ -66,17 +70,9 @@ def test_validating_a_valid_line_loads_no_module_it_does_not_use(tmp_path) -> No
     terminal width would pull in (importlib.resources, tempfile, shutil with bz2 and lzma), nor pathlib (with
     urllib.parse and ipaddress: the data files are found with os.path), nor what only a mistyped word, the help
     or the sum rule uses (difflib, textwrap, decimal)."""
-    path = tmp_path / "one.rw1"
-    path.write_text(VALID + "\n", encoding="utf-8")
     unused = ("rogerwilco.core.accept", "rogerwilco.core.speedups", "importlib.resources", "tempfile", "shutil",
               "bz2", "lzma", "pkgutil", "pathlib", "urllib.parse", "ipaddress", "difflib", "textwrap", "decimal")
-    out = _run(
-        "import sys\n"
-        "from rogerwilco.front.cli import main\n"
-        f"code = main(['validate', {str(path)!r}])\n"
-        f"print(code, [m for m in {unused!r} if m in sys.modules])\n"
-    )
-    assert out.splitlines()[-1] == "0 []"
+    assert _after_validating_a_line(tmp_path, f"print(code, [m for m in {unused!r} if m in sys.modules])\n") == "0 []"
 
 
 def test_a_run_of_one_command_builds_only_that_commands_parser() -> None:
@@ -89,15 +85,9 @@ def test_a_run_of_one_command_builds_only_that_commands_parser() -> None:
 def test_validating_an_ascii_line_compiles_only_the_ascii_regex(tmp_path) -> None:
     """The whole-line regex for any line spans all of Unicode and is costly to compile; an ASCII line needs only
     its ASCII form."""
-    path = tmp_path / "one.rw1"
-    path.write_text(VALID + "\n", encoding="utf-8")
-    out = _run(
-        "from rogerwilco.front.cli import main\n"
-        "from rogerwilco.core import syntax\n"
-        f"code = main(['validate', {str(path)!r}])\n"
-        "print(code, syntax.ascii_line_regex.cache_info().currsize, syntax.line_regex.cache_info().currsize)\n"
-    )
-    assert out.splitlines()[-1] == "0 1 0"
+    probe = ("from rogerwilco.core import syntax\n"
+             "print(code, syntax.ascii_line_regex.cache_info().currsize, syntax.line_regex.cache_info().currsize)\n")
+    assert _after_validating_a_line(tmp_path, probe) == "0 1 0"
 
 
 def test_loads_binds_the_accept_path_on_first_use() -> None:

@@ -112,6 +112,17 @@ typedef struct {
 
 #define AT(t, i) PyUnicode_READ((t)->kind, (t)->data, (i))
 
+/* A str's characters as the scanner reads them; 0 with an error set where it cannot be read. */
+static int read_text(PyObject *text, Text *t) {
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return 0;
+#endif
+    t->kind = PyUnicode_KIND(text);
+    t->data = PyUnicode_DATA(text);
+    t->len = PyUnicode_GET_LENGTH(text);
+    return 1;
+}
+
 static int equals_ascii(const Text *t, Py_ssize_t s, Py_ssize_t e, const char *want) {
     Py_ssize_t n = (Py_ssize_t)strlen(want);
     if (e - s != n) return 0;
@@ -743,10 +754,8 @@ static void saw(Py_ssize_t *found, int kind, Py_ssize_t s, Py_ssize_t e) {
 
 static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, PyObject *line, PyObject *file,
                            int quiet, int form, Py_ssize_t *refusal) {
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0) return NULL;
-#endif
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Text t;
+    if (!read_text(text, &t)) return NULL;
     Text *tp = &t;
     Py_ssize_t n = t.len;
     Py_ssize_t mark = find_mark(tp, 0, n, " // ");
@@ -903,10 +912,8 @@ static PyObject *syntax_fault(const Text *t, Py_ssize_t index, int expected) {
  * whose key repeats is refused at the first repeat, before any other check (semantics.check_raw). Any
  * other line is Python's to decide. */
 static PyObject *first_fault(PyObject *text, int *clean) {
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0) return NULL;
-#endif
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Text t;
+    if (!read_text(text, &t)) return NULL;
     Text *tp = &t;
     Py_ssize_t n = t.len;
     if (n < 4 || !equals_ascii(tp, 0, 4, "RW1 ")) Py_RETURN_NONE;
@@ -1005,18 +1012,22 @@ static int configured(void) {
     return 0;
 }
 
+/* An entry point's line: a str (else the TypeError the Python path raises), with the tables configured. */
+static int line_argument(PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "str object expected; got %s", text == Py_None ? "None" : Py_TYPE(text)->tp_name);
+        return 0;
+    }
+    return configured();
+}
+
 /* accept(text, receiver, line=None, file=None, quiet=False): the Message, or None: not sure. */
 static PyObject *accept(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 2 || nargs > 5) {
         PyErr_SetString(PyExc_TypeError, "accept(text, receiver, line=None, file=None, quiet=False)");
         return NULL;
     }
-    if (!PyUnicode_Check(args[0])) {
-        PyErr_Format(PyExc_TypeError, "str object expected; got %s",
-                     args[0] == Py_None ? "None" : Py_TYPE(args[0])->tp_name);
-        return NULL;
-    }
-    if (!configured()) return NULL;
+    if (!line_argument(args[0])) return NULL;
     int quiet = nargs == 5 ? PyObject_IsTrue(args[4]) : 0;
     if (quiet < 0) return NULL;
     return scan_line(args[0], core_plans, args[1], nargs >= 3 ? args[2] : Py_None, nargs >= 4 ? args[3] : Py_None,
@@ -1030,12 +1041,7 @@ static PyObject *form(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "form(text, receiver)");
         return NULL;
     }
-    if (!PyUnicode_Check(args[0])) {
-        PyErr_Format(PyExc_TypeError, "str object expected; got %s",
-                     args[0] == Py_None ? "None" : Py_TYPE(args[0])->tp_name);
-        return NULL;
-    }
-    if (!configured()) return NULL;
+    if (!line_argument(args[0])) return NULL;
     return scan_line(args[0], core_plans, args[1], Py_None, Py_None, 0, 1, NULL);
 }
 
@@ -1073,10 +1079,8 @@ static PyObject *check(PyObject *module, PyObject *args) {
     const char *what;
     PyObject *text;
     if (!PyArg_ParseTuple(args, "sU", &what, &text)) return NULL;
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0) return NULL;
-#endif
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Text t;
+    if (!read_text(text, &t)) return NULL;
     int ok = 0;
     if (strcmp(what, "msgid_terminal") == 0) ok = msgid_terminal(&t, 0, t.len);
     else if (strcmp(what, "slot_value") == 0) {
@@ -1102,10 +1106,8 @@ static PyObject *native_hook(PyObject *module, PyObject *args) {
         return NULL;
     }
     spec.codes = codes;
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0) return NULL;
-#endif
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Text t;
+    if (!read_text(text, &t)) return NULL;
     PyObject *value = spec.kind == K_LIST ? native_list(&spec, text, &t, 0, t.len)
                                           : native(spec.kind, &spec, text, &t, 0, t.len);
     if (value == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
