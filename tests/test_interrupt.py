@@ -106,11 +106,46 @@ def test_an_interrupted_scan_leaves_no_output_file(tmp_path, monkeypatch, capsys
     assert list(tmp_path.iterdir()) == []
 
 
+def _ctrl_c_at_its_default(argv: list[str]) -> list[str]:
+    """``argv`` run with SIGINT at its default action and unblocked, as a terminal's Ctrl-C finds a command.
+
+    A process ignoring SIGINT passes that on through ``exec`` (a test run started in the background of a
+    shell without job control ignores it), and Python then leaves it ignored: the command would read on to
+    the end and exit 1, with nothing to say. The command is right to; the test must not depend on it."""
+    reset = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+             "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); os.execv(sys.argv[1], sys.argv[1:])")
+    return [sys.executable, "-c", reset, *argv]
+
+
+def test_a_command_started_with_ctrl_c_ignored_keeps_ignoring_it(tmp_path):
+    """The other side of :func:`_ctrl_c_at_its_default`: under ``nohup`` (SIGINT ignored) a Ctrl-C does not stop
+    the run, which reads to its end and writes its report."""
+    report = tmp_path / "report.txt"
+    ignore = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+              "os.execv(sys.argv[1], sys.argv[1:])")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", ignore, sys.executable, "-m", "rogerwilco", "lint", "--no-config",
+                             "-o", str(report), "-"], stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path, env=env)
+    assert proc.stdin is not None
+    proc.stdin.write(STREAM.read_text(encoding="utf-8"))
+    proc.stdin.flush()
+    started = time.monotonic()
+    while not any(p.name.endswith(".partial") for p in tmp_path.iterdir()):
+        assert proc.poll() is None and time.monotonic() - started < HANG
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=HANG)
+    assert proc.returncode == 1 and err == ""  # findings: the stream's report, written whole
+    assert "RW100" in report.read_text(encoding="utf-8")
+
+
 def test_ctrl_c_on_a_real_run_says_what_was_written(tmp_path):
     report = tmp_path / "report.txt"
     report.write_text("the previous report\n", encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "rogerwilco", "lint", "--no-config", "-o", str(report), "-"],
+    proc = subprocess.Popen(_ctrl_c_at_its_default([sys.executable, "-m", "rogerwilco", "lint", "--no-config", "-o",
+                                                    str(report), "-"]),
                             stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
     assert proc.stdin is not None
     proc.stdin.write(STREAM.read_text(encoding="utf-8"))
