@@ -71,7 +71,8 @@ def _round(tmp_path, locate, number: int, cancels: int) -> tuple[list[str], list
     context = multiprocessing.get_context("fork")
     store_path = str(locate(f"store-{number}.db"))
     world = str(tmp_path / f"world-{number}.log")
-    ToolStore.open(store_path, profiles=["pay"])
+    with ToolStore.open(store_path, profiles=["pay"]):  # made here, let go of before the fork
+        pass
     roles = [("cancel", i) if i < cancels else ("reissue", i) if i % 4 == 3 else ("act", i) for i in range(PROCS)]
     barrier = context.Barrier(PROCS)
     results = context.Queue()

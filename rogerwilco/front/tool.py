@@ -272,6 +272,18 @@ class ToolStore:
                       values=("superseded: another statement of the same handoff",))
             db.execute("UPDATE statements SET handoff = ? WHERE token = ?", (key, row["token"]))
 
+    def close(self) -> None:
+        """Let go of the store's file in this thread (the next step opens it again); an endpoint's ledger is
+        the endpoint's to close."""
+        if self.endpoint is None and self._ledger is not None:
+            self._ledger.close()
+
+    def __enter__(self) -> "ToolStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # ---- storage -------------------------------------------------------------
 
     @property
