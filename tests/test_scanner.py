@@ -595,6 +595,45 @@ def test_the_sum_rule_decides_as_decimal_arithmetic(scan, net: str, vat: str, am
             "cur=GBP kind=GROSS src=email:7")
     assert (scan.scan.accept(line, pay) is not None) == (python_path.accept(line, pay) is not None), line
     settles(scan, line, pay)
+    refuses_alike(scan, line, pay)
+
+
+RULED = "RW1 ST payer-1 p=pay from=payer to=scheduler item=inv:MD-1 amt=120.00 net=100.00 vat=20.00 cur=GBP kind=GROSS"
+
+
+@pytest.mark.parametrize("line", [
+    RULED.replace("amt=120.00", "amt=121.00") + " src=email:7",  # net + vat is not amt
+    RULED,  # an invoice's status without the src= it must carry
+    RULED.replace("amt=120.00", "amt=121.00"),  # both: the rules' first finding first
+    RULED.replace("amt=120.00", "amt=121.00") + " src=email:7 colour=red",  # and a note
+])
+def test_a_line_only_a_rule_refuses_is_worded_without_the_accept_path(scan, line) -> None:
+    """The scanner names a rule that does not hold; Python words it from the line, as the full pass does, and the
+    accept path (which would only decline the line again) is never asked."""
+    pay = Receiver.load(["pay"])
+    assert scan.scan.fault(line, pay)[0] == scan.scan.FAULT_RULE
+    assert scanner_module.fault_error(scan, line, scan.scan.fault(line, pay), pay, 3) is not None
+
+    def never(*args):
+        raise AssertionError("the accept path was asked")
+
+    same_error(_refusal(scanner_module.loads_with(scan, never), line, pay),
+               _refusal(python_path.loads_line, line, pay))
+
+
+def test_a_rule_after_an_earlier_refusal_the_scanner_does_not_check_goes_to_the_full_pass(scan) -> None:
+    """An agent a profile that names its agents does not know is refused before any rule: Python leaves the line
+    to the full pass, which words the agent."""
+    pay = Receiver.load(["pay"])
+    vocab = pay.vocabulary("pay")
+    assert vocab.agents is not None and "mallory" not in vocab.agents
+    line = RULED.replace("amt=120.00", "amt=121.00").replace("to=scheduler", "to=mallory") + " src=email:7"
+    fault = scan.scan.fault(line, pay)
+    if fault is not None:
+        assert scanner_module.fault_error(scan, line, fault, pay, 3) is None
+    error = _refusal(scanner_module.loads_with(scan, python_path.loads_line), line, pay)
+    same_error(error, _refusal(python_path.loads_line, line, pay))
+    assert "mallory is not an agent" in str(error)
 
 
 def test_reading_lines_again_and_again_holds_no_memory(scan) -> None:

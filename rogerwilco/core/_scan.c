@@ -742,8 +742,9 @@ static void forget_profiles(void) {
  * is then one the full pass gives with no finding at all. */
 /* What fault() answers: a syntax fault (column, the terminals expected there), a repeated key (its slot's
  * column and end), a value its check refuses (the slot's column and end), an id that is not <from>-<n>, a
- * required slot missing; the expected terminals, as codes rogerwilco.core.scanner names. */
-enum { FAULT_SYNTAX, FAULT_REPEATED, FAULT_VALUE, FAULT_ID, FAULT_MISSING };
+ * required slot missing, a rule of the type's that does not hold (the slots' column and end); the expected
+ * terminals, as codes rogerwilco.core.scanner names. */
+enum { FAULT_SYNTAX, FAULT_REPEATED, FAULT_VALUE, FAULT_ID, FAULT_MISSING, FAULT_RULE };
 
 /* Where scan_line, asked for it (refusal not NULL), saw a refusal for sure: a fault kind and a slot's start and
  * end, set only when nothing before it in D10's order can be refused (the scanner settled it all). */
@@ -871,7 +872,7 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
     }
     int rules = run_rules(plan, values, text, tp, slots_s, head_end, tail);
     if (rules < 0) goto fail;
-    if (rules == 0) goto unsure;
+    if (rules == 0) { saw(refusal, FAULT_RULE, slots_s, head_end); goto unsure; }
     if (PyDict_GetItemWithError(values, key_from) == NULL || PyDict_GetItemWithError(values, key_to) == NULL) {
         if (PyErr_Occurred()) goto fail;
         goto unsure;  /* the Python path words a type without its sender or receiver */
@@ -983,8 +984,9 @@ static PyObject *core_plans = NULL;
 /* fault(text, receiver=None): a refused line's first fault, (FAULT_SYNTAX, column, expected),
  * (FAULT_REPEATED, column, end), or with the receiver, on a grammatical line whose keys do not repeat, the
  * first refusal the scan meets when all before it in D10's order is settled: (FAULT_VALUE, column, end) of
- * the slot, (FAULT_ID, column, end) of the id or (FAULT_MISSING, column, end) of the slots; or None: not
- * sure. */
+ * the slot, (FAULT_ID, column, end) of the id, (FAULT_MISSING, column, end) of the slots, or (FAULT_RULE,
+ * column, end) of the slots where the scan's checks before the type's rules passed and one rule does not
+ * hold (the full pass words it: a rule is not worded here); or None: not sure. */
 static PyObject *fault(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 1 || nargs > 2) {
         PyErr_SetString(PyExc_TypeError, "fault(text, receiver=None)");
@@ -1287,7 +1289,8 @@ static PyMethodDef methods[] = {
      "form(text, receiver): the JSON form (a dict) of a line the scanner is sure of, or None."},
     {"fault", (PyCFunction)(void (*)(void))fault, METH_FASTCALL,
      "fault(text, receiver=None): the first fault of a line accept() declined, (FAULT_SYNTAX, column, expected), "
-     "(FAULT_REPEATED, column, end), or with the receiver (FAULT_VALUE | FAULT_ID | FAULT_MISSING, column, end), "
+     "(FAULT_REPEATED, column, end), or with the receiver (FAULT_VALUE | FAULT_ID | FAULT_MISSING | FAULT_RULE, "
+     "column, end), "
      "or None: not sure."},
     {"dumps", dumps, METH_O,
      "dumps(value): its JSON text as json.dumps(value, ensure_ascii=True) writes it, or None: not sure."},
@@ -1329,10 +1332,10 @@ PyMODINIT_FUNC PyInit__scan(void) {
     for (int i = 0; i < K_COUNT; i++)
         if (PyModule_AddIntConstant(m, kinds[i], i) < 0) { Py_DECREF(m); return NULL; }
     static const char *faults[] = {"FAULT_SYNTAX", "FAULT_REPEATED", "FAULT_VALUE", "FAULT_ID", "FAULT_MISSING",
-                                   "EXPECT_SPACE", "EXPECT_SLOT_OR_MARK", "EXPECT_TAIL", "EXPECT_END"};
+                                   "FAULT_RULE", "EXPECT_SPACE", "EXPECT_SLOT_OR_MARK", "EXPECT_TAIL", "EXPECT_END"};
     static const int fault_codes[] = {FAULT_SYNTAX, FAULT_REPEATED, FAULT_VALUE, FAULT_ID, FAULT_MISSING,
-                                      EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL, EXPECT_END};
-    for (int i = 0; i < 9; i++)
+                                      FAULT_RULE, EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL, EXPECT_END};
+    for (int i = 0; i < 10; i++)
         if (PyModule_AddIntConstant(m, faults[i], fault_codes[i]) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&PlanType);
     if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0) { Py_DECREF(&PlanType); Py_DECREF(m); return NULL; }

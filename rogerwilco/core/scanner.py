@@ -73,7 +73,8 @@ from . import accept as _accept
 from ._fastpath import TERMINALS
 from .message import FIELD_SETTERS, Message, Source
 from .errors import RW1Error
-from .semantics import repeat_refusal, requiring_profile, scanned_refusal, syntax_refusal
+from .semantics import (repeat_refusal, requiring_profile, rule_refusal, scanned_refusal, strict_message,
+                        syntax_refusal)
 from .syntax import END_OF_LINE
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
@@ -279,6 +280,8 @@ def fault_error(scanner: Scanner, text: str, fault: tuple[int, int, int], receiv
     as it words its own.
     """
     kind, column, detail = fault
+    if kind == scanner.scan.FAULT_RULE:
+        return rule_refusal(text, receiver, line_number)
     if kind == scanner.scan.FAULT_SYNTAX:
         return syntax_refusal(text, column, list(scanner.expected[detail]), receiver, line_number)
     if kind == scanner.scan.FAULT_REPEATED:
@@ -289,11 +292,12 @@ def fault_error(scanner: Scanner, text: str, fault: tuple[int, int, int], receiv
 def loads_with(scanner: Scanner, python_loads: Any) -> Any:
     """``loads_line`` through the scanner, handing a line it is not sure of to ``python_loads``.
 
-    A line the scanner declines and whose first fault it is sure of (a syntax fault, a repeated key) is
-    refused straight away, with the error the Python path raises for it: the compiled accept path and the
-    grammar would only decline it again.
+    A line the scanner declines and whose first fault it is sure of (a syntax fault, a repeated key, a
+    refusal it names) is refused straight away, with the error the Python path raises for it: the compiled
+    accept path and the grammar would only decline it again. A line where only a profile rule fails goes
+    straight to the full pass, which words it, past the compiled accept path, which would decline it.
     """
-    accept, fault = scanner.scan.accept, scanner.scan.fault
+    accept, fault, rule = scanner.scan.accept, scanner.scan.fault, scanner.scan.FAULT_RULE
     receiver_class = Receiver
 
     def loads_line(text: str, profiles: Any = None, line_number: int | None = None) -> Message:
@@ -307,6 +311,8 @@ def loads_with(scanner: Scanner, python_loads: Any) -> Any:
             error = fault_error(scanner, text, found, receiver, line_number)
             if error is not None:
                 raise error
+            if found[0] == rule:  # a rule does not hold: the accept path would decline it too, the full pass words it
+                return strict_message(text, receiver, line_number=line_number)
         return python_loads(text, receiver, line_number)  # type: ignore[no-any-return]
 
     return loads_line

@@ -517,6 +517,47 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
                         diagnose=_diagnosis(text, receiver, line_number))
 
 
+def rule_refusal(text: str, receiver: Receiver, line_number: int | None) -> RefusedError | None:
+    """The error ``strict_message`` raises for a grammatical line with no repeated key where the scanner saw every
+    check before the type's rules pass and a rule fail (``_scan.fault``'s ``FAULT_RULE``); or None where Python
+    does not find a rule's refusal first (the full pass decides).
+
+    The values are decoded as the full pass decodes them (a rule's conditions read them), and the rules run as
+    the full pass runs them: the first refusal among their findings is the line's first, since every check
+    before the rules passed.
+    """
+    mark = text.find(" // ")
+    head, tail = (text, None) if mark < 0 else (text[:mark], text[mark + 4:])
+    version, type_name, msgid, *tokens = head.split(" ")
+    profile = next((t[2:] for t in tokens if t.startswith("p=")), None) if " p=" in head else None
+    vocab = core_vocabulary() if profile is None else receiver.vocabulary(profile)
+    table = vocab.types.get(type_name)
+    if table is None or not table.rules:
+        return None
+    if vocab.agents is not None and not _named_agents(" ".join(tokens), vocab):
+        return None  # an agent the profile does not name is refused first: the full pass words that
+    decoders = table.decoders
+    values: dict[str, Any] = {}
+    for token in tokens:
+        key, _, rawval = token.partition("=")
+        decode = decoders.get(key, _ABSENT)
+        if decode is _ABSENT:
+            slot = vocab.slots.get(key)
+            decode = None if slot is None else slot.type.decode
+        if decode is None or (decode.__class__ is frozenset and rawval in decode):
+            values[key] = rawval
+            continue
+        try:
+            values[key] = vocab.slots[key].type.decode(rawval) if decode.__class__ is frozenset else decode(rawval)
+        except ValueError:
+            return None  # a value refused: not the scanner's case (the full pass decides)
+    raw = RawLine(text, version, type_name, msgid, tuple(tokens), tail)
+    first = next((f for f in _check_rules(raw, vocab, values, table.rules) if f.failed), None)
+    if first is None:
+        return None
+    return _refusal_error(text, first, receiver, line_number)  # type: ignore[return-value]
+
+
 def syntax_refusal(text: str, column: int, expected: list[str], receiver: Receiver,
                    line_number: int | None) -> RW1SyntaxError:
     """The error ``strict_message`` raises for a line the grammar stops reading at ``column`` (``syntax.diagnose``),
