@@ -469,19 +469,39 @@ static int tail_char(Py_UCS4 c) {
 
 /* Where the TAIL terminal, matched at s, ends: the end of the longest prefix of [s, e) that is a tail, or
  * -1 where none is (the regex's greedy match; tests/test_scanner.py holds the two to it). */
+static unsigned char tail_byte[256];  /* tail_char of each one-byte character, filled when the module loads */
+
+/* The tail's state machine over the characters of one kind (T: Py_UCS2 or Py_UCS4). */
+#define TAIL_LOOP(T)                                                                                          \
+    {                                                                                                         \
+        const T *d = (const T *)t->data;                                                                      \
+        for (Py_ssize_t i = s; i < e; i++) {                                                                  \
+            Py_UCS4 c = d[i];                                                                                 \
+            int selector = c >= TAIL_SELECTOR_FIRST && c <= TAIL_SELECTOR_LAST;                               \
+            int joiner = c == TAIL_JOINER_A || c == TAIL_JOINER_B;                                            \
+            if (c < 256 ? tail_byte[c] : tail_char(c)) state = TAIL_IN_WORD;                                  \
+            else if (c == ' ' && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_WORD_START; \
+            else if (selector && state == TAIL_IN_WORD) state = TAIL_AFTER_SELECTOR;                          \
+            else if (joiner && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_AFTER_JOINER; \
+            else break;                                                                                       \
+            if (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR) end = i + 1;                           \
+        }                                                                                                     \
+    }
+
 static Py_ssize_t tail_end(const Text *t, Py_ssize_t s, Py_ssize_t e) {
     int state = TAIL_WORD_START;
     Py_ssize_t end = -1;
-    for (Py_ssize_t i = s; i < e; i++) {
-        Py_UCS4 c = AT(t, i);
-        int selector = c >= TAIL_SELECTOR_FIRST && c <= TAIL_SELECTOR_LAST;
-        int joiner = c == TAIL_JOINER_A || c == TAIL_JOINER_B;
-        if (tail_char(c)) state = TAIL_IN_WORD;
-        else if (c == ' ' && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_WORD_START;
-        else if (selector && state == TAIL_IN_WORD) state = TAIL_AFTER_SELECTOR;
-        else if (joiner && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_AFTER_JOINER;
-        else break;
-        if (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR) end = i + 1;
+    if (t->kind == PyUnicode_1BYTE_KIND) {  /* no selector or joiner is one byte: words and spaces alone */
+        const Py_UCS1 *d = (const Py_UCS1 *)t->data;
+        for (Py_ssize_t i = s; i < e; i++) {
+            if (tail_byte[d[i]]) state = TAIL_IN_WORD, end = i + 1;
+            else if (d[i] == ' ' && state == TAIL_IN_WORD) state = TAIL_WORD_START;
+            else break;
+        }
+    } else if (t->kind == PyUnicode_2BYTE_KIND) {
+        TAIL_LOOP(Py_UCS2)
+    } else {
+        TAIL_LOOP(Py_UCS4)
     }
     return end;
 }
@@ -490,11 +510,36 @@ static int tail_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
     return s < e && tail_end(t, s, e) == e;
 }
 
+/* Where mark (ASCII, two characters or more) first starts in [s, e), or -1. */
+#define FIND_LOOP(T)                                                                                          \
+    {                                                                                                         \
+        const T *d = (const T *)t->data;                                                                      \
+        for (Py_ssize_t i = s; i + n <= e; i++) {                                                             \
+            if (d[i + 1] != (T)(unsigned char)mark[1] || d[i] != (T)(unsigned char)mark[0]) continue;         \
+            Py_ssize_t j = 2;                                                                                 \
+            while (j < n && d[i + j] == (T)(unsigned char)mark[j]) j++;                                       \
+            if (j == n) return i;                                                                             \
+        }                                                                                                     \
+        return -1;                                                                                            \
+    }
+
 static Py_ssize_t find_mark(const Text *t, Py_ssize_t s, Py_ssize_t e, const char *mark) {
     Py_ssize_t n = (Py_ssize_t)strlen(mark);
-    for (Py_ssize_t i = s; i + n <= e; i++)
-        if (AT(t, i) == (Py_UCS4)(unsigned char)mark[0] && equals_ascii(t, i, i + n, mark)) return i;
-    return -1;
+    if (t->kind == PyUnicode_1BYTE_KIND) {  /* memchr for the mark's second character, rarer than a space */
+        const unsigned char *d = (const unsigned char *)t->data;
+        for (Py_ssize_t k = s + 1; k <= e - n + 1;) {
+            const unsigned char *hit = memchr(d + k, (unsigned char)mark[1], (size_t)(e - n + 2 - k));
+            if (hit == NULL) return -1;
+            k = hit - d;
+            Py_ssize_t j = 2;
+            while (j < n && d[k - 1 + j] == (unsigned char)mark[j]) j++;
+            if (j == n && d[k - 1] == (unsigned char)mark[0]) return k - 1;
+            k++;
+        }
+        return -1;
+    }
+    if (t->kind == PyUnicode_2BYTE_KIND) FIND_LOOP(Py_UCS2)
+    FIND_LOOP(Py_UCS4)
 }
 
 static int set_field(PyObject *message, int field, PyObject *value) {
@@ -1310,6 +1355,7 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__scan(void) {
     if (PyType_Ready(&PlanType) < 0) return NULL;
+    for (int c = 0; c < 256; c++) tail_byte[c] = (unsigned char)tail_char((Py_UCS4)c);
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL) return NULL;
     version = PyUnicode_InternFromString("RW1");
