@@ -844,19 +844,21 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
     Py_ssize_t required = 0;
     PyObject *sender = NULL;  /* borrowed from values */
     for (Py_ssize_t s = slots_s; s < head_end;) {
-        Py_ssize_t e = s, eq = -1;
-        while (e < head_end && AT(tp, e) != ' ') {
-            if (eq < 0 && AT(tp, e) == '=') eq = e;
-            e++;
-        }
-        /* [a-z][a-z0-9_]*=<value class>+ */
-        if (eq <= s || eq + 1 >= e || !is_lower(AT(tp, s)) || (e < head_end && e + 1 >= head_end)) goto unsure;
-        for (Py_ssize_t i = s + 1; i < eq; i++) {
-            Py_UCS4 c = AT(tp, i);
+        /* [a-z][a-z0-9_]*=<value class>+, read once: the key's characters up to '=', then the value's up to a
+         * space or the head's end (a character out of its class: not sure) */
+        Py_ssize_t eq = s, e;
+        if (s >= head_end || !is_lower(AT(tp, s))) goto unsure;
+        for (eq = s + 1; eq < head_end; eq++) {
+            Py_UCS4 c = AT(tp, eq);
+            if (c == '=') break;
             if (!is_lower(c) && !is_digit(c) && c != '_') goto unsure;
         }
-        for (Py_ssize_t i = eq + 1; i < e; i++)
-            if (!slot_value_char(AT(tp, i))) goto unsure;
+        for (e = eq + 1; e < head_end; e++) {
+            Py_UCS4 c = AT(tp, e);
+            if (c == ' ') break;
+            if (!slot_value_char(c)) goto unsure;
+        }
+        if (eq >= head_end || eq + 1 >= e || (e < head_end && e + 1 >= head_end)) goto unsure;
         const Spec *spec = find_spec(plan, tp, s, eq);
         PyObject *key, *value;
         if (spec != NULL) {
