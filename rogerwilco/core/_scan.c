@@ -1028,6 +1028,11 @@ static PyObject *first_fault(PyObject *text, int *clean) {
 
 static PyObject *core_plans = NULL;
 
+/* The refusal accept() last saw for sure in a line it declined, for fault() to take instead of scanning the line
+ * again (loads asks fault right after): the line and the receiver are held, so neither can be another object. */
+static PyObject *declined_text = NULL, *declined_receiver = NULL;
+static Py_ssize_t declined[3];
+
 /* fault(text, receiver=None): a refused line's first fault, (FAULT_SYNTAX, column, expected),
  * (FAULT_REPEATED, column, end), or with the receiver, on a grammatical line whose keys do not repeat, the
  * first refusal the scan meets when all before it in D10's order is settled: (FAULT_VALUE, column, end) of
@@ -1040,15 +1045,21 @@ static PyObject *fault(PyObject *module, PyObject *const *args, Py_ssize_t nargs
         return NULL;
     }
     PyObject *text = args[0];
+    Py_ssize_t found[3] = {-1, 0, 0};
+    int seen = nargs == 2 && declined_text == text && declined_receiver == args[1];
+    if (seen) memcpy(found, declined, sizeof found);
+    Py_CLEAR(declined_text);
+    Py_CLEAR(declined_receiver);
     if (!PyUnicode_Check(text)) Py_RETURN_NONE;
     int clean = 0;
     PyObject *first = first_fault(text, &clean);
     if (first != Py_None || !clean || nargs < 2 || args[1] == Py_None || core_plans == NULL) return first;
     Py_DECREF(first);
-    Py_ssize_t found[3] = {-1, 0, 0};
-    PyObject *scanned = scan_line(text, core_plans, args[1], Py_None, Py_None, 0, 0, found);
-    if (scanned == NULL) return NULL;
-    Py_DECREF(scanned);
+    if (!seen) {  /* what accept saw, on a line now known grammatical with no repeated key; else scan it */
+        PyObject *scanned = scan_line(text, core_plans, args[1], Py_None, Py_None, 0, 0, found);
+        if (scanned == NULL) return NULL;
+        Py_DECREF(scanned);
+    }
     if (found[0] < 0) Py_RETURN_NONE;
     return Py_BuildValue("(inn)", (int)found[0], found[1] + 1, found[2]);
 }
@@ -1079,8 +1090,17 @@ static PyObject *accept(PyObject *module, PyObject *const *args, Py_ssize_t narg
     if (!line_argument(args[0])) return NULL;
     int quiet = nargs == 5 ? PyObject_IsTrue(args[4]) : 0;
     if (quiet < 0) return NULL;
-    return scan_line(args[0], core_plans, args[1], nargs >= 3 ? args[2] : Py_None, nargs >= 4 ? args[3] : Py_None,
-                     quiet, 0, NULL);
+    Py_ssize_t found[3] = {-1, 0, 0};
+    PyObject *result = scan_line(args[0], core_plans, args[1], nargs >= 3 ? args[2] : Py_None,
+                                 nargs >= 4 ? args[3] : Py_None, quiet, 0, quiet ? NULL : found);
+    if (result == Py_None && found[0] >= 0) {  /* kept for fault(), which loads asks next */
+        Py_INCREF(args[0]);
+        Py_XSETREF(declined_text, args[0]);
+        Py_INCREF(args[1]);
+        Py_XSETREF(declined_receiver, args[1]);
+        memcpy(declined, found, sizeof found);
+    }
+    return result;
 }
 
 /* form(text, receiver): the JSON form of a line the scanner is sure of (a dict, as accept.json_form gives it),
