@@ -48,11 +48,7 @@ def test_children_lose_no_write_when_the_parent_closes_its_ledger_meanwhile(tmp_
         with ledger.transaction() as tx:  # the parent's connection is open, and idle, at the fork
             tx.db.execute("CREATE TABLE counter (n INTEGER)")
             tx.db.execute("INSERT INTO counter VALUES (0)")
-
-        def close_meanwhile() -> None:
-            ledger.close()
-
-        assert _race(path, close_meanwhile) == WRITERS * STEPS, f"round {number}: writes lost"
+        assert _race(path, ledger.close) == WRITERS * STEPS, f"round {number}: writes lost"
 
 
 def test_a_ledger_used_again_after_a_fork_in_parent_and_child(tmp_path):

@@ -357,8 +357,11 @@ class SQLiteLedger:
             raise LedgerError(f"{self.path} is not a regular file: a ledger is a SQLite file")
         return found
 
-    def _connect(self, *, check_same_thread: bool = True) -> sqlite3.Connection:
-        """A connection to the file at the path itself: created (without following a link) when absent."""
+    def _connect(self) -> sqlite3.Connection:
+        """A connection to the file at the path itself: created (without following a link) when absent.
+
+        Not tied to its thread (``check_same_thread=False``): the thread that forks closes the idle connections
+        it holds (:func:`_close_before_fork`); each thread still has its own (:meth:`_connection`)."""
         self._lstat()
         try:
             # O_NOFOLLOW: a link put at the path after the check above is refused here, not followed
@@ -371,7 +374,7 @@ class SQLiteLedger:
             opened = os.fstat(fd)
             try:
                 db = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None,
-                                     check_same_thread=check_same_thread)
+                                     check_same_thread=False)
             except sqlite3.Error as exc:
                 raise LedgerError(f"cannot open the ledger {self.path}: {exc}") from None
         finally:
@@ -432,8 +435,7 @@ class SQLiteLedger:
         the fork closed it: :func:`_close_before_fork`)."""
         held = getattr(self._local, "held", None)
         if held is None or held.closed:
-            # check_same_thread=False: the thread that forks closes the idle connections it holds
-            db = self._connect(check_same_thread=False)
+            db = self._connect()
             db.execute(f"PRAGMA synchronous={self.synchronous}")
             held = self._local.held = _Held(db)
             self._local.depth = 0
@@ -498,10 +500,10 @@ class SQLiteLedger:
 class _Held:
     """One thread's connection to a ledger file, as the fork guard sees it."""
 
-    __slots__ = ("db", "pid", "thread", "closed", "__weakref__")
+    __slots__ = ("db", "thread", "closed", "__weakref__")
 
     def __init__(self, db: sqlite3.Connection) -> None:
-        self.db, self.pid, self.thread, self.closed = db, os.getpid(), threading.get_ident(), False
+        self.db, self.thread, self.closed = db, threading.get_ident(), False
         _HELD.add(self)
 
 
@@ -519,9 +521,9 @@ def _close_before_fork() -> None:
     ``BEGIN IMMEDIATE`` ended below 400 in every round of 20; two acts of one handoff in the tool). A connection
     closed before the fork leaves the child nothing of the file; the parent opens it again at its next step.
     A connection inside a transaction, or another thread's, is left open: fork with no ledger step under way."""
-    me, pid = threading.get_ident(), os.getpid()
-    for held in list(_HELD):
-        if not held.closed and held.thread == me and held.pid == pid and not held.db.in_transaction:
+    me = threading.get_ident()
+    for held in list(_HELD):  # a child set aside what it inherited (:func:`_keep_inherited`): all open are its own
+        if not held.closed and held.thread == me and not held.db.in_transaction:
             held.closed = True
             held.db.close()
 

@@ -467,8 +467,6 @@ static int tail_char(Py_UCS4 c) {
     return !in_ranges(c, TAIL_EXCLUDED, TAIL_EXCLUDED_COUNT);
 }
 
-/* Where the TAIL terminal, matched at s, ends: the end of the longest prefix of [s, e) that is a tail, or
- * -1 where none is (the regex's greedy match; tests/test_scanner.py holds the two to it). */
 static unsigned char tail_byte[256];  /* tail_char of each one-byte character, filled when the module loads */
 
 /* The tail's state machine over the characters of one kind (T: Py_UCS2 or Py_UCS4). */
@@ -488,6 +486,8 @@ static unsigned char tail_byte[256];  /* tail_char of each one-byte character, f
         }                                                                                                     \
     }
 
+/* Where the TAIL terminal, matched at s, ends: the end of the longest prefix of [s, e) that is a tail, or
+ * -1 where none is (the regex's greedy match; tests/test_scanner.py holds the two to it). */
 static Py_ssize_t tail_end(const Text *t, Py_ssize_t s, Py_ssize_t e) {
     int state = TAIL_WORD_START;
     Py_ssize_t end = -1;
@@ -1038,7 +1038,7 @@ static Py_ssize_t declined[3];
  * first refusal the scan meets when all before it in D10's order is settled: (FAULT_VALUE, column, end) of
  * the slot, (FAULT_ID, column, end) of the id, (FAULT_MISSING, column, end) of the slots, or (FAULT_RULE,
  * column, end) of the slots where the scan's checks before the type's rules passed and one rule does not
- * hold (the full pass words it: a rule is not worded here); or None: not sure. */
+ * hold (semantics.rule_refusal finds which and words it); or None: not sure. */
 static PyObject *fault(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 1 || nargs > 2) {
         PyErr_SetString(PyExc_TypeError, "fault(text, receiver=None)");

@@ -294,8 +294,9 @@ def loads_with(scanner: Scanner, python_loads: Any) -> Any:
 
     A line the scanner declines and whose first fault it is sure of (a syntax fault, a repeated key, a
     refusal it names) is refused straight away, with the error the Python path raises for it: the compiled
-    accept path and the grammar would only decline it again. A line where only a profile rule fails goes
-    straight to the full pass, which words it, past the compiled accept path, which would decline it.
+    accept path and the grammar would only decline it again. A line where only a profile rule fails and whose
+    rule Python does not find from the line alone goes straight to the full pass, past the compiled accept path,
+    which would decline it.
     """
     accept, fault, rule = scanner.scan.accept, scanner.scan.fault, scanner.scan.FAULT_RULE
     receiver_class = Receiver

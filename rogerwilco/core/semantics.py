@@ -517,7 +517,7 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
                         diagnose=_diagnosis(text, receiver, line_number))
 
 
-def rule_refusal(text: str, receiver: Receiver, line_number: int | None) -> RefusedError | None:
+def rule_refusal(text: str, receiver: Receiver, line_number: int | None) -> RW1Error | None:
     """The error ``strict_message`` raises for a grammatical line with no repeated key where the scanner saw every
     check before the type's rules pass and a rule fail (``_scan.fault``'s ``FAULT_RULE``); or None where Python
     does not find a rule's refusal first (the full pass decides).
@@ -555,7 +555,7 @@ def rule_refusal(text: str, receiver: Receiver, line_number: int | None) -> Refu
     first = next((f for f in _check_rules(raw, vocab, values, table.rules) if f.failed), None)
     if first is None:
         return None
-    return _refusal_error(text, first, receiver, line_number)  # type: ignore[return-value]
+    return _refusal_error(text, first, receiver, line_number)
 
 
 def syntax_refusal(text: str, column: int, expected: list[str], receiver: Receiver,
