@@ -49,7 +49,8 @@ from rogerwilco.core import accept as python_path
 from rogerwilco.core import scanner as scanner_module
 from rogerwilco.core import speedups
 from rogerwilco.core._fastpath import TERMINALS
-from rogerwilco.core.errors import RW1Error
+from rogerwilco.core import semantics
+from rogerwilco.core.errors import RefusedError, RW1Error
 from rogerwilco.core.message import Message
 from rogerwilco.core.semantics import check_line
 from rogerwilco.core.slottypes import compile_type
@@ -621,6 +622,68 @@ def test_a_line_only_a_rule_refuses_is_worded_without_the_accept_path(scan, line
                _refusal(python_path.loads_line, line, pay))
 
 
+@pytest.mark.parametrize("first", ["column", "token", "message", "args", "repr", "pickle", "caret", "findings"])
+def test_a_rule_refusal_reads_as_the_pure_one_whichever_is_read_first(scan, first) -> None:
+    """A rule's refusal is worded when first read (the scanner's verdict first): whatever is read first, the rest
+    follow as in Python, for each way a rule fails (a sum, a required slot, both)."""
+    readers = {"column": lambda e: e.column, "token": lambda e: e.token, "message": lambda e: e.message,
+               "args": lambda e: e.args, "repr": repr, "pickle": own_pickle, "caret": lambda e: e.caret(),
+               "findings": lambda e: e.findings}
+    pay = Receiver.load(["pay"])
+    loads = scanner_module.loads_with(scan, python_path.loads_line)
+    for line in [RULED.replace("amt=120.00", "amt=121.00") + " src=email:7", RULED, RULED.replace("amt=120.00", "amt=1.00")]:
+        fault = scan.scan.fault(line, pay)
+        assert fault[0] == scan.scan.FAULT_RULE and isinstance(fault[3], int), fault
+        got = _refusal(loads, line, pay)
+        assert "_word" in vars(got)  # not worded yet
+        readers[first](got)
+        same_error(got, _refusal(python_path.loads_line, line, pay))
+
+
+def test_the_rule_the_scanner_names_is_the_first_that_fails(scan) -> None:
+    """fault() names the index of the first rule of the type's that does not hold: the sum's alone, the invoice's
+    src= before the sum when both fail."""
+    pay = Receiver.load(["pay"])
+    ids = [rule.id for rule in pay.vocabulary("pay").types["ST"].rules]
+    named = {line: ids[scan.scan.fault(line, pay)[3]]
+             for line in (RULED.replace("amt=120.00", "amt=121.00") + " src=email:7", RULED,
+                          RULED.replace("amt=120.00", "amt=121.00"))}
+    assert list(named.values()) == ["pay-net-vat-sum", "pay-invoice-line", "pay-invoice-line"], named
+
+
+def test_a_rule_the_checks_find_holding_is_worded_by_the_full_pass(scan) -> None:
+    """Where Python finds no refusal of the rule the scanner named (never, while the two check rules alike), the
+    error still reads as what the full pass finds, and says so where the full pass finds nothing."""
+    pay = Receiver.load(["pay"])
+    balanced = RULED + " src=email:7"
+    sum_rule = [rule.id for rule in pay.vocabulary("pay").types["ST"].rules].index("pay-net-vat-sum")
+    wrong_id = balanced.replace("ST payer-1", "ST other-1")  # refused for its id, not a rule
+    error = semantics.rule_refusal(wrong_id, pay, 3, sum_rule)
+    assert isinstance(error, RefusedError)
+    same_error(error, _refusal(python_path.loads_line, wrong_id, pay))
+    error = semantics.rule_refusal(balanced, pay, 3, sum_rule)
+    assert error.message == "refused on a rule the checks find holding: net + vat = amt exactly when all three are given"
+    assert semantics.rule_refusal("RW1 ST payer-1 p=pay from=payer to=scheduler item=x", pay, 3, 99) is None
+
+
+def test_a_value_a_python_decoder_refused_is_worded_by_what_its_error_said(scan) -> None:
+    """fault() hands over what the decoder's ValueError said, which words the refusal without a second decoding,
+    except on a profile's agent slot, closed by a decoder of the scanner's plans (Python decodes that again)."""
+    line = "RW1 ST a-1 from=a to=b item=x pct=40 eta=20261301"
+    fault = scan.scan.fault(line, BUNDLED)
+    assert fault[0] == scan.scan.FAULT_VALUE and fault[3] == _refusal(python_path.loads_line, line, BUNDLED).message
+    said = semantics.scanned_refusal(line, "value", fault[1], fault[2], BUNDLED, 3, "what the decoder said")
+    assert said.message == "what the decoder said" and said.token == "eta=20261301"
+    pay = Receiver.load(["pay"])
+    closed = "RW1 HO payer-1 p=pay from=payer to=scheduler item=inv:MD-1 ask=PAY keep=payer+mallory"
+    kind, column, end, said = scan.scan.fault(closed, pay)
+    assert kind == scan.scan.FAULT_VALUE and said is not None  # the plan's closed list refused mallory
+    assert semantics.scanned_refusal(closed, "value", column, end, pay, 3, said) is None  # the full pass words it
+    error = _refusal(scanner_module.loads_with(scan, python_path.loads_line), closed, pay)
+    same_error(error, _refusal(python_path.loads_line, closed, pay))
+    assert "mallory is not an agent" in error.message
+
+
 def test_a_rule_after_an_earlier_refusal_the_scanner_does_not_check_goes_to_the_full_pass(scan) -> None:
     """An agent a profile that names its agents does not know is refused before any rule: Python leaves the line
     to the full pass, which words the agent."""
@@ -840,11 +903,12 @@ class _Misplaced:
         found = self.real.fault(text, receiver)
         if found is None:
             return None
-        kind, column, detail = found
+        kind, column, detail, reason = found
         if self.kind is None:
-            return kind, column + self.shift, detail
+            return kind, column + self.shift, detail, reason
         # the other kind, with a detail of its kind: an expected terminal, or where the slot ends
-        return self.kind, column, (self.real.EXPECT_SLOT_OR_MARK if self.kind == self.real.FAULT_SYNTAX else column + 2)
+        detail = self.real.EXPECT_SLOT_OR_MARK if self.kind == self.real.FAULT_SYNTAX else column + 2
+        return self.kind, column, detail, None
 
 
 # The kind _Misplaced names a line's fault, and the line: a repeat named a syntax fault, a syntax fault named a

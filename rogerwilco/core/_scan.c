@@ -308,7 +308,30 @@ static PyObject *native_list(const Spec *spec, PyObject *text, const Text *t, Py
 }
 
 /* The value of one slot: 1 and *out, 0: the Python decoder refuses it, -1: an error. */
-static int decode_value(const Spec *spec, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e, PyObject **out) {
+/* What the error being raised says (str() of it), the error taken off the indicator: a new reference, or NULL
+ * (with no error set) if it cannot be had. Only the words are kept: the error holds its traceback, whose frames
+ * hold the frames that called the scanner. */
+static PyObject *error_words(void) {
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *value = PyErr_GetRaisedException();
+#else
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    Py_XDECREF(type);
+    Py_XDECREF(traceback);
+#endif
+    PyObject *words = value == NULL ? NULL : PyObject_Str(value);
+    if (words == NULL) PyErr_Clear();
+    Py_XDECREF(value);
+    return words;
+}
+
+/* A value checked and decoded: 1 (*out a new reference), 0 refused or not sure, -1 an error. Where the
+ * slot's Python decoder refused it with a ValueError and reason is not NULL, *reason is what that error says
+ * (a new reference): what fault() hands Python to word the refusal with, not decoding the value again. */
+static int decode_value(const Spec *spec, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e, PyObject **out,
+                        PyObject **reason) {
     PyObject *value = spec->kind == K_LIST ? native_list(spec, text, t, s, e)
                     : spec->kind == K_CALL ? NULL : native(spec->kind, spec, text, t, s, e);
     if (value != NULL) { *out = value; return 1; }
@@ -319,8 +342,10 @@ static int decode_value(const Spec *spec, PyObject *text, const Text *t, Py_ssiz
     value = PyObject_CallOneArg(spec->decode, raw);
     Py_DECREF(raw);
     if (value != NULL) { *out = value; return 1; }
-    if (PyErr_ExceptionMatches(PyExc_ValueError)) { PyErr_Clear(); return 0; }
-    return -1;
+    if (!PyErr_ExceptionMatches(PyExc_ValueError)) return -1;
+    if (reason == NULL) PyErr_Clear();
+    else Py_XSETREF(*reason, error_words());
+    return 0;
 }
 
 /* ---- plans ----------------------------------------------------------- */
@@ -706,33 +731,36 @@ static int rule_holds(PyObject *rule, PyObject *values, PyObject *tail) {
     return native_sum(values, PyTuple_GET_ITEM(rule, 4), PyTuple_GET_ITEM(rule, 5));
 }
 
+/* The type's rules, in order: 1 all hold, 0 one does not (*failed its index), -1 an error. */
 static int run_rules(const Plan *plan, PyObject *values, PyObject *text, const Text *t, Py_ssize_t s,
-                     Py_ssize_t head_end, PyObject *tail) {
+                     Py_ssize_t head_end, PyObject *tail, Py_ssize_t *failed) {
     Py_ssize_t nrules = PyTuple_GET_SIZE(plan->rules);
     PyObject *slots = NULL;
     int ok = 1;
     for (Py_ssize_t r = 0; ok == 1 && r < nrules; r++) {
         PyObject *rule = PyTuple_GET_ITEM(plan->rules, r);
         ok = rule_holds(rule, values, tail);
-        if (ok != 2) continue;
-        if (slots == NULL) {  /* the slots as written, for the closure */
-            if ((slots = PyList_New(0)) == NULL) return -1;
-            for (Py_ssize_t a = s; a < head_end;) {
-                Py_ssize_t e = a;
-                while (e < head_end && AT(t, e) != ' ') e++;
-                PyObject *token = substring(text, a, e);
-                if (token == NULL || PyList_Append(slots, token) < 0) {
-                    Py_XDECREF(token);
-                    Py_DECREF(slots);
-                    return -1;
+        if (ok == 2) {  /* the rule's closure decides */
+            if (slots == NULL) {  /* the slots as written, for the closure */
+                if ((slots = PyList_New(0)) == NULL) return -1;
+                for (Py_ssize_t a = s; a < head_end;) {
+                    Py_ssize_t e = a;
+                    while (e < head_end && AT(t, e) != ' ') e++;
+                    PyObject *token = substring(text, a, e);
+                    if (token == NULL || PyList_Append(slots, token) < 0) {
+                        Py_XDECREF(token);
+                        Py_DECREF(slots);
+                        return -1;
+                    }
+                    Py_DECREF(token);
+                    a = e + 1;
                 }
-                Py_DECREF(token);
-                a = e + 1;
             }
+            PyObject *got = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(rule, 0), values, slots, tail, NULL);
+            ok = got == NULL ? -1 : PyObject_IsTrue(got);
+            Py_XDECREF(got);
         }
-        PyObject *got = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(rule, 0), values, slots, tail, NULL);
-        ok = got == NULL ? -1 : PyObject_IsTrue(got);
-        Py_XDECREF(got);
+        if (ok == 0) *failed = r;
     }
     Py_XDECREF(slots);
     return ok;
@@ -792,14 +820,16 @@ static void forget_profiles(void) {
 enum { FAULT_SYNTAX, FAULT_REPEATED, FAULT_VALUE, FAULT_ID, FAULT_MISSING, FAULT_RULE };
 
 /* Where scan_line, asked for it (refusal not NULL), saw a refusal for sure: a fault kind and a slot's start and
- * end, set only when nothing before it in D10's order can be refused (the scanner settled it all). */
+ * end, set only when nothing before it in D10's order can be refused (the scanner settled it all). With a
+ * refused value, *reason is then what the ValueError its Python decoder raised says, if that decoder refused it
+ * (a new reference the caller releases; left NULL otherwise). */
 static void saw(Py_ssize_t *found, int kind, Py_ssize_t s, Py_ssize_t e) {
     if (found == NULL) return;
     found[0] = kind, found[1] = s, found[2] = e;
 }
 
 static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, PyObject *line, PyObject *file,
-                           int quiet, int form, Py_ssize_t *refusal) {
+                           int quiet, int form, Py_ssize_t *refusal, PyObject **reason) {
     Text t;
     if (!read_text(text, &t)) return NULL;
     Text *tp = &t;
@@ -863,7 +893,7 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         PyObject *key, *value;
         if (spec != NULL) {
             if (quiet && !spec->own) goto unsure;  /* a slot of another type: a note */
-            int got = decode_value(spec, text, tp, eq + 1, e, &value);
+            int got = decode_value(spec, text, tp, eq + 1, e, &value, refusal == NULL ? NULL : reason);
             if (got < 0) goto fail;
             if (got == 0) { saw(refusal, FAULT_VALUE, s, e); goto unsure; }
             key = spec->key;
@@ -917,9 +947,14 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         tail = Py_None;
         Py_INCREF(tail);
     }
-    int rules = run_rules(plan, values, text, tp, slots_s, head_end, tail);
+    Py_ssize_t failed = -1;
+    int rules = run_rules(plan, values, text, tp, slots_s, head_end, tail, &failed);
     if (rules < 0) goto fail;
-    if (rules == 0) { saw(refusal, FAULT_RULE, slots_s, head_end); goto unsure; }
+    if (rules == 0) {
+        saw(refusal, FAULT_RULE, slots_s, head_end);
+        if (refusal != NULL) refusal[3] = failed;
+        goto unsure;
+    }
     if (PyDict_GetItemWithError(values, key_from) == NULL || PyDict_GetItemWithError(values, key_to) == NULL) {
         if (PyErr_Occurred()) goto fail;
         goto unsure;  /* the Python path words a type without its sender or receiver */
@@ -949,7 +984,7 @@ static PyObject *syntax_fault(const Text *t, Py_ssize_t index, int expected) {
     /* a line break: the grammar's own error counts its columns per line, so Python words it */
     for (Py_ssize_t i = 0; i < t->len; i++)
         if (AT(t, i) == '\n') Py_RETURN_NONE;
-    return Py_BuildValue("(inn)", FAULT_SYNTAX, index + 1, (Py_ssize_t)expected);
+    return Py_BuildValue("(innO)", FAULT_SYNTAX, index + 1, (Py_ssize_t)expected, Py_None);
 }
 
 /* The first fault of a line the scanner declined, where it is sure of it, or None: not sure.
@@ -1023,45 +1058,59 @@ static PyObject *first_fault(PyObject *text, int *clean) {
         *clean = tracking;  /* grammatical, and no key repeats */
         Py_RETURN_NONE;
     }
-    return Py_BuildValue("(inn)", FAULT_REPEATED, repeat_s + 1, repeat_e);
+    return Py_BuildValue("(innO)", FAULT_REPEATED, repeat_s + 1, repeat_e, Py_None);
 }
 
 static PyObject *core_plans = NULL;
 
 /* The refusal accept() last saw for sure in a line it declined, for fault() to take instead of scanning the line
  * again (loads asks fault right after): the line and the receiver are held, so neither can be another object. */
-static PyObject *declined_text = NULL, *declined_receiver = NULL;
-static Py_ssize_t declined[3];
+static PyObject *declined_text = NULL, *declined_receiver = NULL, *declined_reason = NULL;
+static Py_ssize_t declined[4];
 
-/* fault(text, receiver=None): a refused line's first fault, (FAULT_SYNTAX, column, expected),
- * (FAULT_REPEATED, column, end), or with the receiver, on a grammatical line whose keys do not repeat, the
- * first refusal the scan meets when all before it in D10's order is settled: (FAULT_VALUE, column, end) of
- * the slot, (FAULT_ID, column, end) of the id, (FAULT_MISSING, column, end) of the slots, or (FAULT_RULE,
- * column, end) of the slots where the scan's checks before the type's rules passed and one rule does not
- * hold (semantics.rule_refusal finds which and words it); or None: not sure. */
+/* fault(text, receiver=None): a refused line's first fault, (FAULT_SYNTAX, column, expected, None),
+ * (FAULT_REPEATED, column, end, None), or with the receiver, on a grammatical line whose keys do not repeat,
+ * the first refusal the scan meets when all before it in D10's order is settled: (FAULT_VALUE, column, end,
+ * words) of the slot, words being what the ValueError of the slot's Python decoder says where that decoder
+ * refused the value (else None), (FAULT_ID, column, end, None) of the id, (FAULT_MISSING, column, end, None)
+ * of the slots, or (FAULT_RULE, column, end, index) of the slots where the scan's checks before the type's
+ * rules passed and the rule at index in the type's rules is the first that does not hold (semantics.rule_refusal
+ * words it); or None: not sure. */
 static PyObject *fault(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 1 || nargs > 2) {
         PyErr_SetString(PyExc_TypeError, "fault(text, receiver=None)");
         return NULL;
     }
     PyObject *text = args[0];
-    Py_ssize_t found[3] = {-1, 0, 0};
+    Py_ssize_t found[4] = {-1, 0, 0, -1};
+    PyObject *reason = NULL;
     int seen = nargs == 2 && declined_text == text && declined_receiver == args[1];
-    if (seen) memcpy(found, declined, sizeof found);
+    if (seen) {
+        memcpy(found, declined, sizeof found);
+        reason = declined_reason;
+        declined_reason = NULL;
+    }
     Py_CLEAR(declined_text);
     Py_CLEAR(declined_receiver);
-    if (!PyUnicode_Check(text)) Py_RETURN_NONE;
+    Py_CLEAR(declined_reason);
+    if (!PyUnicode_Check(text)) { Py_XDECREF(reason); Py_RETURN_NONE; }
     int clean = 0;
     PyObject *first = first_fault(text, &clean);
-    if (first != Py_None || !clean || nargs < 2 || args[1] == Py_None || core_plans == NULL) return first;
+    if (first != Py_None || !clean || nargs < 2 || args[1] == Py_None || core_plans == NULL) {
+        Py_XDECREF(reason);
+        return first;
+    }
     Py_DECREF(first);
     if (!seen) {  /* what accept saw, on a line now known grammatical with no repeated key; else scan it */
-        PyObject *scanned = scan_line(text, core_plans, args[1], Py_None, Py_None, 0, 0, found);
-        if (scanned == NULL) return NULL;
+        PyObject *scanned = scan_line(text, core_plans, args[1], Py_None, Py_None, 0, 0, found, &reason);
+        if (scanned == NULL) { Py_XDECREF(reason); return NULL; }
         Py_DECREF(scanned);
     }
-    if (found[0] < 0) Py_RETURN_NONE;
-    return Py_BuildValue("(inn)", (int)found[0], found[1] + 1, found[2]);
+    if (found[0] < 0) { Py_XDECREF(reason); Py_RETURN_NONE; }
+    if (found[0] != FAULT_VALUE) Py_CLEAR(reason);
+    if (found[0] == FAULT_RULE && found[3] >= 0 && (reason = PyLong_FromSsize_t(found[3])) == NULL)
+        return NULL;  /* the failed rule's index */
+    return Py_BuildValue("(innN)", (int)found[0], found[1] + 1, found[2], reason == NULL ? Py_NewRef(Py_None) : reason);
 }
 
 /* ---- the module ------------------------------------------------------ */
@@ -1090,15 +1139,19 @@ static PyObject *accept(PyObject *module, PyObject *const *args, Py_ssize_t narg
     if (!line_argument(args[0])) return NULL;
     int quiet = nargs == 5 ? PyObject_IsTrue(args[4]) : 0;
     if (quiet < 0) return NULL;
-    Py_ssize_t found[3] = {-1, 0, 0};
+    Py_ssize_t found[4] = {-1, 0, 0, -1};
+    PyObject *reason = NULL;
     PyObject *result = scan_line(args[0], core_plans, args[1], nargs >= 3 ? args[2] : Py_None,
-                                 nargs >= 4 ? args[3] : Py_None, quiet, 0, quiet ? NULL : found);
+                                 nargs >= 4 ? args[3] : Py_None, quiet, 0, quiet ? NULL : found, &reason);
     if (result == Py_None && found[0] >= 0) {  /* kept for fault(), which loads asks next */
         Py_INCREF(args[0]);
         Py_XSETREF(declined_text, args[0]);
         Py_INCREF(args[1]);
         Py_XSETREF(declined_receiver, args[1]);
+        Py_XSETREF(declined_reason, reason);
         memcpy(declined, found, sizeof found);
+    } else {
+        Py_XDECREF(reason);
     }
     return result;
 }
@@ -1111,7 +1164,7 @@ static PyObject *form(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     if (!line_argument(args[0])) return NULL;
-    return scan_line(args[0], core_plans, args[1], Py_None, Py_None, 0, 1, NULL);
+    return scan_line(args[0], core_plans, args[1], Py_None, Py_None, 0, 1, NULL, NULL);
 }
 
 static PyObject *configure(PyObject *module, PyObject *args) {
@@ -1355,9 +1408,10 @@ static PyMethodDef methods[] = {
     {"form", (PyCFunction)(void (*)(void))form, METH_FASTCALL,
      "form(text, receiver): the JSON form (a dict) of a line the scanner is sure of, or None."},
     {"fault", (PyCFunction)(void (*)(void))fault, METH_FASTCALL,
-     "fault(text, receiver=None): the first fault of a line accept() declined, (FAULT_SYNTAX, column, expected), "
-     "(FAULT_REPEATED, column, end), or with the receiver (FAULT_VALUE | FAULT_ID | FAULT_MISSING | FAULT_RULE, "
-     "column, end), "
+     "fault(text, receiver=None): the first fault of a line accept() declined, (FAULT_SYNTAX, column, expected, "
+     "None), (FAULT_REPEATED, column, end, None), or with the receiver (FAULT_VALUE | FAULT_ID | FAULT_MISSING | "
+     "FAULT_RULE, column, end, what a Python decoder's ValueError said of a refused value, the index of the rule "
+     "that does not hold, or None), "
      "or None: not sure."},
     {"dumps", dumps, METH_O,
      "dumps(value): its JSON text as json.dumps(value, ensure_ascii=True) writes it, or None: not sure."},

@@ -53,7 +53,8 @@ from typing import Any, Callable, Final, Iterable, Iterator, Mapping, Optional, 
 
 from ._fastpath import TERMINALS
 from .message import FIELD_SETTERS, Message, Source
-from .semantics import AGENT_TYPES, LineResult, check_line, requiring_profile, strict_message
+from .semantics import LineResult, check_line, requiring_profile, strict_message
+from .slottypes import AGENT_TYPES
 from .syntax import TAIL_MARK
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
@@ -432,19 +433,24 @@ def json_form(text: str, receiver: Receiver) -> dict[str, Any] | None:
 
 
 def json_forms(lines: Iterable[str], profiles: Any = None,
-               first: Callable[[str, Receiver], dict[str, Any] | None] | None = None) -> Iterator[dict[str, Any] | LineResult]:
+               first: Callable[[str, Receiver], dict[str, Any] | None] | None = None,
+               then: Callable[[str, Receiver], dict[str, Any] | None] | None = None) -> Iterator[dict[str, Any] | LineResult]:
     """The batch path: each line's JSON form, straight from the text, no Message built.
 
     One item per line, in order: the JSON form (a dict, equal to
     ``loads(line).to_json()``) of a valid line, else the line's LineResult,
     whose findings say why it is refused. Line numbers count from 1.
     ``first`` is what reads each line first (default :func:`json_form`;
-    :mod:`.speedups` passes the C scanner's, which falls back to it).
+    :mod:`.speedups` passes the C scanner's), ``then`` what reads a line
+    ``first`` is not sure of before the full pass (:mod:`.speedups` passes
+    :func:`json_form`).
     """
     receiver = profiles if profiles.__class__ is _RECEIVER else as_receiver(profiles)
     read = json_form if first is None else first
     for number, text in enumerate(lines, 1):
         form = read(text, receiver)
+        if form is None and then is not None:
+            form = then(text, receiver)
         if form is not None:
             yield form
             continue

@@ -16,6 +16,8 @@ from .display import caret_lines, printable as printable  # re-exported: the one
 _Error = TypeVar("_Error", bound="RW1Error")
 # BaseException's own args, which RW1Error's args property reads and writes once the wording is worked out.
 _ARGS: Any = BaseException.__dict__["args"]
+# BaseException's own constructor, which sets args: RW1Error.of makes an error through it.
+_NEW: Any = BaseException.__new__
 # What a lazily worded error works out when one of them is first read.
 _WORDING = frozenset({"message", "token", "column"})
 
@@ -53,6 +55,17 @@ class RW1Error(ValueError):
         # The full diagnosis (every finding, with its hints), worked out when first read: a
         # program that only catches the error never pays for text it does not show.
         self._diagnose = diagnose
+
+    @classmethod
+    def of(cls: type[_Error], message: str, token: str, column: int | None, line: int | None, text: str | None,
+           diagnose: Callable[[], tuple[Any, ...]] | None, why: str = "UNK") -> _Error:
+        """``cls(message, why=why, token=token, column=column, line=line, text=text, diagnose=diagnose)``, made
+        without the keyword call: the refusals ``loads`` raises for every refused line are made this way."""
+        error: _Error = _NEW(cls, message)
+        held = error.__dict__
+        held["message"], held["why"], held["token"], held["column"] = message, why, token, column
+        held["line"], held["text"], held["_findings"], held["_diagnose"] = line, text, (), diagnose
+        return error
 
     @classmethod
     def worded_later(cls: type[_Error], word: Callable[[], tuple[str, str, int | None]], *, why: str = "UNK",

@@ -269,24 +269,27 @@ def load() -> tuple[Scanner | None, str]:
     return Scanner(native), ""
 
 
-def fault_error(scanner: Scanner, text: str, fault: tuple[int, int, int], receiver: Receiver,
+def fault_error(scanner: Scanner, text: str, fault: tuple[int, int, int, str | int | None], receiver: Receiver,
                 line_number: int | None) -> RW1Error | None:
     """The error ``strict_message`` raises for a line whose first fault the scanner found (``_scan.fault``), or
     None where Python does not find it there (the full pass decides).
 
-    A syntax fault is (column, the terminals expected there), as ``syntax.diagnose`` gives them; a repeated
-    key is (its slot's column, where the slot ends); a refused value, an id that is not ``<from>-<n>`` and
-    a missing slot are (a column, an end) that :func:`semantics.scanned_refusal` reads. Python words each,
-    as it words its own.
+    A syntax fault is (column, the terminals expected there, None), as ``syntax.diagnose`` gives them; a
+    repeated key is (its slot's column, where the slot ends, None); a refused value, an id that is not
+    ``<from>-<n>`` and a missing slot are (a column, an end, and for a value what the ValueError its Python
+    decoder raised says, if that decoder refused it) that :func:`semantics.scanned_refusal` reads; a rule that
+    does not hold is (the slots' column and end, its index in the type's rules), which
+    :func:`semantics.rule_refusal` reads. Python words each, as it words its own.
     """
-    kind, column, detail = fault
+    kind, column, detail, more = fault
     if kind == scanner.scan.FAULT_RULE:
-        return rule_refusal(text, receiver, line_number)
+        return rule_refusal(text, receiver, line_number, more if isinstance(more, int) else None)
     if kind == scanner.scan.FAULT_SYNTAX:
         return syntax_refusal(text, column, list(scanner.expected[detail]), receiver, line_number)
     if kind == scanner.scan.FAULT_REPEATED:
         return repeat_refusal(text, text[column - 1:detail], column, receiver, line_number)
-    return scanned_refusal(text, scanner.refusals[kind], column, detail, receiver, line_number)
+    return scanned_refusal(text, scanner.refusals[kind], column, detail, receiver, line_number,
+                           more if isinstance(more, str) else None)
 
 
 def loads_with(scanner: Scanner, python_loads: Any) -> Any:

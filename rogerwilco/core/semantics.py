@@ -44,7 +44,7 @@ from .iregexp import MAX_MATCH_STEPS
 from .message import JSON_KEYS, Message, Source
 from .slottypes import AGENT_RE, KEY_RE, MSGID_RE
 from .syntax import RawLine, parse_raw, wording as syntax_wording
-from .vocab import Profiles, Receiver, ProfileRule, Vocabulary, as_receiver, core_vocabulary
+from .vocab import Profiles, Receiver, ProfileRule, TypeTable, Vocabulary, as_receiver, core_vocabulary
 
 VERSION = "RW1"
 _NUMBER_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
@@ -287,8 +287,8 @@ def _unnamed_agents(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any]) 
     """A profile that names its agents closes them as an enum closes its codes: every agent-typed value (``from to alt
     keep`` and the profile's own) is one of them or ``human``, else it is refused like an unknown code."""
     found = []
-    for key, slot in vocab.slots.items():
-        if slot.type.name not in AGENT_TYPES or key not in values:
+    for key in vocab.agent_keys:
+        if key not in values:
             continue
         value = values[key]
         for agent in value if isinstance(value, tuple) else (value,):
@@ -299,22 +299,6 @@ def _unnamed_agents(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any]) 
                                   column=_slot_column(raw, key)))
                 break
     return found
-
-
-AGENT_TYPES = frozenset({"agent", "list:agent"})
-
-
-def _named_agents(slots: str, vocab: Vocabulary) -> bool:
-    """Whether every agent the written ``slots`` give (an agent slot's value, each item of a list of agents) is
-    one the profile names or a reserved one: then :func:`_unnamed_agents` finds nothing."""
-    for token in slots.split(" "):
-        key, _, rawval = token.partition("=")
-        slot = vocab.slots.get(key)
-        if slot is not None and slot.type.name in AGENT_TYPES:
-            for agent in rawval.split("+"):
-                if agent not in vocab.agents and agent not in vocab.reserved_agents:  # type: ignore[operator]
-                    return False
-    return True
 
 
 def _slot_column(raw: RawLine, key: str) -> int | None:
@@ -347,48 +331,61 @@ def condition_holds(cond: Any, value: Any) -> bool:
     return bool(value == cond)
 
 
+def _rule_faults(rule: ProfileRule, value: Callable[[str], Any], present: Callable[[str], bool],
+                written_as: Callable[[str], str | None], tailless: bool) -> list[tuple[str, str, str | None]]:
+    """(token, message, key) of each way ``rule`` fails on a line it is on, in the order the full pass reports
+    them: a required slot absent, the tail absent, a value of the wrong shape, a sum that does not add up.
+
+    ``value(key)``: the key's decoded value, or None; ``present(key)``: whether the line holds the key with a
+    value its type takes; ``written_as(key)``: its value as first written, or None; ``tailless``: the line has
+    no tail. A refusal's ``why`` is UNK.
+    """
+    if not all(condition_holds(cond, value(key)) for key, cond in rule.when.items()):
+        return []
+    faults: list[tuple[str, str, str | None]] = []
+    why = rule.desc or rule.id
+    for key in rule.require:
+        if not present(key):
+            faults.append((key, f"required: {why}", key))
+    if rule.require_tail and tailless:
+        # D12: the token is the slot whose value asks for the tail (val=tail), else the mark
+        asked = next((f"{k}={written_as(k)}" for k in rule.when if written_as(k) is not None), "//")
+        faults.append((asked, f"tail required: {why}", None))
+    for key, pattern in rule.match.items():
+        written = written_as(key)
+        matched = None if written is None else pattern.matches(written)
+        if matched is False:
+            faults.append((f"{key}={written}", f"does not have the required shape: {why}", key))
+        elif written is not None and matched is None:  # past the work a value may cost (docs/profiles.md)
+            faults.append((f"{key}={written}", f"too long ({len(written)} characters) to match against the pattern "
+                                               f"{pattern.pattern!r} within {MAX_MATCH_STEPS:,} steps: {why}", key))
+    if rule.sum is not None:
+        parts, total = rule.sum["parts"], rule.sum["total"]
+        if all(present(k) for k in (*parts, total)):
+            from decimal import Decimal, InvalidOperation  # here: only a line the sum rule applies to needs it
+
+            try:
+                got = sum((Decimal(written_as(k)) for k in parts), Decimal(0))  # type: ignore[arg-type]
+                want = Decimal(written_as(total))  # type: ignore[arg-type]
+            except InvalidOperation:
+                return faults  # a value that is not a number is already refused by its type
+            if got != want:
+                faults.append((f"{total}={written_as(total)}", f"is not {' + '.join(parts)} = {got}: {why}", total))
+    return faults
+
+
 def _check_rules(raw: RawLine, vocab: Vocabulary, values: Mapping[str, Any], rules: Iterable[ProfileRule] | None = None) -> list[Finding]:
     findings: list[Finding] = []
     first: dict[str, str] = {}  # each key's value as first written: one pass, however many rules ask
     for token in raw.tokens:
         key, _, rawval = token.partition("=")
         first.setdefault(key, rawval)
-    written_as = first.get
+    written_as, tailless = first.get, raw.tail is None
     for rule in vocab.rules if rules is None else rules:
         if raw.type not in rule.on:
             continue
-        if not all(condition_holds(cond, values.get(key)) for key, cond in rule.when.items()):
-            continue
-        why = rule.desc or rule.id
-        for key in rule.require:
-            if key not in values:
-                findings.append(fail(kind="rule", token=key, message=f"required: {why}", key=key, why="UNK"))
-        if rule.require_tail and raw.tail is None:
-            # D12: the token is the slot whose value asks for the tail (val=tail), else the mark
-            asked = next((f"{k}={written_as(k)}" for k in rule.when if written_as(k) is not None), "//")
-            findings.append(fail(kind="rule", token=asked, message=f"tail required: {why}", why="UNK"))
-        for key, pattern in rule.match.items():
-            written = written_as(key)
-            matched = None if written is None else pattern.matches(written)
-            if matched is False:
-                findings.append(fail(kind="rule", token=f"{key}={written}", message=f"does not have the required shape: {why}", key=key, why="UNK"))
-            elif written is not None and matched is None:  # past the work a value may cost (docs/profiles.md)
-                findings.append(fail(kind="rule", token=f"{key}={written}", key=key, why="UNK",
-                                     message=f"too long ({len(written)} characters) to match against the pattern "
-                                             f"{pattern.pattern!r} within {MAX_MATCH_STEPS:,} steps: {why}"))
-        if rule.sum is not None:
-            parts, total = rule.sum["parts"], rule.sum["total"]
-            if all(k in values for k in (*parts, total)):
-                from decimal import Decimal, InvalidOperation  # here: only a line the sum rule applies to needs it
-
-                try:
-                    got = sum((Decimal(written_as(k)) for k in parts), Decimal(0))  # type: ignore[arg-type]
-                    want = Decimal(written_as(total))  # type: ignore[arg-type]
-                except InvalidOperation:
-                    continue  # a value that is not a number is already refused by its type
-                if got != want:
-                    findings.append(fail(kind="rule", token=f"{total}={written_as(total)}",
-                                         message=f"is not {' + '.join(parts)} = {got}: {why}", key=total, why="UNK"))
+        for written, message, concerned in _rule_faults(rule, values.get, values.__contains__, written_as, tailless):
+            findings.append(fail(kind="rule", token=written, message=message, key=concerned, why="UNK"))
     ans = vocab.enums.get("ans")
     if ans:
         if raw.type == "AQ" and values.get("need") == "ENUM":
@@ -446,40 +443,40 @@ def _refusal_error(text: str, first: Finding, receiver: Receiver, line_number: i
     """The error ``strict_message`` raises for a line whose first refusal is ``first``."""
     diagnose = _diagnosis(text, receiver, line_number)
     if first.kind == "syntax":
-        return RW1SyntaxError(first.message, why="UNK", token=first.token or "", column=first.column,
-                              line=line_number, text=text, diagnose=diagnose)
+        return RW1SyntaxError.of(first.message, first.token or "", first.column, line_number, text, diagnose)
     message = first.message
     if first.kind == "profile" and first.key == "p":
         message = profile_not_held(first.token[2:] if first.token else "")
-    return RefusedError(message, why=first.why or "UNK", token=first.token or "", column=first.column,
-                        line=line_number, text=text, diagnose=diagnose)
+    return RefusedError.of(message, first.token or "", first.column, line_number, text, diagnose, first.why or "UNK")
 
 
 def repeat_refusal(text: str, token: str, column: int, receiver: Receiver, line_number: int | None) -> RefusedError:
     """The error ``strict_message`` raises for a well-formed line whose first repeated key is the slot ``token`` at
     ``column`` (the first refusal of all: :func:`check_raw` reports a repeat first)."""
-    return RefusedError(REPEATED, why="UNK", token=token, column=column, line=line_number, text=text,
-                        diagnose=_diagnosis(text, receiver, line_number))
+    return RefusedError.of(REPEATED, token, column, line_number, text, _diagnosis(text, receiver, line_number))
 
 
 def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Receiver,
-                    line_number: int | None) -> RefusedError | None:
+                    line_number: int | None, reason: str | None = None) -> RefusedError | None:
     """The error ``strict_message`` raises for a grammatical line with no repeated key whose first refusal the
     scanner saw (``kind``: ``"value"``, the slot at ``column`` ending at ``end``; ``"id"``; ``"missing"``), every
     check before it in D10's order passed; or None where Python does not find that refusal (the full pass decides).
 
     Python words the refusal from the line alone: the slot's decoder once, the id against ``from=``, the
     type's required keys against the keys written; no Finding is built (the diagnosis, read later, has them).
+    ``reason``, for a value: what the ValueError the slot's decoder raised when the scanner called it on this
+    value says, which words the refusal without decoding the value again. The scanner's plans close a profile's
+    agent slots to the agents it names (a decoder of their own), so for those the value is decoded here; and
+    the scanner faults an id or a missing slot only past every value, an agent's among them.
+    A value holds no space, so `` key=`` in the head's slots is where the slot of that key starts.
     """
     mark = text.find(" // ")
     head = text if mark < 0 else text[:mark]
     type_end = head.find(" ", 4)
     id_end = head.find(" ", type_end + 1) % (len(head) + 1)  # a line of no slots: the id ends the head
+    slots = head[id_end:]  # each slot after its space
+    vocab = _slots_vocabulary(slots, receiver)
     type_name = head[4:type_end]
-    profile = None
-    if " p=" in head:
-        profile = next(t[2:] for t in head[id_end + 1:].split(" ") if t.startswith("p="))
-    vocab = core_vocabulary() if profile is None else receiver.vocabulary(profile)
     table = vocab.types.get(type_name)
     if table is None:
         return None
@@ -489,73 +486,124 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
         slot = vocab.slots.get(key)
         if slot is None:
             return None
+        if reason is not None and (vocab.agents is None or key not in vocab.agent_keys):
+            return RefusedError.of(reason, token, column, line_number, text, _diagnosis(text, receiver, line_number))
         decode = table.decoders.get(key, slot.type.decode)
         if decode is None or (decode.__class__ is frozenset and rawval in decode):
             return None
         try:
             (slot.type.decode if decode.__class__ is frozenset else decode)(rawval)
         except ValueError as exc:
-            return RefusedError(str(exc), why="UNK", token=token, column=column, line=line_number, text=text,
-                                diagnose=_diagnosis(text, receiver, line_number))
+            return RefusedError.of(str(exc), token, column, line_number, text, _diagnosis(text, receiver, line_number))
         return None
-    if vocab.agents is not None and not _named_agents(head[id_end + 1:], vocab):
-        return None  # an agent the profile does not name is refused first: the full pass words that
     if kind == "id":
-        at = head.find(" from=")  # a value holds no space: this is the first from= slot
-        stop = head.find(" ", at + 6)
-        sender = head[at + 6:stop if stop >= 0 else len(head)]
+        at = slots.find(" from=")  # the first from= slot
+        stop = slots.find(" ", at + 6)
+        sender = slots[at + 6:stop if stop >= 0 else len(slots)]
         msgid = head[type_end + 1:id_end]
         if at < 0 or msgid.rpartition("-")[0] == sender:
             return None
-        return RefusedError(NOT_FROM_SENDER.format(sender), why="UNK", token=msgid, column=type_end + 2,
-                            line=line_number, text=text, diagnose=_diagnosis(text, receiver, line_number))
-    written = {t.partition("=")[0] for t in head[id_end + 1:].split(" ")}
-    absent = next((key for key in table.required if key not in written), None)
-    if absent is None:
-        return None
-    return RefusedError(MISSING.format(type_name), why="UNK", token=absent, column=None, line=line_number, text=text,
-                        diagnose=_diagnosis(text, receiver, line_number))
+        return RefusedError.of(NOT_FROM_SENDER.format(sender), msgid, type_end + 2, line_number, text,
+                               _diagnosis(text, receiver, line_number))
+    for absent in table.required:
+        if f" {absent}=" not in slots:
+            return RefusedError.of(MISSING.format(type_name), absent, None, line_number, text,
+                                   _diagnosis(text, receiver, line_number))
+    return None
 
 
-def rule_refusal(text: str, receiver: Receiver, line_number: int | None) -> RW1Error | None:
+def _slots_vocabulary(slots: str, receiver: Receiver) -> Vocabulary:
+    """The vocabulary of a line whose head's slots, each after a space, are ``slots``: its first ``p=``'s profile
+    (which the receiver holds: the scanner read the line with it), or the core."""
+    at = slots.find(" p=")
+    if at < 0:
+        return core_vocabulary()
+    stop = slots.find(" ", at + 3)
+    return receiver.vocabulary(slots[at + 3:stop if stop >= 0 else len(slots)])
+
+
+def rule_refusal(text: str, receiver: Receiver, line_number: int | None, index: int | None = None) -> RW1Error | None:
     """The error ``strict_message`` raises for a grammatical line with no repeated key where the scanner saw every
-    check before the type's rules pass and a rule fail (``_scan.fault``'s ``FAULT_RULE``); or None where Python
-    does not find a rule's refusal first (the full pass decides).
+    check before the type's rules pass and a rule fail (``_scan.fault``'s ``FAULT_RULE``, with the index of the
+    first rule that fails in the type's rules), its wording worked out when first read, as a syntax fault's is; or
+    None where the line's type has no such rule (the full pass decides).
 
-    The values are decoded as the full pass decodes them (a rule's conditions read them), and the rules run as
-    the full pass runs them: the first refusal among their findings is the line's first, since every check
-    before the rules passed.
+    The verdict is the scanner's, which checks a rule as the full pass does (its conditions, required slots,
+    tail and sum natively, any other rule by the accept path's own check); Python words it
+    (:func:`_rule_wording`). Every check before the rules passed, a profile's agents among them (the scanner's
+    plans close its agent slots), so the rule's first refusal is the line's first.
     """
     mark = text.find(" // ")
-    head, tail = (text, None) if mark < 0 else (text[:mark], text[mark + 4:])
-    version, type_name, msgid, *tokens = head.split(" ")
-    profile = next((t[2:] for t in tokens if t.startswith("p=")), None) if " p=" in head else None
-    vocab = core_vocabulary() if profile is None else receiver.vocabulary(profile)
+    head = text if mark < 0 else text[:mark]
+    type_end = head.find(" ", 4)
+    id_end = head.find(" ", type_end + 1) % (len(head) + 1)  # a line of no slots: the id ends the head
+    slots = head[id_end:]  # each slot after its space
+    vocab = _slots_vocabulary(slots, receiver)
+    type_name = head[4:type_end]
     table = vocab.types.get(type_name)
-    if table is None or not table.rules:
+    if table is None:
         return None
-    if vocab.agents is not None and not _named_agents(" ".join(tokens), vocab):
-        return None  # an agent the profile does not name is refused first: the full pass words that
-    decoders = table.decoders
+    rules = table.rules if index is None else table.rules[index:index + 1]
+    if not any(type_name in rule.on for rule in rules):
+        return None
+
+    def word() -> tuple[str, str, int | None]:
+        worded = _rule_wording(type_name, slots, mark < 0, vocab, table, rules)
+        if worded is not None:
+            return worded
+        try:  # not reached while the scanner checks rules as Python does (tests/test_scanner.py holds it to that)
+            strict_message(text, receiver, line_number=line_number)
+        except RW1Error as error:
+            return error.message, error.token, error.column
+        return f"refused on a rule the checks find holding: {rules[0].desc or rules[0].id}", "", None
+
+    return RefusedError.worded_later(word, line=line_number, text=text, diagnose=_diagnosis(text, receiver, line_number))
+
+
+def _rule_wording(type_name: str, slots: str, tailless: bool, vocab: Vocabulary, table: TypeTable,
+                  rules: tuple[ProfileRule, ...]) -> tuple[str, str, int | None] | None:
+    """(message, token, column) of the first refusal of ``rules`` on a line of type ``type_name`` whose head's
+    slots, each after a space, are ``slots``, as the full pass words it; or None: the rules hold.
+
+    The rules run as the full pass runs them, on the values as the full pass decodes them for the keys a rule's
+    conditions read; any other key need only be written (a rule asks whether it is there, or for its value as
+    written; the scanner decoded every value). No Finding is built (the diagnosis, read later, has them).
+    """
+
+    def written_as(key: str) -> str | None:  # a value holds no space: " key=" starts the key's first slot
+        at = slots.find(f" {key}=")
+        if at < 0:
+            return None
+        start = at + len(key) + 2
+        stop = slots.find(" ", start)
+        return slots[start:stop if stop >= 0 else len(slots)]
+
+    def present(key: str) -> bool:
+        return f" {key}=" in slots
+
     values: dict[str, Any] = {}
-    for token in tokens:
-        key, _, rawval = token.partition("=")
-        decode = decoders.get(key, _ABSENT)
-        if decode is _ABSENT:
+    for rule in rules:
+        for key in rule.when:
+            rawval = written_as(key)
+            if rawval is None or key in values:
+                continue
             slot = vocab.slots.get(key)
-            decode = None if slot is None else slot.type.decode
-        if decode is None or (decode.__class__ is frozenset and rawval in decode):
-            values[key] = rawval
+            decode = table.decoders.get(key, None if slot is None else slot.type.decode)
+            if decode is None or (decode.__class__ is frozenset and rawval in decode):
+                values[key] = rawval
+                continue
+            try:
+                values[key] = vocab.slots[key].type.decode(rawval) if decode.__class__ is frozenset else decode(rawval)
+            except ValueError:
+                return None  # a value refused: not a rule's refusal
+    for rule in rules:
+        if type_name not in rule.on:
             continue
-        try:
-            values[key] = vocab.slots[key].type.decode(rawval) if decode.__class__ is frozenset else decode(rawval)
-        except ValueError:
-            return None  # a value refused: not the scanner's case (the full pass decides)
-    raw = RawLine(text, version, type_name, msgid, tuple(tokens), tail)
-    first = next((f for f in _check_rules(raw, vocab, values, table.rules) if f.failed), None)
-    if first is None:
-        return None
-    return _refusal_error(text, first, receiver, line_number)
+        faults = _rule_faults(rule, values.get, present, written_as, tailless)
+        if faults:
+            token, message, _ = faults[0]
+            return message, token, None
+    return None
 
 
 def syntax_refusal(text: str, column: int, expected: list[str], receiver: Receiver,

@@ -30,6 +30,8 @@ from typing import Any, Callable, Mapping
 import attrs
 
 AGENT_RE = re.compile(r"[A-Za-z0-9._-]+")
+# The slot types whose values are agents: the ones a profile that names its agents closes.
+AGENT_TYPES = frozenset({"agent", "list:agent"})
 MSGID_RE = re.compile(r"([A-Za-z0-9._-]+)-([0-9]+)")
 KEY_RE = re.compile(r"[a-z][a-z0-9_]*")
 _INT_RE = re.compile(r"-?[0-9]+")
@@ -281,6 +283,7 @@ def split_constraint(item: str) -> tuple[str, str]:
 
 __all__ = [
     "AGENT_RE",
+    "AGENT_TYPES",
     "CONSTRAINT_KEY_RE",
     "KEY_RE",
     "MAX_INT_DIGITS",

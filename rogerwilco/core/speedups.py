@@ -148,7 +148,7 @@ scanning: bool = _scan is not None
 if _scan is not None:
     loads_line = _scanner.loads_with(_scan, loads_line)
     accept_quiet = _scanner.quiet_with(_scan, accept_quiet)
+    json_forms = functools.partial(json_forms, first=_scan.scan.form, then=json_form)  # the scanner, no wrapper
     json_form = _scanner.form_with(_scan, json_form)
-    json_forms = functools.partial(json_forms, first=json_form)
     json_text = _scanner.text_with(_scan, json_text)
     json_object = _scan.scan.dumps_object

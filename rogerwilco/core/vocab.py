@@ -39,7 +39,7 @@ from ._resources import data_dir, profile_file
 from . import iregexp
 from .errors import ProfileError
 from .files import PROFILE_MAX_BYTES, read_limited
-from .slottypes import AGENT_RE, CONSTRAINT_KEY_RE, KEY_RE, PROFILE_TYPES, SlotType, compile_type
+from .slottypes import AGENT_RE, AGENT_TYPES, CONSTRAINT_KEY_RE, KEY_RE, PROFILE_TYPES, SlotType, compile_type
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -119,6 +119,12 @@ class Vocabulary:
     tail_max: int
     source: Mapping[str, Any]  # the profile document, as loaded (empty for the core)
     core: Mapping[str, Any]
+    # The keys of the agent-typed slots (an agent, a list of agents): the ones a profile that names its agents closes.
+    agent_keys: tuple[str, ...] = attrs.field(init=False, repr=False)
+
+    @agent_keys.default
+    def _agent_keys(self) -> tuple[str, ...]:
+        return tuple(key for key, slot in self.slots.items() if slot.type.name in AGENT_TYPES)
 
     def enum_codes(self, name: str) -> Mapping[str, str]:
         return self.enums.get(name, {})
