@@ -10,11 +10,13 @@ DeprecationWarning.
 from __future__ import annotations
 
 import importlib
+import pickle
 import sqlite3
 import warnings
 
 import attrs
 import pytest
+from hypothesis import given, strategies as st
 
 from rogerwilco import Receiver
 from rogerwilco.front.tool import ToolStore
@@ -122,3 +124,32 @@ def test_finding_values_have_names_of_their_own_and_the_old_ones_warn():
     with pytest.raises(TypeError, match="unexpected keyword argument 'recevier'"):
         Finding(severity="fail", kind="k", message="m", recevier="x")  # type: ignore[call-arg]
     assert attrs.evolve(f, receiver_value="100").receiver_value == "100"
+
+
+_FIELD_VALUES = {
+    "tier": st.none() | st.integers(1, 5), "key": st.none() | st.text(max_size=5),
+    "token": st.none() | st.text(max_size=5), "column": st.none() | st.integers(1, 500),
+    "why": st.none() | st.sampled_from(["UNK", "VER"]), "sender_value": st.none() | st.text(max_size=3),
+    "receiver_value": st.none() | st.integers(), "hint": st.none() | st.text(max_size=5),
+    "fix": st.none() | st.text(max_size=5),
+}
+
+
+@given(st.sampled_from(["fail", "note"]), st.text(max_size=8), st.text(max_size=8),
+       st.fixed_dictionaries({}, optional=_FIELD_VALUES))
+def test_fail_and_note_make_the_finding_attrs_makes(which, kind, message, fields):
+    """fail() and note() fill a Finding's slots straight; what they make is what attrs' own __init__ makes: equal,
+    the same hash, repr and fields, frozen, pickled alike."""
+    from rogerwilco import Finding
+    from rogerwilco.core import findings
+
+    made = getattr(findings, which)(kind=kind, message=message, **fields)
+    by_attrs = Finding.__new__(Finding)
+    by_attrs.__attrs_init__(severity=which, kind=kind, message=message, **fields)  # type: ignore[attr-defined]
+    assert type(made) is Finding
+    assert made == by_attrs and hash(made) == hash(by_attrs) and repr(made) == repr(by_attrs)
+    assert attrs.asdict(made) == attrs.asdict(by_attrs) == attrs.asdict(Finding(severity=which, kind=kind,
+                                                                                 message=message, **fields))
+    assert pickle.loads(pickle.dumps(made)) == by_attrs
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        made.kind = "other"  # type: ignore[misc]
