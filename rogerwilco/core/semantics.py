@@ -456,6 +456,24 @@ def repeat_refusal(text: str, token: str, column: int, receiver: Receiver, line_
     return RefusedError.of(REPEATED, token, column, line_number, text, _diagnosis(text, receiver, line_number))
 
 
+def _scanned_head(text: str, receiver: Receiver) -> tuple[int, str, int, int, str, str, Vocabulary]:
+    """(where the tail mark is or -1, the head, where the type and the id end, the head's slots each after a
+    space, the type's name, the line's vocabulary) of a line the scanner read: its first ``p=``'s profile
+    (which the receiver holds: the scanner read the line with it), or the core."""
+    mark = text.find(" // ")
+    head = text if mark < 0 else text[:mark]
+    type_end = head.find(" ", 4)
+    id_end = head.find(" ", type_end + 1) % (len(head) + 1)  # a line of no slots: the id ends the head
+    slots = head[id_end:]
+    at = slots.find(" p=")
+    if at < 0:
+        vocab = core_vocabulary()
+    else:
+        stop = slots.find(" ", at + 3)
+        vocab = receiver.vocabulary(slots[at + 3:stop if stop >= 0 else len(slots)])
+    return mark, head, type_end, id_end, slots, head[4:type_end], vocab
+
+
 def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Receiver,
                     line_number: int | None, reason: str | None = None) -> RefusedError | None:
     """The error ``strict_message`` raises for a grammatical line with no repeated key whose first refusal the
@@ -470,13 +488,7 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
     the scanner faults an id or a missing slot only past every value, an agent's among them.
     A value holds no space, so `` key=`` in the head's slots is where the slot of that key starts.
     """
-    mark = text.find(" // ")
-    head = text if mark < 0 else text[:mark]
-    type_end = head.find(" ", 4)
-    id_end = head.find(" ", type_end + 1) % (len(head) + 1)  # a line of no slots: the id ends the head
-    slots = head[id_end:]  # each slot after its space
-    vocab = _slots_vocabulary(slots, receiver)
-    type_name = head[4:type_end]
+    mark, head, type_end, id_end, slots, type_name, vocab = _scanned_head(text, receiver)
     table = vocab.types.get(type_name)
     if table is None:
         return None
@@ -512,16 +524,6 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
     return None
 
 
-def _slots_vocabulary(slots: str, receiver: Receiver) -> Vocabulary:
-    """The vocabulary of a line whose head's slots, each after a space, are ``slots``: its first ``p=``'s profile
-    (which the receiver holds: the scanner read the line with it), or the core."""
-    at = slots.find(" p=")
-    if at < 0:
-        return core_vocabulary()
-    stop = slots.find(" ", at + 3)
-    return receiver.vocabulary(slots[at + 3:stop if stop >= 0 else len(slots)])
-
-
 def rule_refusal(text: str, receiver: Receiver, line_number: int | None, index: int | None = None) -> RW1Error | None:
     """The error ``strict_message`` raises for a grammatical line with no repeated key where the scanner saw every
     check before the type's rules pass and a rule fail (``_scan.fault``'s ``FAULT_RULE``, with the index of the
@@ -533,13 +535,7 @@ def rule_refusal(text: str, receiver: Receiver, line_number: int | None, index: 
     (:func:`_rule_wording`). Every check before the rules passed, a profile's agents among them (the scanner's
     plans close its agent slots), so the rule's first refusal is the line's first.
     """
-    mark = text.find(" // ")
-    head = text if mark < 0 else text[:mark]
-    type_end = head.find(" ", 4)
-    id_end = head.find(" ", type_end + 1) % (len(head) + 1)  # a line of no slots: the id ends the head
-    slots = head[id_end:]  # each slot after its space
-    vocab = _slots_vocabulary(slots, receiver)
-    type_name = head[4:type_end]
+    mark, head, type_end, id_end, slots, type_name, vocab = _scanned_head(text, receiver)
     table = vocab.types.get(type_name)
     if table is None:
         return None
