@@ -307,7 +307,6 @@ static PyObject *native_list(const Spec *spec, PyObject *text, const Text *t, Py
     return items;
 }
 
-/* The value of one slot: 1 and *out, 0: the Python decoder refuses it, -1: an error. */
 /* What the error being raised says (str() of it), the error taken off the indicator: a new reference, or NULL
  * (with no error set) if it cannot be had. Only the words are kept: the error holds its traceback, whose frames
  * hold the frames that called the scanner. */

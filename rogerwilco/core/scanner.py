@@ -43,10 +43,13 @@ it (``fault``): a syntax fault's column and the terminals expected there, as
 key, which ``check_raw`` reports before any other refusal; or, given the
 receiver, on a well-formed line whose keys do not repeat, the first refusal by
 the checks it meets with everything before it in D10's order settled: a value
-its check refuses, an id that is not ``<from>-<n>``, a missing required slot.
+its check refuses (with what its Python decoder's ValueError said, where that
+decoder refused it), an id that is not ``<from>-<n>``, a missing required slot,
+or the first of the type's rules that does not hold (its index).
 ``loads`` then raises the error the Python path raises for that line
 (:func:`fault_error`), worded by Python, which checks the refusal is there
-(else the full pass decides); for any other line it is not sure, and Python
+(else the full pass decides), or for a rule (as for a syntax fault) words it
+when the error is first read; for any other line it is not sure, and Python
 decides.
 
 It also writes JSON text (``dumps``, :func:`text_with`): a record's JSON
