@@ -474,6 +474,16 @@ def _scanned_head(text: str, receiver: Receiver) -> tuple[int, str, int, int, st
     return mark, head, type_end, id_end, slots, head[4:type_end], vocab
 
 
+def _decoded(vocab: Vocabulary, table: TypeTable, key: str, rawval: str) -> Any:
+    """A slot's value as the full pass decodes it on a line of ``table``'s type (kept as written where its type
+    keeps it, or where no slot has the key); a ValueError where its type refuses it."""
+    slot = vocab.slots.get(key)
+    decode = table.decoders.get(key, None if slot is None else slot.type.decode)
+    if decode is None or (decode.__class__ is frozenset and rawval in decode):
+        return rawval
+    return vocab.slots[key].type.decode(rawval) if decode.__class__ is frozenset else decode(rawval)
+
+
 def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Receiver,
                     line_number: int | None, reason: str | None = None) -> RefusedError | None:
     """The error ``strict_message`` raises for a grammatical line with no repeated key whose first refusal the
@@ -495,19 +505,16 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
     if kind == "value":
         token = text[column - 1:end]
         key, _, rawval = token.partition("=")
-        slot = vocab.slots.get(key)
-        if slot is None:
+        if key not in vocab.slots:
             return None
-        if reason is not None and (vocab.agents is None or key not in vocab.agent_keys):
-            return RefusedError.of(reason, token, column, line_number, text, _diagnosis(text, receiver, line_number))
-        decode = table.decoders.get(key, slot.type.decode)
-        if decode is None or (decode.__class__ is frozenset and rawval in decode):
-            return None
-        try:
-            (slot.type.decode if decode.__class__ is frozenset else decode)(rawval)
-        except ValueError as exc:
-            return RefusedError.of(str(exc), token, column, line_number, text, _diagnosis(text, receiver, line_number))
-        return None
+        if reason is None or (vocab.agents is not None and key in vocab.agent_keys):
+            try:
+                _decoded(vocab, table, key, rawval)
+            except ValueError as exc:
+                reason = str(exc)
+            else:
+                return None
+        return RefusedError.of(reason, token, column, line_number, text, _diagnosis(text, receiver, line_number))
     if kind == "id":
         at = slots.find(" from=")  # the first from= slot
         stop = slots.find(" ", at + 6)
@@ -580,16 +587,11 @@ def _rule_wording(type_name: str, slots: str, tailless: bool, vocab: Vocabulary,
     values: dict[str, Any] = {}
     for rule in rules:
         for key in rule.when:
-            rawval = written_as(key)
-            if rawval is None or key in values:
-                continue
-            slot = vocab.slots.get(key)
-            decode = table.decoders.get(key, None if slot is None else slot.type.decode)
-            if decode is None or (decode.__class__ is frozenset and rawval in decode):
-                values[key] = rawval
+            rawval = None if key in values else written_as(key)
+            if rawval is None:
                 continue
             try:
-                values[key] = vocab.slots[key].type.decode(rawval) if decode.__class__ is frozenset else decode(rawval)
+                values[key] = _decoded(vocab, table, key, rawval)
             except ValueError:
                 return None  # a value refused: not a rule's refusal
     for rule in rules:
