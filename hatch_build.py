@@ -95,7 +95,7 @@ def build_scanner(root: Path, out: Path) -> list[tuple[Path, str]]:
     rel = SCANNER_MODULE.replace(".", "/") + ext
     target = out / rel
     target.parent.mkdir(parents=True, exist_ok=True)
-    flags = ["-shared", "-fPIC", "-O2", "-std=c99", "-fno-strict-aliasing", "-I", sysconfig.get_paths()["include"]]
+    flags = ["-shared", "-fPIC", "-O3", "-std=c99", "-fno-strict-aliasing", "-I", sysconfig.get_paths()["include"]]
     if sys.platform == "darwin":
         flags += ["-undefined", "dynamic_lookup"]
     proc = subprocess.run([*compiler, *flags, str(root / SCANNER_SOURCE), "-o", str(target)], capture_output=True,

@@ -41,6 +41,25 @@ enum {
 #define TABLE_SIZE (1 << TABLE_BITS)   /* open addressing: at most TABLE_SIZE / 2 keys per plan */
 #define NATIVE_DIGITS 18    /* an integer of more digits goes to the Python decoder */
 #define FIELDS 10           /* type, id, re, from_, to, item, slots, tail, v, source */
+#define HEAD 4              /* the slots a Message and a JSON form hold apart: re, from, to, item */
+#define CODE_MAX 32         /* a code longer than this (or not ASCII) is looked up in the codes' frozenset */
+#define CODES_MAX 4096      /* a set of more codes has no table */
+
+/* A set of codes as an open-addressing table from a code's text to the code itself, so a value that is one of
+ * them is the vocabulary's own string: no new str made and hashed to look it up. `complete`: every code is in
+ * the table, so a value not found is none of them. */
+typedef struct {
+    unsigned hash;
+    int len;
+    char text[CODE_MAX];
+    PyObject *code;         /* borrowed from the Spec's frozenset, which the Spec holds */
+} CodeEntry;
+
+typedef struct {
+    size_t mask;
+    int complete;
+    CodeEntry entries[];
+} CodeTable;
 
 typedef struct {
     int kind;
@@ -52,6 +71,8 @@ typedef struct {
     char key_text[KEY_MAX];
     PyObject *key;          /* the key, as the vocabulary spells it */
     PyObject *codes;        /* K_SET, or a list of K_SET: the codes (a frozenset) */
+    CodeTable *table;       /* the same codes as a table, or NULL: the frozenset alone */
+    int field;              /* which of the HEAD slots the key is (0 re, 1 from, 2 to, 3 item), or -1 */
     PyObject *decode;       /* the Python decoder, or None */
 } Spec;
 
@@ -64,6 +85,7 @@ typedef struct {
     Py_ssize_t nspecs;
     Py_ssize_t nrequired;
     Py_ssize_t tail_max;
+    int head_apart;         /* the HEAD slots are kept out of the values dict (no rule reads them there) */
     short table[TABLE_SIZE];  /* hash of a key -> 1 + its index in specs, 0: empty */
 } Plan;
 
@@ -97,6 +119,8 @@ static int slot_value_char(Py_UCS4 c) {
     if (c < 0x80) return c > 0x20 && c < 0x7f;
     return !in_ranges(c, SLOT_VALUE_EXCLUDED, SLOT_VALUE_EXCLUDED_COUNT);
 }
+
+static unsigned char value_byte[256];  /* slot_value_char of each one-byte character, filled when the module loads */
 
 static int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
 static int is_lower(Py_UCS4 c) { return c >= 'a' && c <= 'z'; }
@@ -252,12 +276,75 @@ static PyObject *substring(PyObject *text, Py_ssize_t s, Py_ssize_t e) {
     return PyUnicode_Substring(text, s, e);
 }
 
+static unsigned key_hash(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    unsigned h = 2166136261u;
+    for (Py_ssize_t i = s; i < e; i++) h = (h ^ (unsigned)AT(t, i)) * 16777619u;
+    return h;
+}
+
+/* The code [s, e) is in the table (a borrowed reference), or NULL. */
+static PyObject *code_lookup(const CodeTable *table, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (e - s > CODE_MAX) return NULL;
+    unsigned h = key_hash(t, s, e);
+    for (size_t probe = 0; probe <= table->mask; probe++) {
+        const CodeEntry *entry = &table->entries[(h + probe) & table->mask];
+        if (entry->code == NULL) return NULL;
+        if (entry->hash != h || entry->len != e - s) continue;
+        Py_ssize_t i = 0;
+        while (i < entry->len && AT(t, s + i) == (Py_UCS4)(unsigned char)entry->text[i]) i++;
+        if (i == entry->len) return entry->code;
+    }
+    return NULL;
+}
+
+/* The table of a frozenset of codes, or NULL (no error set) where it has too many: then the frozenset alone. */
+static CodeTable *code_table(PyObject *codes) {
+    Py_ssize_t n = PySet_GET_SIZE(codes);
+    if (n > CODES_MAX) return NULL;
+    size_t size = 8;
+    while (size < (size_t)n * 2) size *= 2;
+    CodeTable *table = PyMem_Calloc(1, sizeof(CodeTable) + size * sizeof(CodeEntry));
+    if (table == NULL) return NULL;
+    table->mask = size - 1;
+    table->complete = 1;
+    PyObject *each = PyObject_GetIter(codes), *code;
+    if (each == NULL) { PyErr_Clear(); PyMem_Free(table); return NULL; }
+    while ((code = PyIter_Next(each)) != NULL) {
+        Py_DECREF(code);  /* the frozenset, which the Spec holds, keeps it */
+        Py_ssize_t len;
+        const char *text = PyUnicode_CheckExact(code) && PyUnicode_IS_ASCII(code) ? PyUnicode_AsUTF8AndSize(code, &len)
+                                                                                 : NULL;
+        if (text == NULL || len > CODE_MAX) {
+            PyErr_Clear();
+            table->complete = 0;  /* a code the table cannot hold: a value not found may still be one */
+            continue;
+        }
+        Text kt = {PyUnicode_1BYTE_KIND, text, len};
+        unsigned h = key_hash(&kt, 0, len);
+        size_t probe = 0;
+        while (table->entries[(h + probe) & table->mask].code != NULL) probe++;
+        CodeEntry *entry = &table->entries[(h + probe) & table->mask];
+        entry->hash = h;
+        entry->len = (int)len;
+        memcpy(entry->text, text, (size_t)len);
+        entry->code = code;
+    }
+    Py_DECREF(each);
+    if (PyErr_Occurred()) { PyErr_Clear(); PyMem_Free(table); return NULL; }
+    return table;
+}
+
 /* One value checked and decoded natively: a new reference; NULL with no error set: not sure. */
 static PyObject *native(int kind, const Spec *spec, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e) {
     int ok;
     switch (kind) {
     case K_KEEP: return substring(text, s, e);
     case K_SET: {
+        if (spec->table != NULL) {
+            PyObject *code = code_lookup(spec->table, t, s, e);
+            if (code != NULL) { Py_INCREF(code); return code; }
+            if (spec->table->complete) return NULL;
+        }
         PyObject *raw = substring(text, s, e);
         if (raw == NULL) return NULL;
         int member = PySet_Contains(spec->codes, raw);
@@ -349,12 +436,6 @@ static int decode_value(const Spec *spec, PyObject *text, const Text *t, Py_ssiz
 
 /* ---- plans ----------------------------------------------------------- */
 
-static unsigned key_hash(const Text *t, Py_ssize_t s, Py_ssize_t e) {
-    unsigned h = 2166136261u;
-    for (Py_ssize_t i = s; i < e; i++) h = (h ^ (unsigned)AT(t, i)) * 16777619u;
-    return h;
-}
-
 static const Spec *find_spec(const Plan *plan, const Text *t, Py_ssize_t s, Py_ssize_t e) {
     if (e - s > KEY_MAX) return NULL;
     unsigned h = key_hash(t, s, e);
@@ -375,6 +456,7 @@ static void plan_dealloc(Plan *self) {
         Py_XDECREF(self->specs[i].key);
         Py_XDECREF(self->specs[i].codes);
         Py_XDECREF(self->specs[i].decode);
+        PyMem_Free(self->specs[i].table);
     }
     PyMem_Free(self->specs);
     Py_XDECREF(self->name);
@@ -416,6 +498,28 @@ static int rule_row(PyObject *row) {
     return 1;
 }
 
+/* Which HEAD slot a key is (0 re, 1 from, 2 to, 3 item), or -1. */
+static int head_field(PyObject *key) {
+    static const char *names[HEAD] = {"re", "from", "to", "item"};
+    for (int i = 0; i < HEAD; i++)
+        if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) return i;
+    return -1;
+}
+
+/* Whether a rule row reads a HEAD slot from the values dict: a closure may read any key. */
+static int reads_head(PyObject *row) {
+    PyObject *conditions = PyTuple_GET_ITEM(row, 1);
+    if (conditions == Py_None) return 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(conditions); i++)
+        if (head_field(PyTuple_GET_ITEM(PyTuple_GET_ITEM(conditions, i), 0)) >= 0) return 1;
+    PyObject *lists[2] = {PyTuple_GET_ITEM(row, 2), PyTuple_GET_ITEM(row, 4)};
+    for (int l = 0; l < 2; l++)
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(lists[l]); i++)
+            if (head_field(PyTuple_GET_ITEM(lists[l], i)) >= 0) return 1;
+    PyObject *total = PyTuple_GET_ITEM(row, 5);
+    return total != Py_None && head_field(total) >= 0;
+}
+
 /* make_plan(name, profile, specs, rules, tail_max): specs is a sequence of
  * (key, kind, inner kind, required, codes or None, decoder or None, lo, hi, own). */
 static PyObject *make_plan(PyObject *module, PyObject *args) {
@@ -455,6 +559,7 @@ static PyObject *make_plan(PyObject *module, PyObject *args) {
             return NULL;
         }
         plan->nspecs = i + 1;
+        spec->field = head_field(key);
         Py_INCREF(key); spec->key = key;
         Py_INCREF(decode); spec->decode = decode;
         if (codes != Py_None) { Py_INCREF(codes); spec->codes = codes; }
@@ -468,6 +573,7 @@ static PyObject *make_plan(PyObject *module, PyObject *args) {
             return NULL;
         }
         memcpy(spec->key_text, text, (size_t)spec->key_len);
+        if (spec->codes != NULL) spec->table = code_table(spec->codes);
         spec->required = required;
         plan->nrequired += required;
         Text kt = {PyUnicode_KIND(key), PyUnicode_DATA(key), spec->key_len};
@@ -476,6 +582,13 @@ static PyObject *make_plan(PyObject *module, PyObject *args) {
         while (plan->table[(h + probe) & (TABLE_SIZE - 1)] != 0) probe++;
         plan->table[(h + probe) & (TABLE_SIZE - 1)] = (short)(i + 1);
     }
+    /* the HEAD slots stay out of the values dict where every one has a spec (so none is kept as an unknown key)
+     * and no rule reads one there */
+    int heads = 0;
+    for (Py_ssize_t i = 0; i < n; i++) heads += plan->specs[i].field >= 0;
+    plan->head_apart = heads == HEAD;
+    for (Py_ssize_t r = 0; plan->head_apart && r < PyTuple_GET_SIZE(rules); r++)
+        plan->head_apart = !reads_head(PyTuple_GET_ITEM(rules, r));
     return (PyObject *)plan;
 }
 
@@ -493,15 +606,21 @@ static int tail_char(Py_UCS4 c) {
 
 static unsigned char tail_byte[256];  /* tail_char of each one-byte character, filled when the module loads */
 
-/* The tail's state machine over the characters of one kind (T: Py_UCS2 or Py_UCS4). */
+/* The tail's state machine over the characters of one kind (T: Py_UCS2 or Py_UCS4); a run of one-byte word
+ * characters is read in a tight loop. */
 #define TAIL_LOOP(T)                                                                                          \
     {                                                                                                         \
         const T *d = (const T *)t->data;                                                                      \
         for (Py_ssize_t i = s; i < e; i++) {                                                                  \
             Py_UCS4 c = d[i];                                                                                 \
+            if (c < 256 && tail_byte[c]) {                                                                    \
+                while (i + 1 < e && d[i + 1] < 256 && tail_byte[d[i + 1]]) i++;                               \
+                state = TAIL_IN_WORD, end = i + 1;                                                            \
+                continue;                                                                                     \
+            }                                                                                                 \
             int selector = c >= TAIL_SELECTOR_FIRST && c <= TAIL_SELECTOR_LAST;                               \
             int joiner = c == TAIL_JOINER_A || c == TAIL_JOINER_B;                                            \
-            if (c < 256 ? tail_byte[c] : tail_char(c)) state = TAIL_IN_WORD;                                  \
+            if (c >= 256 && tail_char(c)) state = TAIL_IN_WORD;                                               \
             else if (c == ' ' && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_WORD_START; \
             else if (selector && state == TAIL_IN_WORD) state = TAIL_AFTER_SELECTOR;                          \
             else if (joiner && (state == TAIL_IN_WORD || state == TAIL_AFTER_SELECTOR)) state = TAIL_AFTER_JOINER; \
@@ -517,9 +636,11 @@ static Py_ssize_t tail_end(const Text *t, Py_ssize_t s, Py_ssize_t e) {
     Py_ssize_t end = -1;
     if (t->kind == PyUnicode_1BYTE_KIND) {  /* no selector or joiner is one byte: words and spaces alone */
         const Py_UCS1 *d = (const Py_UCS1 *)t->data;
-        for (Py_ssize_t i = s; i < e; i++) {
-            if (tail_byte[d[i]]) state = TAIL_IN_WORD, end = i + 1;
-            else if (d[i] == ' ' && state == TAIL_IN_WORD) state = TAIL_WORD_START;
+        Py_ssize_t i = s;
+        while (i < e && tail_byte[d[i]]) {  /* a word, then one space before the next */
+            do i++; while (i < e && tail_byte[d[i]]);
+            end = i;
+            if (i < e && d[i] == ' ') i++;
             else break;
         }
     } else if (t->kind == PyUnicode_2BYTE_KIND) {
@@ -534,36 +655,29 @@ static int tail_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
     return s < e && tail_end(t, s, e) == e;
 }
 
-/* Where mark (ASCII, two characters or more) first starts in [s, e), or -1. */
-#define FIND_LOOP(T)                                                                                          \
-    {                                                                                                         \
-        const T *d = (const T *)t->data;                                                                      \
-        for (Py_ssize_t i = s; i + n <= e; i++) {                                                             \
-            if (d[i + 1] != (T)(unsigned char)mark[1] || d[i] != (T)(unsigned char)mark[0]) continue;         \
-            Py_ssize_t j = 2;                                                                                 \
-            while (j < n && d[i + j] == (T)(unsigned char)mark[j]) j++;                                       \
-            if (j == n) return i;                                                                             \
-        }                                                                                                     \
-        return -1;                                                                                            \
-    }
-
+/* Where mark (ASCII, two characters or more) first starts in [s, e), or -1. memchr finds the bytes of the mark's
+ * second character (rarer than a space); in a string of two or four bytes a character, a byte found is that
+ * character only where it is a character's low byte and the character's other bytes are zero (AT says). */
 static Py_ssize_t find_mark(const Text *t, Py_ssize_t s, Py_ssize_t e, const char *mark) {
+    static const union { Py_UCS4 word; unsigned char bytes[4]; } probe = {1};
     Py_ssize_t n = (Py_ssize_t)strlen(mark);
-    if (t->kind == PyUnicode_1BYTE_KIND) {  /* memchr for the mark's second character, rarer than a space */
-        const unsigned char *d = (const unsigned char *)t->data;
-        for (Py_ssize_t k = s + 1; k <= e - n + 1;) {
-            const unsigned char *hit = memchr(d + k, (unsigned char)mark[1], (size_t)(e - n + 2 - k));
-            if (hit == NULL) return -1;
-            k = hit - d;
-            Py_ssize_t j = 2;
-            while (j < n && d[k - 1 + j] == (unsigned char)mark[j]) j++;
-            if (j == n && d[k - 1] == (unsigned char)mark[0]) return k - 1;
-            k++;
-        }
-        return -1;
+    if (e - s < n) return -1;
+    const Py_ssize_t k = t->kind, low = probe.bytes[0] == 1 ? 0 : k - 1;  /* the low byte's place in a character */
+    const unsigned char *d = (const unsigned char *)t->data;
+    const unsigned char *from = d + (s + 1) * k, *to = d + (e - n + 2) * k;  /* the second character's bytes */
+    while (from < to) {
+        const unsigned char *hit = memchr(from, (unsigned char)mark[1], (size_t)(to - from));
+        if (hit == NULL) return -1;
+        from = hit + 1;
+        Py_ssize_t at = hit - d - low;
+        if (at % k != 0) continue;
+        Py_ssize_t i = at / k - 1;  /* where the mark would start */
+        if (AT(t, i + 1) != (Py_UCS4)(unsigned char)mark[1]) continue;
+        Py_ssize_t j = 0;
+        while (j < n && AT(t, i + j) == (Py_UCS4)(unsigned char)mark[j]) j++;
+        if (j == n) return i;
     }
-    if (t->kind == PyUnicode_2BYTE_KIND) FIND_LOOP(Py_UCS2)
-    FIND_LOOP(Py_UCS4)
+    return -1;
 }
 
 static int set_field(PyObject *message, int field, PyObject *value) {
@@ -571,27 +685,37 @@ static int set_field(PyObject *message, int field, PyObject *value) {
     return Py_TYPE(descr)->tp_descr_set(descr, message, value);
 }
 
-/* pop(values, key): the value (a new reference), or None. */
-static PyObject *pop(PyObject *values, PyObject *key) {
-    PyObject *value = PyDict_GetItemWithError(values, key);
-    if (value == NULL) {
-        if (PyErr_Occurred()) return NULL;
-        Py_RETURN_NONE;
+/* The HEAD slots taken out of the values dict into head (new references, NULL where absent): 0, or -1 with an
+ * error set. */
+static int take_head(PyObject *values, PyObject **head) {
+    PyObject *keys[HEAD] = {key_re, key_from, key_to, key_item};
+    for (int i = 0; i < HEAD; i++) {
+        PyObject *value = PyDict_GetItemWithError(values, keys[i]);
+        if (value == NULL) {
+            if (PyErr_Occurred()) return -1;
+            continue;
+        }
+        Py_INCREF(value);
+        Py_XSETREF(head[i], value);
+        if (PyDict_DelItem(values, keys[i]) < 0) return -1;
     }
+    return 0;
+}
+
+/* A HEAD slot's value as a field holds it: a new reference, None where the line has none. */
+static PyObject *head_value(PyObject *value) {
+    if (value == NULL) value = Py_None;
     Py_INCREF(value);
-    if (PyDict_DelItem(values, key) < 0) { Py_DECREF(value); return NULL; }
     return value;
 }
 
-static PyObject *build_message(PyObject *text, const Plan *plan, PyObject *msgid, PyObject *values,
-                               PyObject *tail, PyObject *line, PyObject *file) {
+static PyObject *build_message(PyObject *text, const Plan *plan, PyObject *msgid, PyObject **head,
+                               PyObject *values, PyObject *tail, PyObject *line, PyObject *file) {
     PyObject *fields[FIELDS] = {NULL};
     PyObject *message = NULL;
     fields[0] = plan->name; Py_INCREF(plan->name);
     fields[1] = msgid; Py_INCREF(msgid);
-    if ((fields[2] = pop(values, key_re)) == NULL || (fields[3] = pop(values, key_from)) == NULL
-            || (fields[4] = pop(values, key_to)) == NULL || (fields[5] = pop(values, key_item)) == NULL)
-        goto done;
+    for (int i = 0; i < HEAD; i++) fields[2 + i] = head_value(head[i]);
     if ((fields[6] = PyDictProxy_New(values)) == NULL) goto done;
     fields[7] = tail; Py_INCREF(tail);
     fields[8] = version; Py_INCREF(version);
@@ -610,22 +734,25 @@ done:
     return message;
 }
 
+/* The JSON form's keys in order, each with None: a form is a copy of it, its values replaced (no insertion, no
+ * resize). */
+static PyObject *form_template = NULL;
+
 /* The JSON form of a line (spec section 6), as accept.json_form gives it: no Message, no Source. The slots
- * are the values dict itself, a list value as a list. */
-static PyObject *build_form(const Plan *plan, PyObject *msgid, PyObject *values, PyObject *tail) {
+ * are the values dict itself, a list value as a list (lists: whether any value is a tuple). */
+static PyObject *build_form(const Plan *plan, PyObject *msgid, PyObject **head, PyObject *values, PyObject *tail,
+                            int lists) {
     PyObject *names[FORM_FIELDS] = {key_v, key_type, key_id, key_re, key_from, key_to, key_item, key_slots, key_tail};
     PyObject *items[FORM_FIELDS] = {NULL};
     PyObject *form = NULL;
     items[0] = version; Py_INCREF(version);
     items[1] = plan->name; Py_INCREF(plan->name);
     items[2] = msgid; Py_INCREF(msgid);
-    if ((items[3] = pop(values, key_re)) == NULL || (items[4] = pop(values, key_from)) == NULL
-            || (items[5] = pop(values, key_to)) == NULL || (items[6] = pop(values, key_item)) == NULL)
-        goto done;
+    for (int i = 0; i < HEAD; i++) items[3 + i] = head_value(head[i]);
     /* replacing the value of a key already there keeps the dict's keys, so iterating on is safe */
     Py_ssize_t at = 0;
     PyObject *key, *value;
-    while (PyDict_Next(values, &at, &key, &value)) {
+    while (lists && PyDict_Next(values, &at, &key, &value)) {
         if (!PyTuple_CheckExact(value)) continue;
         PyObject *list = PySequence_List(value);
         if (list == NULL) goto done;
@@ -635,7 +762,7 @@ static PyObject *build_form(const Plan *plan, PyObject *msgid, PyObject *values,
     }
     items[7] = values; Py_INCREF(values);
     items[8] = tail; Py_INCREF(tail);
-    if ((form = PyDict_New()) == NULL) goto done;
+    if ((form = PyDict_Copy(form_template)) == NULL) goto done;
     for (int i = 0; i < FORM_FIELDS; i++) {
         if (PyDict_SetItem(form, names[i], items[i]) < 0) { Py_CLEAR(form); goto done; }
     }
@@ -868,10 +995,12 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
     Plan *plan = (Plan *)found;
     Py_INCREF(plan);
     Py_XDECREF(held);
+    PyObject *head[HEAD] = {NULL, NULL, NULL, NULL};  /* re from to item, where the plan keeps them apart */
     PyObject *values = PyDict_New(), *msgid = NULL, *tail = NULL, *result = NULL;
     if (values == NULL) goto fail;
     Py_ssize_t required = 0;
-    PyObject *sender = NULL;  /* borrowed from values */
+    int lists = 0;            /* a value is a tuple (a list, which a JSON form writes as a list) */
+    PyObject *sender = NULL;  /* borrowed */
     for (Py_ssize_t s = slots_s; s < head_end;) {
         /* [a-z][a-z0-9_]*=<value class>+, read once: the key's characters up to '=', then the value's up to a
          * space or the head's end (a character out of its class: not sure) */
@@ -885,7 +1014,7 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         for (e = eq + 1; e < head_end; e++) {
             Py_UCS4 c = AT(tp, e);
             if (c == ' ') break;
-            if (!slot_value_char(c)) goto unsure;
+            if (c < 256 ? !value_byte[c] : !slot_value_char(c)) goto unsure;
         }
         if (eq >= head_end || eq + 1 >= e || (e < head_end && e + 1 >= head_end)) goto unsure;
         const Spec *spec = find_spec(plan, tp, s, eq);
@@ -895,9 +1024,17 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
             int got = decode_value(spec, text, tp, eq + 1, e, &value, refusal == NULL ? NULL : reason);
             if (got < 0) goto fail;
             if (got == 0) { saw(refusal, FAULT_VALUE, s, e); goto unsure; }
+            required += spec->required;
+            lists |= PyTuple_CheckExact(value);
+            if (spec->field >= 0 && plan->head_apart) {
+                PyObject *had = head[spec->field];
+                head[spec->field] = value;
+                if (had != NULL) { Py_DECREF(had); goto unsure; }  /* a repeated key */
+                s = e + 1;
+                continue;
+            }
             key = spec->key;
             Py_INCREF(key);
-            required += spec->required;
         } else {
             /* a key no slot of the vocabulary has: kept as written (an x_ extension silently, another with
              * a note check_line writes), unless another profile the receiver holds requires it (a refusal) */
@@ -924,7 +1061,7 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
     }
     msgid = substring(text, id_s, id_e);
     if (msgid == NULL) goto fail;
-    sender = PyDict_GetItemWithError(values, key_from);
+    sender = plan->head_apart ? head[1] : PyDict_GetItemWithError(values, key_from);
     if (sender == NULL && PyErr_Occurred()) goto fail;
     if (sender != NULL && PyUnicode_Check(sender)) {
         /* the id is <from>-<n>: its last '-' ends the sender's name */
@@ -954,11 +1091,10 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         if (refusal != NULL) refusal[3] = failed;
         goto unsure;
     }
-    if (PyDict_GetItemWithError(values, key_from) == NULL || PyDict_GetItemWithError(values, key_to) == NULL) {
-        if (PyErr_Occurred()) goto fail;
-        goto unsure;  /* the Python path words a type without its sender or receiver */
-    }
-    result = form ? build_form(plan, msgid, values, tail) : build_message(text, plan, msgid, values, tail, line, file);
+    if (!plan->head_apart && take_head(values, head) < 0) goto fail;
+    if (head[1] == NULL || head[2] == NULL) goto unsure;  /* the Python path words a type without its sender or receiver */
+    result = form ? build_form(plan, msgid, head, values, tail, lists)
+                  : build_message(text, plan, msgid, head, values, tail, line, file);
     goto done;
 unsure:
     result = Py_None;
@@ -968,6 +1104,7 @@ fail:
     result = NULL;
 done:
     Py_DECREF(plan);
+    for (int i = 0; i < HEAD; i++) Py_XDECREF(head[i]);
     Py_XDECREF(values);
     Py_XDECREF(msgid);
     Py_XDECREF(tail);
@@ -1430,7 +1567,10 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__scan(void) {
     if (PyType_Ready(&PlanType) < 0) return NULL;
-    for (int c = 0; c < 256; c++) tail_byte[c] = (unsigned char)tail_char((Py_UCS4)c);
+    for (int c = 0; c < 256; c++) {
+        tail_byte[c] = (unsigned char)tail_char((Py_UCS4)c);
+        value_byte[c] = (unsigned char)slot_value_char((Py_UCS4)c);
+    }
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL) return NULL;
     version = PyUnicode_InternFromString("RW1");
@@ -1448,6 +1588,10 @@ PyMODINIT_FUNC PyInit__scan(void) {
         Py_DECREF(m);
         return NULL;
     }
+    PyObject *names[FORM_FIELDS] = {key_v, key_type, key_id, key_re, key_from, key_to, key_item, key_slots, key_tail};
+    if ((form_template = PyDict_New()) == NULL) { Py_DECREF(m); return NULL; }
+    for (int i = 0; i < FORM_FIELDS; i++)
+        if (PyDict_SetItem(form_template, names[i], Py_None) < 0) { Py_DECREF(m); return NULL; }
     static const char *kinds[K_COUNT] = {"KEEP", "SET", "AGENT", "MSGID", "DATE", "TIME", "MONEY", "NUM", "DIGEST",
                                          "BOOL", "INT", "DAYS", "CONSTRAINT", "LIST", "CALL"};
     for (int i = 0; i < K_COUNT; i++)
