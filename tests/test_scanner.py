@@ -247,6 +247,58 @@ def test_a_native_integer_is_the_python_integer_in_range(scan, bounds: tuple[int
     assert scan.scan.native(scan.scan.INT, 0, "02", lo, hi, frozenset()) in (2, None)
 
 
+CODE_SETS = [
+    frozenset({"DRAFT", "REVIEW", "FIX", "A", "AB", "BA"}),
+    frozenset({"DRAFT", "X" * 32, "Y" * 33}),  # a code longer than the table holds: looked up in the frozenset
+    frozenset({"DRAFT", "ÉTÉ", "\U0001f600"}),  # codes that are not ASCII: the same
+    frozenset({"DRAFT", 7, ("T",)}),  # members that are not str: never a value
+    frozenset(f"C{i}" for i in range(5000)),  # more codes than a table is made for
+]
+
+
+@pytest.mark.parametrize("codes", CODE_SETS, ids=range(len(CODE_SETS)))
+def test_a_set_of_codes_settles_a_value_as_its_frozenset_does(scan, codes: frozenset) -> None:
+    """A code is found by the table (the set's own string) or the frozenset; anything else is not sure."""
+    members = sorted(c for c in codes if isinstance(c, str))
+    near = [c[:-1] for c in members[:50]] + [c + "A" for c in members[:50]] + [c.lower() for c in members[:50]]
+    for text in members[:200] + near + ["", "DRAFT\u0663", "DRAFT\x00", "\ud800", "DRAF\u0400", "7"]:
+        got = scan.scan.native(scan.scan.SET, scan.scan.KEEP, text, 0, 0, codes)
+        assert (got is not None) == (text in codes), text
+        if got is not None:
+            assert got == text and type(got) is str
+            if text.isascii() and len(text) <= 32 and len(codes) <= 4096:
+                assert got is next(c for c in codes if c == text)  # the vocabulary's own string, no new one
+        listed = scan.scan.native(scan.scan.LIST, scan.scan.SET, f"{text}+{text}", 0, 0, codes)
+        assert listed == ((text, text) if text in codes and text else None), text
+
+
+HEAD_LINES = [
+    "RW1 HO ops-1 from=ops to=lead re=lead-4 item=gh:a/b#1 ask=FIX // core: no rule reads a head slot",
+    "RW1 ST payer-1 from=payer to=auditor re=auditor-3 item=inv:Q-1 p=pay amt=14970.29 kind=GROSS cur=GBP vat=623.76 "
+    "net=14346.53 src=email:615991",  # pay's ST: a rule's condition reads item, so the head stays in the values
+    "RW1 ST extractor-1 re=reviewer-1 p=clin from=extractor to=record item=sx:chest-pain act=OBS pol=POS cert=CERT "
+    "subj=PT time=CUR src=doc:dc-0412#l4 // chest pain.",  # clin's ST: a rule only its closure decides
+]
+
+
+@pytest.mark.parametrize("line", HEAD_LINES, ids=["apart", "rule-condition", "rule-closure"])
+def test_the_head_slots_read_alike_whether_kept_apart_or_in_the_rules_values(scan, line: str) -> None:
+    """re, from, to and item are kept out of the values dict on a plan no rule of which reads them there, and left
+    in it for the rules otherwise: the line reads alike either way, and a head slot written twice, or a missing
+    sender or receiver, is left to Python."""
+    receiver = BUNDLED
+    assert settles(scan, line, receiver) and settles_quietly(scan, line, receiver)
+    head, _, tail = line.partition(" // ")
+    tokens = head.split(" ")
+    for key in ("re", "from", "to", "item"):
+        token = next(t for t in tokens if t.startswith(key + "="))
+        for changed in (head + " " + token, " ".join(t for t in tokens if t != token)):
+            changed += " // " + tail if tail else ""
+            settles(scan, changed, receiver)
+            if changed.count(f" {key}=") == 2 or key in ("from", "to"):
+                assert scan.scan.accept(changed, receiver) is None and scan.scan.form(changed, receiver) is None
+
+
 @given(st.text(alphabet="0123456789-.:/+dTZYNab\u0663é", max_size=16))
 @settings(max_examples=EXAMPLES * 5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_generated_values_agree_with_every_python_decoder(scan, text: str) -> None:

@@ -1366,8 +1366,10 @@ static PyObject *native_hook(PyObject *module, PyObject *args) {
     spec.codes = codes;
     Text t;
     if (!read_text(text, &t)) return NULL;
+    if (PyFrozenSet_Check(codes)) spec.table = code_table(codes);  /* as make_plan builds it */
     PyObject *value = spec.kind == K_LIST ? native_list(&spec, text, &t, 0, t.len)
                                           : native(spec.kind, &spec, text, &t, 0, t.len);
+    PyMem_Free(spec.table);
     if (value == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
     return value;
 }
