@@ -153,3 +153,35 @@ def test_fail_and_note_make_the_finding_attrs_makes(which, kind, message, fields
     assert pickle.loads(pickle.dumps(made)) == by_attrs
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         made.kind = "other"  # type: ignore[misc]
+
+
+_TEXT = st.none() | st.text(max_size=6)
+
+
+@given(st.sampled_from(["message", "diagnostic"]), st.text(max_size=6), st.integers(1, 10**6), st.integers(1, 500),
+       st.text(max_size=12), _TEXT, st.lists(_TEXT, min_size=6, max_size=6),
+       st.none() | st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=3), st.lists(_TEXT, min_size=4,
+                                                                                                  max_size=4),
+       st.none() | st.datetimes(timezones=st.just(__import__("datetime").timezone.utc)), st.booleans())
+def test_a_record_made_from_its_fields_in_order_is_the_record_attrs_makes(record, file, line, column, text, field,
+                                                                          envelope, form, said, ts, unvalidated):
+    """Record.of (a scan makes one a candidate) fills the slots in field order: what it makes is what the keyword
+    constructor makes, equal, with the same repr, hash and JSON Lines text, frozen and pickled alike."""
+    from rogerwilco.records import Record
+
+    type_, id_, from_, to, re_, item = envelope
+    why, reason, token, message = said
+    made = Record.of(record, file, line, column, text, field, type_, id_, from_, to, re_, item, form, why, reason,
+                     token, message, ts, unvalidated)
+    keywords = Record(record=record, file=file, line=line, column=column, text=text, field=field, type=type_, id=id_,
+                      from_=from_, to=to, re=re_, item=item, json=form, why=why, reason=reason, token=token,
+                      message=message, ts=ts, unvalidated=unvalidated)
+    assert type(made) is Record
+    assert made == keywords and repr(made) == repr(keywords)
+    if form is None:  # a record holding its JSON form (a dict) has no hash, made either way
+        assert hash(made) == hash(keywords)
+    assert made.to_dict() == keywords.to_dict() and made.to_jsonl() == keywords.to_jsonl()
+    assert pickle.loads(pickle.dumps(made)) == keywords
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        made.line = 2  # type: ignore[misc]
+    assert [f.name for f in attrs.fields(Record)] == list(Record.of.__code__.co_varnames[1:20])  # one order

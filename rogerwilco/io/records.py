@@ -95,6 +95,19 @@ class Record:
     ts: datetime | None = None
     unvalidated: bool = False
 
+    @classmethod
+    def of(cls, record: str, file: str, line: int, column: int, text: str, field: str | None, type: str | None,
+           id: str | None, from_: str | None, to: str | None, re: str | None, item: str | None, json: dict | None,
+           why: str | None, reason: str | None, token: str | None, message: str | None, ts: datetime | None,
+           unvalidated: bool) -> "Record":
+        """A record from every field, in order: what the constructor makes, without its keywords (a scan makes one
+        a candidate). Every field is given, none is checked or converted, as the constructor checks none."""
+        made = _NEW(cls)
+        for setter, value in zip(_SETTERS, (record, file, line, column, text, field, type, id, from_, to, re, item,
+                                            json, why, reason, token, message, ts, unvalidated)):
+            setter(made, value)
+        return made
+
     @property
     def is_message(self) -> bool:
         return self.record == "message"
@@ -146,6 +159,11 @@ class Record:
                 f'"version": {RECORDS_VERSION}, "ts": {_text(_iso(self.ts))}, '
                 f'"unvalidated": {"true" if self.unvalidated else "false"}}}\n')
 
+
+#: the slots' setters in field order, and the bare allocation Record.of fills (a frozen class's fields are set
+#: through their slot descriptors, as attrs' own __init__ sets them)
+_SETTERS = tuple(Record.__dict__[field.name].__set__ for field in attrs.fields(Record))
+_NEW = object.__new__
 
 _quoted = json.encoder.encode_basestring_ascii  # json.dumps's own escaper, ensure_ascii
 

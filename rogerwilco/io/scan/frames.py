@@ -177,7 +177,7 @@ def _walked_strings(value: Any, literals: list[tuple[str, int]]) -> list[tuple[s
     pointer built only for a value that may hold a candidate; None when the two do not line up one for one
     (a repeated key, which the parsed object holds once)."""
     out: list[tuple[str, str, int]] = []
-    path: list[str] = []
+    path: list[str | int] = []  # keys and indexes as they stand, escaped only for a pointer built
     index = 0
 
     def walk(item: Any) -> None:
@@ -187,16 +187,18 @@ def _walked_strings(value: Any, literals: list[tuple[str, int]]) -> list[tuple[s
             body, column = literals[index]
             index += 1
             if _may_frame(body):
-                out.append(("".join(path), body, column))
+                out.append(("".join([f"/{step}" if step.__class__ is int else
+                                     "/" + step.replace("~", "~0").replace("/", "~1") for step in path]),
+                            body, column))
         elif kind is dict:
             for key, member in item.items():
                 index += 1  # the key's own literal
-                path.append("/" + key.replace("~", "~0").replace("/", "~1"))
+                path.append(key)
                 walk(member)
                 path.pop()
         elif kind is list:
             for i, member in enumerate(item):
-                path.append(f"/{i}")
+                path.append(i)
                 walk(member)
                 path.pop()
 
@@ -326,6 +328,7 @@ def frames_of(line: str, *, slack: bool = False, strings: list[tuple[str, str, i
 
 _QUOTE_END = frozenset(" \t,;)]}")
 _WRAPPERS = (("**", "**"), ("__", "__"), ("*", "*"), ("_", "_"), ("(", ")"), ("[", "]"), ("<", ">"))
+_OPENERS = frozenset(left[-1] for left, _ in _WRAPPERS)  # the character before a candidate a wrapper ends with
 
 
 def _closing_quote(text: str, quote: str, start: int) -> int:
@@ -374,7 +377,7 @@ def candidates(text: str) -> Iterator[tuple[int, str]]:
             end = _closing_quote(text, opener, start)
         if end == -1:
             cand = text[start:]
-            for left, right in _WRAPPERS:
+            for left, right in _WRAPPERS if opener in _OPENERS else ():
                 if text.endswith(left, 0, start):
                     if cand.endswith(right) and len(cand) > len(right):
                         cand = cand[:-len(right)]

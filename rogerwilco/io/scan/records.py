@@ -86,9 +86,8 @@ def recover_envelope(text: str, raw: RawLine | None = None) -> dict[str, str]:
 def _diagnostic(file: str, line: int, column: int, text: str, field: str | None, *, why: str, reason: str,
                 token: str, message: str, raw: RawLine | None = None, recover: bool = True, ts: Any = None) -> Record:
     env = recover_envelope(text, raw) if recover else {}
-    return Record(record="diagnostic", file=file, line=line, column=column, text=text, field=field,
-                  type=env.get("type"), id=env.get("id"), from_=env.get("from"), to=env.get("to"), re=env.get("re"),
-                  item=env.get("item"), why=why, reason=reason, token=token, message=message, unvalidated=True, ts=ts)
+    return Record.of("diagnostic", file, line, column, text, field, env.get("type"), env.get("id"), env.get("from"),
+                     env.get("to"), env.get("re"), env.get("item"), None, why, reason, token, message, ts, True)
 
 
 def _said(finding: Any) -> str:
@@ -126,16 +125,15 @@ def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slac
                 continue
             form = json_form(cand, receiver)  # the batch path: a valid line straight to its JSON form
             if form is not None:
-                out.append(Record(record="message", file=file, line=line, column=column, text=cand,
-                                  field=frame.field, type=form["type"], id=form["id"], from_=form["from"],
-                                  to=form["to"], re=form["re"], item=form["item"], json=form, ts=ts))
+                out.append(Record.of("message", file, line, column, cand, frame.field, form["type"], form["id"],
+                                     form["from"], form["to"], form["re"], form["item"], form, None, None, None, None,
+                                     ts, False))
                 continue
             result = check_line(cand, receiver, line_number=line, file=file)
             msg = result.message
             if msg is not None:
-                out.append(Record(record="message", file=file, line=line, column=column, text=cand,
-                                  field=frame.field, type=msg.type, id=msg.id, from_=msg.from_, to=msg.to,
-                                  re=msg.re, item=msg.item, json=msg.to_json(), ts=ts))
+                out.append(Record.of("message", file, line, column, cand, frame.field, msg.type, msg.id, msg.from_,
+                                     msg.to, msg.re, msg.item, msg.to_json(), None, None, None, None, ts, False))
                 continue
             first = result.refusal
             out.append(_diagnostic(
