@@ -11,6 +11,12 @@
  * (the Python closures of accept.compile_rule) and the tail's limit. Nothing in
  * this file knows a profile, a type or a key.
  *
+ * A set of codes is also held as a table from a code's text to the vocabulary's own string (CodeTable), so a
+ * value that is one of them is that string, with no new str made and hashed. A Message and a JSON form hold
+ * re, from, to and item apart from the other slots: where no rule of the type reads one of them from the
+ * values dict, the scanner keeps them apart as it reads them (Plan.head_apart), else it takes them out of
+ * the dict after the rules.
+ *
  * scan() reads one line and answers its Message, or None: "not sure", and the
  * Python accept path and the full pass decide (they stay the reference and word
  * every finding). It settles a line only where it is sure the Python path
