@@ -1161,7 +1161,15 @@ static PyObject *first_fault(PyObject *text, int *clean) {
             while (eq < n && (is_lower(AT(tp, eq)) || is_digit(AT(tp, eq)) || AT(tp, eq) == '_')) eq++;
             Py_ssize_t e = eq + 1;
             if (eq < n && AT(tp, eq) == '=') {
-                while (e < n && slot_value_char(AT(tp, e))) e++;
+                if (t.kind == PyUnicode_1BYTE_KIND) {
+                    const Py_UCS1 *d = (const Py_UCS1 *)t.data;
+                    while (e < n && value_byte[d[e]]) e++;
+                } else {
+                    for (; e < n; e++) {
+                        Py_UCS4 c = AT(tp, e);
+                        if (c < 256 ? !value_byte[c] : !slot_value_char(c)) break;
+                    }
+                }
             }
             if (eq < n && AT(tp, eq) == '=' && e > eq + 1) {
                 if (tracking && repeat_s < 0) {

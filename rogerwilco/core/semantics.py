@@ -498,6 +498,11 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
     the scanner faults an id or a missing slot only past every value, an agent's among them.
     A value holds no space, so `` key=`` in the head's slots is where the slot of that key starts.
     """
+    if kind == "value" and reason is not None and " p=" not in text:
+        # a line of the core vocabulary, which names no agents, so the words are its decoder's; the scanner read
+        # the type and the key in it (a slot of the core's)
+        token = text[column - 1:end]
+        return RefusedError.of(reason, token, column, line_number, text, _diagnosis(text, receiver, line_number))
     mark, head, type_end, id_end, slots, type_name, vocab = _scanned_head(text, receiver)
     table = vocab.types.get(type_name)
     if table is None:
