@@ -720,7 +720,7 @@ def test_a_rule_the_checks_find_holding_is_worded_by_the_full_pass(scan) -> None
 
 def test_a_value_a_python_decoder_refused_is_worded_by_what_its_error_said(scan) -> None:
     """fault() hands over what the decoder's ValueError said, which words the refusal without a second decoding,
-    except on a profile's agent slot, closed by a decoder of the scanner's plans (Python decodes that again)."""
+    except on a profile's agent slot, closed by a decoder of the scanner's plans: no words (Python decodes it)."""
     line = "RW1 ST a-1 from=a to=b item=x pct=40 eta=20261301"
     fault = scan.scan.fault(line, BUNDLED)
     assert fault[0] == scan.scan.FAULT_VALUE and fault[3] == _refusal(python_path.loads_line, line, BUNDLED).message
@@ -729,7 +729,7 @@ def test_a_value_a_python_decoder_refused_is_worded_by_what_its_error_said(scan)
     pay = Receiver.load(["pay"])
     closed = "RW1 HO payer-1 p=pay from=payer to=scheduler item=inv:MD-1 ask=PAY keep=payer+mallory"
     kind, column, end, said = scan.scan.fault(closed, pay)
-    assert kind == scan.scan.FAULT_VALUE and said is not None  # the plan's closed list refused mallory
+    assert kind == scan.scan.FAULT_VALUE and said is None  # the plan's closed list refused mallory: its own words
     assert semantics.scanned_refusal(closed, "value", column, end, pay, 3, said) is None  # the full pass words it
     error = _refusal(scanner_module.loads_with(scan, python_path.loads_line), closed, pay)
     same_error(error, _refusal(python_path.loads_line, closed, pay))

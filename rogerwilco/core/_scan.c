@@ -79,6 +79,7 @@ typedef struct {
     PyObject *codes;        /* K_SET, or a list of K_SET: the codes (a frozenset) */
     CodeTable *table;       /* the same codes as a table, or NULL: the frozenset alone */
     int field;              /* which of the HEAD slots the key is (0 re, 1 from, 2 to, 3 item), or -1 */
+    int words;              /* what its decoder's ValueError says is what the full pass says of the value */
     PyObject *decode;       /* the Python decoder, or None */
 } Spec;
 
@@ -92,6 +93,7 @@ typedef struct {
     Py_ssize_t nrequired;
     Py_ssize_t tail_max;
     int head_apart;         /* the HEAD slots are kept out of the values dict (no rule reads them there) */
+    PyObject *required_order;  /* the type's required keys in its own order (a tuple), or NULL */
     short table[TABLE_SIZE];  /* hash of a key -> 1 + its index in specs, 0: empty */
 } Plan;
 
@@ -428,14 +430,19 @@ static int decode_value(const Spec *spec, PyObject *text, const Text *t, Py_ssiz
                     : spec->kind == K_CALL ? NULL : native(spec->kind, spec, text, t, s, e);
     if (value != NULL) { *out = value; return 1; }
     if (PyErr_Occurred()) return -1;
-    if (spec->kind == K_KEEP || spec->kind == K_SET || spec->decode == Py_None) return 0;
+    if (spec->kind == K_KEEP || spec->decode == Py_None || (spec->kind == K_SET && (reason == NULL || !spec->words)))
+        return 0;
     PyObject *raw = substring(text, s, e);
     if (raw == NULL) return -1;
     value = PyObject_CallOneArg(spec->decode, raw);
     Py_DECREF(raw);
+    if (value != NULL && spec->kind == K_SET) {  /* the slot's decoder, called for its words only: the codes decide */
+        Py_DECREF(value);
+        return 0;
+    }
     if (value != NULL) { *out = value; return 1; }
     if (!PyErr_ExceptionMatches(PyExc_ValueError)) return -1;
-    if (reason == NULL) PyErr_Clear();
+    if (reason == NULL || !spec->words) PyErr_Clear();
     else Py_XSETREF(*reason, error_words());
     return 0;
 }
@@ -468,6 +475,7 @@ static void plan_dealloc(Plan *self) {
     Py_XDECREF(self->name);
     Py_XDECREF(self->profile);
     Py_XDECREF(self->rules);
+    Py_XDECREF(self->required_order);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -526,13 +534,21 @@ static int reads_head(PyObject *row) {
     return total != Py_None && head_field(total) >= 0;
 }
 
-/* make_plan(name, profile, specs, rules, tail_max): specs is a sequence of
- * (key, kind, inner kind, required, codes or None, decoder or None, lo, hi, own). */
+/* make_plan(name, profile, specs, rules, tail_max, required=None): specs is a sequence of
+ * (key, kind, inner kind, required, codes or None, decoder or None, lo, hi, own[, words]); required, the type's required
+ * keys in its own order (the first of them a line lacks is named with a missing-slot fault). */
 static PyObject *make_plan(PyObject *module, PyObject *args) {
-    PyObject *name, *profile, *specs, *rules;
+    PyObject *name, *profile, *specs, *rules, *order = NULL;
     Py_ssize_t tail_max;
-    if (!PyArg_ParseTuple(args, "UOO!O!n", &name, &profile, &PyTuple_Type, &specs, &PyTuple_Type, &rules, &tail_max))
+    if (!PyArg_ParseTuple(args, "UOO!O!n|O!", &name, &profile, &PyTuple_Type, &specs, &PyTuple_Type, &rules, &tail_max,
+                          &PyTuple_Type, &order))
         return NULL;
+    for (Py_ssize_t i = 0; order != NULL && i < PyTuple_GET_SIZE(order); i++) {
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(order, i))) {
+            PyErr_SetString(PyExc_ValueError, "required keys that are not str");
+            return NULL;
+        }
+    }
     for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
         if (!rule_row(PyTuple_GET_ITEM(rules, r))) {
             PyErr_SetString(PyExc_ValueError, "a rule row the scanner cannot use");
@@ -551,6 +567,7 @@ static PyObject *make_plan(PyObject *module, PyObject *args) {
     Py_INCREF(name); plan->name = name;
     Py_INCREF(profile); plan->profile = profile;
     Py_INCREF(rules); plan->rules = rules;
+    Py_XINCREF(order); plan->required_order = order;
     plan->tail_max = tail_max;
     plan->nrequired = 0;
     memset(plan->table, 0, sizeof plan->table);
@@ -559,8 +576,9 @@ static PyObject *make_plan(PyObject *module, PyObject *args) {
         Spec *spec = &plan->specs[i];
         PyObject *key, *codes, *decode;
         int required;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(specs, i), "UiipOOLLp", &key, &spec->kind, &spec->inner, &required,
-                              &codes, &decode, &spec->lo, &spec->hi, &spec->own)) {
+        spec->words = 1;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(specs, i), "UiipOOLLp|p", &key, &spec->kind, &spec->inner, &required,
+                              &codes, &decode, &spec->lo, &spec->hi, &spec->own, &spec->words)) {
             Py_DECREF(plan);
             return NULL;
         }
@@ -960,6 +978,20 @@ static void saw(Py_ssize_t *found, int kind, Py_ssize_t s, Py_ssize_t e) {
     found[0] = kind, found[1] = s, found[2] = e;
 }
 
+/* The first of the type's required keys (in its own order) a line lacks: a borrowed reference, or NULL (no
+ * error set) where the plan has no order or the presence cannot be told. */
+static PyObject *first_absent(const Plan *plan, PyObject *const *head, PyObject *values) {
+    if (plan->required_order == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(plan->required_order); i++) {
+        PyObject *key = PyTuple_GET_ITEM(plan->required_order, i);
+        int field = plan->head_apart ? head_field(key) : -1;
+        int present = field >= 0 ? head[field] != NULL : PyDict_Contains(values, key);
+        if (present < 0) { PyErr_Clear(); return NULL; }
+        if (!present) return key;
+    }
+    return NULL;
+}
+
 static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, PyObject *line, PyObject *file,
                            int quiet, int form, Py_ssize_t *refusal, PyObject **reason) {
     Text t;
@@ -1075,10 +1107,19 @@ static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, 
         Py_ssize_t dash = PyUnicode_FindChar(msgid, '-', 0, id_e - id_s, -1);
         Py_ssize_t starts = dash != len ? 0 : PyUnicode_Tailmatch(msgid, sender, 0, len, -1);
         if (starts < 0) goto fail;
-        if (starts == 0) { saw(refusal, FAULT_ID, id_s, id_e); goto unsure; }
+        if (starts == 0) {
+            saw(refusal, FAULT_ID, id_s, id_e);
+            if (refusal != NULL && reason != NULL && PyUnicode_CheckExact(sender)) Py_XSETREF(*reason, Py_NewRef(sender));
+            goto unsure;
+        }
     }
     /* the id comes before the missing slots (D10) */
-    if (required != plan->nrequired) { saw(refusal, FAULT_MISSING, slots_s, head_end); goto unsure; }
+    if (required != plan->nrequired) {
+        saw(refusal, FAULT_MISSING, slots_s, head_end);
+        PyObject *absent = refusal != NULL && reason != NULL ? first_absent(plan, head, values) : NULL;
+        if (absent != NULL) Py_XSETREF(*reason, Py_NewRef(absent));
+        goto unsure;
+    }
     if (mark >= 0) {
         Py_ssize_t tail_s = mark + 4;
         if (n - tail_s > plan->tail_max) goto unsure;
@@ -1257,7 +1298,7 @@ static PyObject *fault(PyObject *module, PyObject *const *args, Py_ssize_t nargs
         Py_DECREF(scanned);
     }
     if (found[0] < 0) { Py_XDECREF(reason); Py_RETURN_NONE; }
-    if (found[0] != FAULT_VALUE) Py_CLEAR(reason);
+    if (found[0] == FAULT_RULE) Py_CLEAR(reason);
     if (found[0] == FAULT_RULE && found[3] >= 0 && (reason = PyLong_FromSsize_t(found[3])) == NULL)
         return NULL;  /* the failed rule's index */
     return Py_BuildValue("(innN)", (int)found[0], found[1] + 1, found[2], reason == NULL ? Py_NewRef(Py_None) : reason);
@@ -1562,15 +1603,16 @@ static PyMethodDef methods[] = {
     {"fault", (PyCFunction)(void (*)(void))fault, METH_FASTCALL,
      "fault(text, receiver=None): the first fault of a line accept() declined, (FAULT_SYNTAX, column, expected, "
      "None), (FAULT_REPEATED, column, end, None), or with the receiver (FAULT_VALUE | FAULT_ID | FAULT_MISSING | "
-     "FAULT_RULE, column, end, what a Python decoder's ValueError said of a refused value, the index of the rule "
-     "that does not hold, or None), "
+     "FAULT_RULE, column, end, what a Python decoder's ValueError said of a refused value, the sender an id does not "
+     "start with, the first required key missing, the index of the rule that does not hold, or None), "
      "or None: not sure."},
     {"dumps", dumps, METH_O,
      "dumps(value): its JSON text as json.dumps(value, ensure_ascii=True) writes it, or None: not sure."},
     {"dumps_object", (PyCFunction)(void (*)(void))dumps_object, METH_FASTCALL,
      "dumps_object(keys, values): json.dumps(dict(zip(keys, values)), ensure_ascii=True), or None: not sure."},
     {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, foreign, core_plans)"},
-    {"make_plan", make_plan, METH_VARARGS, "make_plan(name, profile, specs, rules, tail_max): one type's tables."},
+    {"make_plan", make_plan, METH_VARARGS,
+     "make_plan(name, profile, specs, rules, tail_max, required=None): one type's tables."},
     {"check", check, METH_VARARGS, "check(name, text): one native character check (for tests)."},
     {"native", native_hook, METH_VARARGS, "native(kind, inner, text, lo, hi, codes): one native decode (for tests)."},
     {NULL, NULL, 0, NULL},

@@ -79,9 +79,10 @@ class RW1Error(ValueError):
         then what the error would have held from the start. A program that only
         catches the error never pays for the words.
         """
-        error = cls.__new__(cls)
-        error.why, error.line, error.text = why, line, text
-        error._findings, error._diagnose, error._word = (), diagnose, word
+        error: _Error = _NEW(cls)
+        held = error.__dict__
+        held["why"], held["line"], held["text"] = why, line, text
+        held["_findings"], held["_diagnose"], held["_word"] = (), diagnose, word
         return error
 
     def _settle(self) -> None:

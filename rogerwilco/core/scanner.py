@@ -156,16 +156,20 @@ def classes_header() -> str:
 # ---- plans ----------------------------------------------------------------
 
 def _spec(scan: ModuleType, key: str, decode: Any, vocab: Vocabulary, required: bool, own: bool) -> tuple[Any, ...]:
-    """(key, kind, element kind, required, codes, decoder, lo, hi, own): one key's row of a plan.
+    """(key, kind, element kind, required, codes, decoder, lo, hi, own, words): one key's row of a plan.
 
-    ``own``: a slot of the type itself; any other slot of the vocabulary is taken with a note.
+    ``own``: a slot of the type itself; any other slot of the vocabulary is taken with a note. ``words``: what
+    the decoder's ValueError says of a value is what the full pass says (not so for a slot the plan closes to a
+    profile's agents, whose decoder is the plan's own), so a refusal is worded with it.
     """
+    words = vocab.agents is None or key not in vocab.agent_keys
     kind, inner, codes, lo, hi = scan.CALL, scan.KEEP, None, 0, 0
     slot = vocab.slots.get(key)
     if decode is None:
         kind = scan.KEEP
     elif decode.__class__ is frozenset:
-        kind, codes = scan.SET, decode
+        # the codes decide; the slot's own decoder words a value none of them is (what the full pass says of it)
+        return key, scan.SET, inner, required, decode, None if slot is None else slot.type.decode, lo, hi, own, words
     elif slot is not None and decode is slot.type.decode:
         name = slot.type.name
         element = name[5:] if slot.type.is_list else name
@@ -179,10 +183,10 @@ def _spec(scan: ModuleType, key: str, decode: Any, vocab: Vocabulary, required: 
                 max(abs(int(bounds.group(1))), abs(int(bounds.group(2)))) <= _NATIVE_INT:
             inner, lo, hi = scan.INT, int(bounds.group(1)), int(bounds.group(2))
         else:
-            return key, kind, inner, required, codes, decode, lo, hi, own
+            return key, kind, inner, required, codes, decode, lo, hi, own, words
         kind = scan.LIST if slot.type.is_list else inner
         inner = inner if slot.type.is_list else scan.KEEP
-    return key, kind, inner, required, codes, decode, lo, hi, own
+    return key, kind, inner, required, codes, decode, lo, hi, own, words
 
 
 def _condition_row(key: str, cond: Any) -> tuple[str, int, Any] | None:
@@ -218,7 +222,8 @@ def compile_plans(scan: ModuleType, vocab: Vocabulary) -> dict[str, Any]:
                       for key in plan.known)
         rules = tuple(map(_rule_row, vocab.types[name].rules, plan.rules))
         try:
-            plans[name] = scan.make_plan(name, plan.profile, specs, rules, plan.tail_max)
+            plans[name] = scan.make_plan(name, plan.profile, specs, rules, plan.tail_max,
+                                         tuple(vocab.types[name].required))
         except ValueError:
             continue  # more keys, or a longer key, than the scanner's tables hold: its lines go to Python
     return plans
@@ -280,7 +285,8 @@ def fault_error(scanner: Scanner, text: str, fault: tuple[int, int, int, str | i
     A syntax fault is (column, the terminals expected there, None), as ``syntax.diagnose`` gives them; a
     repeated key is (its slot's column, where the slot ends, None); a refused value, an id that is not
     ``<from>-<n>`` and a missing slot are (a column, an end, and for a value what the ValueError its Python
-    decoder raised says, if that decoder refused it) that :func:`semantics.scanned_refusal` reads; a rule that
+    decoder raised says, if that decoder refused it, for an id the sender, for a missing slot the first required
+    key absent) that :func:`semantics.scanned_refusal` reads; a rule that
     does not hold is (the slots' column and end, its index in the type's rules), which
     :func:`semantics.rule_refusal` reads. Python words each, as it words its own.
     """

@@ -493,16 +493,27 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
     Python words the refusal from the line alone: the slot's decoder once, the id against ``from=``, the
     type's required keys against the keys written; no Finding is built (the diagnosis, read later, has them).
     ``reason``, for a value: what the ValueError the slot's decoder raised when the scanner called it on this
-    value says, which words the refusal without decoding the value again. The scanner's plans close a profile's
-    agent slots to the agents it names (a decoder of their own), so for those the value is decoded here; and
-    the scanner faults an id or a missing slot only past every value, an agent's among them.
+    value says, which words the refusal without decoding the value again; for an id: the sender the scanner
+    read (``from=``), which the id is checked against again; for a missing slot: the first of the type's
+    required keys (in its order) the scanner found absent. The scanner's plans close a profile's
+    agent slots to the agents it names (a decoder of their own, whose words it does not give), so for those the
+    value is decoded here; and the scanner faults an id or a missing slot only past every value, an agent's
+    among them. Where the scanner gives no words, the line is read here as the full pass reads it.
     A value holds no space, so `` key=`` in the head's slots is where the slot of that key starts.
     """
-    if kind == "value" and reason is not None and " p=" not in text:
-        # a line of the core vocabulary, which names no agents, so the words are its decoder's; the scanner read
-        # the type and the key in it (a slot of the core's)
+    if kind == "value" and reason is not None:
+        # the words of the slot's decoder (the scanner gives none for a slot it closes to a profile's agents), of a
+        # key the scanner read in the line's vocabulary
         token = text[column - 1:end]
         return RefusedError.of(reason, token, column, line_number, text, _diagnosis(text, receiver, line_number))
+    if kind == "missing" and reason is not None:  # the first of the type's required keys the scanner found absent
+        return RefusedError.of(MISSING.format(text[4:text.find(" ", 4)]), reason, None, line_number, text,
+                               _diagnosis(text, receiver, line_number))
+    if kind == "id" and reason is not None:  # the reason is the sender the scanner read
+        msgid = text[column - 1:end]
+        if msgid.rpartition("-")[0] != reason:
+            return RefusedError.of(NOT_FROM_SENDER.format(reason), msgid, column, line_number, text,
+                                   _diagnosis(text, receiver, line_number))
     mark, head, type_end, id_end, slots, type_name, vocab = _scanned_head(text, receiver)
     table = vocab.types.get(type_name)
     if table is None:
@@ -512,14 +523,12 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
         key, _, rawval = token.partition("=")
         if key not in vocab.slots:
             return None
-        if reason is None or (vocab.agents is not None and key in vocab.agent_keys):
-            try:
-                _decoded(vocab, table, key, rawval)
-            except ValueError as exc:
-                reason = str(exc)
-            else:
-                return None
-        return RefusedError.of(reason, token, column, line_number, text, _diagnosis(text, receiver, line_number))
+        try:
+            _decoded(vocab, table, key, rawval)
+        except ValueError as exc:
+            return RefusedError.of(str(exc), token, column, line_number, text,
+                                   _diagnosis(text, receiver, line_number))
+        return None
     if kind == "id":
         at = slots.find(" from=")  # the first from= slot
         stop = slots.find(" ", at + 6)
@@ -552,7 +561,10 @@ def rule_refusal(text: str, receiver: Receiver, line_number: int | None, index: 
     if table is None:
         return None
     rules = table.rules if index is None else table.rules[index:index + 1]
-    if not any(type_name in rule.on for rule in rules):
+    for rule in rules:
+        if type_name in rule.on:
+            break
+    else:
         return None
 
     def word() -> tuple[str, str, int | None]:
