@@ -470,6 +470,8 @@ NOT_OURS: dict[tuple[str, str], str] = {
     ("docs/profiles.md", "20002 characters"): "an example message quoted, not a count of the package's",
     ("docs/profiles.md", "4,000 characters"): "what the step bound allows a simple pattern, derived in the text above it",
     ("docs/reference.md", "nine keys"): "the JSON form's nine keys, fixed by the spec (D1)",
+    ("README.md", "nine keys"): "the JSON form's nine keys, fixed by the spec (D1)",
+    ("README.md", "four keys"): "re, from, to and item, named in the same sentence: the spec's envelope slots",
     ("docs/reference.md", "12 hex digits"): "the digest's shape, fixed by the spec",
     ("conformance/README.md", "3 of 6"): "an example of the scorer's summary line, not a measured figure",
     ("conformance/README.md", "two cases"): "a description of a case file's content",
