@@ -187,7 +187,7 @@ def _walked_strings(value: Any, literals: list[tuple[str, int]]) -> list[tuple[s
             body, column = literals[index]
             index += 1
             if _may_frame(body):
-                out.append(("".join([f"/{step}" if step.__class__ is int else
+                out.append(("".join([f"/{step}" if isinstance(step, int) else
                                      "/" + step.replace("~", "~0").replace("/", "~1") for step in path]),
                             body, column))
         elif kind is dict:
