@@ -514,9 +514,10 @@ static int rule_row(PyObject *row) {
 
 /* Which HEAD slot a key is (0 re, 1 from, 2 to, 3 item), or -1. */
 static int head_field(PyObject *key) {
-    static const char *names[HEAD] = {"re", "from", "to", "item"};
+    PyObject *keys[HEAD] = {key_re, key_from, key_to, key_item};
     for (int i = 0; i < HEAD; i++)
-        if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) return i;
+        if (PyUnicode_Compare(key, keys[i]) == 0) return i;
+    PyErr_Clear();  /* a key that is not a str is none of them */
     return -1;
 }
 

@@ -453,7 +453,21 @@ def _refusal_error(text: str, first: Finding, receiver: Receiver, line_number: i
 def repeat_refusal(text: str, token: str, column: int, receiver: Receiver, line_number: int | None) -> RefusedError:
     """The error ``strict_message`` raises for a well-formed line whose first repeated key is the slot ``token`` at
     ``column`` (the first refusal of all: :func:`check_raw` reports a repeat first)."""
-    return RefusedError.of(REPEATED, token, column, line_number, text, _diagnosis(text, receiver, line_number))
+    return _refused(REPEATED, token, column, text, receiver, line_number)
+
+
+def _refused(message: str, token: str, column: int | None, text: str, receiver: Receiver,
+             line_number: int | None) -> RefusedError:
+    """A refusal by the checks, its diagnosis worked out when first read."""
+    return RefusedError.of(message, token, column, line_number, text, _diagnosis(text, receiver, line_number))
+
+
+def _id_refusal(msgid: str, sender: str, column: int, text: str, receiver: Receiver,
+                line_number: int | None) -> RefusedError | None:
+    """The refusal of an id that is not ``<sender>-<n>``, or None where it is."""
+    if msgid.rpartition("-")[0] == sender:
+        return None
+    return _refused(NOT_FROM_SENDER.format(sender), msgid, column, text, receiver, line_number)
 
 
 def _scanned_head(text: str, receiver: Receiver) -> tuple[int, str, int, int, str, str, Vocabulary]:
@@ -501,19 +515,12 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
     among them. Where the scanner gives no words, the line is read here as the full pass reads it.
     A value holds no space, so `` key=`` in the head's slots is where the slot of that key starts.
     """
-    if kind == "value" and reason is not None:
-        # the words of the slot's decoder (the scanner gives none for a slot it closes to a profile's agents), of a
-        # key the scanner read in the line's vocabulary
-        token = text[column - 1:end]
-        return RefusedError.of(reason, token, column, line_number, text, _diagnosis(text, receiver, line_number))
-    if kind == "missing" and reason is not None:  # the first of the type's required keys the scanner found absent
-        return RefusedError.of(MISSING.format(text[4:text.find(" ", 4)]), reason, None, line_number, text,
-                               _diagnosis(text, receiver, line_number))
-    if kind == "id" and reason is not None:  # the reason is the sender the scanner read
-        msgid = text[column - 1:end]
-        if msgid.rpartition("-")[0] != reason:
-            return RefusedError.of(NOT_FROM_SENDER.format(reason), msgid, column, line_number, text,
-                                   _diagnosis(text, receiver, line_number))
+    if reason is not None:  # what the scanner saw, of a key and a type it read in the line's vocabulary
+        if kind == "value":  # the slot's decoder's words (none for a slot the plan closes to a profile's agents)
+            return _refused(reason, text[column - 1:end], column, text, receiver, line_number)
+        if kind == "missing":  # the first of the type's required keys absent
+            return _refused(MISSING.format(text[4:text.find(" ", 4)]), reason, None, text, receiver, line_number)
+        return _id_refusal(text[column - 1:end], reason, column, text, receiver, line_number)  # the sender
     mark, head, type_end, id_end, slots, type_name, vocab = _scanned_head(text, receiver)
     table = vocab.types.get(type_name)
     if table is None:
@@ -526,22 +533,18 @@ def scanned_refusal(text: str, kind: str, column: int, end: int, receiver: Recei
         try:
             _decoded(vocab, table, key, rawval)
         except ValueError as exc:
-            return RefusedError.of(str(exc), token, column, line_number, text,
-                                   _diagnosis(text, receiver, line_number))
+            return _refused(str(exc), token, column, text, receiver, line_number)
         return None
     if kind == "id":
         at = slots.find(" from=")  # the first from= slot
+        if at < 0:
+            return None
         stop = slots.find(" ", at + 6)
         sender = slots[at + 6:stop if stop >= 0 else len(slots)]
-        msgid = head[type_end + 1:id_end]
-        if at < 0 or msgid.rpartition("-")[0] == sender:
-            return None
-        return RefusedError.of(NOT_FROM_SENDER.format(sender), msgid, type_end + 2, line_number, text,
-                               _diagnosis(text, receiver, line_number))
+        return _id_refusal(head[type_end + 1:id_end], sender, type_end + 2, text, receiver, line_number)
     for absent in table.required:
         if f" {absent}=" not in slots:
-            return RefusedError.of(MISSING.format(type_name), absent, None, line_number, text,
-                                   _diagnosis(text, receiver, line_number))
+            return _refused(MISSING.format(type_name), absent, None, text, receiver, line_number)
     return None
 
 
