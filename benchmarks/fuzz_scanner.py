@@ -238,6 +238,29 @@ def dumps_differs(dumps: Callable[[Any], str | None], value: Any) -> str:
     return "" if got is None or got == want else f"a JSON text other than json.dumps's: {got!r} != {want!r}"
 
 
+def strings_differs(strings: Callable[[str, int], Any], text: str) -> str:
+    """"" when the scanner's walk of a JSON text finds the string values scan's Python finds (or is not sure),
+    else what differs; any text, JSON or not, is walked (a mutated one too: nothing may break on it)."""
+    import json
+
+    from rogerwilco.io.scan import frames
+
+    got = [strings(text, at) for at in (0, 1, len(text) // 2)][0]
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return ""
+    if got is None or not isinstance(value, (dict, list)):
+        return ""
+    literals = [(m.group(1), m.start(1) + 1) for m in frames._JSON_STRING.finditer(text)]
+    try:
+        want = frames._walked_strings(value, literals)
+    except RecursionError:
+        want = None
+    want = frames._tokenized_strings(text, 0) if want is None else want
+    return "" if got == want else f"JSON strings other than Python's: {got!r} != {want!r}"
+
+
 def receivers() -> list[Any]:
     from rogerwilco.core.vocab import Receiver
 
@@ -265,6 +288,8 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
         texts = (dumps_differs(module.dumps, line) or dumps_differs(module.dumps, form)
                  or dumps_differs(lambda row: module.dumps_object(tuple(row), tuple(row.values())),
                                   {"text": line, "json": form}))
+        texts = texts or strings_differs(module.strings, json.dumps({"m": line, "k~/": [line, {"n": form}]}))
+        texts = texts or strings_differs(module.strings, line)  # a mutated line is no JSON: walked without harm
         if texts:
             said = texts
         done += 1

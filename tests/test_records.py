@@ -264,6 +264,7 @@ def test_a_diagnostic_says_its_did_you_mean_hint_in_every_format(tmp_path, capsy
     assert record.message == said and to_arrow([record]).schema == R.arrow_schema()
 
 
+_EAST = timezone(timedelta(hours=5, minutes=30))
 _ANY_TEXT = st.text(st.characters(blacklist_categories=()), max_size=30)  # controls, U+2028, non-BMP, surrogates
 _FORM_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _ANY_TEXT,
                             lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_ANY_TEXT, inner, max_size=3),
@@ -278,8 +279,9 @@ _FORM_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.float
                  item=st.none() | _ANY_TEXT, json=st.none() | st.dictionaries(_ANY_TEXT, _FORM_VALUES, max_size=4),
                  why=st.none() | _ANY_TEXT, reason=st.none() | _ANY_TEXT, token=st.none() | _ANY_TEXT,
                  message=st.none() | _ANY_TEXT, unvalidated=st.booleans(),
-                 ts=st.none() | st.datetimes(timezones=st.just(timezone.utc))))
+                 ts=st.none() | st.datetimes(timezones=st.sampled_from([timezone.utc, _EAST]))))
 def test_a_record_line_of_json_lines_is_json_dumps_of_its_dict(record):
-    """Whichever writes it (the C scanner in one call, a value it is not sure of such as a float or a huge line
-    number, or json's escaper field by field without it)."""
+    """Whichever writes it (the C scanner in one call, its time in UTC too; a value it is not sure of such as a
+    float, a huge line number, a time in another zone or before the year 1000; or json's escaper field by field
+    without it)."""
     assert record.to_jsonl() == json.dumps(record.to_dict(), ensure_ascii=True) + "\n"

@@ -576,6 +576,11 @@ texts = sum(scan.scan.dumps(value) is not None for value in values)
 texts += sum(scan.scan.dumps_object(("text", "json", "n"), (line, value, n)) is not None
              for n, (line, value) in enumerate(zip(lines, values[len(lines):])))
 found = [scan.scan.fault(line, receiver) for line in lines]
+import json
+walks = [json.dumps({"m": line, "k~/": [line, {"n": line}]}, ensure_ascii=n % 2 == 0) for n, line in enumerate(lines)]
+walks += ["[" * 600 + "]" * 600, '{"a": "RW1', '{"a": 1}}', '{"a\\\\u0041": "RW1"}', "[" * 300 + '"RW"' + "]" * 300]
+strings = [scan.scan.strings(text, at) for text in walks for at in (0, 1, len(text))]
+assert sum(found is not None for found in strings) >= len(lines)
 checks = sum(fault is not None and fault[0] >= scan.scan.FAULT_VALUE for fault in found)
 faults = sum(fault is not None for fault in found)
 # the control: CPython 3.11 makes a zero from four zero bytes without writing its digit, and a collection an
@@ -1049,3 +1054,138 @@ def test_a_refusal_by_the_checks_is_named_by_the_scanner_as_the_pure_path_names_
     the compiled accept path and the full pass, with the pure path's error."""
     decided = refuses_alike(scan, line, BUNDLED)
     assert decided == ("from=bob" not in line), line
+
+
+# ---- the string values of a JSON line (scan's frames) -------------------------------------------------------
+
+from rogerwilco.io.scan import frames as frames_module  # noqa: E402
+
+JSON_KEYS = st.text(alphabet=st.sampled_from(list('ab~/RW "\\é\u2028\x01') + ["\U0001f600"]), max_size=4)
+JSON_TEXTS = st.one_of(st.text(max_size=6), st.sampled_from(["RW1 HO a-1 from=a", "xRWy", "\\u", "RW", "R", "W"]),
+                       st.text(alphabet=st.sampled_from(list('RW\\u"~/ é\ud800\U0001f600')), max_size=8))
+JSON_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), JSON_TEXTS)
+JSON_VALUES = st.recursive(JSON_LEAVES, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                                  st.dictionaries(JSON_KEYS, inner, max_size=4)),
+                           max_leaves=24)
+JSON_CONTAINERS = st.one_of(st.lists(JSON_VALUES, max_size=5), st.dictionaries(JSON_KEYS, JSON_VALUES, max_size=5))
+
+
+def python_strings(line: str, at: int) -> list[tuple[str, str, int]] | None:
+    """What scan's frames found before the C scanner: the parsed value walked beside its literals, else the text's
+    tokens (the reference the C walk is held to)."""
+    value = json.loads(line[at:])
+    literals = [(m.group(1), m.start(1) + 1) for m in frames_module._JSON_STRING.finditer(line, at)]
+    walked = frames_module._walked_strings(value, literals)
+    return walked if walked is not None else frames_module._tokenized_strings(line, at)
+
+
+def keys_of(value: object) -> list[str]:
+    if isinstance(value, dict):
+        return [*value, *(key for member in value.values() for key in keys_of(member))]
+    if isinstance(value, list):
+        return [key for member in value for key in keys_of(member)]
+    return []
+
+
+@settings(FUZZ, max_examples=EXAMPLES * 10)
+@given(JSON_CONTAINERS, st.booleans(), st.sampled_from([(", ", ": "), (",", ":"), (" , ", " : ")]),
+       st.sampled_from(["", "2026-10-01T00:00:00Z INFO [a] ", "  "]))
+def test_the_string_values_of_a_json_line_are_found_in_c_as_python_finds_them(scan, value, ascii: bool,
+                                                                              separators: tuple[str, str],
+                                                                              prefix: str) -> None:
+    """Pointer, raw body and column of each string value that may hold a message, as Python finds them; not sure
+    (None) exactly where a key is written with an escape."""
+    line = prefix + json.dumps(value, ensure_ascii=ascii, separators=separators)
+    native = scan.scan.strings(line, len(prefix))
+    escaped = any(json.dumps(key, ensure_ascii=ascii)[1:-1] != key for key in keys_of(value))
+    assert (native is None) == escaped, line
+    if native is not None:
+        assert native == python_strings(line, len(prefix)), line
+
+
+@pytest.mark.parametrize("line", [
+    '{"a": "RW1 x", "a": "RW2 y"}',  # a repeated key: the parsed object holds it once, the text twice
+    '{"a~/b": ["x", {"c": "RW1 HO"}, "\\u0052W1"], "d": "RW"}',
+    '[["RW"], "RW", {"k": {"j": ["\\\\u"]}}]',
+    '  {"x": [NaN, -Infinity, 1e5, true, null, "RW"]}  ',
+    '{"k": "\\"RW", "é": "RW1 é", "\U0001f600": ["RW"]}',
+    '[{}, [], {"a": []}, "RW"]',
+])
+def test_a_json_line_the_walk_lines_up_with_or_not_gives_pythons_strings(scan, line: str) -> None:
+    assert scan.scan.strings(line, 0) == python_strings(line, 0)
+
+
+@pytest.mark.parametrize("line, at", [
+    ('{"a\\u0041": "RW1"}', 0),  # a key written with an escape: its pointer needs the key decoded
+    ('{"a": "RW1', 0),  # a string left open
+    ('{"a": 1}}', 0),  # a close with nothing open
+    ("[" * 600 + "]" * 600, 0),  # nesting past the walk's bound
+    ('{"a": "RW"}', 12),  # past the text's end
+    ('{"a": "RW"}', -1),
+])
+def test_the_c_walk_of_a_json_text_is_not_sure_where_it_cannot_be(scan, line: str, at: int) -> None:
+    assert scan.scan.strings(line, at) is None
+
+
+def test_a_json_lines_frames_are_the_same_with_the_c_walk_and_without(scan, monkeypatch) -> None:
+    lines = ['{"ts": "2026-10-01T00:00:00Z", "event": {"msg": "RW1 ST a-1 from=a to=b item=x pct=40"}}',
+             '[{"m": "RW1 HO a-1 from=a to=b item=x ask=DRAFT"}, "RW1 AN b-2 re=a-1 from=b to=a item=x val=Y"]',
+             '2026-10-01 INFO [w] {"msg": "\\u0052W1 ST w-3 from=w to=v item=x pct=10", "k~/": "RW1"}',
+             '{"a": "RW1 x", "a": "RW1 ST a-1 from=a to=b item=x pct=40"}']
+    monkeypatch.setattr(frames_module, "_NATIVE_STRINGS", scan.scan.strings)
+    native = [frames_module.frames_of(line) for line in lines]
+    monkeypatch.setattr(frames_module, "_NATIVE_STRINGS", None)
+    assert native == [frames_module.frames_of(line) for line in lines]
+    assert all(native)
+
+
+# ---- a log line's time (scan's ts column) -------------------------------------------------------------------
+
+from rogerwilco.io.scan import timestamps as timestamps_module  # noqa: E402
+
+TIME_TEXTS = st.builds(
+    lambda y, mo, d, sep, h, mi, s, frac, zone, tail: f"{y:04d}-{mo:02d}-{d:02d}{sep}{h:02d}:{mi:02d}:{s:02d}{frac}"
+                                                       f"{zone}{tail}",
+    st.integers(0, 9999), st.integers(0, 13), st.integers(0, 32), st.sampled_from(["T", " ", "t"]),
+    st.integers(0, 25), st.integers(0, 61), st.integers(0, 61),
+    st.one_of(st.just(""), st.builds(lambda sep, digits: sep + digits, st.sampled_from([".", ","]),
+                                     st.text("0123456789\u0663", max_size=11))),
+    st.sampled_from(["Z", "z", "", "+00:00", " Z", "UTC", "+02:00", "Zz"]),
+    st.sampled_from(["", " INFO [a] x", "1", "\u0663", "Z", ".5", " "]))
+# the form the C scanner reads: anything else is Python's
+_UTC_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?[Zz](?![0-9])")
+
+
+def python_time(text: str, whole: bool) -> tuple[object, bool]:
+    """The time scan's Python reads: a prefix's (prefix_time) or a JSON field's whole text (parse_time_text)."""
+    if whole:
+        return timestamps_module.parse_time_text(text)
+    return timestamps_module.prefix_time(text)
+
+
+@settings(FUZZ, max_examples=EXAMPLES * 10)
+@given(st.one_of(TIME_TEXTS, st.text(max_size=40)), st.integers(0, 45), st.booleans())
+def test_a_time_in_utc_is_read_in_c_as_python_reads_it(scan, monkeypatch, text: str, cut: int, whole: bool) -> None:
+    """The same datetime (instant, fields and zone) wherever C is sure; sure of every time in the form it reads."""
+    monkeypatch.setattr(timestamps_module, "_NATIVE_TIME", None)  # parse_time_text as Python alone reads it
+    text = text[:cut] if cut < len(text) else text
+    native = scan.scan.utc_time(text, len(text), whole)
+    python, bad = python_time(text, whole)
+    if native is not None:
+        assert not bad and python is not None, text
+        assert (native.isoformat(), native.tzinfo) == (python.isoformat(), python.tzinfo), text
+    form = _UTC_FORM.fullmatch(text) if whole else _UTC_FORM.match(text)
+    if form is not None and python is not None and text[17:19] != "60":
+        assert native is not None, text
+
+
+def test_a_line_time_in_the_commonest_form_is_cs_and_any_other_pythons(scan, monkeypatch) -> None:
+    lines = ["2026-10-01T00:00:17.017Z INFO [builder] RW1 ST b-1", "2026-10-01 00:00:17,5z RW1 ST b-1",
+             "2026-10-01T00:00:17.123456789Z RW1", "2026-10-01T00:00:60Z RW1", "2026-02-30T00:00:00Z RW1",
+             "2026-10-01T02:00:17+02:00 RW1", "Oct  1 00:00:17 host RW1", "[01/Oct/2026:00:00:17 +0000] RW1"]
+    clock = timestamps_module.Clock()
+    monkeypatch.setattr(timestamps_module, "_NATIVE_TIME", scan.scan.utc_time)
+    native = [clock.line_time(line, line.index("RW1")) for line in lines]
+    monkeypatch.setattr(timestamps_module, "_NATIVE_TIME", None)
+    python = [clock.line_time(line, line.index("RW1")) for line in lines]
+    assert native == python and [ts is None for ts in native] == [False] * 3 + [False, True, False, True, False]

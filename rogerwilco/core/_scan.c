@@ -33,6 +33,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <datetime.h>
 #include <string.h>
 
 #include "_scan_classes.h"
@@ -1549,7 +1550,23 @@ static int out_value(Out *out, PyObject *value, int depth) {
     return 0;
 }
 
-/* The JSON text of the object of keys[i]: values[i] (two tuples of one length, str keys): 1, 0: not sure, -1. */
+/* A time in UTC as RFC 3339 text with microseconds and "Z", quoted (a record's ts): 1, 0: not sure (another zone,
+ * no zone, a year before 1000, a subclass), -1. */
+static int out_utc(Out *out, PyObject *value) {
+    if (!PyDateTime_CheckExact(value) || PyDateTime_DATE_GET_TZINFO(value) != PyDateTime_TimeZone_UTC) return 0;
+    int year = PyDateTime_GET_YEAR(value);
+    if (year < 1000) return 0;
+    char text[40];
+    int written = snprintf(text, sizeof text, "\"%04d-%02d-%02dT%02d:%02d:%02d.%06dZ\"", year,
+                           PyDateTime_GET_MONTH(value), PyDateTime_GET_DAY(value), PyDateTime_DATE_GET_HOUR(value),
+                           PyDateTime_DATE_GET_MINUTE(value), PyDateTime_DATE_GET_SECOND(value),
+                           PyDateTime_DATE_GET_MICROSECOND(value));
+    if (written != 29) return 0;
+    return out_ascii(out, text, written) < 0 ? -1 : 1;
+}
+
+/* The JSON text of the object of keys[i]: values[i] (two tuples of one length, str keys; a value that is a time in
+ * UTC written as its RFC 3339 text): 1, 0: not sure, -1. */
 static int out_object(Out *out, PyObject *keys, PyObject *values) {
     if (!PyTuple_CheckExact(keys) || !PyTuple_CheckExact(values) || PyTuple_GET_SIZE(keys) != PyTuple_GET_SIZE(values))
         return 0;
@@ -1559,7 +1576,8 @@ static int out_object(Out *out, PyObject *keys, PyObject *values) {
         if (!PyUnicode_CheckExact(key)) return 0;
         if (i > 0 && out_ascii(out, ", ", 2) < 0) return -1;
         if (out_string(out, key) < 0 || out_ascii(out, ": ", 2) < 0) return -1;
-        int done = out_value(out, PyTuple_GET_ITEM(values, i), 1);
+        PyObject *value = PyTuple_GET_ITEM(values, i);
+        int done = PyDateTime_Check(value) ? out_utc(out, value) : out_value(out, value, 1);
         if (done <= 0) return done;
     }
     return out_ascii(out, "}", 1) < 0 ? -1 : 1;
@@ -1580,7 +1598,7 @@ static PyObject *written(Out *out, int done) {
 }
 
 /* dumps_object(keys, values): json.dumps(dict(zip(keys, values)), ensure_ascii=True) with no dict in between
- * (a record's line of JSON Lines), or None: not sure. */
+ * (a record's line of JSON Lines; its ts, a time in UTC, as RFC 3339 text), or None: not sure. */
 static PyObject *dumps_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "dumps_object(keys, values)");
@@ -1593,6 +1611,200 @@ static PyObject *dumps_object(PyObject *module, PyObject *const *args, Py_ssize_
 static PyObject *dumps(PyObject *module, PyObject *value) {
     Out out = {NULL, 0, 0};
     return written(&out, out_value(&out, value, 0));
+}
+
+/* ---- a log line's time, for scan's ts column -------------------------------------------------------------
+ *
+ * utc_time(text, end, whole): the time that text[:end] starts with when it is written YYYY-MM-DD, "T" or " ",
+ * HH:MM:SS, an optional fraction ("." or "," and 1 to 9 digits, cut to microseconds), and "Z" or "z", followed by
+ * no ASCII digit (whole: by nothing), as a datetime in UTC; None: not sure (any other form, a non-ASCII digit, a
+ * leap second, a date or time that does not exist), and Python reads the text then. What it gives is what scan's
+ * regular expression and datetime give for that form (rogerwilco.io.scan.timestamps). */
+static int ascii_digits(const Text *tp, Py_ssize_t at, int count, int *value) {
+    int v = 0;
+    for (int k = 0; k < count; k++) {
+        Py_UCS4 c = AT(tp, at + k);
+        if (c < '0' || c > '9') return 0;
+        v = v * 10 + (int)(c - '0');
+    }
+    *value = v;
+    return 1;
+}
+
+static PyObject *utc_time(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyUnicode_Check(args[0]) || !PyLong_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "utc_time(text, end, whole)");
+        return NULL;
+    }
+    Text t;
+    if (!read_text(args[0], &t)) return NULL;
+    const Text *tp = &t;
+    Py_ssize_t end = PyLong_AsSsize_t(args[1]);
+    if (end == -1 && PyErr_Occurred()) return NULL;
+    int whole = PyObject_IsTrue(args[2]);
+    if (whole < 0) return NULL;
+    if (end > t.len) end = t.len;
+    if (end < 20) Py_RETURN_NONE;
+    int year, month, day, hour, minute, second, micro = 0;
+    if (!ascii_digits(tp, 0, 4, &year) || AT(tp, 4) != '-' || !ascii_digits(tp, 5, 2, &month) || AT(tp, 7) != '-'
+            || !ascii_digits(tp, 8, 2, &day) || (AT(tp, 10) != 'T' && AT(tp, 10) != ' ')
+            || !ascii_digits(tp, 11, 2, &hour) || AT(tp, 13) != ':' || !ascii_digits(tp, 14, 2, &minute)
+            || AT(tp, 16) != ':' || !ascii_digits(tp, 17, 2, &second))
+        Py_RETURN_NONE;
+    Py_ssize_t i = 19;
+    if (AT(tp, i) == '.' || AT(tp, i) == ',') {
+        Py_ssize_t s = ++i;
+        while (i < end && i - s < 10 && AT(tp, i) >= '0' && AT(tp, i) <= '9') {
+            if (i - s < 6) micro = micro * 10 + (int)(AT(tp, i) - '0');
+            i++;
+        }
+        if (i == s || i - s > 9) Py_RETURN_NONE;
+        for (Py_ssize_t k = i - s; k < 6; k++) micro *= 10;
+    }
+    if (i >= end || (AT(tp, i) != 'Z' && AT(tp, i) != 'z')) Py_RETURN_NONE;
+    i++;
+    if (whole ? i != end : i < end && AT(tp, i) >= '0' && AT(tp, i) <= '9') Py_RETURN_NONE;
+    if (second == 60) Py_RETURN_NONE;   /* a leap second: Python reads it as the last instant of its minute */
+    PyObject *ts = PyDateTimeAPI->DateTime_FromDateAndTime(year, month, day, hour, minute, second, micro,
+                                                           PyDateTime_TimeZone_UTC, PyDateTimeAPI->DateTimeType);
+    if (ts == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {   /* no such date or time: Python says so */
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return ts;
+}
+
+/* ---- the string values of a JSON text, for scan's frames ---------------------------------------------------
+ *
+ * strings(text, at): (pointer, raw body, column) of every string value (not a key) of the JSON text text[at:]
+ * whose raw body holds "RW" or "\u" (a version token, or an escape that could spell one), in the text's order:
+ * what scan's frames take from a JSON line. The pointer is RFC 6901's, "/" and each key ("~" written "~0", "/"
+ * "~1") or index from the top; the column counts code points from 1, at the body's first character. The text
+ * is one json.loads accepted (a caller's promise): strings, punctuation, and the scalars between them. None,
+ * not sure: a key written with an escape (its pointer needs the decoded key), nesting past STRINGS_DEPTH, or a
+ * text that does not read as JSON after all (a string left open, a close with nothing open).
+ *
+ * Hostile input: every index stays below the text's length, the levels stay below STRINGS_DEPTH. */
+#define STRINGS_DEPTH 512
+
+typedef struct {
+    PyObject *key;        /* an object's current key (a new reference), or NULL */
+    Py_ssize_t index;     /* an array's current index */
+    char object;          /* an object, not an array */
+    char expecting_key;   /* an object's next string is a key */
+} Level;
+
+static PyObject *str_tilde, *str_tilde0, *str_slash, *str_tilde1;
+
+/* A key or index as a pointer's step: "/" and the key, escaped, or the index; a new reference. */
+static PyObject *pointer_step(const Level *level) {
+    PyObject *step;
+    if (level->object) {
+        if (level->key == NULL) return PyUnicode_FromString("/");   /* not reached on JSON text */
+        step = level->key;
+        Py_INCREF(step);
+        if (PyUnicode_FindChar(step, '~', 0, PyUnicode_GET_LENGTH(step), 1) >= 0)
+            Py_SETREF(step, PyUnicode_Replace(step, str_tilde, str_tilde0, -1));
+        if (step != NULL && PyUnicode_FindChar(step, '/', 0, PyUnicode_GET_LENGTH(step), 1) >= 0)
+            Py_SETREF(step, PyUnicode_Replace(step, str_slash, str_tilde1, -1));
+    } else {
+        step = PyUnicode_FromFormat("%zd", level->index);
+    }
+    if (step == NULL) return NULL;
+    PyObject *joined = PyUnicode_Concat(str_slash, step);
+    Py_DECREF(step);
+    return joined;
+}
+
+static PyObject *pointer_of(const Level *levels, int depth) {
+    PyObject *pointer = PyUnicode_New(0, 127);
+    for (int d = 0; pointer != NULL && d < depth; d++) {
+        PyObject *step = pointer_step(&levels[d]);
+        if (step == NULL) { Py_CLEAR(pointer); break; }
+        Py_SETREF(pointer, PyUnicode_Concat(pointer, step));
+        Py_DECREF(step);
+    }
+    return pointer;
+}
+
+/* Whether text[s:e] holds "RW" or "\u" (as substrings of the raw body, escapes and all). */
+static int may_frame(const Text *tp, Py_ssize_t s, Py_ssize_t e) {
+    for (Py_ssize_t k = s; k + 1 < e; k++) {
+        Py_UCS4 c = AT(tp, k), d = AT(tp, k + 1);
+        if ((c == 'R' && d == 'W') || (c == '\\' && d == 'u')) return 1;
+    }
+    return 0;
+}
+
+static PyObject *json_strings(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyLong_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "strings(text, at)");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    Text t;
+    if (!read_text(text, &t)) return NULL;
+    const Text *tp = &t;
+    Py_ssize_t n = t.len, i = PyLong_AsSsize_t(args[1]);
+    if (i == -1 && PyErr_Occurred()) return NULL;
+    if (i < 0 || i > n) Py_RETURN_NONE;
+    Level *levels = PyMem_Calloc(STRINGS_DEPTH, sizeof(Level));
+    if (levels == NULL) return PyErr_NoMemory();
+    int depth = 0, sure = 1;
+    PyObject *out = PyList_New(0);
+    while (out != NULL && sure && i < n) {
+        Py_UCS4 c = AT(tp, i);
+        if (c == '"') {
+            Py_ssize_t s = i + 1, j = s;
+            int escaped = 0;
+            while (j < n) {
+                Py_UCS4 d = AT(tp, j);
+                if (d == '"') break;
+                if (d == '\\') { escaped = 1; j += 2; continue; }
+                j++;
+            }
+            if (j >= n) { sure = 0; break; }   /* a string left open */
+            i = j + 1;
+            Level *top = depth > 0 ? &levels[depth - 1] : NULL;
+            if (top != NULL && top->object && top->expecting_key) {
+                if (escaped) { sure = 0; break; }
+                PyObject *key = substring(text, s, j);
+                if (key == NULL) { Py_CLEAR(out); break; }
+                Py_XSETREF(top->key, key);
+                top->expecting_key = 0;
+                continue;
+            }
+            if (!may_frame(tp, s, j)) continue;
+            PyObject *pointer = pointer_of(levels, depth), *body = substring(text, s, j);
+            PyObject *column = PyLong_FromSsize_t(s + 1);
+            PyObject *found = pointer && body && column ? PyTuple_Pack(3, pointer, body, column) : NULL;
+            Py_XDECREF(pointer); Py_XDECREF(body); Py_XDECREF(column);
+            if (found == NULL || PyList_Append(out, found) < 0) Py_CLEAR(out);
+            Py_XDECREF(found);
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            if (depth >= STRINGS_DEPTH) { sure = 0; break; }
+            Level *level = &levels[depth++];
+            level->key = NULL;
+            level->index = 0;
+            level->object = c == '{';
+            level->expecting_key = c == '{';
+        } else if (c == '}' || c == ']') {
+            if (depth == 0) { sure = 0; break; }   /* a close with nothing open */
+            depth--;
+            Py_CLEAR(levels[depth].key);
+        } else if (c == ',' && depth > 0) {
+            Level *top = &levels[depth - 1];
+            if (top->object) top->expecting_key = 1;
+            else top->index++;
+        }
+        i++;
+    }
+    while (depth > 0) { depth--; Py_CLEAR(levels[depth].key); }  /* (Py_CLEAR reads its argument more than once) */
+    PyMem_Free(levels);
+    if (out != NULL && !sure) { Py_DECREF(out); Py_RETURN_NONE; }
+    return out;
 }
 
 static PyMethodDef methods[] = {
@@ -1610,7 +1822,14 @@ static PyMethodDef methods[] = {
     {"dumps", dumps, METH_O,
      "dumps(value): its JSON text as json.dumps(value, ensure_ascii=True) writes it, or None: not sure."},
     {"dumps_object", (PyCFunction)(void (*)(void))dumps_object, METH_FASTCALL,
-     "dumps_object(keys, values): json.dumps(dict(zip(keys, values)), ensure_ascii=True), or None: not sure."},
+     "dumps_object(keys, values): json.dumps(dict(zip(keys, values)), ensure_ascii=True), a value that is a time in "
+     "UTC written as RFC 3339 text with microseconds and Z, or None: not sure."},
+    {"utc_time", (PyCFunction)(void (*)(void))utc_time, METH_FASTCALL,
+     "utc_time(text, end, whole): the time in UTC text[:end] starts with (whole: is) when it is written "
+     "YYYY-MM-DD[T ]HH:MM:SS[.fraction]Z, or None: not sure."},
+    {"strings", (PyCFunction)(void (*)(void))json_strings, METH_FASTCALL,
+     "strings(text, at): (pointer, raw body, column) of each string value of the JSON text text[at:] whose raw "
+     "body holds RW or \\u, in order, or None: not sure (a key written with an escape)."},
     {"configure", configure, METH_VARARGS, "configure(Message, Source, descriptors, resolve, foreign, core_plans)"},
     {"make_plan", make_plan, METH_VARARGS,
      "make_plan(name, profile, specs, rules, tail_max, required=None): one type's tables."},
@@ -1630,6 +1849,8 @@ PyMODINIT_FUNC PyInit__scan(void) {
         tail_byte[c] = (unsigned char)tail_char((Py_UCS4)c);
         value_byte[c] = (unsigned char)slot_value_char((Py_UCS4)c);
     }
+    PyDateTime_IMPORT;
+    if (PyDateTimeAPI == NULL) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL) return NULL;
     version = PyUnicode_InternFromString("RW1");
@@ -1642,8 +1863,13 @@ PyMODINIT_FUNC PyInit__scan(void) {
     key_id = PyUnicode_InternFromString("id");
     key_slots = PyUnicode_InternFromString("slots");
     key_tail = PyUnicode_InternFromString("tail");
+    str_tilde = PyUnicode_InternFromString("~");
+    str_tilde0 = PyUnicode_InternFromString("~0");
+    str_slash = PyUnicode_InternFromString("/");
+    str_tilde1 = PyUnicode_InternFromString("~1");
     if (version == NULL || key_re == NULL || key_from == NULL || key_to == NULL || key_item == NULL || key_v == NULL
-            || key_type == NULL || key_id == NULL || key_slots == NULL || key_tail == NULL) {
+            || key_type == NULL || key_id == NULL || key_slots == NULL || key_tail == NULL || str_tilde == NULL
+            || str_tilde0 == NULL || str_slash == NULL || str_tilde1 == NULL) {
         Py_DECREF(m);
         return NULL;
     }

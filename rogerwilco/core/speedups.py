@@ -28,7 +28,10 @@ edited since ``python hatch_build.py --inplace``).
     the accept path above.
     ``RW1_PURE`` turns it off too.
     It also writes the JSON text of ``scan``'s records (what
-    ``json.dumps(value, ensure_ascii=True)`` writes, to the character).
+    ``json.dumps(value, ensure_ascii=True)`` writes, to the character), and
+    finds the string values of a JSON line that may hold a message
+    (``json_strings``) and reads a log line's time in its commonest form
+    (``utc_time``).
 ``scan_reason``
     Why the scanner is not in use (``""`` when it is).
 """
@@ -42,7 +45,10 @@ import os
 import zlib
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 from . import accept as _pure
 from . import scanner as _scanner
@@ -56,12 +62,14 @@ __all__ = [
     "json_form",
     "json_forms",
     "json_object",
+    "json_strings",
     "json_text",
     "loads_line",
     "reason",
     "scan_reason",
     "scanning",
     "source_stamp",
+    "utc_time",
 ]
 
 COMPILED_MODULE = "rogerwilco.core._accept_c"
@@ -106,9 +114,18 @@ json_forms = _pure.json_forms
 json_text = json.JSONEncoder(ensure_ascii=True).encode
 
 
-# json.dumps(dict(zip(keys, values)), ensure_ascii=True), or None: not sure (the caller writes it then); only the
-# C scanner writes it (without it, None: a record's line is written field by field)
+# json.dumps(dict(zip(keys, values)), ensure_ascii=True), a value that is a time in UTC written as RFC 3339 text with
+# microseconds and "Z" (a record's ts), or None: not sure (the caller writes it then); only the C scanner writes it
+# (without it, None: a record's line is written field by field)
 json_object: Callable[[tuple[str, ...], tuple[Any, ...]], str | None] | None = None
+# (JSON pointer, raw body, column) of each string value of the JSON text text[at:] (one json.loads accepted) whose
+# raw body holds "RW" or "\u", in order, or None: not sure (scan's frames of a JSON line); only the C scanner reads
+# them (without it, None: the caller reads them itself)
+json_strings: Callable[[str, int], list[tuple[str, str, int]] | None] | None = None
+# utc_time(text, end, whole): the time in UTC that text[:end] starts with (whole: that is all of it) when it is
+# written YYYY-MM-DD[T ]HH:MM:SS[.fraction]Z, or None: not sure (scan's ts column reads the text itself then); only
+# the C scanner reads it
+utc_time: Callable[[str, int, bool], datetime | None] | None = None
 
 
 
@@ -152,3 +169,5 @@ if _scan is not None:
     json_form = _scanner.form_with(_scan, json_form)
     json_text = _scanner.text_with(_scan, json_text)
     json_object = _scan.scan.dumps_object
+    json_strings = _scan.scan.strings
+    utc_time = _scan.scan.utc_time

@@ -147,7 +147,7 @@ class Record:
             text = write(COLUMNS, (
                 self.record, self.file, self.line, self.column, self.field, self.text, self.type, self.id,
                 self.from_, self.to, self.re, self.item, self.json, self.why, self.reason, self.token, self.message,
-                RECORDS_VERSION, _iso(self.ts), self.unvalidated))
+                RECORDS_VERSION, self.ts, self.unvalidated))  # a time in UTC: its text written in C too
             if text is not None:
                 return text + "\n"
         return (f'{{"record": {_quoted(self.record)}, "file": {_quoted(self.file)}, "line": {self.line}, '

@@ -19,6 +19,8 @@ from typing import Any, Iterator, Sequence
 
 import attrs
 
+from ...core import speedups
+
 
 #: A candidate: a version token at a word boundary, then either the wire form's
 #: one space and an uppercase letter, or any run of whitespace (tab, NBSP ...)
@@ -144,6 +146,11 @@ def _unescape_slack(text: str, cols: list[int]) -> tuple[str, list[int]]:
     return "".join(out), ocols
 
 
+# the string values of a JSON text as the C scanner finds them in one pass over the text (speedups.json_strings:
+# what _walked_strings and _tokenized_strings give, or None where it is not sure), or None where it is not built
+_NATIVE_STRINGS = speedups.json_strings
+
+
 def _may_frame(body: str) -> bool:
     """Whether a JSON string's raw body may hold a candidate (a version token, or an escape that could spell one)."""
     return "RW" in body or "\\u" in body
@@ -164,6 +171,10 @@ def _json_strings(line: str, at: int = 0, keep: dict | None = None) -> list[tupl
         return None
     if keep is not None:
         keep["at"], keep["value"] = at, value
+    if _NATIVE_STRINGS is not None:
+        native = _NATIVE_STRINGS(line, at)  # the C scanner's walk of the text, where it is built
+        if native is not None:
+            return native
     literals = [(m.group(1), m.start(1) + 1) for m in _JSON_STRING.finditer(line, at)]
     try:
         found = _walked_strings(value, literals)
