@@ -1110,6 +1110,8 @@ def test_the_string_values_of_a_json_line_are_found_in_c_as_python_finds_them(sc
     '  {"x": [NaN, -Infinity, 1e5, true, null, "RW"]}  ',
     '{"k": "\\"RW", "é": "RW1 é", "\U0001f600": ["RW"]}',
     '[{}, [], {"a": []}, "RW"]',
+    "[" * 300 + '"RW", {"k": "RW"}, ' * 40 + '"RW"' + "]" * 300,  # deep: each pointer made from its container's
+    '"RW1 ST a-1"',  # no container: the empty pointer
 ])
 def test_a_json_line_the_walk_lines_up_with_or_not_gives_pythons_strings(scan, line: str) -> None:
     assert scan.scan.strings(line, 0) == python_strings(line, 0)

@@ -1688,6 +1688,7 @@ static PyObject *utc_time(PyObject *module, PyObject *const *args, Py_ssize_t na
 #define STRINGS_DEPTH 512
 
 typedef struct {
+    PyObject *prefix;     /* the container's own pointer, once a value inside it needed it (a new reference) */
     PyObject *key;        /* an object's current key (a new reference), or NULL */
     Py_ssize_t index;     /* an array's current index */
     char object;          /* an object, not an array */
@@ -1716,14 +1717,32 @@ static PyObject *pointer_step(const Level *level) {
     return joined;
 }
 
-static PyObject *pointer_of(const Level *levels, int depth) {
-    PyObject *pointer = PyUnicode_New(0, 127);
-    for (int d = 0; pointer != NULL && d < depth; d++) {
-        PyObject *step = pointer_step(&levels[d]);
-        if (step == NULL) { Py_CLEAR(pointer); break; }
-        Py_SETREF(pointer, PyUnicode_Concat(pointer, step));
-        Py_DECREF(step);
+/* The pointer of the container at levels[d] (a borrowed reference, kept in the level until it closes), or NULL:
+ * its parent's pointer and the parent's step to it. A key or index changes only at its own level, after every level
+ * below it closed, so a pointer kept in a level stays right while the level is open; each is made once, so a
+ * value's pointer costs one copy of it however deep it lies. */
+static PyObject *container_pointer(Level *levels, int d) {
+    if (levels[d].prefix != NULL) return levels[d].prefix;
+    if (d == 0) {
+        levels[d].prefix = PyUnicode_New(0, 127);
+        return levels[d].prefix;
     }
+    PyObject *parent = container_pointer(levels, d - 1);
+    PyObject *step = parent == NULL ? NULL : pointer_step(&levels[d - 1]);
+    if (step == NULL) return NULL;
+    levels[d].prefix = PyUnicode_Concat(parent, step);
+    Py_DECREF(step);
+    return levels[d].prefix;
+}
+
+/* The pointer of a value inside levels[depth - 1] ("" outside every container, as the tokens read it). */
+static PyObject *pointer_of(Level *levels, int depth) {
+    if (depth == 0) return PyUnicode_New(0, 127);
+    PyObject *container = container_pointer(levels, depth - 1);
+    PyObject *step = container == NULL ? NULL : pointer_step(&levels[depth - 1]);
+    if (step == NULL) return NULL;
+    PyObject *pointer = PyUnicode_Concat(container, step);
+    Py_DECREF(step);
     return pointer;
 }
 
@@ -1786,6 +1805,7 @@ static PyObject *json_strings(PyObject *module, PyObject *const *args, Py_ssize_
         if (c == '{' || c == '[') {
             if (depth >= STRINGS_DEPTH) { sure = 0; break; }
             Level *level = &levels[depth++];
+            level->prefix = NULL;
             level->key = NULL;
             level->index = 0;
             level->object = c == '{';
@@ -1794,6 +1814,7 @@ static PyObject *json_strings(PyObject *module, PyObject *const *args, Py_ssize_
             if (depth == 0) { sure = 0; break; }   /* a close with nothing open */
             depth--;
             Py_CLEAR(levels[depth].key);
+            Py_CLEAR(levels[depth].prefix);
         } else if (c == ',' && depth > 0) {
             Level *top = &levels[depth - 1];
             if (top->object) top->expecting_key = 1;
@@ -1801,7 +1822,11 @@ static PyObject *json_strings(PyObject *module, PyObject *const *args, Py_ssize_
         }
         i++;
     }
-    while (depth > 0) { depth--; Py_CLEAR(levels[depth].key); }  /* (Py_CLEAR reads its argument more than once) */
+    while (depth > 0) {  /* (Py_CLEAR reads its argument more than once) */
+        depth--;
+        Py_CLEAR(levels[depth].key);
+        Py_CLEAR(levels[depth].prefix);
+    }
     PyMem_Free(levels);
     if (out != NULL && !sure) { Py_DECREF(out); Py_RETURN_NONE; }
     return out;
