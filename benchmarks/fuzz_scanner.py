@@ -261,6 +261,26 @@ def strings_differs(strings: Callable[[str, int], Any], text: str) -> str:
     return "" if got == want else f"JSON strings other than Python's: {got!r} != {want!r}"
 
 
+# times to mutate: the form the scanner reads, with a comma, a 9-digit fraction, a leap second, a day that is not
+STAMPS = ["2026-10-01T00:00:17.017Z", "1999-12-31 23:59:59,5z", "2026-10-01T00:00:17.123456789Z",
+          "2026-12-31T23:59:60Z", "2026-02-29T12:00:00Z", "0001-01-01T00:00:00Z"]
+
+
+def time_differs(utc_time: Callable[[str, int, bool], Any], text: str) -> str:
+    """"" when the scanner reads the time ``text`` starts with (and ``text`` whole) as scan's Python does (or is not
+    sure), else what differs."""
+    from rogerwilco.io.scan import timestamps
+
+    for whole in (False, True):
+        got = utc_time(text, len(text), whole)
+        if got is None:
+            continue
+        want, bad = timestamps.parse_time_text(text) if whole else timestamps.prefix_time(text)
+        if bad or want is None or (got.isoformat(), got.tzinfo) != (want.isoformat(), want.tzinfo):
+            return f"a time other than Python's: {got!r} != {want!r} (whole: {whole})"
+    return ""
+
+
 def receivers() -> list[Any]:
     from rogerwilco.core.vocab import Receiver
 
@@ -290,6 +310,8 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
                                   {"text": line, "json": form}))
         texts = texts or strings_differs(module.strings, json.dumps({"m": line, "k~/": [line, {"n": form}]}))
         texts = texts or strings_differs(module.strings, line)  # a mutated line is no JSON: walked without harm
+        stamp = mutate(rng, rng.choice(STAMPS), STAMPS)  # a time, mutated as a line is, before the line
+        texts = texts or time_differs(module.utc_time, stamp) or time_differs(module.utc_time, f"{stamp} {line}")
         if texts:
             said = texts
         done += 1

@@ -580,6 +580,12 @@ import json
 walks = [json.dumps({"m": line, "k~/": [line, {"n": line}]}, ensure_ascii=n % 2 == 0) for n, line in enumerate(lines)]
 walks += ["[" * 600 + "]" * 600, '{"a": "RW1', '{"a": 1}}', '{"a\\\\u0041": "RW1"}', "[" * 300 + '"RW"' + "]" * 300]
 strings = [scan.scan.strings(text, at) for text in walks for at in (0, 1, len(text))]
+stamps = ["2026-10-01T00:00:17Z", "2026-10-01T00:00:17.017Z x", "2026-10-01 00:00:17,123456789z",
+          "2026-02-30T00:00:00Z", "2026-10-01T00:00:1",
+          "\u0663026-10-01T00:00:17Z", "2026-10-01T00:00:17.1234567890Z", ""] + [line[:30] for line in lines]
+times = sum(scan.scan.utc_time(stamp, n, whole) is not None for stamp in stamps for n in (len(stamp), 20, 0)
+            for whole in (False, True))
+assert times == 7  # the first whole and as a prefix, at its length and at 20; the second as a prefix; the third both
 assert sum(found is not None for found in strings) >= len(lines)
 checks = sum(fault is not None and fault[0] >= scan.scan.FAULT_VALUE for fault in found)
 faults = sum(fault is not None for fault in found)
