@@ -240,24 +240,21 @@ def dumps_differs(dumps: Callable[[Any], str | None], value: Any) -> str:
 
 def strings_differs(strings: Callable[[str, int], Any], text: str) -> str:
     """"" when the scanner's walk of a JSON text finds the string values scan's Python finds (or is not sure),
-    else what differs; any text, JSON or not, is walked (a mutated one too: nothing may break on it)."""
+    else what differs; any text, JSON or not, is walked, from any place (nothing may break on it)."""
     import json
 
     from rogerwilco.io.scan import frames
 
-    got = [strings(text, at) for at in (0, 1, len(text) // 2)][0]
+    strings(text, 1)
+    strings(text, len(text) // 2)
+    got = strings(text, 0)
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return ""
     if got is None or not isinstance(value, (dict, list)):
         return ""
-    literals = [(m.group(1), m.start(1) + 1) for m in frames._JSON_STRING.finditer(text)]
-    try:
-        want = frames._walked_strings(value, literals)
-    except RecursionError:
-        want = None
-    want = frames._tokenized_strings(text, 0) if want is None else want
+    want = frames._read_strings(text, 0, value)
     return "" if got == want else f"JSON strings other than Python's: {got!r} != {want!r}"
 
 
@@ -275,7 +272,11 @@ def time_differs(utc_time: Callable[[str, int, bool], Any], text: str) -> str:
         got = utc_time(text, len(text), whole)
         if got is None:
             continue
-        want, bad = timestamps.parse_time_text(text) if whole else timestamps.prefix_time(text)
+        native, timestamps._NATIVE_TIME = timestamps._NATIVE_TIME, None  # Python's reading alone
+        try:
+            want, bad = timestamps.parse_time_text(text) if whole else timestamps.prefix_time(text)
+        finally:
+            timestamps._NATIVE_TIME = native
         if bad or want is None or (got.isoformat(), got.tzinfo) != (want.isoformat(), want.tzinfo):
             return f"a time other than Python's: {got!r} != {want!r} (whole: {whole})"
     return ""

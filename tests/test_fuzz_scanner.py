@@ -84,3 +84,19 @@ def test_the_mutator_reaches_hostile_characters_huge_values_and_many_slots() -> 
     assert any(len(m) >= fuzz.HUGE for m in mutants)
     assert any(m.count("=") >= 1000 for m in mutants)
     assert any(ch in m for m in mutants for ch in ("\u202e", "\ud800", "\u200b", "\x00"))
+
+
+def test_the_fuzzer_holds_a_time_and_a_json_walk_to_pythons_reading_not_the_scanners(scan) -> None:
+    """A reader that answers wrong is caught even where scan's Python would ask the scanner itself."""
+    from datetime import timedelta
+
+    def late(text, end, whole):  # the scanner's reading, a second late
+        found = scan.scan.utc_time(text, end, whole)
+        return None if found is None else found + timedelta(seconds=1)
+
+    assert fuzz.time_differs(scan.scan.utc_time, "2026-10-01T00:00:17.017Z") == ""
+    assert "other than Python's" in fuzz.time_differs(late, "2026-10-01T00:00:17Z")  # whole and as a prefix
+    assert "other than Python's" in fuzz.time_differs(late, "2026-10-01T00:00:17Z RW1 ST a-1")  # as a prefix
+    text = '{"m": ["RW1 ST a-1"]}'
+    assert fuzz.strings_differs(scan.scan.strings, text) == ""
+    assert "other than Python's" in fuzz.strings_differs(lambda line, at: [("/m", "RW1 ST a-1", 9)], text)

@@ -1077,12 +1077,8 @@ JSON_CONTAINERS = st.one_of(st.lists(JSON_VALUES, max_size=5), st.dictionaries(J
 
 
 def python_strings(line: str, at: int) -> list[tuple[str, str, int]] | None:
-    """What scan's frames found before the C scanner: the parsed value walked beside its literals, else the text's
-    tokens (the reference the C walk is held to)."""
-    value = json.loads(line[at:])
-    literals = [(m.group(1), m.start(1) + 1) for m in frames_module._JSON_STRING.finditer(line, at)]
-    walked = frames_module._walked_strings(value, literals)
-    return walked if walked is not None else frames_module._tokenized_strings(line, at)
+    """What scan's frames find without the C scanner (the reference the C walk is held to)."""
+    return frames_module._read_strings(line, at, json.loads(line[at:]))
 
 
 def keys_of(value: object) -> list[str]:
@@ -1175,7 +1171,7 @@ def python_time(text: str, whole: bool) -> tuple[object, bool]:
 @given(st.one_of(TIME_TEXTS, st.text(max_size=40)), st.integers(0, 45), st.booleans())
 def test_a_time_in_utc_is_read_in_c_as_python_reads_it(scan, monkeypatch, text: str, cut: int, whole: bool) -> None:
     """The same datetime (instant, fields and zone) wherever C is sure; sure of every time in the form it reads."""
-    monkeypatch.setattr(timestamps_module, "_NATIVE_TIME", None)  # parse_time_text as Python alone reads it
+    monkeypatch.setattr(timestamps_module, "_NATIVE_TIME", None)  # the reading of Python alone
     text = text[:cut] if cut < len(text) else text
     native = scan.scan.utc_time(text, len(text), whole)
     python, bad = python_time(text, whole)

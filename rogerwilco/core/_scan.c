@@ -515,10 +515,10 @@ static int rule_row(PyObject *row) {
 
 /* Which HEAD slot a key is (0 re, 1 from, 2 to, 3 item), or -1. */
 static int head_field(PyObject *key) {
+    if (!PyUnicode_Check(key)) return -1;  /* (two str compare without an error) */
     PyObject *keys[HEAD] = {key_re, key_from, key_to, key_item};
     for (int i = 0; i < HEAD; i++)
         if (PyUnicode_Compare(key, keys[i]) == 0) return i;
-    PyErr_Clear();  /* a key that is not a str is none of them */
     return -1;
 }
 

@@ -175,6 +175,12 @@ def _json_strings(line: str, at: int = 0, keep: dict | None = None) -> list[tupl
         native = _NATIVE_STRINGS(line, at)  # the C scanner's walk of the text, where it is built
         if native is not None:
             return native
+    return _read_strings(line, at, value)
+
+
+def _read_strings(line: str, at: int, value: Any) -> list[tuple[str, str, int]]:
+    """:func:`_json_strings` of ``line[at:]``, whose parsed value is ``value``, as Python reads them: the value
+    walked beside its literals, else the text's tokens (what the C scanner's walk is held to)."""
     literals = [(m.group(1), m.start(1) + 1) for m in _JSON_STRING.finditer(line, at)]
     try:
         found = _walked_strings(value, literals)

@@ -122,6 +122,10 @@ def epoch(value: float | int | str) -> Read:
 
 def prefix_time(prefix: str, default_tz: tzinfo | None = None, year: int | None = None) -> Read:
     """The first time written in a line's prefix (the text before its candidate or its JSON)."""
+    if _NATIVE_TIME is not None:
+        ts = _NATIVE_TIME(prefix, len(prefix), False)
+        if ts is not None:
+            return ts, False
     if not prefix or _DIGIT.search(prefix) is None:
         return _NONE
     best: tuple[int, Any] | None = None
@@ -203,10 +207,6 @@ class Clock:
         starts, and its parsed value, when the candidates came from one.
         """
         end = candidate_at if json_at is None else json_at
-        if _NATIVE_TIME is not None:
-            found = _NATIVE_TIME(text, end, False)
-            if found is not None:
-                return found
         ts, bad = prefix_time(text[:end], self.tz, self.year)
         if ts is None and not bad and json_at is not None:
             ts, bad = json_time(value, self.tz)
