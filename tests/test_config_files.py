@@ -12,6 +12,8 @@ import os
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rogerwilco.checks.crosswalk import CrosswalkError, load_crosswalk
 from rogerwilco.core import files
@@ -139,3 +141,26 @@ def test_a_case_file_in_a_suite_is_refused(capsys, tmp_path):
     code, _, err = run(capsys, "conformance", "--suite", str(tmp_path / "suite"),
                        "--impl", f"{sys.executable} -m rogerwilco adapter")
     assert code == 2 and "cases.json" in err and "FIFO" in err and "Traceback" not in err
+
+
+@given(st.lists(st.sampled_from(["a", ".", "..", "rw1", ".rw1", "RW1", "x.Rw1", "/", "//", "b.c", " "]), max_size=6).map("".join))
+def test_a_stream_file_is_told_by_pathlibs_suffix_without_importing_pathlib(name):
+    """``is_stream_file`` reads the suffix as ``pathlib`` does (the last part's last dot, not a leading one)."""
+    from pathlib import PurePosixPath
+
+    expected = name in ("-", "<stdin>", "<stream>") or PurePosixPath(name).suffix.lower() == ".rw1"
+    assert files.is_stream_file(name) == expected
+
+
+def test_validate_of_a_refused_file_does_not_import_lint(tmp_path):
+    """The hint after a refused file's lines asks only the file's suffix: ``io.lint`` (and ``pathlib``,
+    ``hashlib``, ``sqlite3`` behind it) stay out of a one-line ``validate``."""
+    import subprocess
+
+    code = ("import sys; from rogerwilco.front.cli import main; rc = main(['validate', sys.argv[1]]); "
+            "print(sorted(m for m in ('rogerwilco.io.lint', 'sqlite3', 'hashlib') if m in sys.modules), rc)")
+    path = tmp_path / "app.log"
+    path.write_text("RW1 HO ops-1 from=ops  to=builder item=jira:OPS-7 ask=FIX\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
+    assert out.stdout.strip().splitlines()[-1] == "[] 1"
+    assert "is not an RW1 stream (.rw1)" in out.stderr

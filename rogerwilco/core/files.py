@@ -87,3 +87,21 @@ def read_text(path: str | os.PathLike[str], *, what: str, limit: int) -> str:
         raise RW1Error(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise RW1Error(f"the {what} {path} is not UTF-8 text") from None
+
+
+_STREAM_SUFFIXES = frozenset({".rw1"})
+
+
+def is_stream_file(name: str) -> bool:
+    """Whether a file is linted as an RW1 stream (``.rw1``, standard input) rather than for embedded lines.
+
+    The suffix is ``pathlib``'s (the last dot of the last part, not a leading
+    one), read without importing ``pathlib``: ``validate`` asks this of every
+    file with a refused line, and a one-line call should not pay for it.
+    """
+    if name in ("-", "<stdin>", "<stream>"):
+        return True
+    parts = [part for part in name.split("/") if part not in ("", ".")]
+    base = parts[-1] if parts else ""
+    dot = base.rfind(".")
+    return 0 < dot < len(base) - 1 and base[dot:].lower() in _STREAM_SUFFIXES

@@ -66,7 +66,7 @@ from ..checks.lifecycle import is_carried_forward
 
 from ..core import _deprecated
 from ..core.errors import RW1Error
-from ..core.files import BASELINE_MAX_BYTES, read_limited
+from ..core.files import BASELINE_MAX_BYTES, is_stream_file, read_limited
 from ..core.message import Message
 from ..core.semantics import LineResult, check_line
 from ..core.speedups import accept_quiet, loads_line
@@ -580,12 +580,6 @@ _OFFENDER_RULES = frozenset({"RW105", "RW108", "RW109", "RW110", "RW111", "RW113
 
 
 #: files read as RW1 streams, one message a line; any other file is read in embedded mode
-_STREAM_SUFFIXES = frozenset({".rw1"})
-
-
-def is_stream_file(name: str) -> bool:
-    """Whether a file is linted as an RW1 stream (``.rw1``, standard input) rather than for embedded lines."""
-    return name in ("-", "<stdin>", "<stream>") or Path(name).suffix.lower() in _STREAM_SUFFIXES
 
 
 def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream>",

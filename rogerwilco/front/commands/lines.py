@@ -176,7 +176,7 @@ def _validate_one(given: str | None, receiver: Receiver, args: argparse.Namespac
                     continue
                 show(finding_parts(result, finding, name, args.width))
     if counts["refused"] > refused_before and given not in (None, "-") and not is_line_argument(given):
-        from ...io.lint import is_stream_file
+        from ...core.files import is_stream_file
         from ._common import note as tell
 
         if not is_stream_file(name):  # a log or a document: its lines are not messages, the messages are in them
