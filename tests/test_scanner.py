@@ -831,6 +831,30 @@ def test_reading_lines_again_and_again_holds_no_memory(scan) -> None:
     assert grown < 64 * 1024  # a leaked reference per line would be 20 x 1,500 lines of it
 
 
+def test_a_refused_line_leaves_nothing_for_the_collector(scan) -> None:
+    """A refusal ``loads`` raises is freed when the caller lets it go: no reference cycle (an error held by a
+    frame its own traceback holds) that only the cyclic collector frees, at about a valid line's cost again."""
+    import gc
+
+    loads = scanner_module.loads_with(scan, python_path.loads_line)
+    refused = ["RW1 HO ops-1 from=ops  to=builder item=jira:OPS-7 ask=FIX",  # a syntax fault
+               "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIXQ",  # a code no profile has
+               "RW1 HO ops-1 from=ops to=builder ask=FIX to=qa",  # a repeated key
+               "RW1 ST ops-2 from=ops to=fin item=inv:A-1 p=pay amt=10.00 cur=GBP kind=GROSS net=8.00 vat=2.01"
+               " src=email:1"]  # a rule (net + vat = amt) that does not hold
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            for line in refused:
+                for read in (loads, speedups.loads_line):
+                    with pytest.raises(RW1Error):
+                        read(line, BUNDLED)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
 def test_a_type_beyond_the_scanners_tables_is_left_to_python(scan) -> None:
     """A profile with a key longer than 64 characters, or more than 128 keys on a type: its lines go to Python."""
     long_key = ("k" * 65, scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0, True)

@@ -323,7 +323,10 @@ def loads_with(scanner: Scanner, python_loads: Any) -> Any:
         if found is not None:
             error = fault_error(scanner, text, found, receiver, line_number)
             if error is not None:
-                raise error
+                try:
+                    raise error
+                finally:  # the traceback holds this frame: a local naming the error would make a cycle, which
+                    del error  # only the collector frees (about a valid line's cost again, on every refused line)
             if found[0] == rule:  # a rule does not hold: the accept path would decline it too, the full pass words it
                 return strict_message(text, receiver, line_number=line_number)
         return python_loads(text, receiver, line_number)  # type: ignore[no-any-return]
