@@ -145,6 +145,14 @@ typedef struct {
 
 #define AT(t, i) PyUnicode_READ((t)->kind, (t)->data, (i))
 
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define ALWAYS_INLINE __forceinline
+#else
+#define ALWAYS_INLINE inline
+#endif
+
 /* A str's characters as the scanner reads them; 0 with an error set where it cannot be read. */
 static int read_text(PyObject *text, Text *t) {
 #if PY_VERSION_HEX < 0x030C0000
@@ -994,10 +1002,12 @@ static PyObject *first_absent(const Plan *plan, PyObject *const *head, PyObject 
     return NULL;
 }
 
-static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, PyObject *line, PyObject *file,
-                           int quiet, int form, Py_ssize_t *refusal, PyObject **reason) {
+static ALWAYS_INLINE PyObject *scan_line_as(int kind, PyObject *text, PyObject *plans, PyObject *receiver,
+                                             PyObject *line, PyObject *file, int quiet, int form, Py_ssize_t *refusal,
+                                             PyObject **reason) {
     Text t;
     if (!read_text(text, &t)) return NULL;
+    t.kind = kind;  /* a constant in each copy: AT's switch on the kind is gone from the loops */
     Text *tp = &t;
     Py_ssize_t n = t.len;
     Py_ssize_t mark = find_mark(tp, 0, n, " // ");
@@ -1158,6 +1168,22 @@ done:
     Py_XDECREF(msgid);
     Py_XDECREF(tail);
     return result;
+}
+
+/* scan_line_as, one copy per kind of str (one, two or four bytes a character). */
+static PyObject *scan_line(PyObject *text, PyObject *plans, PyObject *receiver, PyObject *line, PyObject *file,
+                           int quiet, int form, Py_ssize_t *refusal, PyObject **reason) {
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        return scan_line_as(PyUnicode_1BYTE_KIND, text, plans, receiver, line, file, quiet, form, refusal, reason);
+    case PyUnicode_2BYTE_KIND:
+        return scan_line_as(PyUnicode_2BYTE_KIND, text, plans, receiver, line, file, quiet, form, refusal, reason);
+    default:
+        return scan_line_as(PyUnicode_4BYTE_KIND, text, plans, receiver, line, file, quiet, form, refusal, reason);
+    }
 }
 
 /* ---- a refused line's first fault ------------------------------------ */
