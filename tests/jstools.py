@@ -9,6 +9,7 @@ without them fails these tests rather than skipping them.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -25,16 +26,22 @@ def node() -> str:
     return found
 
 
-def npm_tools(folder: Path = JS) -> Path:
-    """tests/js (or another folder of tests/ with a lockfile) with its node_modules installed from the lockfile."""
+def npm_tools(folder: Path = JS, *, node_bin: Path | None = None) -> Path:
+    """tests/js (or another folder of tests/ with a lockfile) with its node_modules installed from the lockfile;
+    with ``node_bin`` (a Node.js installation's ``bin``), that ``node`` runs the packages' install scripts and
+    their native modules build against its headers."""
     lock = folder / "package-lock.json"
     stamp = folder / "node_modules" / ".rogerwilco-lock"
     wanted = lock.read_text(encoding="utf-8")
     if not stamp.is_file() or stamp.read_text(encoding="utf-8") != wanted:
         npm = shutil.which("npm")
         assert npm, "npm is not on the PATH: the interoperability tests install their tools with npm ci"
+        env = dict(os.environ)
+        if node_bin is not None:
+            env["PATH"] = os.pathsep.join([str(node_bin), env.get("PATH", "")])
+            env["npm_config_nodedir"] = str(node_bin.parent)  # its headers: native modules built for it, no download
         result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, capture_output=True, text=True,
-                                timeout=HANG)
+                                timeout=HANG, env=env)
         assert result.returncode == 0, f"npm ci failed in {folder}:\n{result.stdout}\n{result.stderr}"
         stamp.write_text(wanted, encoding="utf-8")
     return folder

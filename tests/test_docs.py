@@ -7,6 +7,7 @@ docs/snippets.py --write`` regenerates the outputs quoted in console blocks.
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import shlex
 from pathlib import Path
@@ -219,7 +220,9 @@ def test_whole_commands_in_prose_run(doc, command, where):
 
 DOTTED = re.compile(r"`(rogerwilco(?:\.[A-Za-z_]\w*)+)")
 SOURCE = re.compile(r"(?<![\w/.-])((?:rogerwilco|tests)/[\w/.-]+\.py)\b")
-NOT_NAMES = {"rogerwilco.toml"}  # a configuration file's name
+# a configuration file's name, and the VS Code extension's settings (editors/vscode)
+NOT_NAMES = {"rogerwilco.toml", *json.loads((ROOT / "editors" / "vscode" / "package.json").read_text(encoding="utf-8"))
+             ["contributes"]["configuration"]["properties"]}
 
 
 def resolve(dotted: str) -> object:
