@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import Message
@@ -394,3 +394,73 @@ def test_readback_passes_is_check_rbs_verdict(ho, rb):
     receiver = Receiver.all_bundled()
     for now in (datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(2027, 1, 1, tzinfo=timezone.utc)):
         assert readback_passes(ho, rb, receiver=receiver, now=now) == check_rb(ho, rb, profiles=receiver, now=now).passed
+
+
+_ECHO_HO = "RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT"
+_HO_EXTRAS = ("due=20261002", "pri=2", "conf=M", "keep=research", "rb=all", "rb=acc", "rb=exec", "rb=due+keep",
+              "rb=acc+keep", "exp=20261101T0900Z", "acc=len:120w", "ctx=research-00")
+_RB_CHANGES = ("re=research-02", "from=editor", "to=editor", "item=gh:crox/site#43", "ask=FIX", "due=20261003",
+               "pri=3", "conf=H", "keep=writer", "eta=20261003", "exp=20261001T0900Z", "h=0123456789ab",
+               "acc=len:120w", "asm=tone:plain", "not=x", "ctx=research-00", "ctx=research-02")
+
+
+def _with(line: str, slot: str) -> str:
+    """``line`` with ``slot`` set (replacing the same key's value, else appended)."""
+    key = slot.split("=", 1)[0]
+    words = line.split(" ")
+    for i, word in enumerate(words):
+        if word.startswith(key + "="):
+            words[i] = slot
+            return " ".join(words)
+    return line + " " + slot
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(extras=st.lists(st.sampled_from(_HO_EXTRAS), unique=True, max_size=5),
+       dropped=st.lists(st.sampled_from(("item", "ask", "due", "pri", "conf", "keep", "ctx")), max_size=2),
+       changes=st.lists(st.sampled_from(_RB_CHANGES), max_size=2), right_digest=st.booleans())
+def test_a_replays_verdict_on_an_echo_is_check_rbs(extras, dropped, changes, right_digest):
+    """readback_passes answers an echo read back verbatim without the tiers (_echoed_verbatim); on echoes,
+    echoes with slots dropped, changed, added or noted, and digests right and wrong, its verdict is check_rb's."""
+    from datetime import datetime, timezone
+
+    from rogerwilco.checks.readback import _echoed_verbatim, readback_passes
+    from rogerwilco.core.semantics import check_line
+
+    ho_line = _ECHO_HO
+    for extra in extras:
+        ho_line = _with(ho_line, extra)
+    ho = check_line(ho_line, RECEIVER).message
+    assume(ho is not None)
+    echoed = [w for w in ho_line.split(" ")[5:] if w.split("=", 1)[0] not in ("rb", "exp", "acc", "keys")]
+    rb_line = "RW1 RB writer-01 re=research-01 from=writer to=research " + " ".join(echoed)
+    for key in dropped:
+        rb_line = " ".join(w for w in rb_line.split(" ") if not w.startswith(key + "="))
+    for change in changes:
+        rb_line = _with(rb_line, change)
+    if right_digest:
+        rb_line = _with(rb_line, f"h={ho.digest()}")
+    rb = check_line(rb_line, RECEIVER).message
+    assume(rb is not None)
+    event(f"settled without the tiers: {_echoed_verbatim(ho, rb)}")
+    for now in (datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(2027, 1, 1, tzinfo=timezone.utc)):
+        verdict = check_rb(ho, rb, profiles=RECEIVER, now=now).passed
+        assert readback_passes(ho, rb, receiver=RECEIVER, now=now) == verdict, (ho_line, rb_line)
+        if _echoed_verbatim(ho, rb):
+            assert verdict, (ho_line, rb_line)
+
+
+def test_an_echo_read_back_verbatim_is_settled_without_the_tiers():
+    from rogerwilco.checks.readback import _echoed_verbatim
+    from rogerwilco.core.semantics import check_line
+
+    def pair(ho_line: str, rb_line: str) -> bool:
+        return _echoed_verbatim(check_line(ho_line, RECEIVER).message, check_line(rb_line, RECEIVER).message)
+
+    rb = "RW1 RB writer-01 re=research-01 from=writer to=research item=gh:crox/site#42 ask=DRAFT"
+    assert pair(_ECHO_HO + " due=20261002", rb + " due=20261002 eta=20261001")
+    assert not pair(_ECHO_HO + " due=20261002", rb + " due=20261003")  # a misread
+    assert not pair(_ECHO_HO, rb + " due=20261002")  # a slot the HO never carried
+    assert not pair(_ECHO_HO, rb + " h=0123456789ab")  # a digest: the tiers compare it
+    assert not pair(_ECHO_HO + " rb=acc", rb)  # the sender's criteria: the tiers read them
+    assert not pair(_ECHO_HO, rb.replace("re=research-01", "re=research-02"))  # another HO's receipt

@@ -450,7 +450,46 @@ def readback_passes(ho: Message, rb: Message, *, receiver: Receiver, now: _dt.da
     """Whether :func:`check_rb` of the same arguments passes: the same tiers, without the findings that can only
     be notes and cost work of their own (the digest of an HO whose readback carries no ``h=``). For a check
     that reads the verdict alone (a replay of a conversation)."""
+    if expect_acc is None and record is None and _echoed_verbatim(ho, rb):
+        return True
     return _check_rb(ho, rb, receiver, expect_acc=expect_acc, record=record, at=now, notes=False).passed
+
+
+#: the levels whose tiers read more than the echo (the sender's criteria, the execution values)
+_BEYOND_ECHO = _COMPREHENSION_LEVELS | {"exec"}
+#: an RB's own slots that no tier compares when the HO asks for the echo alone (``h`` and ``exp`` are compared)
+_RB_OWN_UNCOMPARED = _RB_OWN_SLOTS - {"h", "exp"}
+
+
+def _echoed_verbatim(ho: Message, rb: Message) -> bool:
+    """Whether ``rb`` passes every tier against ``ho`` for want of anything that could fail (no sender's
+    criteria or record given): the receipt right, the item and every slot of the HO read back as the same
+    text, number or flag, nothing read back that the HO lacks but the RB's own notes, and none of the slots
+    whose tiers read more (``h``, ``exp``, ``rb=acc``, ``plan`` or ``exec``). Sufficient, not necessary:
+    where it is false, the tiers decide (:func:`_check_rb`). A replay's readbacks are mostly such echoes."""
+    if not (isinstance(ho, Message) and isinstance(rb, Message) and ho.type == "HO" and rb.type == "RB"):
+        return False
+    if rb.re != ho.id or rb.from_ != ho.to or rb.to != ho.from_ or rb.re is None or rb.to is None:
+        return False
+    if ho.item is not None and not (rb.item == ho.item and type(rb.item) is str and type(ho.item) is str):
+        return False
+    if ho.item is None and rb.item is not None:
+        return False
+    ho_slots, rb_slots = ho.slots, rb.slots
+    if not _BEYOND_ECHO.isdisjoint(levels_of(ho)):
+        return False
+    for key, value in ho_slots.items():
+        if key in _RB_OWN_SLOTS:  # h, exp, acc and the rest: the tiers read them
+            return False
+        if key == "rb":
+            continue  # the levels, read above; never echoed
+        got = rb_slots.get(key)
+        if got != value or type(got) is not type(value) or type(value) not in _PLAIN:
+            return False
+    for key in rb_slots:
+        if key not in ho_slots and key not in _RB_OWN_UNCOMPARED:
+            return False
+    return True
 
 
 def _check_rb(ho: Message | str, rb: Message | str, receiver: Receiver, *, expect_acc: str | Iterable[str] | None,
