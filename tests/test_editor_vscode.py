@@ -40,13 +40,11 @@ def _free_port() -> int:
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
+    """The process and the group it leads ended (the session's result is in: nothing is left to shut down
+    gracefully, and a process that set up a session of its own is reached through its group's leader)."""
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        process.wait(timeout=HANG)
 
 
 def _wait_for(what: str, ready, *watched: subprocess.Popen[bytes], logs: Path) -> None:
