@@ -40,8 +40,8 @@ def _free_port() -> int:
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
-    """The process and the group it leads ended (the session's result is in: nothing is left to shut down
-    gracefully, and a process that set up a session of its own is reached through its group's leader)."""
+    """The process ended with the group it leads (its children: code-server's extension host and the server
+    it started, Chromium's renderers)."""
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=HANG)
@@ -92,8 +92,9 @@ def test_vscode_gets_diagnostics_a_quick_fix_a_definition_references_and_a_confi
     extensions = tmp_path / "extensions"
     tool_env = {**os.environ, "PATH": os.pathsep.join([str(node_bin), os.environ.get("PATH", "")]),
                 "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "xdg-data")}
-    # installed as docs/lint.md says: packaged with `npm run package`, then `--install-extension` of the .vsix
+    # the session first: the install below lists every extension already in the folder (one added later is not)
     shutil.copytree(EDITORS / "vscode_session", extensions / "rogerwilco-tests.rw1-vscode-session-0.0.1")
+    # installed as docs/lint.md says: packaged with `npm run package`, then `--install-extension` of the .vsix
     vsix = tmp_path / "rogerwilco-rw1.vsix"
     packed = subprocess.run([npm, "run", "package", "--", "--out", str(vsix)], cwd=EXTENSION, env=tool_env,
                             capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL)
@@ -136,8 +137,7 @@ def test_vscode_gets_diagnostics_a_quick_fix_a_definition_references_and_a_confi
                  f"http://127.0.0.1:{port}/?folder={project}"],
                 env=env, stdin=subprocess.DEVNULL, stdout=browser_log, stderr=subprocess.STDOUT,
                 start_new_session=True)
-            _wait_for("the session's result", result.exists, server, browser, logs=logs)
-            time.sleep(0.5)  # the file is written whole by one call; a moment for it to be closed
+            _wait_for("the session's result", result.exists, server, browser, logs=logs)  # renamed in whole
         finally:
             if browser is not None:
                 _stop(browser)

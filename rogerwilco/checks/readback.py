@@ -469,11 +469,7 @@ def _echoed_verbatim(ho: Message, rb: Message) -> bool:
     where it is false, the tiers decide (:func:`_check_rb`). A replay's readbacks are mostly such echoes."""
     if not (isinstance(ho, Message) and isinstance(rb, Message) and ho.type == "HO" and rb.type == "RB"):
         return False
-    if rb.re != ho.id or rb.from_ != ho.to or rb.to != ho.from_ or rb.re is None or rb.to is None:
-        return False
-    if ho.item is not None and not (rb.item == ho.item and type(rb.item) is str and type(ho.item) is str):
-        return False
-    if ho.item is None and rb.item is not None:
+    if rb.re != ho.id or rb.from_ != ho.to or rb.to != ho.from_ or rb.item != ho.item:
         return False
     ho_slots, rb_slots = ho.slots, rb.slots
     if not _BEYOND_ECHO.isdisjoint(levels_of(ho)):

@@ -98,7 +98,8 @@ async function activate() {
     out.failed = current;
     out.error = String((error && error.stack) || error);
   }
-  fs.writeFileSync(resultFile, JSON.stringify(out));
+  fs.writeFileSync(`${resultFile}.part`, JSON.stringify(out));
+  fs.renameSync(`${resultFile}.part`, resultFile); // whole when it appears
 }
 
 module.exports = { activate };
