@@ -238,6 +238,33 @@ def test_each_native_decoder_accepts_only_what_its_python_decoder_accepts(scan, 
     assert accepted >= 2  # the native check settles values, not only hands them on
 
 
+def test_the_date_type_knows_the_calendar_as_datetime_does() -> None:
+    """The date slot type (and the scanner's native twin, held to it above) reads the calendar without datetime:
+    every day number 0-32 of every month number 0-13 of years around each leap rule, as datetime.date reads it."""
+    import datetime
+
+    decode = compile_type("date", {}).decode
+    for year in (1, 3, 4, 100, 400, 1600, 1700, 1900, 2000, 2023, 2024, 2100, 2400, 9999):
+        for month in range(14):
+            for day in range(33):
+                text = f"{year:04d}{month:02d}{day:02d}"
+                try:
+                    datetime.date(year, month, day)
+                    real = True
+                except ValueError:
+                    real = False
+                try:
+                    decode(text)
+                    read = True
+                except ValueError as exc:
+                    assert str(exc) == "not a calendar date", text
+                    read = False
+                assert read == real, text
+    for text in ("00000101", "2026010", "2026-1-01", "2026010\u0661"):
+        with pytest.raises(ValueError):
+            decode(text)
+
+
 @pytest.mark.parametrize("bounds", [(1, 5), (0, 100), (-5, 5), (-(10**18) + 1, 10**18 - 1)])
 def test_a_native_integer_is_the_python_integer_in_range(scan, bounds: tuple[int, int]) -> None:
     lo, hi = bounds

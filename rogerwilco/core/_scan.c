@@ -95,6 +95,7 @@ typedef struct {
     Py_ssize_t tail_max;
     int head_apart;         /* the HEAD slots are kept out of the values dict (no rule reads them there) */
     PyObject *required_order;  /* the type's required keys in its own order (a tuple), or NULL */
+    PyObject *form;         /* the type's JSON form with v and type set, every other value None (build_form copies it) */
     short table[TABLE_SIZE];  /* hash of a key -> 1 + its index in specs, 0: empty */
 } Plan;
 
@@ -177,7 +178,7 @@ static int equals_ascii(const Text *t, Py_ssize_t s, Py_ssize_t e, const char *w
 /* The MSGID terminal: [A-Za-z0-9._-] (([0-9-])* [A-Za-z._])* [0-9]* (-+ [0-9]+)+.
  * After the first character, the longest run of [0-9-] at the end must hold a '-'
  * and end in a digit (the character before that run, if any, is a letter, '.' or '_'). */
-static int msgid_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+static ALWAYS_INLINE int msgid_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
     if (e - s < 3) return 0;
     for (Py_ssize_t i = s; i < e; i++)
         if (!is_agent_char(AT(t, i))) return 0;
@@ -458,9 +459,10 @@ static int decode_value(const Spec *spec, PyObject *text, const Text *t, Py_ssiz
 
 /* ---- plans ----------------------------------------------------------- */
 
-static const Spec *find_spec(const Plan *plan, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+/* The spec of the key [s, e), whose key_hash is h (the scan reads the key's characters once, hashing them as it
+ * checks them); inlined in each kind's copy of the scan. */
+static ALWAYS_INLINE const Spec *find_spec(const Plan *plan, const Text *t, Py_ssize_t s, Py_ssize_t e, unsigned h) {
     if (e - s > KEY_MAX) return NULL;
-    unsigned h = key_hash(t, s, e);
     for (unsigned probe = 0; probe < TABLE_SIZE; probe++) {
         int slot = plan->table[(h + probe) & (TABLE_SIZE - 1)];
         if (slot == 0) return NULL;
@@ -485,6 +487,7 @@ static void plan_dealloc(Plan *self) {
     Py_XDECREF(self->profile);
     Py_XDECREF(self->rules);
     Py_XDECREF(self->required_order);
+    Py_XDECREF(self->form);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -544,6 +547,10 @@ static int reads_head(PyObject *row) {
     return total != Py_None && head_field(total) >= 0;
 }
 
+/* The JSON form's keys in order, each with None: each plan's form is a copy of it (no insertion, no resize when
+ * a line's values are set). */
+static PyObject *form_template = NULL;
+
 /* make_plan(name, profile, specs, rules, tail_max, required=None): specs is a sequence of
  * (key, kind, inner kind, required, codes or None, decoder or None, lo, hi, own[, words]); required, the type's required
  * keys in its own order (the first of them a line lacks is named with a missing-slot fault). */
@@ -578,9 +585,15 @@ static PyObject *make_plan(PyObject *module, PyObject *args) {
     Py_INCREF(profile); plan->profile = profile;
     Py_INCREF(rules); plan->rules = rules;
     Py_XINCREF(order); plan->required_order = order;
+    plan->form = PyDict_Copy(form_template);
     plan->tail_max = tail_max;
     plan->nrequired = 0;
     memset(plan->table, 0, sizeof plan->table);
+    if (plan->form == NULL) { Py_DECREF(plan); return NULL; }
+    if (PyDict_SetItem(plan->form, key_v, version) < 0 || PyDict_SetItem(plan->form, key_type, name) < 0) {
+        Py_DECREF(plan);
+        return NULL;
+    }
     if (plan->specs == NULL) { Py_DECREF(plan); return PyErr_NoMemory(); }
     for (Py_ssize_t i = 0; i < n; i++) {
         Spec *spec = &plan->specs[i];
@@ -685,8 +698,44 @@ static Py_ssize_t tail_end(const Text *t, Py_ssize_t s, Py_ssize_t e) {
     return end;
 }
 
+static unsigned char tail_or_space[256];  /* 1: a word's character, 3: a space, 0: neither (filled at load) */
+static unsigned char tail_or_space2[0x10000];  /* the same of each two-byte character, filled when first read */
+static int tail_or_space2_filled = 0;
+
+/* Whether every character of [s, e) of data (T: one or two bytes a character) is a tail's word character or a
+ * space, with no space first or last and no two spaces together: then [s, e) is a tail (words one space apart).
+ * Read without a branch a character (a branch at each word's end is a mispredict a word): the table's bit 0 says
+ * "a word's character or a space", its bit 1 "a space", so two spaces together leave bit 1 in prev & now. 0 is
+ * not a "no": a selector or a joiner (in no table) takes the state machine. */
+#define PLAIN_WORDS(T, table)                                                                                 \
+    {                                                                                                         \
+        const T *d = (const T *)t->data;                                                                      \
+        unsigned ok = d[s] != ' ' && d[e - 1] != ' ', two = 0, prev = 0;                                      \
+        for (Py_ssize_t i = s; i < e; i++) {                                                                  \
+            unsigned now = table[d[i]];                                                                       \
+            ok &= now;                                                                                        \
+            two |= prev & now;                                                                                \
+            prev = now;                                                                                       \
+        }                                                                                                     \
+        plain = ok && !(two & 2);                                                                             \
+    }
+
+/* Whether all of [s, e) is a tail. */
 static int tail_terminal(const Text *t, Py_ssize_t s, Py_ssize_t e) {
-    return s < e && tail_end(t, s, e) == e;
+    if (s >= e) return 0;
+    int plain = 0;
+    if (t->kind == PyUnicode_1BYTE_KIND) {
+        PLAIN_WORDS(Py_UCS1, tail_or_space)
+        return plain;  /* no selector or joiner is one byte */
+    }
+    if (t->kind == PyUnicode_2BYTE_KIND) {
+        if (!tail_or_space2_filled) {
+            for (Py_UCS4 c = 0; c < 0x10000; c++) tail_or_space2[c] = (unsigned char)(c == ' ' ? 3 : tail_char(c));
+            tail_or_space2_filled = 1;
+        }
+        PLAIN_WORDS(Py_UCS2, tail_or_space2)
+    }
+    return plain || tail_end(t, s, e) == e;
 }
 
 /* Where mark (ASCII, two characters or more) first starts in [s, e), or -1. memchr finds the bytes of the mark's
@@ -698,6 +747,10 @@ static Py_ssize_t find_mark(const Text *t, Py_ssize_t s, Py_ssize_t e, const cha
     if (e - s < n) return -1;
     const Py_ssize_t k = t->kind, low = probe.bytes[0] == 1 ? 0 : k - 1;  /* the low byte's place in a character */
     const unsigned char *d = (const unsigned char *)t->data;
+    if (k == PyUnicode_1BYTE_KIND) {  /* the C library's search for a string of bytes (no hit on each '/' or 'p') */
+        const unsigned char *hit = memmem(d + s, (size_t)(e - s), mark, (size_t)n);
+        return hit == NULL ? -1 : hit - d;
+    }
     const unsigned char *from = d + (s + 1) * k, *to = d + (e - n + 2) * k;  /* the second character's bytes */
     while (from < to) {
         const unsigned char *hit = memchr(from, (unsigned char)mark[1], (size_t)(to - from));
@@ -768,40 +821,31 @@ done:
     return message;
 }
 
-/* The JSON form's keys in order, each with None: a form is a copy of it, its values replaced (no insertion, no
- * resize). */
-static PyObject *form_template = NULL;
 
 /* The JSON form of a line (spec section 6), as accept.json_form gives it: no Message, no Source. The slots
- * are the values dict itself, a list value as a list (lists: whether any value is a tuple). */
+ * are the values dict itself, a list value as a list (lists: whether any value is a tuple). A copy of the plan's
+ * form, whose v and type are set and whose other values are None: only what the line has is set. */
 static PyObject *build_form(const Plan *plan, PyObject *msgid, PyObject **head, PyObject *values, PyObject *tail,
                             int lists) {
-    PyObject *names[FORM_FIELDS] = {key_v, key_type, key_id, key_re, key_from, key_to, key_item, key_slots, key_tail};
-    PyObject *items[FORM_FIELDS] = {NULL};
-    PyObject *form = NULL;
-    items[0] = version; Py_INCREF(version);
-    items[1] = plan->name; Py_INCREF(plan->name);
-    items[2] = msgid; Py_INCREF(msgid);
-    for (int i = 0; i < HEAD; i++) items[3 + i] = head_value(head[i]);
     /* replacing the value of a key already there keeps the dict's keys, so iterating on is safe */
     Py_ssize_t at = 0;
     PyObject *key, *value;
     while (lists && PyDict_Next(values, &at, &key, &value)) {
         if (!PyTuple_CheckExact(value)) continue;
         PyObject *list = PySequence_List(value);
-        if (list == NULL) goto done;
+        if (list == NULL) return NULL;
         int failed = PyDict_SetItem(values, key, list) < 0;
         Py_DECREF(list);
-        if (failed) goto done;
+        if (failed) return NULL;
     }
-    items[7] = values; Py_INCREF(values);
-    items[8] = tail; Py_INCREF(tail);
-    if ((form = PyDict_Copy(form_template)) == NULL) goto done;
-    for (int i = 0; i < FORM_FIELDS; i++) {
-        if (PyDict_SetItem(form, names[i], items[i]) < 0) { Py_CLEAR(form); goto done; }
+    PyObject *names[FORM_FIELDS - 2] = {key_id, key_re, key_from, key_to, key_item, key_slots, key_tail};
+    PyObject *items[FORM_FIELDS - 2] = {msgid, head[0], head[1], head[2], head[3], values, tail};
+    PyObject *form = PyDict_Copy(plan->form);
+    if (form == NULL) return NULL;
+    for (int i = 0; i < FORM_FIELDS - 2; i++) {
+        if (items[i] == NULL || items[i] == Py_None) continue;  /* None already */
+        if (PyDict_SetItem(form, names[i], items[i]) < 0) { Py_DECREF(form); return NULL; }
     }
-done:
-    for (int i = 0; i < FORM_FIELDS; i++) Py_XDECREF(items[i]);
     return form;
 }
 
@@ -1002,6 +1046,23 @@ static PyObject *first_absent(const Plan *plan, PyObject *const *head, PyObject 
     return NULL;
 }
 
+/* The value of plans (a dict of a type's name: its plan, a few) under the type [s, e) (ASCII capitals), borrowed,
+ * or NULL: the dict's own lookup without a str made and hashed for it (a key equal to the type is ASCII, one byte
+ * a character, of its length and characters). */
+static ALWAYS_INLINE PyObject *plan_of(PyObject *plans, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t at = 0, n = e - s;
+    PyObject *key, *value;
+    while (PyDict_Next(plans, &at, &key, &value)) {
+        if (!PyUnicode_CheckExact(key) || PyUnicode_GET_LENGTH(key) != n || PyUnicode_KIND(key) != PyUnicode_1BYTE_KIND)
+            continue;
+        const Py_UCS1 *k = PyUnicode_1BYTE_DATA(key);
+        Py_ssize_t i = 0;
+        while (i < n && (Py_UCS4)k[i] == AT(t, s + i)) i++;
+        if (i == n) return value;
+    }
+    return NULL;
+}
+
 static ALWAYS_INLINE PyObject *scan_line_as(int kind, PyObject *text, PyObject *plans, PyObject *receiver,
                                              PyObject *line, PyObject *file, int quiet, int form, Py_ssize_t *refusal,
                                              PyObject **reason) {
@@ -1033,13 +1094,9 @@ static ALWAYS_INLINE PyObject *scan_line_as(int kind, PyObject *text, PyObject *
         if (!PyDict_Check(held)) { Py_DECREF(held); Py_RETURN_NONE; }
         plans = held;
     }
-    PyObject *type = substring(text, type_s, type_e);
-    if (type == NULL) { Py_XDECREF(held); return NULL; }
-    PyObject *found = PyDict_GetItemWithError(plans, type);
-    Py_DECREF(type);
+    PyObject *found = plan_of(plans, tp, type_s, type_e);
     if (found == NULL || !PyObject_TypeCheck(found, &PlanType)) {
         Py_XDECREF(held);
-        if (PyErr_Occurred()) return NULL;
         Py_RETURN_NONE;
     }
     Plan *plan = (Plan *)found;
@@ -1056,10 +1113,12 @@ static ALWAYS_INLINE PyObject *scan_line_as(int kind, PyObject *text, PyObject *
          * space or the head's end (a character out of its class: not sure) */
         Py_ssize_t eq = s, e;
         if (s >= head_end || !is_lower(AT(tp, s))) goto unsure;
+        unsigned h = (2166136261u ^ (unsigned)AT(tp, s)) * 16777619u;  /* key_hash, as the key is read */
         for (eq = s + 1; eq < head_end; eq++) {
             Py_UCS4 c = AT(tp, eq);
             if (c == '=') break;
             if (!is_lower(c) && !is_digit(c) && c != '_') goto unsure;
+            h = (h ^ (unsigned)c) * 16777619u;
         }
         for (e = eq + 1; e < head_end; e++) {
             Py_UCS4 c = AT(tp, e);
@@ -1067,7 +1126,7 @@ static ALWAYS_INLINE PyObject *scan_line_as(int kind, PyObject *text, PyObject *
             if (c < 256 ? !value_byte[c] : !slot_value_char(c)) goto unsure;
         }
         if (eq >= head_end || eq + 1 >= e || (e < head_end && e + 1 >= head_end)) goto unsure;
-        const Spec *spec = find_spec(plan, tp, s, eq);
+        const Spec *spec = find_spec(plan, tp, s, eq, h);
         PyObject *key, *value;
         if (spec != NULL) {
             if (quiet && !spec->own) goto unsure;  /* a slot of another type: a note */
@@ -1898,6 +1957,7 @@ PyMODINIT_FUNC PyInit__scan(void) {
     if (PyType_Ready(&PlanType) < 0) return NULL;
     for (int c = 0; c < 256; c++) {
         tail_byte[c] = (unsigned char)tail_char((Py_UCS4)c);
+        tail_or_space[c] = (unsigned char)(c == ' ' ? 3 : tail_byte[c]);
         value_byte[c] = (unsigned char)slot_value_char((Py_UCS4)c);
     }
     PyDateTime_IMPORT;

@@ -106,14 +106,18 @@ def _pattern(regex: re.Pattern[str], what: str) -> Callable[[str], None]:
     return check
 
 
+_DAYS_IN = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
 @lru_cache(maxsize=4096)
 def _check_date(raw: str) -> None:
     if _DATE_RE.fullmatch(raw) is None:
         raise ValueError("not a date YYYYMMDD")
-    try:
-        _dt.date(int(raw[:4]), int(raw[4:6]), int(raw[6:]))
-    except ValueError:
-        raise ValueError("not a calendar date") from None
+    year, month, day = int(raw[:4]), int(raw[4:6]), int(raw[6:])
+    # the days of the proleptic Gregorian calendar, as datetime.date has them, with no exception raised and caught
+    leap = month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if year < 1 or not 1 <= month <= 12 or not 1 <= day <= _DAYS_IN[month - 1] + leap:
+        raise ValueError("not a calendar date")
 
 
 @lru_cache(maxsize=4096)
