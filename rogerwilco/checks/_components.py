@@ -164,9 +164,12 @@ class Components:
         ``listed``, and joining every line listed under ``joins`` (whenever it comes). ``kept`` (the message the
         line was read as) is given back with the line by :meth:`batches` while the lines and their messages fit
         in the memory bound; past it every message is let go, and the lines are given back as text alone."""
+        if self._db is None:
+            self._add_in_memory(place, number, text, names, listed, joins, kept)
+            return
         roots: set[int] = set()
         new: list[str] = []
-        known = self._names.get if self._db is None else self._part_of  # in memory, every name is in _names
+        known = self._part_of
         for name in names:
             part = known(name)
             if part is None:
@@ -181,31 +184,8 @@ class Components:
         else:
             root = self._parts
             self._parts += 1
-            if self._db is None:
-                self._up[root] = root
-            else:
-                self._db.execute("INSERT INTO part VALUES (?, ?)", (root, root))
-                self._remember(self._up, root, root)
-        if self._db is None:
-            names_of = self._names
-            for name in new:
-                names_of.setdefault(name, root)  # setdefault: a name given twice in one line
-            if kept is not None and self.keeping:
-                self._kept += kept_by(text)
-            else:
-                kept = None
-            self._lines.append((place, root, number, text, kept))
-            if listed is not None:
-                self._lists.append((listed, root, 0))
-            if joins is not None:
-                self._lists.append((joins, root, 1))
-            self.held += held_by(text)
-            if self.held + self._kept >= self.memory_bytes:
-                if self._kept:
-                    self._release()  # the messages go first: the lines alone may still fit
-                if self.held >= self.memory_bytes:
-                    self._spill()
-            return
+            self._db.execute("INSERT INTO part VALUES (?, ?)", (root, root))
+            self._remember(self._up, root, root)
         seen = self._seen
         for name in new:
             if name not in self._new_names:
@@ -220,6 +200,63 @@ class Components:
             self._lists.append((encoded(joins), root, 1))
         if len(self._lines) >= 1024 or len(self._new_names) >= 4096:
             self._flush()
+
+    def _add_in_memory(self, place: int, number: int | None, text: str, names: Iterable[str], listed: str | None,
+                       joins: str | None, kept: Any) -> None:
+        """:meth:`add` while everything is in memory: the same union of parts, with the walks to each root inline
+        (most lines touch one part, or none: no set, no call a name)."""
+        names_of, parents = self._names, self._up
+        root = -1
+        others: list[int] | None = None
+        new: list[str] | None = None
+        for name in names:
+            part = names_of.get(name)
+            if part is None:
+                if new is None:
+                    new = [name]
+                else:
+                    new.append(name)
+                continue
+            top = part
+            while parents[top] != top:
+                top = parents[top]
+            while part != top:  # each part on the way now points at the root
+                parents[part], part = top, parents[part]
+            if root < 0:
+                root = top
+            elif top != root:
+                if others is None:
+                    others = [top]
+                else:
+                    others.append(top)
+        if others is not None:
+            oldest = min(root, *others)  # the oldest: parts are numbered in stream order
+            for other in (root, *others):
+                if other != oldest:
+                    parents[other] = oldest
+            root = oldest
+        elif root < 0:
+            root = self._parts
+            self._parts += 1
+            parents[root] = root
+        if new is not None:
+            for name in new:
+                names_of.setdefault(name, root)  # setdefault: a name given twice in one line
+        if kept is not None and self.keeping:
+            self._kept += MESSAGE_BYTES + len(text)  # kept_by(text)
+        else:
+            kept = None
+        self._lines.append((place, root, number, text, kept))
+        if listed is not None:
+            self._lists.append((listed, root, 0))
+        if joins is not None:
+            self._lists.append((joins, root, 1))
+        self.held += 400 + 2 * len(text)  # held_by(text)
+        if self.held + self._kept >= self.memory_bytes:
+            if self._kept:
+                self._release()  # the messages go first: the lines alone may still fit
+            if self.held >= self.memory_bytes:
+                self._spill()
 
     def known(self, name: str) -> bool:
         """Whether a line added so far touches ``name``."""

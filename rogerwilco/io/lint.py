@@ -394,12 +394,13 @@ _AS_IS = _AsIs()
 
 
 def _seen(m: Message) -> _Seen:
-    """What the rules keep of a message of a part: its line's text is the message's own (the part is in memory
-    while it is checked), not a copy."""
-    text = m.source.text if m.source is not None else m.to_line()
-    line = m.source.line if m.source is not None and m.source.line is not None else 1
-    item = sys.intern(m.item) if m.item is not None else None
-    return _Seen(sys.intern(m.type), m.id, m.re, sys.intern(m.from_), sys.intern(m.to), item, text, line, _AS_IS)
+    """What the rules keep of a message of a part: its line's text and its strings are the message's own (the
+    part is in memory while it is checked, then let go), not copies."""
+    source = m.source
+    if source is None:
+        return _Seen(m.type, m.id, m.re, m.from_, m.to, m.item, m.to_line(), 1, _AS_IS)
+    line = source.line
+    return _Seen(m.type, m.id, m.re, m.from_, m.to, m.item, source.text, 1 if line is None else line, _AS_IS)
 
 
 def _digest(message: Message) -> int:
