@@ -1095,6 +1095,8 @@ class Endpoint:
             return None
 
     def _apply_ho(self, ho: Message, at: str, *, live: bool, mine: bool) -> list[Any]:
+        if self._peers is not None and not mine:
+            return []  # a replay that keeps each handoff at its sender's end alone (its receiver's is the same)
         link = self.continues(ho)
         if ho.id in self._duplicates and link is not None and link[1] == "resend":
             link = None  # answered UN why=DUP: the re-send is a handoff of its own, which that UN closes
@@ -1115,8 +1117,6 @@ class Endpoint:
             if self._peers is None:  # the owner, for events (a replay that keeps its senders' ends alone has none)
                 self._ho_index[ho.id] = len(hos)
             hos.append(ho.id)
-        if self._peers is not None and not mine:
-            return events  # a replay that keeps each handoff at its sender's end alone (its receiver's is the same)
         if link is None and (not mine or not live):  # (a replay reads the receiver's order at the sender's end)
             late = self._resent_before(ho)
             if late is not None:
