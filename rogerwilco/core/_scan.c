@@ -747,10 +747,6 @@ static Py_ssize_t find_mark(const Text *t, Py_ssize_t s, Py_ssize_t e, const cha
     if (e - s < n) return -1;
     const Py_ssize_t k = t->kind, low = probe.bytes[0] == 1 ? 0 : k - 1;  /* the low byte's place in a character */
     const unsigned char *d = (const unsigned char *)t->data;
-    if (k == PyUnicode_1BYTE_KIND) {  /* the C library's search for a string of bytes (no hit on each '/' or 'p') */
-        const unsigned char *hit = memmem(d + s, (size_t)(e - s), mark, (size_t)n);
-        return hit == NULL ? -1 : hit - d;
-    }
     const unsigned char *from = d + (s + 1) * k, *to = d + (e - n + 2) * k;  /* the second character's bytes */
     while (from < to) {
         const unsigned char *hit = memchr(from, (unsigned char)mark[1], (size_t)(to - from));
@@ -1046,23 +1042,6 @@ static PyObject *first_absent(const Plan *plan, PyObject *const *head, PyObject 
     return NULL;
 }
 
-/* The value of plans (a dict of a type's name: its plan, a few) under the type [s, e) (ASCII capitals), borrowed,
- * or NULL: the dict's own lookup without a str made and hashed for it (a key equal to the type is ASCII, one byte
- * a character, of its length and characters). */
-static ALWAYS_INLINE PyObject *plan_of(PyObject *plans, const Text *t, Py_ssize_t s, Py_ssize_t e) {
-    Py_ssize_t at = 0, n = e - s;
-    PyObject *key, *value;
-    while (PyDict_Next(plans, &at, &key, &value)) {
-        if (!PyUnicode_CheckExact(key) || PyUnicode_GET_LENGTH(key) != n || PyUnicode_KIND(key) != PyUnicode_1BYTE_KIND)
-            continue;
-        const Py_UCS1 *k = PyUnicode_1BYTE_DATA(key);
-        Py_ssize_t i = 0;
-        while (i < n && (Py_UCS4)k[i] == AT(t, s + i)) i++;
-        if (i == n) return value;
-    }
-    return NULL;
-}
-
 static ALWAYS_INLINE PyObject *scan_line_as(int kind, PyObject *text, PyObject *plans, PyObject *receiver,
                                              PyObject *line, PyObject *file, int quiet, int form, Py_ssize_t *refusal,
                                              PyObject **reason) {
@@ -1094,9 +1073,13 @@ static ALWAYS_INLINE PyObject *scan_line_as(int kind, PyObject *text, PyObject *
         if (!PyDict_Check(held)) { Py_DECREF(held); Py_RETURN_NONE; }
         plans = held;
     }
-    PyObject *found = plan_of(plans, tp, type_s, type_e);
+    PyObject *type = substring(text, type_s, type_e);
+    if (type == NULL) { Py_XDECREF(held); return NULL; }
+    PyObject *found = PyDict_GetItemWithError(plans, type);
+    Py_DECREF(type);
     if (found == NULL || !PyObject_TypeCheck(found, &PlanType)) {
         Py_XDECREF(held);
+        if (PyErr_Occurred()) return NULL;
         Py_RETURN_NONE;
     }
     Plan *plan = (Plan *)found;
