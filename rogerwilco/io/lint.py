@@ -220,7 +220,6 @@ THREAD_KINDS: Mapping[str, str] = {
     "not-owner": "RW116", "read-back": "RW117",
 }
 _NOW_RULES = frozenset({"RW106", "RW107"})
-_ID_NUMBER = re.compile(r"(.*)-([0-9]+)")
 _CODE_RE = re.compile(r"RW[0-9]*")
 
 
@@ -454,20 +453,29 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
                 m = entry.message if isinstance(entry, LineResult) else entry
                 if m is None:
                     continue
-                text = m.source.text if m.source is not None else m.to_line()
-                line = m.source.line if m.source is not None and m.source.line is not None else 1
-                match = _ID_NUMBER.fullmatch(m.id)
-                if match is not None and not parts.known("=" + m.id):  # a repeated id is RW100's, in its part
-                    n = int(match.group(2))
+                source = m.source
+                if source is None:
+                    text, line = m.to_line(), 1
+                else:
+                    text, line = source.text, source.line
+                    if line is None:
+                        line = 1
+                msgid = m.id
+                own = "=" + msgid  # the name of the message itself (a reply's re= names "#" + its id)
+                _, dash, digits = msgid.rpartition("-")  # <from>-<n>: n, the digits after the last "-"
+                if dash and digits.isascii() and digits.isdigit() and not parts.known(own):
+                    # (a repeated id is RW100's, in its part)
+                    n = int(digits)
                     previous = last_number.get(m.from_)
                     if previous is not None and n <= previous[0]:
-                        out.append(_at(_Seen(m.type, m.id, m.re, m.from_, m.to, m.item, text, line, _AS_IS), file,
-                                       "RW101", f"{m.id} does not go forward from {m.from_}'s last id {previous[1]}",
-                                       token=m.id))
+                        out.append(_at(_Seen(m.type, msgid, m.re, m.from_, m.to, m.item, text, line, _AS_IS), file,
+                                       "RW101", f"{msgid} does not go forward from {m.from_}'s last id {previous[1]}",
+                                       token=msgid))
                     if previous is None or n > previous[0]:
-                        last_number[m.from_] = (n, m.id)
+                        last_number[m.from_] = (n, msgid)
                 names, listed, joins = touches_of(m)
-                parts.add(place, line, text, ["=" + m.id, *names], listed=listed, joins=joins, kept=m)
+                names.append(own)
+                parts.add(place, line, text, names, listed=listed, joins=joins, kept=m)
             read()
             for batch in parts.batches():
                 # each message as it was read, while the messages fit in memory (parse once); past that bound, a
