@@ -457,9 +457,8 @@ def stream_findings(messages: Iterable[Message | LineResult], file: str, *, rece
                 if source is None:
                     text, line = m.to_line(), 1
                 else:
-                    text, line = source.text, source.line
-                    if line is None:
-                        line = 1
+                    text = source.text
+                    line = source.line if source.line is not None else 1
                 msgid = m.id
                 own = "=" + msgid  # the name of the message itself (a reply's re= names "#" + its id)
                 _, dash, digits = msgid.rpartition("-")  # <from>-<n>: n, the digits after the last "-"
