@@ -1244,3 +1244,53 @@ def test_a_line_time_in_the_commonest_form_is_cs_and_any_other_pythons(scan, mon
     monkeypatch.setattr(timestamps_module, "_NATIVE_TIME", None)
     python = [clock.line_time(line, line.index("RW1")) for line in lines]
     assert native == python and [ts is None for ts in native] == [False] * 3 + [False, True, False, True, False]
+
+
+@FUZZ
+@given(st.lists(messages().map(lambda m: m.to_line()) | mutated_lines() | st.sampled_from(HOSTILE), max_size=8),
+       st.sampled_from(RECEIVERS))
+def test_the_batch_iterator_in_c_gives_what_the_python_batch_path_gives(scan, lines, receiver) -> None:
+    # scan.forms reads every line in C and hands a line it is not sure of to the Python path, numbered from 1
+    json_forms = scanner_module.forms_with(scan, python_path.json_form, python_path.form_or_result)
+    got = list(json_forms(lines, receiver))
+    want = list(python_path.json_forms(lines, receiver))
+    assert got == want
+    for mine, theirs in zip(got, want):
+        if isinstance(mine, dict):  # value types too (a list, not a tuple; an int, not a str)
+            assert [(k, type(v)) for k, v in mine["slots"].items()] == [
+                (k, type(v)) for k, v in theirs["slots"].items()]
+
+
+def test_the_batch_iterator_in_c_numbers_lines_and_passes_errors_on(scan) -> None:
+    json_forms = scanner_module.forms_with(scan, python_path.json_form, python_path.form_or_result)
+    lines = ["RW1 HO a-1 from=a to=b item=x ask=DRAFT", "RW1 HO a-2 from=a to=b", "not a line",
+             "RW1 HO a-3 from=a to=b item=x ask=DRAFT // done"]
+    got = list(json_forms(lines, Receiver()))
+    assert [type(item).__name__ for item in got] == ["dict", "LineResult", "LineResult", "dict"]
+    assert [got[1].line_number, got[2].line_number] == [2, 3]  # the line numbers of the refused lines
+    assert got[3]["id"] == "a-3" and got[3]["tail"] == "done"
+
+    def broken():
+        yield lines[0]
+        raise OSError("the disk went away")
+
+    forms = json_forms(broken(), Receiver())
+    assert next(forms)["id"] == "a-1"
+    with pytest.raises(OSError, match="the disk went away"):
+        next(forms)
+    with pytest.raises(TypeError, match="str object expected; got bytes"):
+        list(json_forms([b"RW1 HO a-1 from=a to=b item=x ask=DRAFT"], Receiver()))
+    # an iterator that holds itself is collected (the iterator takes part in the cyclic collector)
+    import gc
+    import weakref
+
+    class Lines(list):
+        pass
+
+    held = Lines(lines)
+    forms = json_forms(held, Receiver())
+    held.append(forms)
+    ref = weakref.ref(held)
+    del held, forms
+    gc.collect()
+    assert ref() is None

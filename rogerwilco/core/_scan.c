@@ -1428,6 +1428,85 @@ static PyObject *form(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return scan_line(args[0], core_plans, args[1], Py_None, Py_None, 0, 1, NULL, NULL);
 }
 
+/* forms(lines, receiver, rest): the batch path as one iterator, each line's JSON form where the scanner is sure of
+ * it, else what rest(text, receiver, number) gives (the Python path's form, or the line's LineResult); line
+ * numbers count from 1. No Python frame runs for a line the scanner settles. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *lines;     /* the iterator over the lines */
+    PyObject *receiver;
+    PyObject *rest;
+    Py_ssize_t number;
+} Forms;
+
+static int forms_traverse(Forms *self, visitproc visit, void *arg) {
+    Py_VISIT(self->lines);
+    Py_VISIT(self->receiver);
+    Py_VISIT(self->rest);
+    return 0;
+}
+
+static int forms_clear(Forms *self) {
+    Py_CLEAR(self->lines);
+    Py_CLEAR(self->receiver);
+    Py_CLEAR(self->rest);
+    return 0;
+}
+
+static void forms_dealloc(Forms *self) {
+    PyObject_GC_UnTrack(self);
+    forms_clear(self);
+    PyObject_GC_Del(self);
+}
+
+static PyObject *forms_next(Forms *self) {
+    if (self->lines == NULL) return NULL;
+    PyObject *text = PyIter_Next(self->lines);
+    if (text == NULL) return NULL;  /* the end, or the lines' own error */
+    self->number++;
+    if (!line_argument(text)) { Py_DECREF(text); return NULL; }  /* what form() says of a line that is no str */
+    PyObject *found = scan_line(text, core_plans, self->receiver, Py_None, Py_None, 0, 1, NULL, NULL);
+    if (found != Py_None) { Py_DECREF(text); return found; }  /* the form, or the scanner's error */
+    Py_DECREF(found);
+    PyObject *number = PyLong_FromSsize_t(self->number);
+    if (number == NULL) { Py_DECREF(text); return NULL; }
+    PyObject *out = PyObject_CallFunctionObjArgs(self->rest, text, self->receiver, number, NULL);
+    Py_DECREF(number);
+    Py_DECREF(text);
+    return out;
+}
+
+static PyTypeObject FormsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "rogerwilco.core._scan.Forms",
+    .tp_basicsize = sizeof(Forms),
+    .tp_dealloc = (destructor)forms_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The batch path's iterator: each line's JSON form, or what the Python path gives for it.",
+    .tp_traverse = (traverseproc)forms_traverse,
+    .tp_clear = (inquiry)forms_clear,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)forms_next,
+};
+
+static PyObject *forms(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyCallable_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "forms(lines, receiver, rest)");
+        return NULL;
+    }
+    if (!configured()) return NULL;
+    PyObject *lines = PyObject_GetIter(args[0]);
+    if (lines == NULL) return NULL;
+    Forms *self = PyObject_GC_New(Forms, &FormsType);
+    if (self == NULL) { Py_DECREF(lines); return NULL; }
+    self->lines = lines;
+    self->receiver = Py_NewRef(args[1]);
+    self->rest = Py_NewRef(args[2]);
+    self->number = 0;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}
+
 static PyObject *configure(PyObject *module, PyObject *args) {
     PyObject *mtype, *stype, *descrs, *resolver, *foreigner, *plans;
     if (!PyArg_ParseTuple(args, "O!O!O!OOO!", &PyType_Type, &mtype, &PyType_Type, &stype, &PyTuple_Type, &descrs,
@@ -1906,6 +1985,9 @@ static PyMethodDef methods[] = {
      "(with quiet, one the full pass gives with no finding at all, no note either), or None."},
     {"form", (PyCFunction)(void (*)(void))form, METH_FASTCALL,
      "form(text, receiver): the JSON form (a dict) of a line the scanner is sure of, or None."},
+    {"forms", (PyCFunction)(void (*)(void))forms, METH_FASTCALL,
+     "forms(lines, receiver, rest): an iterator over each line's JSON form where the scanner is sure of it, else "
+     "rest(text, receiver, number)'s answer (numbers from 1)."},
     {"fault", (PyCFunction)(void (*)(void))fault, METH_FASTCALL,
      "fault(text, receiver=None): the first fault of a line accept() declined, (FAULT_SYNTAX, column, expected, "
      "None), (FAULT_REPEATED, column, end, None), or with the receiver (FAULT_VALUE | FAULT_ID | FAULT_MISSING | "
@@ -1937,7 +2019,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__scan(void) {
-    if (PyType_Ready(&PlanType) < 0) return NULL;
+    if (PyType_Ready(&PlanType) < 0 || PyType_Ready(&FormsType) < 0) return NULL;
     for (int c = 0; c < 256; c++) {
         tail_byte[c] = (unsigned char)tail_char((Py_UCS4)c);
         tail_or_space[c] = (unsigned char)(c == ' ' ? 3 : tail_byte[c]);

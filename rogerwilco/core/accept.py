@@ -451,8 +451,11 @@ def json_forms(lines: Iterable[str], profiles: Any = None,
         form = read(text, receiver)
         if form is None and then is not None:
             form = then(text, receiver)
-        if form is not None:
-            yield form
-            continue
-        result = check_line(text, receiver, line_number=number)
-        yield result.message.to_json() if result.message is not None else result
+        yield form if form is not None else form_or_result(text, receiver, number)
+
+
+def form_or_result(text: str, receiver: Receiver, number: int) -> dict[str, Any] | LineResult:
+    """What the batch path gives for a line no faster reader settled: the full pass's JSON form, else the
+    line's LineResult (line ``number``), whose findings say why it is refused."""
+    result = check_line(text, receiver, line_number=number)
+    return result.message.to_json() if result.message is not None else result

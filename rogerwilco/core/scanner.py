@@ -70,7 +70,7 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Final, Mapping
+from typing import Any, Final, Iterable, Iterator, Mapping
 
 from . import accept as _accept
 from ._fastpath import TERMINALS
@@ -332,6 +332,28 @@ def loads_with(scanner: Scanner, python_loads: Any) -> Any:
         return python_loads(text, receiver, line_number)  # type: ignore[no-any-return]
 
     return loads_line
+
+
+def forms_with(scanner: Scanner, python_form: Any, full_pass: Any) -> Any:
+    """``json_forms`` through the scanner: an iterator in C over the lines, a line it is not sure of handed to
+    ``python_form``, then to ``full_pass`` (which gives the JSON form or the line's LineResult)."""
+    forms = scanner.scan.forms
+
+    def rest(text: str, receiver: Receiver, number: int) -> Any:
+        found = python_form(text, receiver)
+        return found if found is not None else full_pass(text, receiver, number)
+
+    def json_forms(lines: Iterable[str], profiles: Any = None) -> Iterator[dict[str, Any] | Any]:
+        """The batch path (as ``accept.json_forms``): each line's JSON form, else its LineResult, in order.
+
+        The scanner reads every line in one C loop, no Python frame for a line
+        it settles; a line it is not sure of goes to the Python accept path's
+        ``json_form``, then to the full pass.
+        """
+        receiver = profiles if profiles.__class__ is Receiver else as_receiver(profiles)
+        return forms(lines, receiver, rest)  # type: ignore[no-any-return]
+
+    return json_forms
 
 
 def form_with(scanner: Scanner, python_form: Any) -> Any:

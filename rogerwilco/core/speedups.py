@@ -38,7 +38,6 @@ edited since ``python hatch_build.py --inplace``).
 
 from __future__ import annotations
 
-import functools
 import importlib
 import json
 import os
@@ -165,7 +164,7 @@ scanning: bool = _scan is not None
 if _scan is not None:
     loads_line = _scanner.loads_with(_scan, loads_line)
     accept_quiet = _scanner.quiet_with(_scan, accept_quiet)
-    json_forms = functools.partial(json_forms, first=_scan.scan.form, then=json_form)  # the scanner, no wrapper
+    json_forms = _scanner.forms_with(_scan, json_form, implementation.form_or_result)
     json_form = _scanner.form_with(_scan, json_form)
     json_text = _scanner.text_with(_scan, json_text)
     json_object = _scan.scan.dumps_object
