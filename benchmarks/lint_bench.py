@@ -12,7 +12,8 @@ microseconds per line and the ratio of each lint to ``validate`` of the same
 stream, measured in the same run (the goal: lint at most 1.5 x validate).
 ``check-thread`` of the stream (its JSON report to /dev/null) is measured
 beside them: it reads the stream as lint does, one parse a line, then walks
-the threads.
+the threads; and ``parse`` of the stream (each line's JSON form as JSON
+Lines), which reads a long input through the batch path.
 
 Usage: python benchmarks/lint_bench.py [--lines 300000]
 """
@@ -67,6 +68,7 @@ def main() -> int:
         "lint (stream)": ("lint", "--isolated", "--exit-zero", str(stream)),
         "lint (log)": ("lint", "--isolated", "--exit-zero", str(log)),
         "check-thread (stream)": ("check-thread", "--now", "20261003T0900Z", "--format", "json", str(stream)),
+        "parse (stream)": ("parse", str(stream)),
     }
     figures = {name: cpu_seconds(*argv) for name, argv in runs.items()}
     base = figures["validate (stream)"]

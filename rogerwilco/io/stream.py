@@ -197,12 +197,18 @@ def validate_stream(
             if message is not None:
                 yield LineResult(text=line.text, message=message, findings=(), line_number=line.number)
                 continue
-        if line.text is None:
-            assert line.problem is not None
-            yield LineResult(text="", message=None, findings=(line.problem, *line.notes), line_number=line.number)
-        elif line.text == "":
-            blank = note(kind="blank", message="blank line")
-            yield LineResult(text="", message=None, findings=(blank, *line.notes), line_number=line.number)
-        else:
-            result = check_line(line.text, receiver, line_number=line.number, file=file)
-            yield result._replace(findings=result.findings + line.notes) if line.notes else result
+        yield full_result(line, receiver, file)
+
+
+def full_result(line: RawInputLine, receiver: Receiver, file: str | None = None) -> LineResult:
+    """The LineResult of one line read by :func:`read_lines`, through the never-guess pass: a line that could
+    not be read is its diagnostic, a blank line a note, any other line every finding ``check_line`` gives
+    (with the line's own notes, a bare CR's, after them)."""
+    if line.text is None:
+        assert line.problem is not None
+        return LineResult(text="", message=None, findings=(line.problem, *line.notes), line_number=line.number)
+    if line.text == "":
+        blank = note(kind="blank", message="blank line")
+        return LineResult(text="", message=None, findings=(blank, *line.notes), line_number=line.number)
+    result = check_line(line.text, receiver, line_number=line.number, file=file)
+    return result._replace(findings=result.findings + line.notes) if line.notes else result

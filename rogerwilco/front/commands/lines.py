@@ -11,7 +11,7 @@ from ...core.errors import RW1Error, RW1SyntaxError, printable
 from ...core.findings import FAIL, note
 from ...core.message import Message
 from ...core.semantics import check_line, refusal_for
-from ...io.stream import QUIET_FROM, read_lines, validate_stream
+from ...io.stream import QUIET_FROM, full_result, read_lines, validate_stream
 from ._common import (add_format, add_profiles, display_name, is_line_argument, json_argument, line_argument, open_input,
                       open_line_or_file, reading_progress, receiver_from)
 
@@ -80,11 +80,21 @@ def cmd_parse(args: argparse.Namespace) -> int:
     receiver = receiver_from(args)
     name = display_name(args.file)
     bad = 0
-    with open_input(args.file) as fh:
-        for result in validate_stream(fh, receiver, file=name):
+    write = sys.stdout.write
+    form_text = None  # the batch path, from the QUIET_FROM-th line on (a short input never loads it)
+    with open_input(args.file) as fh, reading_progress("parse", fh, args.file):
+        for line in read_lines(fh):
             # every line yields one result: its JSON form on stdout, or on stderr why not
+            if line.text and not line.notes and line.number >= QUIET_FROM:
+                if form_text is None:
+                    form_text = _batch_text()
+                text = form_text(line.text, receiver)
+                if text is not None:  # a valid line, straight to its JSON text (what the full pass gives)
+                    write(text + "\n")
+                    continue
+            result = full_result(line, receiver, name)
             if result.message is not None:
-                sys.stdout.write(json.dumps(result.message.to_json(), ensure_ascii=True) + "\n")
+                write(json.dumps(result.message.to_json(), ensure_ascii=True) + "\n")
                 shown = [f for f in result.findings if f.kind == "bare-cr"]
             else:
                 first = result.refusal or result.findings[0]
@@ -93,6 +103,18 @@ def cmd_parse(args: argparse.Namespace) -> int:
             for finding in shown:
                 _report(name, result.line_number, finding, result.column_of(finding))
     return 1 if bad else 0
+
+
+def _batch_text() -> Callable[[str, Receiver], str | None]:
+    """The JSON text of a line the batch path is sure is valid (``json.dumps(form, ensure_ascii=True)`` of its
+    JSON form, the C scanner's where it is built), or None: not sure (the full pass decides)."""
+    from ...core.speedups import json_form, json_text
+
+    def form_text(text: str, receiver: Receiver) -> str | None:
+        form = json_form(text, receiver)
+        return None if form is None else json_text(form)
+
+    return form_text
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
