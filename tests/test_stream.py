@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rogerwilco import load, validate_stream
+from rogerwilco.io import stream
 from rogerwilco.io.stream import read_lines
 
 GOOD = b"RW1 HO a-1 from=a to=b item=x ask=DRAFT"
@@ -81,6 +82,27 @@ def test_one_result_per_input_line(chunks, terminator, step):
             assert line.text.encode("utf-8") == (want[3:] if line.number == 1 and want.startswith(b"\xef\xbb\xbf") else want)
         elif len(want) > 40:
             assert line.problem.kind == "too-long" and str(len(want)) in line.problem.message
+
+
+def _expected_ends(data: bytes, bare_cr: bool) -> list[tuple[bytes, bytes]]:
+    """The reference reading, each line with its terminator: CRLF, a bare CR (where it ends a line) or LF."""
+    pieces = re.split(rb"(\r\n|\r|\n)" if bare_cr else rb"(\n)", data)
+    out = list(zip(pieces[0::2], pieces[1::2] + [b""]))
+    return out[:-1] if out[-1] == (b"", b"") else out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.binary(max_size=50), st.sampled_from([b"\n", b"\r\n", b"\r", b"\r\r\n", b"\n\r", b""])),
+                max_size=20), st.integers(min_value=1, max_value=9), st.booleans())
+def test_mixed_line_ends_are_read_as_the_reference_reads_them(pieces, step, bare_cr):
+    data = b"".join(text + end for text, end in pieces)
+    want = _expected_ends(data, bare_cr)
+    for source in (io.BytesIO(data), Trickle(data, step)):
+        got = list(stream._physical_lines(source, 40, bare_cr))
+        assert [(size, end) for _, size, end in got] == [(len(text), end) for text, end in want]
+        assert [line for line, _, _ in got] == [text if len(text) <= 40 else None for text, _ in want]
+    lines = list(read_lines(io.BytesIO(data), max_bytes=40, bare_cr=bare_cr))
+    assert [bool(line.notes) for line in lines] == [end == b"\r" for _, end in want]  # a bare CR's note
 
 
 def test_a_bare_cr_is_a_line_break_with_a_note():

@@ -19,7 +19,6 @@ and no message.
 from __future__ import annotations
 
 import io
-import re
 from typing import IO, Callable, Iterable, Iterator
 
 import attrs
@@ -90,32 +89,48 @@ def _chunks(stream: IO[bytes]) -> Iterator[bytes]:
         yield chunk
 
 
-_EOL = re.compile(rb"\r\n|\r|\n")
-_LF = re.compile(rb"\n")
+_NL, _CRLF, _CR = b"\n", b"\r\n", b"\r"
 
 
-def _physical_lines(stream: IO[bytes], max_bytes: int, eol: re.Pattern = _EOL) -> Iterator[tuple[bytes | None, int, bytes]]:
+def _physical_lines(stream: IO[bytes], max_bytes: int, bare_cr: bool = True) -> Iterator[tuple[bytes | None, int, bytes]]:
     """``(line, size, terminator)`` for each line of the stream; ``line`` is
     None (and ``size`` its length) when it is longer than ``max_bytes``.
-    Memory stays within ``max_bytes`` plus two chunks whatever the input."""
+    Memory stays within ``max_bytes`` plus two chunks whatever the input.
+
+    A line ends at ``\n``, ``\r\n`` or (with ``bare_cr``, the default) a
+    bare ``\r``: the first ``\n`` ahead is found with ``bytes.find``, and so
+    is the first CR, once for what is held and again only past a line a CR
+    ended, so a file with no CR costs one search a line."""
     chunks = _chunks(stream)
     buf = b""
     pos = 0
+    cr = -1  # with bare_cr: where the first CR at or after pos is in buf, or -1
     eof = False
     skipping = -1  # when >= 0: inside an overlong line, this many bytes of it seen
     while True:
-        match = eol.search(buf, pos)
-        if match is not None and match.group() == b"\r" and match.end() == len(buf) and not eof:
-            match = None  # a CR at the end of what we hold: a \n may follow in the next chunk
-        if match is not None:
-            if skipping >= 0:
-                size = skipping + match.start() - pos
-                skipping = -1
-                yield None, size, match.group()
+        nl = buf.find(_NL, pos)
+        if cr >= 0 and (nl < 0 or cr < nl):  # a CR first: CRLF, or a bare CR
+            if cr + 1 == len(buf) and not eof:
+                found, after, terminator = -1, 0, _CR  # a CR at the end of what we hold: a \n may follow next
+            elif cr + 1 == nl:
+                found, after, terminator = cr, nl + 1, _CRLF
             else:
-                line = buf[pos:match.start()]
-                yield (line if len(line) <= max_bytes else None), len(line), match.group()
-            pos = match.end()
+                found, after, terminator = cr, cr + 1, _CR
+        elif nl >= 0:
+            found, after, terminator = nl, nl + 1, _NL
+        else:
+            found, after, terminator = -1, 0, _NL
+        if found >= 0:
+            if skipping >= 0:
+                size = skipping + found - pos
+                skipping = -1
+                yield None, size, terminator
+            else:
+                line = buf[pos:found]
+                yield (line if len(line) <= max_bytes else None), len(line), terminator
+            pos = after
+            if found == cr:
+                cr = buf.find(_CR, pos)
             continue
         if eof:
             if skipping >= 0:
@@ -127,7 +142,7 @@ def _physical_lines(stream: IO[bytes], max_bytes: int, eol: re.Pattern = _EOL) -
         held = len(buf) - pos
         if skipping >= 0 or held > max_bytes + 1:
             # an overlong line: count it and let it go, keeping only a trailing CR
-            keep = 1 if buf.endswith(b"\r") else 0
+            keep = 1 if buf.endswith(_CR) else 0
             skipping = max(skipping, 0) + held - keep
             buf, pos = buf[len(buf) - keep:], 0
         chunk = next(chunks, b"")
@@ -135,6 +150,7 @@ def _physical_lines(stream: IO[bytes], max_bytes: int, eol: re.Pattern = _EOL) -
             eof = True
         buf = buf[pos:] + chunk
         pos = 0
+        cr = buf.find(_CR) if bare_cr else -1
 
 
 def read_lines(fp: IO[str] | IO[bytes], *, max_bytes: int = DEFAULT_MAX_BYTES,
@@ -145,7 +161,7 @@ def read_lines(fp: IO[str] | IO[bytes], *, max_bytes: int = DEFAULT_MAX_BYTES,
     stripped): for line protocols such as the adapter's JSON requests."""
     stream = _binary(fp)
     number = 0
-    for data, size, terminator in _physical_lines(stream, max_bytes, _EOL if bare_cr else _LF):
+    for data, size, terminator in _physical_lines(stream, max_bytes, bare_cr):
         number += 1
         if terminator == b"\n" and not bare_cr and data is not None and data.endswith(b"\r"):
             data = data[:-1]
