@@ -181,7 +181,8 @@ def _validate_one(given: str | None, receiver: Receiver, args: argparse.Namespac
                 counts["valid"] += 1
             elif not result.valid or result.text:
                 counts["refused"] += 1
-            counts["notes"] += sum(1 for f in result.findings if f.severity != FAIL)
+            if result.findings:
+                counts["notes"] += sum(1 for f in result.findings if f.severity != FAIL)
             if args.format == "json":
                 record: dict[str, Any] = {
                     "file": name,
