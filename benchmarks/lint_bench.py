@@ -12,8 +12,10 @@ microseconds per line and the ratio of each lint to ``validate`` of the same
 stream, measured in the same run (the goal: lint at most 1.5 x validate).
 ``check-thread`` of the stream (its JSON report to /dev/null) is measured
 beside them: it reads the stream as lint does, one parse a line, then walks
-the threads; and ``parse`` of the stream (each line's JSON form as JSON
-Lines), which reads a long input through the batch path.
+the threads; ``parse`` of the stream (each line's JSON form as JSON
+Lines), which reads a long input through the batch path; and ``encode`` of
+those JSON forms back to lines (made once by ``parse`` and kept beside the
+stream).
 
 Usage: python benchmarks/lint_bench.py [--lines 300000]
 """
@@ -70,6 +72,11 @@ def main() -> int:
         "check-thread (stream)": ("check-thread", "--now", "20261003T0900Z", "--format", "json", str(stream)),
         "parse (stream)": ("parse", str(stream)),
     }
+    forms = stream.with_suffix(".jsonl")
+    if not forms.exists():
+        with open(forms, "wb") as out:
+            subprocess.run([sys.executable, "-m", "rogerwilco", "parse", str(stream)], stdout=out, check=True)
+    runs["encode (JSON forms)"] = ("encode", str(forms))
     figures = {name: cpu_seconds(*argv) for name, argv in runs.items()}
     base = figures["validate (stream)"]
     print(f"{lines} lines, CPU per line (user + system, one process each):")

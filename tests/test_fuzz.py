@@ -41,6 +41,7 @@ from rogerwilco.front import adapter
 from rogerwilco.core.errors import RW1Error
 from rogerwilco.core.message import Message
 from rogerwilco.checks.readback import check_dn, check_ho, check_rb, make_rb
+from rogerwilco.core import semantics
 from rogerwilco.core.semantics import check_line, refusal
 from rogerwilco.io.stream import read_lines, validate_stream
 from rogerwilco.checks.thread import check_thread, check_thread_spooled
@@ -167,6 +168,28 @@ def test_json_forms_raise_only_our_errors_and_write_one_line(form):
         except (ValueError, RecursionError):
             return  # not writable as JSON text at all
         Message.from_json(text, RECEIVER)
+
+
+def _outcome(form, receiver):
+    """What from_json makes of a form: the message, or the error's type, words and token."""
+    try:
+        return Message.from_json(form, receiver)
+    except RW1Error as exc:
+        return type(exc).__name__, str(exc), exc.token
+
+
+@FUZZ
+@given(st.one_of(json_forms(), messages().map(Message.to_json)),
+       st.sampled_from([RECEIVER, Receiver(), Receiver.load(["pay"])]))
+def test_a_json_form_is_read_back_by_the_accept_path_as_by_the_full_pass(form, receiver):
+    # from_json reads the line it writes as loads does (the accept path first); the full pass alone decides alike
+    fast = _outcome(copy.deepcopy(form), receiver)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(semantics, "_quiet_accept", lambda: lambda *args: None)
+        full = _outcome(copy.deepcopy(form), receiver)
+    assert fast == full
+    if isinstance(fast, Message):
+        assert fast.source is None and full.source is None
 
 
 def _profile_docs():

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 
 import attrs
@@ -685,15 +686,21 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles: Profiles = None) -
     line = " ".join(parts)
     if obj["tail"] is not None:
         line += " // " + obj["tail"]
-    result = check_line(line, profiles)
-    if result.message is None:
-        first = result.refusal
-        assert first is not None
-        if first.kind == "syntax":
-            token = "tail" if obj["tail"] is not None and (first.column or 0) > len(line) - len(obj["tail"]) else first.token
-            raise EncodeError(f"cannot write: {first.message}", token=token or "", findings=result.findings)
-        raise RefusedError(first.message, why=first.why or "UNK", token=first.token or "", findings=result.findings)
-    message = result.message
+    receiver = as_receiver(profiles)
+    # the line read as loads reads it: a line with nothing to say by the accept path alone (the same Message
+    # the full pass builds), any other by the full pass, which words the refusal
+    message = _quiet_accept()(line, receiver, None, None)
+    if message is None:
+        result = check_line(line, receiver)
+        if result.message is None:
+            first = result.refusal
+            assert first is not None
+            if first.kind == "syntax":
+                token = ("tail" if obj["tail"] is not None and (first.column or 0) > len(line) - len(obj["tail"])
+                         else first.token)
+                raise EncodeError(f"cannot write: {first.message}", token=token or "", findings=result.findings)
+            raise RefusedError(first.message, why=first.why or "UNK", token=first.token or "", findings=result.findings)
+        message = result.message
     read = message.to_json()
     for key in ("type", "id", "re", "from", "to", "item", "tail"):
         # A space or mark in an envelope value would read back as other slots or a tail (D3).
@@ -707,14 +714,31 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles: Profiles = None) -
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = "holds a lone surrogate, which no UTF-8 text can carry"
+_ACCEPT_QUIET: list[Callable[[str, Receiver, int | None, str | None], Message | None]] = []
+
+
+def _quiet_accept() -> Callable[[str, Receiver, int | None, str | None], Message | None]:
+    """:data:`rogerwilco.core.speedups.accept_quiet` (the C scanner's where it is built), imported on first use
+    (speedups imports this module)."""
+    if not _ACCEPT_QUIET:
+        from .speedups import accept_quiet
+
+        _ACCEPT_QUIET.append(accept_quiet)
+    return _ACCEPT_QUIET[0]
 
 
 def _unwritable(value: Any) -> str | None:
     """Why a JSON value has no canonical form in RW1 (D9), or None."""
+    kind = value.__class__
+    if kind is str:  # the commonest value first: ASCII text (a flag read in place) holds no surrogate
+        return None if value.isascii() or _SURROGATE.search(value) is None else _LONE_SURROGATE
+    if kind is int or kind is bool or value is None:
+        return None
     if isinstance(value, float):
         return f"{value!r} is not an integer: a number in a JSON form has no canonical form unless it is one"
     if isinstance(value, str) and _SURROGATE.search(value):
-        return "holds a lone surrogate, which no UTF-8 text can carry"
+        return _LONE_SURROGATE
     if isinstance(value, (list, tuple)):
         # one level: a list holds scalars, and a nested list is refused by its type, not here
         return next((why for why in map(_unwritable, (v for v in value if not isinstance(v, (list, tuple)))) if why),
