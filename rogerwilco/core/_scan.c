@@ -817,7 +817,6 @@ done:
     return message;
 }
 
-
 /* The JSON form of a line (spec section 6), as accept.json_form gives it: no Message, no Source. The slots
  * are the values dict itself, a list value as a list (lists: whether any value is a tuple). A copy of the plan's
  * form, whose v and type are set and whose other values are None: only what the line has is set. */
