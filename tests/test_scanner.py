@@ -1278,6 +1278,7 @@ def test_the_batch_iterator_in_c_numbers_lines_and_passes_errors_on(scan) -> Non
     assert next(forms)["id"] == "a-1"
     with pytest.raises(OSError, match="the disk went away"):
         next(forms)
+    assert list(forms) == []  # done for good after an error, as a generator that raised
     with pytest.raises(TypeError, match="str object expected; got bytes"):
         list(json_forms([b"RW1 HO a-1 from=a to=b item=x ask=DRAFT"], Receiver()))
     # an iterator that holds itself is collected (the iterator takes part in the cyclic collector)

@@ -1458,8 +1458,7 @@ static void forms_dealloc(Forms *self) {
     PyObject_GC_Del(self);
 }
 
-static PyObject *forms_next(Forms *self) {
-    if (self->lines == NULL) return NULL;
+static PyObject *forms_step(Forms *self) {
     PyObject *text = PyIter_Next(self->lines);
     if (text == NULL) return NULL;  /* the end, or the lines' own error */
     self->number++;
@@ -1472,6 +1471,14 @@ static PyObject *forms_next(Forms *self) {
     PyObject *out = PyObject_CallFunctionObjArgs(self->rest, text, self->receiver, number, NULL);
     Py_DECREF(number);
     Py_DECREF(text);
+    return out;
+}
+
+/* The next item; at the end, or after an error (as a generator that raised), the iterator is done for good. */
+static PyObject *forms_next(Forms *self) {
+    if (self->lines == NULL) return NULL;
+    PyObject *out = forms_step(self);
+    if (out == NULL) forms_clear(self);
     return out;
 }
 
