@@ -313,6 +313,10 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
         texts = texts or strings_differs(module.strings, line)  # a mutated line is no JSON: walked without harm
         stamp = mutate(rng, rng.choice(STAMPS), STAMPS)  # a time, mutated as a line is, before the line
         texts = texts or time_differs(module.utc_time, stamp) or time_differs(module.utc_time, f"{stamp} {line}")
+        # the batch iterator over the line twice: form()'s answer each time, else rest's with the line's number
+        batch = list(module.forms([line, line], receiver, lambda text, held, number: ("rest", number)))
+        if batch != [("rest", n) if form is None else form for n in (1, 2)]:
+            texts = texts or f"the batch iterator gives other than form(): {batch!r}"
         if texts:
             said = texts
         done += 1
