@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rogerwilco
 from rogerwilco import EncodeError, Message, RefusedError, RW1Error
+from rogerwilco.core.message import Source
 from tests.strategies import RECEIVER, messages
 
 SPEC_HO = ("RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRAFT due=20261002 "
@@ -128,3 +130,21 @@ def test_equal_messages_hash_alike_whatever_the_slot_order():
     b = rogerwilco.loads("RW1 HO a-1 to=b from=a pri=2 item=x ask=DRAFT")
     assert a == b and len({a, b}) == 1
     assert a != a.replace(tail="note")
+
+
+@settings(max_examples=100, deadline=None)
+@given(messages(), st.sampled_from([None, Source("RW1 HO a-1 from=a to=b", 3, "f.rw1", 2)]))
+def test_replacing_the_source_alone_keeps_every_field_as_evolve_does(message, source):
+    message = attrs.evolve(message, source=Source(message.to_line(), 1))
+    got = message.replace(source=source)
+    want = attrs.evolve(message, source=source)
+    assert got is not message and type(got) is Message
+    assert attrs.asdict(got, recurse=False) == attrs.asdict(want, recurse=False)
+    assert [type(getattr(got, f.name)) for f in attrs.fields(Message)] == [
+        type(getattr(want, f.name)) for f in attrs.fields(Message)]
+    assert got == want and hash(got) == hash(want) and got.source is source
+    assert message.replace().source is None  # the source left out: none
+    changed = message.replace(tail="changed")  # more than the source: through the constructor, as before
+    assert changed.tail == "changed" and changed.source is None and changed.id == message.id
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        got.id = "x-1"  # a copy is as frozen as the original

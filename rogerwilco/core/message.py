@@ -144,6 +144,13 @@ class Message:
 
     def replace(self, **changes: Any) -> "Message":
         changes.setdefault("source", None)
+        if len(changes) == 1 and self.__class__ is Message:
+            # the source alone: every other field as it is, already what the constructor makes of it
+            copy = _new_object(Message)
+            for set_field, name in _COPIED:
+                set_field(copy, getattr(self, name))
+            _SET_SOURCE(copy, changes["source"])
+            return copy
         return attrs.evolve(self, **changes)
 
     def __str__(self) -> str:
@@ -182,3 +189,7 @@ def check_written(line: str, tail: str | None) -> None:
 # with the named constructors.
 FIELD_SETTERS = tuple(getattr(Message, name).__set__ for name in
                       ("type", "id", "re", "from_", "to", "item", "slots", "tail", "v", "source"))
+# Message.replace of the source alone copies the other fields through the same setters.
+_COPIED = tuple(zip(FIELD_SETTERS[:-1], ("type", "id", "re", "from_", "to", "item", "slots", "tail", "v")))
+_SET_SOURCE = FIELD_SETTERS[-1]
+_new_object = object.__new__
