@@ -19,7 +19,10 @@ Against ``jq``: the large log's records (``rogerwilco scan``'s own JSON
 Lines output, written once) read back by ``jq -c .`` and by ``json.loads``
 per line, CPU time beside the scan's (``--no-jq`` leaves it out; ``jq`` is
 ``apt-get install jq``). The goal: the scan of the log at least as fast as
-``jq -c .`` over the same records.
+``jq -c .`` over the same records. Beside them, Parquet: ``rogerwilco scan
+-o FILE.parquet`` of the log against the scan to JSON Lines, and against
+pyarrow's own JSON reader and Parquet writer over the same records (the
+pyarrow it writes with; left out where pyarrow is not installed).
 
 Slack mode (issue: a Slack export must be read in bounded memory): a
 pretty-printed Slack-style export (a JSON array of messages, each with its
@@ -35,6 +38,7 @@ Usage: python benchmarks/scan_bench.py [--lines 1000000] [--small 250000] [--job
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -180,9 +184,16 @@ def jq_figures(path: Path, rounds: int = 3) -> None:
         run_scan(path, 1, str(records))
     jq = shutil.which("jq")
     loads = "import json, sys\nfor line in open(sys.argv[1], 'rb'): json.loads(line)"
+    parquet = str(path.with_suffix(".bench.parquet"))
+    to_parquet = ("import sys, pyarrow.json as j, pyarrow.parquet as pq\n"
+                  "pq.write_table(j.read_json(sys.argv[1]), sys.argv[2])")
     paths = {"rogerwilco scan (-j 1)": [sys.executable, "-m", "rogerwilco", "scan", str(path), "-f", "jsonl",
                                          "--no-summary"],
              "json.loads per record": [sys.executable, "-c", loads, str(records)]}
+    if importlib.util.find_spec("pyarrow") is not None:
+        paths["rogerwilco scan -o .parquet"] = [sys.executable, "-m", "rogerwilco", "scan", str(path), "-o", parquet,
+                                                "--no-summary"]
+        paths["pyarrow.json to Parquet"] = [sys.executable, "-c", to_parquet, str(records), parquet]
     if jq is not None:
         paths["jq -c . over the records"] = [jq, "-c", ".", str(records)]
     best = {name: (float("inf"), float("inf")) for name in paths}
@@ -194,6 +205,12 @@ def jq_figures(path: Path, rounds: int = 3) -> None:
     print(f"against jq: {n:,} records of {path.name}, best of {rounds} interleaved rounds, CPU seconds (wall)")
     for name, (cpu, wall) in best.items():
         print(f"  {name:28s} {cpu:7.2f} s ({wall:.2f} s)")
+    if "rogerwilco scan -o .parquet" in best:
+        Path(parquet).unlink(missing_ok=True)
+        to_file = best["rogerwilco scan -o .parquet"][0]
+        print(f"  scan -o .parquet / scan to JSON Lines: {to_file / best['rogerwilco scan (-j 1)'][0]:.2f}x; "
+              f"/ pyarrow's own JSON reader and Parquet writer over the records: "
+              f"{to_file / best['pyarrow.json to Parquet'][0]:.2f}x")
     if jq is None:
         print("  jq -c . : not installed (apt-get install jq)")
         return

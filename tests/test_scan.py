@@ -703,3 +703,40 @@ def test_a_lone_surrogate_from_a_json_escape_reaches_parquet_as_its_escape(tmp_p
                                                 "RW1 HO a-1 from=a to=b item=x ask=DRAFT"]
     assert table.column("token").to_pylist() == ["x_k=\\ud800", None]
     assert table.column("record").to_pylist() == ["diagnostic", "message"]
+
+
+_ANY_TEXT = st.text(st.characters(blacklist_categories=())) | st.lists(st.sampled_from(
+    ["\ud800", "\udfff", "\U0001f600", "\u2028", "\x00", "\x1f", "\x7f", "\\", '"', "\u00e9", "x", " "])).map("".join)
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats() | _ANY_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_ANY_TEXT, inner, max_size=3), max_leaves=12)
+_FORMS = st.none() | st.fixed_dictionaries(
+    {"v": st.just("RW1"), "type": st.sampled_from(["HO", "RB", "DN"])},
+    optional={"id": _ANY_TEXT, "from": _ANY_TEXT, "to": _ANY_TEXT, "re": st.none() | _ANY_TEXT,
+              "item": _ANY_TEXT, "tail": st.none() | _ANY_TEXT, "x_other": _JSON_VALUES,
+              "slots": st.none() | st.dictionaries(_ANY_TEXT, _JSON_VALUES, max_size=5) | _JSON_VALUES})
+
+
+@settings(max_examples=150, deadline=None)
+@given(forms=st.lists(_FORMS, max_size=8), json_column=st.sampled_from(["struct", "text"]), writers=st.booleans())
+def test_the_json_column_is_each_forms_json_dumps(forms, json_column, writers):
+    """The json column, built column by column (by the C scanner where it is built, else in Python), is what
+    json.dumps of each record's form gives, row by row: the envelope as it is and the slots as compact JSON
+    text (struct), or the form as that text; a lone surrogate written as its escape, a float and a key that is
+    not text as json.dumps writes them, a missing form a null."""
+    pa = pytest.importorskip("pyarrow")
+    from rogerwilco.core import speedups
+    from rogerwilco.io.records import _array, _json_struct_type, _json_value, to_arrow_batch
+
+    records = [Record(record="message" if form else "diagnostic", file="f.log", line=n, column=1, text="RW1",
+                      json=form) for n, form in enumerate(forms, start=1)]
+    with pytest.MonkeyPatch.context() as patch:
+        if not writers:  # the Python path: what a machine without the C scanner takes
+            patch.setattr(speedups, "json_compact", None)
+            patch.setattr(speedups, "json_struct_columns", None)
+        got = to_arrow_batch(records, json_column).column("json")
+    typ = _json_struct_type() if json_column == "struct" else pa.string()
+    want = _array(pa, [_json_value(form, json_column) for form in forms], typ)
+    assert got.type == want.type
+    assert got.to_pylist() == want.to_pylist()
+    assert got.equals(want)

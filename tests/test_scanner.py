@@ -569,6 +569,81 @@ def test_the_json_text_of_every_conformance_form_is_json_dumps(scan) -> None:
         assert scan.scan.dumps(form) == json.dumps(form, ensure_ascii=True)
 
 
+# ---- Parquet's json column: json.dumps(ensure_ascii=False), compact ---------------
+
+def compact_dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def has_surrogate(value: object) -> bool:
+    if isinstance(value, str):
+        return any("\ud800" <= c <= "\udfff" for c in value)
+    if isinstance(value, list):
+        return any(map(has_surrogate, value))
+    if isinstance(value, dict):
+        return any(has_surrogate(k) or has_surrogate(v) for k, v in value.items())
+    return False
+
+
+def test_the_compact_text_of_every_code_point_is_json_dumps(scan) -> None:
+    everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    assert scan.scan.compact(everything) == compact_dumps(everything)
+    for c in map(chr, range(0x3000)):
+        want = None if "\ud800" <= c <= "\udfff" else compact_dumps(c)
+        assert scan.scan.compact(c) == want, hex(ord(c))
+
+
+@FUZZ
+@given(JSON_VALUES)
+def test_the_compact_text_of_a_value_is_json_dumps_or_not_sure_of_a_surrogate(scan, value) -> None:
+    """Compact separators, every character past ASCII as itself; a lone surrogate (UTF-8 has none) is not sure."""
+    assert scan.scan.compact(value) == (None if has_surrogate(value) else compact_dumps(value))
+
+
+@pytest.mark.parametrize("value", [1.5, [1, 2.0], {"a": float("nan")}, {1: "a"}, {"a": {2: 3}}, 2**63, {"a": (1, 2)},
+                                   "\ud800", {"\udfff": 1}, type("Text", (str,), {})("x")])
+def test_a_value_the_compact_text_is_not_sure_of(scan, value) -> None:
+    assert scan.scan.compact(value) is None
+
+
+FORM_VALUES = st.none() | st.booleans() | st.integers(-5, 5) | JSON_TEXTS | st.floats(allow_nan=False)
+FORMS = st.none() | st.integers() | st.dictionaries(
+    st.sampled_from(["v", "type", "id", "from", "to", "re", "item", "tail", "slots", "other"]) | JSON_TEXTS,
+    FORM_VALUES | JSON_VALUES, max_size=10,
+) | st.builds(lambda form, slots: {**form, "slots": slots},
+              st.dictionaries(st.sampled_from(["v", "type", "id", "tail"]), JSON_TEXTS, max_size=4),
+              st.none() | JSON_VALUES | st.dictionaries(JSON_TEXTS, JSON_VALUES | st.floats(), max_size=4))
+
+
+@FUZZ
+@given(st.lists(FORMS, max_size=12), st.lists(st.sampled_from(["v", "type", "id", "tail", "slots", "x"]), max_size=6))
+def test_the_struct_columns_are_the_forms_values_or_not_sure(scan, forms, keys) -> None:
+    """Each sure form gives forms[i].get(key) and its slots' compact text; anything else is listed, and None."""
+    columns, unsure = scan.scan.struct_columns(forms, tuple(keys))
+    assert len(columns) == len(keys) + 1 and all(len(column) == len(forms) for column in columns)
+    for i, form in enumerate(forms):
+        row = [column[i] for column in columns]
+        if i in unsure:
+            assert row == [None] * (len(keys) + 1)
+            slots = form.get("slots") if isinstance(form, dict) else None
+            assert (not isinstance(form, dict) or not (slots is None or type(slots) is dict)
+                    or scan.scan.compact(slots) is None)
+        elif form is None:
+            assert row == [None] * (len(keys) + 1)
+        else:
+            assert type(form) is dict
+            assert row[:-1] == [form.get(key) for key in keys]
+            assert all(a is b for a, b in zip(row[:-1], [form.get(key) for key in keys]))
+            assert row[-1] == compact_dumps(form.get("slots") or {})
+    assert unsure == sorted(set(unsure))
+
+
+@pytest.mark.parametrize("args", [((), ("v",)), ([], ["v"]), ([], (1,)), ([{}],)])
+def test_the_struct_columns_take_a_list_and_a_tuple_of_str(scan, args) -> None:
+    with pytest.raises(TypeError):
+        scan.scan.struct_columns(*args)
+
+
 # ---- memory, under valgrind --------------------------------------------------
 
 MEMCHECK_LINES = int(os.environ.get("RW1_SCAN_VALGRIND_LINES", "60"))
@@ -602,6 +677,10 @@ for n in range(20):
 texts = sum(scan.scan.dumps(value) is not None for value in values)
 texts += sum(scan.scan.dumps_object(("text", "json", "n"), (line, value, n)) is not None
              for n, (line, value) in enumerate(zip(lines, values[len(lines):])))
+texts += sum(scan.scan.compact(value) is not None for value in values)
+columns, unsure = scan.scan.struct_columns(values[len(lines):] + [None, {"slots": 1.5}, {"slots": values[-1]}, 7],
+                                           ("v", "type", "id", "tail"))
+texts += len(columns[-1]) - len(unsure)
 found = [scan.scan.fault(line, receiver) for line in lines]
 import json
 walks = [json.dumps({"m": line, "k~/": [line, {"n": line}]}, ensure_ascii=n % 2 == 0) for n, line in enumerate(lines)]

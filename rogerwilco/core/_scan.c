@@ -1766,6 +1766,202 @@ static PyObject *dumps(PyObject *module, PyObject *value) {
     return written(&out, out_value(&out, value, 0));
 }
 
+/* ---- the json column of Arrow records, column by column -------------------------------------------------
+ *
+ * compact(value): the JSON text json.dumps(value, ensure_ascii=False, separators=(",", ":")) writes (a record's
+ * JSON form as Parquet's text column holds it, its slots as the struct column holds them), or None: not sure. It
+ * writes what out_value writes, compactly, and a character past ASCII as itself (UTF-8 here, decoded once at the
+ * end): only '"', '\\' and the controls below U+0020 are escaped, as json's encode_basestring does. A lone
+ * surrogate (which UTF-8 cannot carry; json.dumps keeps it, and the Arrow writer escapes it then) is not sure.
+ *
+ * Hostile input: every write is preceded by a check of the room left (6 bytes a code point at most: \u00XX or
+ * UTF-8's 4), the count checked for overflow before it is reserved, the depth bounded by JSON_DEPTH. */
+static int out_utf8_string(Out *out, PyObject *s, int *wide) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (n > (PY_SSIZE_T_MAX / 2 - 2) / 6) { PyErr_NoMemory(); return -1; }
+    if (out_room(out, 6 * n + 2) < 0) return -1;
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    char *p = out->data + out->len;
+    *p++ = '"';
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= ' ' && c < 0x80 && c != '\\' && c != '"') { *p++ = (char)c; continue; }
+        switch (c) {
+        case '\\': *p++ = '\\'; *p++ = '\\'; continue;
+        case '"': *p++ = '\\'; *p++ = '"'; continue;
+        case '\b': *p++ = '\\'; *p++ = 'b'; continue;
+        case '\f': *p++ = '\\'; *p++ = 'f'; continue;
+        case '\n': *p++ = '\\'; *p++ = 'n'; continue;
+        case '\r': *p++ = '\\'; *p++ = 'r'; continue;
+        case '\t': *p++ = '\\'; *p++ = 't'; continue;
+        default: break;
+        }
+        if (c < ' ') { put_unit(p, c); p += 6; continue; }
+        if (c >= 0xD800 && c <= 0xDFFF) return 0;   /* a lone surrogate: json.dumps writes it */
+        *wide = 1;
+        if (c < 0x800) {
+            *p++ = (char)(0xC0 | (c >> 6));
+            *p++ = (char)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            *p++ = (char)(0xE0 | (c >> 12));
+            *p++ = (char)(0x80 | ((c >> 6) & 0x3F));
+            *p++ = (char)(0x80 | (c & 0x3F));
+        } else {
+            *p++ = (char)(0xF0 | (c >> 18));
+            *p++ = (char)(0x80 | ((c >> 12) & 0x3F));
+            *p++ = (char)(0x80 | ((c >> 6) & 0x3F));
+            *p++ = (char)(0x80 | (c & 0x3F));
+        }
+    }
+    *p++ = '"';
+    out->len = p - out->data;
+    return 1;
+}
+
+/* 1: written, 0: not sure (no error set), -1: an error. */
+static int out_compact(Out *out, PyObject *value, int depth, int *wide) {
+    if (PyUnicode_CheckExact(value)) return out_utf8_string(out, value, wide);
+    if (value == Py_None || value == Py_True || value == Py_False || PyLong_CheckExact(value))
+        return out_value(out, value, depth);   /* the same text either way */
+    if (depth >= JSON_DEPTH) return 0;
+    if (PyList_CheckExact(value)) {
+        if (out_ascii(out, "[", 1) < 0) return -1;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {   /* the size read again: nothing here runs Python */
+            if (i > 0 && out_ascii(out, ",", 1) < 0) return -1;
+            int done = out_compact(out, PyList_GET_ITEM(value, i), depth + 1, wide);
+            if (done <= 0) return done;
+        }
+        return out_ascii(out, "]", 1) < 0 ? -1 : 1;
+    }
+    if (PyDict_CheckExact(value)) {
+        if (out_ascii(out, "{", 1) < 0) return -1;
+        Py_ssize_t at = 0, i = 0;
+        PyObject *key, *item;
+        while (PyDict_Next(value, &at, &key, &item)) {
+            if (!PyUnicode_CheckExact(key)) return 0;
+            if (i++ > 0 && out_ascii(out, ",", 1) < 0) return -1;
+            int done = out_utf8_string(out, key, wide);
+            if (done <= 0) return done;
+            if (out_ascii(out, ":", 1) < 0) return -1;
+            done = out_compact(out, item, depth + 1, wide);
+            if (done <= 0) return done;
+        }
+        return out_ascii(out, "}", 1) < 0 ? -1 : 1;
+    }
+    return 0;
+}
+
+/* The text written (1), None (0: not sure) or NULL (-1, the error set); the buffer kept for the next value. */
+static PyObject *compact_written(Out *out, int done, int wide) {
+    if (done == 1) {
+        if (!wide) {
+            PyObject *text = PyUnicode_New(out->len, 127);
+            if (text != NULL) memcpy(PyUnicode_DATA(text), out->data, (size_t)out->len);
+            return text;
+        }
+        return PyUnicode_DecodeUTF8(out->data, out->len, "strict");
+    }
+    if (done == 0) Py_RETURN_NONE;
+    return NULL;
+}
+
+static PyObject *compact(PyObject *module, PyObject *value) {
+    Out out = {NULL, 0, 0};
+    int wide = 0;
+    int done = out_compact(&out, value, 0, &wide);
+    PyObject *text = compact_written(&out, done, wide);
+    PyMem_Free(out.data);
+    return text;
+}
+
+/* struct_columns(forms, keys): the json struct column of a batch of records, as columns. forms is a list of
+ * JSON forms (dicts) or None; keys a tuple of str. The answer is (columns, unsure): columns holds a list for each
+ * key (forms[i].get(key), None where the form is None) and then one of the slots' texts
+ * (compact(forms[i].get("slots") or {}), None where the form is None); unsure lists the indexes of the forms it
+ * is not sure of (not an exact dict, slots that are neither None nor an exact dict, or that compact() is not sure
+ * of), whose entries are None in every column: the caller writes them. Nothing here runs Python code (exact
+ * dicts with str keys only), so the lists cannot change under it. */
+static PyObject *struct_columns(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "struct_columns(forms: list, keys: tuple)");
+        return NULL;
+    }
+    PyObject *forms = args[0], *keys = args[1];
+    Py_ssize_t n = PyList_GET_SIZE(forms), k = PyTuple_GET_SIZE(keys);
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(keys, j))) {
+            PyErr_SetString(PyExc_TypeError, "struct_columns: the keys are str");
+            return NULL;
+        }
+    }
+    PyObject *columns = PyList_New(k + 1), *unsure = PyList_New(0), *empty = NULL;
+    Out out = {NULL, 0, 0};
+    if (columns == NULL || unsure == NULL) goto error;
+    for (Py_ssize_t j = 0; j <= k; j++) {
+        PyObject *column = PyList_New(n);
+        if (column == NULL) goto error;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_INCREF(Py_None);
+            PyList_SET_ITEM(column, i, Py_None);
+        }
+        PyList_SET_ITEM(columns, j, column);
+    }
+    empty = PyUnicode_FromString("{}");
+    if (empty == NULL) goto error;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *form = PyList_GET_ITEM(forms, i);
+        if (form == Py_None) continue;
+        PyObject *text = NULL;
+        if (PyDict_CheckExact(form)) {
+            PyObject *slots = PyDict_GetItemWithError(form, key_slots);
+            if (slots == NULL && PyErr_Occurred()) goto error;
+            if (slots == NULL || slots == Py_None) {
+                text = empty;
+                Py_INCREF(text);
+            } else if (PyDict_CheckExact(slots)) {
+                int wide = 0;
+                out.len = 0;
+                int done = out_compact(&out, slots, 1, &wide);
+                if (done < 0) goto error;
+                if (done == 1) {
+                    text = compact_written(&out, done, wide);
+                    if (text == NULL) goto error;
+                }
+            }
+        }
+        if (text == NULL) {   /* not sure: the caller writes it */
+            PyObject *index = PyLong_FromSsize_t(i);
+            if (index == NULL || PyList_Append(unsure, index) < 0) { Py_XDECREF(index); goto error; }
+            Py_DECREF(index);
+            continue;
+        }
+        PyObject *column = PyList_GET_ITEM(columns, k);
+        if (PyList_SetItem(column, i, text) < 0) goto error;   /* (text taken; the None it held released) */
+        for (Py_ssize_t j = 0; j < k; j++) {
+            PyObject *value = PyDict_GetItemWithError(form, PyTuple_GET_ITEM(keys, j));
+            if (value == NULL) {
+                if (PyErr_Occurred()) goto error;
+                continue;
+            }
+            Py_INCREF(value);
+            if (PyList_SetItem(PyList_GET_ITEM(columns, j), i, value) < 0) goto error;
+        }
+    }
+    PyMem_Free(out.data);
+    Py_DECREF(empty);
+    PyObject *answer = PyTuple_Pack(2, columns, unsure);
+    Py_DECREF(columns);
+    Py_DECREF(unsure);
+    return answer;
+error:
+    PyMem_Free(out.data);
+    Py_XDECREF(empty);
+    Py_XDECREF(columns);
+    Py_XDECREF(unsure);
+    return NULL;
+}
+
 /* ---- a log line's time, for scan's ts column -------------------------------------------------------------
  *
  * utc_time(text, end, whole): the time that text[:end] starts with when it is written YYYY-MM-DD, "T" or " ",
@@ -2005,6 +2201,12 @@ static PyMethodDef methods[] = {
     {"dumps_object", (PyCFunction)(void (*)(void))dumps_object, METH_FASTCALL,
      "dumps_object(keys, values): json.dumps(dict(zip(keys, values)), ensure_ascii=True), a value that is a time in "
      "UTC written as RFC 3339 text with microseconds and Z, or None: not sure."},
+    {"compact", compact, METH_O,
+     "compact(value): its JSON text as json.dumps(value, ensure_ascii=False, separators=(',', ':')) writes it, or "
+     "None: not sure."},
+    {"struct_columns", (PyCFunction)(void (*)(void))struct_columns, METH_FASTCALL,
+     "struct_columns(forms, keys): ([forms[i].get(key) for i] for each key + [compact(slots or {}) for i], the "
+     "indexes of the forms it is not sure of)."},
     {"utc_time", (PyCFunction)(void (*)(void))utc_time, METH_FASTCALL,
      "utc_time(text, end, whole): the time in UTC text[:end] starts with (whole: is) when it is written "
      "YYYY-MM-DD[T ]HH:MM:SS[.fraction]Z, or None: not sure."},

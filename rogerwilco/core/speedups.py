@@ -28,7 +28,10 @@ edited since ``python hatch_build.py --inplace``).
     the accept path above.
     ``RW1_PURE`` turns it off too.
     It also writes the JSON text of ``scan``'s records (what
-    ``json.dumps(value, ensure_ascii=True)`` writes, to the character), and
+    ``json.dumps(value, ensure_ascii=True)`` writes, to the character), the
+    json column of their Arrow batches column by column (``json_compact``,
+    ``json_struct_columns``: what ``json.dumps(value, ensure_ascii=False,
+    separators=(",", ":"))`` writes), and
     finds the string values of a JSON line that may hold a message
     (``json_strings``) and reads a log line's time in its commonest form
     (``utc_time``).
@@ -58,10 +61,12 @@ __all__ = [
     "active",
     "compiled",
     "implementation",
+    "json_compact",
     "json_form",
     "json_forms",
     "json_object",
     "json_strings",
+    "json_struct_columns",
     "json_text",
     "loads_line",
     "reason",
@@ -117,6 +122,13 @@ json_text = json.JSONEncoder(ensure_ascii=True).encode
 # microseconds and "Z" (a record's ts), or None: not sure (the caller writes it then); only the C scanner writes it
 # (without it, None: a record's line is written field by field)
 json_object: Callable[[tuple[str, ...], tuple[Any, ...]], str | None] | None = None
+# json.dumps(value, ensure_ascii=False, separators=(",", ":")), or None: not sure (a float, a subclass, a lone
+# surrogate: the caller writes it then); a record's JSON form in Parquet's json column; only the C scanner writes it
+json_compact: Callable[[Any], str | None] | None = None
+# (columns, unsure) of the json struct column of Arrow records: for each key a list of forms[i].get(key), then the
+# slots' json_compact texts (None where the form is None), and the indexes of the forms it is not sure of (left
+# None in every column: the caller writes them); only the C scanner writes them
+json_struct_columns: Callable[[list[Any], tuple[str, ...]], tuple[list[list[Any]], list[int]]] | None = None
 # (JSON pointer, raw body, column) of each string value of the JSON text text[at:] (one json.loads accepted) whose
 # raw body holds "RW" or "\u", in order, or None: not sure (scan's frames of a JSON line); only the C scanner reads
 # them (without it, None: the caller reads them itself)
@@ -168,5 +180,7 @@ if _scan is not None:
     json_form = _scanner.form_with(_scan, json_form)
     json_text = _scanner.text_with(_scan, json_text)
     json_object = _scan.scan.dumps_object
+    json_compact = _scan.scan.compact
+    json_struct_columns = _scan.scan.struct_columns
     json_strings = _scan.scan.strings
     utc_time = _scan.scan.utc_time

@@ -19,6 +19,7 @@ its function is called.
 from __future__ import annotations
 
 import json
+import operator
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
@@ -233,18 +234,53 @@ def _json_value(form: dict | None, json_column: str) -> Any:
     return out
 
 
+#: the json struct's fields read from the form as they are (the slots are written as JSON text)
+_STRUCT_KEYS = ("v",) + _ENVELOPE + ("tail",)
+
+#: each column but ``json`` and ``version``, and how it is read from a record
+_GETTERS = tuple((c, operator.attrgetter(_FIELD_OF.get(c, c))) for c in COLUMNS if c not in ("json", "version"))
+
+
+def _json_array(pa: Any, forms: list, json_column: str) -> Any:
+    """The ``json`` column of a batch: JSON text, or the struct built child by child (no dict a record)."""
+    from ..core.speedups import json_compact, json_struct_columns
+
+    if json_column == "text":
+        texts: list[str | None] = [None] * len(forms)
+        for i, form in enumerate(forms):
+            if form is not None:
+                text = json_compact(form) if json_compact is not None else None
+                texts[i] = _json_value(form, "text") if text is None else text
+        return _array(pa, texts, pa.string())
+    if json_struct_columns is not None:
+        columns, unsure = json_struct_columns(forms, _STRUCT_KEYS)
+    else:
+        columns = [[None] * len(forms) for _ in range(len(_STRUCT_KEYS) + 1)]
+        unsure = [i for i, form in enumerate(forms) if form is not None]
+    for i in unsure:  # (every form, without the C scanner)
+        value = _json_value(forms[i], "struct")
+        for j, key in enumerate(_STRUCT_KEYS):
+            columns[j][i] = value[key]
+        columns[-1][i] = value["slots"]
+    by_name = dict(zip(_STRUCT_KEYS + ("slots",), columns))
+    typ = _json_struct_type()
+    children = [_array(pa, by_name[typ.field(j).name], pa.string()) for j in range(typ.num_fields)]
+    return pa.StructArray.from_arrays(children, fields=list(typ), mask=pa.array([f is None for f in forms], pa.bool_()))
+
+
 def to_arrow_batch(records: Iterable[Record], json_column: str = "struct", *, dictionary: bool = True):
     """An Arrow RecordBatch of records with :func:`arrow_schema`."""
     pa = import_pyarrow()
     schema = arrow_schema(json_column, dictionary=dictionary)
     rows = records if isinstance(records, (list, tuple)) else list(records)
     # column by column, straight from the records' fields (``ts`` as the datetime, not its text)
-    cols: dict[str, list] = {c: [getattr(r, _FIELD_OF.get(c, c)) for r in rows] for c in COLUMNS
-                             if c not in ("json", "version")}
-    cols["json"] = [_json_value(r.json, json_column) for r in rows]
+    cols: dict[str, list] = {c: list(map(get, rows)) for c, get in _GETTERS}
     cols["version"] = [RECORDS_VERSION] * len(rows)
     arrays = []
     for c in COLUMNS:
+        if c == "json":
+            arrays.append(_json_array(pa, [r.json for r in rows], json_column))
+            continue
         typ = schema.field(c).type
         if pa.types.is_dictionary(typ):
             arrays.append(_array(pa, cols[c], pa.string()).dictionary_encode().cast(typ))
