@@ -238,6 +238,30 @@ def dumps_differs(dumps: Callable[[Any], str | None], value: Any) -> str:
     return "" if got is None or got == want else f"a JSON text other than json.dumps's: {got!r} != {want!r}"
 
 
+def compact_differs(module: ModuleType, forms: list[Any]) -> str:
+    """"" when the scanner's compact JSON text of each form, and the json struct columns of the batch, are
+    json.dumps's (ensure_ascii=False, compact; or it is not sure), else what differs."""
+    import json
+
+    keys = ("v", "type", "id", "from", "to", "re", "item", "tail")
+    for form in forms:
+        got = module.compact(form)
+        if got is not None and got != json.dumps(form, ensure_ascii=False, separators=(",", ":")):
+            return f"a compact JSON text other than json.dumps's: {got!r}"
+    columns, unsure = module.struct_columns(forms, keys)
+    for i, form in enumerate(forms):
+        row = [column[i] for column in columns]
+        if form is None or i in unsure:
+            if row != [None] * (len(keys) + 1):
+                return f"a struct row where none is sure: {row!r}"
+            continue
+        want = [form.get(key) for key in keys]
+        want.append(json.dumps(form.get("slots") or {}, ensure_ascii=False, separators=(",", ":")))
+        if row != want:
+            return f"struct columns other than the form's: {row!r} != {want!r}"
+    return ""
+
+
 def strings_differs(strings: Callable[[str, int], Any], text: str) -> str:
     """"" when the scanner's walk of a JSON text finds the string values scan's Python finds (or is not sure),
     else what differs; any text, JSON or not, is walked, from any place (nothing may break on it)."""
@@ -309,6 +333,8 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
         texts = (dumps_differs(module.dumps, line) or dumps_differs(module.dumps, form)
                  or dumps_differs(lambda row: module.dumps_object(tuple(row), tuple(row.values())),
                                   {"text": line, "json": form}))
+        texts = texts or compact_differs(module, [form, None, {"v": line, "slots": {line: [line, form]}},
+                                                  {"slots": line}])
         texts = texts or strings_differs(module.strings, json.dumps({"m": line, "k~/": [line, {"n": form}]}))
         texts = texts or strings_differs(module.strings, line)  # a mutated line is no JSON: walked without harm
         stamp = mutate(rng, rng.choice(STAMPS), STAMPS)  # a time, mutated as a line is, before the line
