@@ -342,3 +342,38 @@ def test_an_unanswered_question_has_the_severity_check_thread_gives_it():
         if severity is not None:
             (unanswered,) = [f for f in check_thread([aq], now=now).findings if f.kind == "unanswered"]
             assert unanswered.severity == severity
+
+
+def test_a_file_with_no_rw1_line_says_so(capsys, tmp_path):
+    """No finding in a file with no RW1 line means nothing was checked: the summary counts such files, and a
+    file named on the command line gets a note (a log read for the RW1 lines inside it: validate reads every
+    line as a message)."""
+    garbage = tmp_path / "notes.txt"
+    garbage.write_text("hello world\nfoo bar RW\n", encoding="utf-8")
+    empty = tmp_path / "empty.rw1"
+    empty.write_text("\n\n", encoding="utf-8")
+    code, out, err = lint(capsys, "--no-config", str(garbage))
+    assert code == 0
+    assert out.strip().splitlines()[-1] == "1 file checked, no findings, 1 file with no RW1 line"
+    assert err.startswith(f"rogerwilco: note: {garbage} holds no RW1 line") and "rogerwilco validate" in err
+    code, out, err = lint(capsys, "--no-config", "-f", "json", str(empty))
+    assert (code, out) == (0, "[]\n") and err == f"rogerwilco: note: {empty} holds no RW1 line: it is empty or blank\n"
+    bad = tmp_path / "bad.rw1"
+    bad.write_text(RULES["RW003"].bad + "\n", encoding="utf-8")
+    code, out, err = lint(capsys, "--no-config", str(tmp_path))  # a folder (its .rw1 files): counted, no note
+    assert code == 1 and err == ""
+    assert out.strip().splitlines()[-1] == ("1 finding in 2 files (1 root cause, 0 consequences): RW003 unknown-code 1, "
+                                            "1 file with no RW1 line")
+    code, out, err = lint(capsys, "--no-config", str(bad))
+    assert code == 1 and err == "" and "with no RW1 line" not in out
+
+
+@pytest.mark.parametrize("embedded", [False, True])
+def test_lint_stream_counts_the_rw1_lines_and_the_messages(embedded):
+    lines = [RULES["RW003"].bad, "", "noise", RULES["RW103"].good.split("\n")[0]]
+    if embedded:
+        lines = [f"2026-10-01T00:00:0{n}Z INFO {line}" for n, line in enumerate(lines)]
+    counts: dict = {}
+    lint_stream(io.BytesIO("\n".join(lines).encode()), file="x.log" if embedded else "x.rw1", counts=counts)
+    # the stream reads every non-blank line (noise is a refused line there); the log the RW1 lines alone
+    assert counts == ({"lines": 2, "messages": 1} if embedded else {"lines": 3, "messages": 1})

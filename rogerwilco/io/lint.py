@@ -593,14 +593,18 @@ _OFFENDER_RULES = frozenset({"RW105", "RW108", "RW109", "RW110", "RW111", "RW113
 def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream>",
                 profiles: Receiver | Iterable | None = None, now: str | None = None,
                 select: Sequence[str] | None = None, ignore: Sequence[str] = (),
-                embedded: bool | None = None) -> list[LintFinding]:
+                embedded: bool | None = None, counts: dict[str, int] | None = None) -> list[LintFinding]:
     """Every finding of one conversation, in line order, filtered by ``select``/``ignore``.
 
     ``fp`` is a binary or text stream, or an iterable of lines. ``now``
     (``YYYYMMDDTHHMMZ``) enables the rules on handoffs open past ``exp``/``due``.
     ``embedded`` reads the messages found inside each line (logs, Markdown,
     JSON Lines) rather than each line as one message; by default it follows
-    the file name (:func:`is_stream_file`).
+    the file name (:func:`is_stream_file`). ``counts``, when given, gets
+    ``"lines"``: the RW1 lines read, valid or refused (a stream's non-blank
+    lines; the candidates found inside a log), and ``"messages"``: the valid
+    ones among them (a log with no RW1 line in it has no finding, and says so
+    here).
     """
     receiver = Receiver.all_bundled() if profiles is None else as_receiver(profiles)
     if now is not None:
@@ -617,12 +621,18 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     refused: dict[str, _Refused] = {}  # the refused lines' ids: a reply to one names a message that was sent
     places = _Places() if embedded else None
 
+    tally = counts if counts is not None else {}
+    tally.setdefault("lines", 0)
+    tally.setdefault("messages", 0)
+
     def valid() -> Iterator[Message | LineResult]:
         if places is not None:
             for result, physical, frame, start in _embedded_results(fp, receiver, file):
+                tally["lines"] += 1
                 places.put(result.line_number or 1, result.text, physical, frame, start)
                 findings.extend(_with_causes(list(_line_findings(result, file)), result, refused))
                 if result.message is not None:
+                    tally["messages"] += 1
                     yield result  # read from its candidate's text: the thread check keeps it small
             return
         if hasattr(fp, "read"):
@@ -632,9 +642,12 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
             results = (check_line(_strip_terminator(text), receiver, line_number=i, file=file)
                        for i, text in enumerate(fp, start=1) if text.strip("\r\n"))
         for result in results:
+            if result.text:  # (a blank line is no RW1 line: a note lint does not show)
+                tally["lines"] += 1
             if result.findings or result.raw is not None:  # (a line the accept path took alone has neither)
                 findings.extend(_with_causes(list(_line_findings(result, file)), result, refused))
             if result.message is not None:
+                tally["messages"] += 1
                 yield result  # the line it was read from goes along: the thread check keeps it small
 
     try:
@@ -782,7 +795,7 @@ def lint_paths(paths: Sequence[str], *, config: Any = None, **options: Any) -> I
     a file's configuration into more options of :func:`lint_stream` (its rules, profiles, now), which win
     over the ones given here. ``stdin_filename`` names standard input (its per-file ignores, its mode and
     its configuration follow that name); ``on_open`` is given each file as it is opened (a progress bar
-    watches it).
+    watches it); ``counts``, a dict, gets each file's ``counts`` of :func:`lint_stream` under its display name.
     """
     from .lint_config import FileConfigs, LintConfig
 
@@ -791,12 +804,16 @@ def lint_paths(paths: Sequence[str], *, config: Any = None, **options: Any) -> I
     on_open = options.pop("on_open", None) or (lambda fh: None)
     settings: Callable[[Any], Mapping[str, Any]] = options.pop("settings", None) or (lambda found: {})
     ignore = tuple(options.pop("ignore", ()) or ())
+    counts: dict[str, dict[str, int]] | None = options.pop("counts", None)
 
     def lint_one(fh: Any, name: str, where: str) -> list[LintFinding]:
         found = configs.for_path(where)
         chosen = {**options, **settings(found)}
-        return lint_stream(fh, file=name, **{**chosen, "ignore": tuple(chosen.get("ignore", ignore)) +
-                                             found.ignored_for(name)})
+        tally: dict[str, int] = {}
+        if counts is not None:
+            counts[name] = tally
+        return lint_stream(fh, file=name, counts=tally, **{**chosen, "ignore": tuple(chosen.get("ignore", ignore)) +
+                                                           found.ignored_for(name)})
 
     for given in paths:
         if given == "-":

@@ -110,6 +110,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     baseline = read_baseline(baseline_path) if baseline_path else None
 
     files = args.files or default_inputs()
+    counts: dict[str, dict[str, int]] = {}  # each file's RW1 lines and messages (lint_stream's counts)
     every: list = []
     nfiles = 0
     written = 0  # findings in the JSON array so far
@@ -121,7 +122,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
             console = make_console(file=out) if args.output_file else make_console()
             width = excerpt_width(out)
-        for _name, findings in lint_paths(files, config=configs, settings=settings,
+        for _name, findings in lint_paths(files, config=configs, settings=settings, counts=counts,
                                           stdin_filename=args.stdin_filename, on_open=progress.reading):
             nfiles += 1
             if baseline is not None:
@@ -154,11 +155,29 @@ def cmd_lint(args: argparse.Namespace) -> int:
             from ...io.sarif import to_sarif
 
             out.write(json.dumps(to_sarif(every, start=Path.cwd()), ensure_ascii=True, indent=2) + "\n")
+        empty = [name for name, tally in counts.items() if not tally.get("lines")]
         if args.format == "text":
             from ..render.lint import summary_text
 
-            console.print(summary_text(every, nfiles))  # type: ignore[union-attr]
+            console.print(summary_text(every, nfiles, empty=len(empty)))  # type: ignore[union-attr]
+    named = set(files) | ({args.stdin_filename or "<stdin>"} if "-" in files else set())
+    _say_empty([name for name in empty if name in named])
     return 1 if _fails(every, fail_on) else 0
+
+
+def _say_empty(names: list[str]) -> None:
+    """A note for each file named on the command line that holds no RW1 line: no finding there means nothing
+    was checked, not that something passed (a folder's files are counted in the summary alone)."""
+    from ...core.files import is_stream_file
+    from ._common import note
+
+    for name in names:
+        if is_stream_file(name):
+            note(f"{name} holds no RW1 line: it is empty or blank")
+        else:
+            note(f"{name} holds no RW1 line: lint reads a file that is not an RW1 stream (.rw1) as a log, Markdown "
+                 f"or JSON Lines, and checks the RW1 lines inside it; `rogerwilco validate {name}` reads every line "
+                 "as a message")
 
 
 class _Settings:

@@ -41,15 +41,18 @@ def finding_text(finding: LintFinding, width: int | None = None) -> Text:
     return out
 
 
-def summary_text(findings: Iterable[LintFinding], files: int) -> Text:
+def summary_text(findings: Iterable[LintFinding], files: int, *, empty: int = 0) -> Text:
+    """The last line of lint's text output; ``empty`` files held no RW1 line (nothing in them was checked)."""
     findings = list(findings)
     counts = Counter(f.code for f in findings)
     total = sum(counts.values())
+    unread = f", {counted(empty, 'files')} with no RW1 line" if empty else ""
     if not total:
-        return Text(f"{counted(files, 'files')} checked, no findings", style="bold green")
+        return Text(f"{counted(files, 'files')} checked, no findings{unread}",
+                    style="bold yellow" if empty else "bold green")
     parts = ", ".join(f"{code} {RULES[code].name} {n}" for code, n in sorted(counts.items()))
-    return Text(f"{counted(total, 'findings')} in {counted(files, 'files')} ({roots_and_consequences(findings)}): {parts}",
-                style="bold red")
+    return Text(f"{counted(total, 'findings')} in {counted(files, 'files')} ({roots_and_consequences(findings)}): {parts}"
+                f"{unread}", style="bold red")
 
 
 def roots_and_consequences(findings: Iterable[LintFinding]) -> str:
