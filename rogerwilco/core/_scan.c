@@ -1628,17 +1628,34 @@ static void put_unit(char *p, Py_UCS4 u) {   /* \uXXXX: 6 bytes */
     p[4] = hex_digits[(u >> 4) & 0xf]; p[5] = hex_digits[u & 0xf];
 }
 
-static int out_string(Out *out, PyObject *s) {
+/* How a JSON text is written: json.dumps's default separators and ASCII escapes (ensure_ascii=True), or the compact
+ * separators with every character past ASCII as itself (ensure_ascii=False, separators=(",", ":")). */
+typedef struct {
+    const char *comma, *colon;
+    Py_ssize_t comma_len, colon_len;
+    int ascii;
+} Style;
+static const Style ASCII_STYLE = {", ", ": ", 2, 2, 1};
+static const Style COMPACT_STYLE = {",", ":", 1, 1, 0};
+
+/* A string as the style writes it: 1, 0: not sure (a lone surrogate, which UTF-8 cannot carry), -1. ASCII: the
+ * short escapes, \u00XX for the other controls and for DEL and above, a code point past the BMP as its surrogate
+ * pair, a lone surrogate as itself (json's encode_basestring_ascii). Compact: the short escapes and \u00XX for the
+ * other controls, any other character as itself in UTF-8 (wide set; encode_basestring). The room is checked for
+ * the most a code point takes (12 bytes, or 6), the count checked for overflow before it is reserved. */
+static int out_text(Out *out, PyObject *s, const Style *style, int *wide) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    if (n > (PY_SSIZE_T_MAX / 2 - 2) / 12) { PyErr_NoMemory(); return -1; }
-    if (out_room(out, 12 * n + 2) < 0) return -1;
+    Py_ssize_t most = style->ascii ? 12 : 6;
+    if (n > (PY_SSIZE_T_MAX / 2 - 2) / most) { PyErr_NoMemory(); return -1; }
+    if (out_room(out, most * n + 2) < 0) return -1;
+    Py_UCS4 plain_below = style->ascii ? 0x7f : 0x80;   /* DEL is escaped with ensure_ascii alone */
     int kind = PyUnicode_KIND(s);
     const void *data = PyUnicode_DATA(s);
     char *p = out->data + out->len;
     *p++ = '"';
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c >= ' ' && c <= '~' && c != '\\' && c != '"') { *p++ = (char)c; continue; }
+        if (c >= ' ' && c < plain_below && c != '\\' && c != '"') { *p++ = (char)c; continue; }
         switch (c) {
         case '\\': *p++ = '\\'; *p++ = '\\'; continue;
         case '"': *p++ = '\\'; *p++ = '"'; continue;
@@ -1649,24 +1666,42 @@ static int out_string(Out *out, PyObject *s) {
         case '\t': *p++ = '\\'; *p++ = 't'; continue;
         default: break;
         }
-        if (c >= 0x10000) {   /* past the BMP: its UTF-16 surrogate pair */
-            put_unit(p, 0xD800 + ((c - 0x10000) >> 10)); p += 6;
-            put_unit(p, 0xDC00 + ((c - 0x10000) & 0x3FF)); p += 6;
+        if (style->ascii || c < ' ') {
+            if (c >= 0x10000) {   /* past the BMP: its UTF-16 surrogate pair */
+                put_unit(p, 0xD800 + ((c - 0x10000) >> 10)); p += 6;
+                put_unit(p, 0xDC00 + ((c - 0x10000) & 0x3FF)); p += 6;
+            } else {
+                put_unit(p, c); p += 6;
+            }
+            continue;
+        }
+        if (c >= 0xD800 && c <= 0xDFFF) return 0;   /* a lone surrogate: json.dumps writes it */
+        *wide = 1;
+        if (c < 0x800) {
+            *p++ = (char)(0xC0 | (c >> 6));
+            *p++ = (char)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            *p++ = (char)(0xE0 | (c >> 12));
+            *p++ = (char)(0x80 | ((c >> 6) & 0x3F));
+            *p++ = (char)(0x80 | (c & 0x3F));
         } else {
-            put_unit(p, c); p += 6;
+            *p++ = (char)(0xF0 | (c >> 18));
+            *p++ = (char)(0x80 | ((c >> 12) & 0x3F));
+            *p++ = (char)(0x80 | ((c >> 6) & 0x3F));
+            *p++ = (char)(0x80 | (c & 0x3F));
         }
     }
     *p++ = '"';
     out->len = p - out->data;
-    return 0;
+    return 1;
 }
 
-/* 1: written, 0: not sure (no error set), -1: an error. */
-static int out_value(Out *out, PyObject *value, int depth) {
+/* 1: written, 0: not sure (no error set), -1: an error. wide: set when a character past ASCII was written. */
+static int out_json(Out *out, PyObject *value, int depth, const Style *style, int *wide) {
     if (value == Py_None) return out_ascii(out, "null", 4) < 0 ? -1 : 1;
     if (value == Py_True) return out_ascii(out, "true", 4) < 0 ? -1 : 1;
     if (value == Py_False) return out_ascii(out, "false", 5) < 0 ? -1 : 1;
-    if (PyUnicode_CheckExact(value)) return out_string(out, value) < 0 ? -1 : 1;
+    if (PyUnicode_CheckExact(value)) return out_text(out, value, style, wide);
     if (PyLong_CheckExact(value)) {
         int overflow = 0;
         long long n = PyLong_AsLongLongAndOverflow(value, &overflow);
@@ -1681,8 +1716,8 @@ static int out_value(Out *out, PyObject *value, int depth) {
     if (PyList_CheckExact(value)) {
         if (out_ascii(out, "[", 1) < 0) return -1;
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {   /* the size read again: nothing here runs Python */
-            if (i > 0 && out_ascii(out, ", ", 2) < 0) return -1;
-            int done = out_value(out, PyList_GET_ITEM(value, i), depth + 1);
+            if (i > 0 && out_ascii(out, style->comma, style->comma_len) < 0) return -1;
+            int done = out_json(out, PyList_GET_ITEM(value, i), depth + 1, style, wide);
             if (done <= 0) return done;
         }
         return out_ascii(out, "]", 1) < 0 ? -1 : 1;
@@ -1693,14 +1728,25 @@ static int out_value(Out *out, PyObject *value, int depth) {
         PyObject *key, *item;
         while (PyDict_Next(value, &at, &key, &item)) {
             if (!PyUnicode_CheckExact(key)) return 0;
-            if (i++ > 0 && out_ascii(out, ", ", 2) < 0) return -1;
-            if (out_string(out, key) < 0 || out_ascii(out, ": ", 2) < 0) return -1;
-            int done = out_value(out, item, depth + 1);
+            if (i++ > 0 && out_ascii(out, style->comma, style->comma_len) < 0) return -1;
+            int done = out_text(out, key, style, wide);
+            if (done <= 0) return done;
+            if (out_ascii(out, style->colon, style->colon_len) < 0) return -1;
+            done = out_json(out, item, depth + 1, style, wide);
             if (done <= 0) return done;
         }
         return out_ascii(out, "}", 1) < 0 ? -1 : 1;
     }
     return 0;
+}
+
+static int out_value(Out *out, PyObject *value, int depth) {
+    int wide = 0;
+    return out_json(out, value, depth, &ASCII_STYLE, &wide);
+}
+
+static int out_compact(Out *out, PyObject *value, int depth, int *wide) {
+    return out_json(out, value, depth, &COMPACT_STYLE, wide);
 }
 
 /* A time in UTC as RFC 3339 text with microseconds and "Z", quoted (a record's ts): 1, 0: not sure (another zone,
@@ -1728,7 +1774,8 @@ static int out_object(Out *out, PyObject *keys, PyObject *values) {
         PyObject *key = PyTuple_GET_ITEM(keys, i);
         if (!PyUnicode_CheckExact(key)) return 0;
         if (i > 0 && out_ascii(out, ", ", 2) < 0) return -1;
-        if (out_string(out, key) < 0 || out_ascii(out, ": ", 2) < 0) return -1;
+        int wide = 0;
+        if (out_text(out, key, &ASCII_STYLE, &wide) < 0 || out_ascii(out, ": ", 2) < 0) return -1;
         PyObject *value = PyTuple_GET_ITEM(values, i);
         int done = PyDateTime_Check(value) ? out_utc(out, value) : out_value(out, value, 1);
         if (done <= 0) return done;
@@ -1773,84 +1820,7 @@ static PyObject *dumps(PyObject *module, PyObject *value) {
  * writes what out_value writes, compactly, and a character past ASCII as itself (UTF-8 here, decoded once at the
  * end): only '"', '\\' and the controls below U+0020 are escaped, as json's encode_basestring does. A lone
  * surrogate (which UTF-8 cannot carry; json.dumps keeps it, and the Arrow writer escapes it then) is not sure.
- *
- * Hostile input: every write is preceded by a check of the room left (6 bytes a code point at most: \u00XX or
- * UTF-8's 4), the count checked for overflow before it is reserved, the depth bounded by JSON_DEPTH. */
-static int out_utf8_string(Out *out, PyObject *s, int *wide) {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    if (n > (PY_SSIZE_T_MAX / 2 - 2) / 6) { PyErr_NoMemory(); return -1; }
-    if (out_room(out, 6 * n + 2) < 0) return -1;
-    int kind = PyUnicode_KIND(s);
-    const void *data = PyUnicode_DATA(s);
-    char *p = out->data + out->len;
-    *p++ = '"';
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c >= ' ' && c < 0x80 && c != '\\' && c != '"') { *p++ = (char)c; continue; }
-        switch (c) {
-        case '\\': *p++ = '\\'; *p++ = '\\'; continue;
-        case '"': *p++ = '\\'; *p++ = '"'; continue;
-        case '\b': *p++ = '\\'; *p++ = 'b'; continue;
-        case '\f': *p++ = '\\'; *p++ = 'f'; continue;
-        case '\n': *p++ = '\\'; *p++ = 'n'; continue;
-        case '\r': *p++ = '\\'; *p++ = 'r'; continue;
-        case '\t': *p++ = '\\'; *p++ = 't'; continue;
-        default: break;
-        }
-        if (c < ' ') { put_unit(p, c); p += 6; continue; }
-        if (c >= 0xD800 && c <= 0xDFFF) return 0;   /* a lone surrogate: json.dumps writes it */
-        *wide = 1;
-        if (c < 0x800) {
-            *p++ = (char)(0xC0 | (c >> 6));
-            *p++ = (char)(0x80 | (c & 0x3F));
-        } else if (c < 0x10000) {
-            *p++ = (char)(0xE0 | (c >> 12));
-            *p++ = (char)(0x80 | ((c >> 6) & 0x3F));
-            *p++ = (char)(0x80 | (c & 0x3F));
-        } else {
-            *p++ = (char)(0xF0 | (c >> 18));
-            *p++ = (char)(0x80 | ((c >> 12) & 0x3F));
-            *p++ = (char)(0x80 | ((c >> 6) & 0x3F));
-            *p++ = (char)(0x80 | (c & 0x3F));
-        }
-    }
-    *p++ = '"';
-    out->len = p - out->data;
-    return 1;
-}
-
-/* 1: written, 0: not sure (no error set), -1: an error. */
-static int out_compact(Out *out, PyObject *value, int depth, int *wide) {
-    if (PyUnicode_CheckExact(value)) return out_utf8_string(out, value, wide);
-    if (value == Py_None || value == Py_True || value == Py_False || PyLong_CheckExact(value))
-        return out_value(out, value, depth);   /* the same text either way */
-    if (depth >= JSON_DEPTH) return 0;
-    if (PyList_CheckExact(value)) {
-        if (out_ascii(out, "[", 1) < 0) return -1;
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {   /* the size read again: nothing here runs Python */
-            if (i > 0 && out_ascii(out, ",", 1) < 0) return -1;
-            int done = out_compact(out, PyList_GET_ITEM(value, i), depth + 1, wide);
-            if (done <= 0) return done;
-        }
-        return out_ascii(out, "]", 1) < 0 ? -1 : 1;
-    }
-    if (PyDict_CheckExact(value)) {
-        if (out_ascii(out, "{", 1) < 0) return -1;
-        Py_ssize_t at = 0, i = 0;
-        PyObject *key, *item;
-        while (PyDict_Next(value, &at, &key, &item)) {
-            if (!PyUnicode_CheckExact(key)) return 0;
-            if (i++ > 0 && out_ascii(out, ",", 1) < 0) return -1;
-            int done = out_utf8_string(out, key, wide);
-            if (done <= 0) return done;
-            if (out_ascii(out, ":", 1) < 0) return -1;
-            done = out_compact(out, item, depth + 1, wide);
-            if (done <= 0) return done;
-        }
-        return out_ascii(out, "}", 1) < 0 ? -1 : 1;
-    }
-    return 0;
-}
+ * out_json writes both (COMPACT_STYLE here). */
 
 /* The text written (1), None (0: not sure) or NULL (-1, the error set); the buffer kept for the next value. */
 static PyObject *compact_written(Out *out, int done, int wide) {
