@@ -638,6 +638,30 @@ def test_the_struct_columns_are_the_forms_values_or_not_sure(scan, forms, keys) 
     assert unsure == sorted(set(unsure))
 
 
+def test_a_key_that_runs_code_cannot_pull_the_forms_from_under_the_struct_columns(scan) -> None:
+    """A form's key whose __eq__ runs on a hash collision with "slots" empties the list and the form: the
+    columns are still those of the forms as they were given (each held while it is read)."""
+    forms: list = []
+    held: list = []
+
+    class Colliding:
+        def __hash__(self) -> int:
+            return hash("slots")
+
+        def __eq__(self, other: object) -> bool:
+            forms.clear()
+            for form in held:  # (empty while the form is built)
+                form.clear()
+            return False
+
+    first = {Colliding(): 1, "v": "RW1", "slots": {"a": "b"}}
+    held.append(first)
+    forms.extend([first, {"v": "RW1", "type": "HO"}] + [{"v": str(n)} for n in range(50)])
+    columns, unsure = scan.scan.struct_columns(forms, ("v", "type"))
+    assert len(columns[0]) == 52 and columns[0][1:4] == ["RW1", "0", "1"] and columns[1][1] == "HO"
+    assert forms == [] and first == {}  # the key's code ran
+
+
 @pytest.mark.parametrize("args", [((), ("v",)), ([], ["v"]), ([], (1,)), ([{}],)])
 def test_the_struct_columns_take_a_list_and_a_tuple_of_str(scan, args) -> None:
     with pytest.raises(TypeError):

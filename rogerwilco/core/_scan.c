@@ -1850,21 +1850,25 @@ static PyObject *compact(PyObject *module, PyObject *value) {
  * key (forms[i].get(key), None where the form is None) and then one of the slots' texts
  * (compact(forms[i].get("slots") or {}), None where the form is None); unsure lists the indexes of the forms it
  * is not sure of (not an exact dict, slots that are neither None nor an exact dict, or that compact() is not sure
- * of), whose entries are None in every column: the caller writes them. Nothing here runs Python code (exact
- * dicts with str keys only), so the lists cannot change under it. */
+ * of), whose entries are None in every column: the caller writes them. A key lookup may run Python code (a form
+ * may hold a key of any type, whose __eq__ runs on a hash collision): the forms are read from a tuple copied first,
+ * which holds each form, so nothing it does to the list or to a form can leave a pointer dangling. */
 static PyObject *struct_columns(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])) {
         PyErr_SetString(PyExc_TypeError, "struct_columns(forms: list, keys: tuple)");
         return NULL;
     }
-    PyObject *forms = args[0], *keys = args[1];
-    Py_ssize_t n = PyList_GET_SIZE(forms), k = PyTuple_GET_SIZE(keys);
+    PyObject *keys = args[1];
+    Py_ssize_t k = PyTuple_GET_SIZE(keys);
     for (Py_ssize_t j = 0; j < k; j++) {
         if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(keys, j))) {
             PyErr_SetString(PyExc_TypeError, "struct_columns: the keys are str");
             return NULL;
         }
     }
+    PyObject *forms = PyList_AsTuple(args[0]);
+    if (forms == NULL) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(forms);
     PyObject *columns = PyList_New(k + 1), *unsure = PyList_New(0), *empty = NULL;
     Out out = {NULL, 0, 0};
     if (columns == NULL || unsure == NULL) goto error;
@@ -1880,7 +1884,7 @@ static PyObject *struct_columns(PyObject *module, PyObject *const *args, Py_ssiz
     empty = PyUnicode_FromString("{}");
     if (empty == NULL) goto error;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *form = PyList_GET_ITEM(forms, i);
+        PyObject *form = PyTuple_GET_ITEM(forms, i);
         if (form == Py_None) continue;
         PyObject *text = NULL;
         if (PyDict_CheckExact(form)) {
@@ -1920,6 +1924,7 @@ static PyObject *struct_columns(PyObject *module, PyObject *const *args, Py_ssiz
     }
     PyMem_Free(out.data);
     Py_DECREF(empty);
+    Py_DECREF(forms);
     PyObject *answer = PyTuple_Pack(2, columns, unsure);
     Py_DECREF(columns);
     Py_DECREF(unsure);
@@ -1927,6 +1932,7 @@ static PyObject *struct_columns(PyObject *module, PyObject *const *args, Py_ssiz
 error:
     PyMem_Free(out.data);
     Py_XDECREF(empty);
+    Py_DECREF(forms);
     Py_XDECREF(columns);
     Py_XDECREF(unsure);
     return NULL;
