@@ -6,8 +6,12 @@ Times, as medians of interleaved runs (bytecode cached, one warm-up run each):
 * ``python -c "import attrs"``: the floor the package stands on (attrs, its data-class library, imports
   ``typing``, ``inspect`` and ``platform``);
 * ``python -c "import rogerwilco"``: the library's import;
-* ``rogerwilco validate`` of a one-line file, valid and refused;
-* ``rogerwilco --version`` (the row ``--version``).
+* ``python -m rogerwilco validate`` of a one-line file, valid and refused;
+* ``rogerwilco --version`` (the row ``--version``);
+* the installed ``rogerwilco`` command (the console script beside the
+  interpreter, which is what a person or an agent runs) validating the same
+  files: the goal, 50 ms for a valid line on a quiet machine, is read on it.
+  ``python -m`` also loads ``runpy`` and ``importlib.util``, which it does not.
 
 Prints milliseconds for each (wall clock, and CPU time of the child, which a
 loaded machine disturbs far less), the difference from the baseline, and which
@@ -26,6 +30,7 @@ import argparse
 import os
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -36,9 +41,14 @@ VALID = "RW1 HO research-01 from=research to=writer item=gh:crox/site#42 ask=DRA
 REFUSED = "RW1 HO research-01 from=research  to=writer item=gh:crox/site#42 ask=DRAFT\n"
 
 
+def console_script() -> str | None:
+    """The ``rogerwilco`` command installed beside this interpreter (what a person or an agent runs), if any."""
+    return shutil.which("rogerwilco", path=os.path.dirname(sys.executable))
+
+
 def commands(valid: str, refused: str) -> dict[str, list[str]]:
     py = sys.executable
-    return {
+    table = {
         "python -c pass": [py, "-c", "pass"],
         "import attrs": [py, "-c", "import attrs"],
         "import rogerwilco": [py, "-c", "import rogerwilco"],
@@ -46,6 +56,11 @@ def commands(valid: str, refused: str) -> dict[str, list[str]]:
         "validate (valid line)": [py, "-m", "rogerwilco", "validate", valid],
         "validate (refused line)": [py, "-m", "rogerwilco", "validate", refused],
     }
+    script = console_script()
+    if script is not None:  # python -m adds runpy and importlib.util, which the installed command does not load
+        table["rogerwilco validate (valid)"] = [script, "validate", valid]
+        table["rogerwilco validate (refused)"] = [script, "validate", refused]
+    return table
 
 
 # Bytecode cached, as on an installed package: PYTHONDONTWRITEBYTECODE is
@@ -127,12 +142,19 @@ def main() -> int:
     cpu_base = statistics.median(cpu["python -c pass"])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"cold start, median of {args.runs} interleaved runs (load average {load:.2f})")
-    print(f"{'command':28} {'ms':>8} {'- python':>9} {'cpu ms':>8} {'- python':>9}")
+    print(f"{'command':30} {'ms':>8} {'- python':>9} {'cpu ms':>8} {'- python':>9}")
     for name, values in samples.items():
         median, used = statistics.median(values), statistics.median(cpu[name])
-        print(f"{name:28} {median:8.1f} {median - base:9.1f} {used:8.1f} {used - cpu_base:9.1f}")
+        print(f"{name:30} {median:8.1f} {median - base:9.1f} {used:8.1f} {used - cpu_base:9.1f}")
     valid, refused = statistics.median(samples["validate (valid line)"]), statistics.median(samples["validate (refused line)"])
-    print(f"validate of one valid line: {valid:.1f} ms (goal <= 50 ms on a quiet machine); refused / valid: {refused / valid:.2f}")
+    print(f"python -m rogerwilco validate of one valid line: {valid:.1f} ms; refused / valid: {refused / valid:.2f}")
+    if "rogerwilco validate (valid)" in samples:
+        valid, refused = (statistics.median(samples["rogerwilco validate (valid)"]),
+                          statistics.median(samples["rogerwilco validate (refused)"]))
+        print(f"rogerwilco validate of one valid line: {valid:.1f} ms (goal <= 50 ms on a quiet machine); "
+              f"refused / valid: {refused / valid:.2f}")
+    else:
+        print("(no rogerwilco command beside this python: the goal, <= 50 ms on a quiet machine, is read on python -m)")
     print(f"imported by validate (valid line): {probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else 'none'}")
     if imports:
         total = sum(own for own, _ in imports.values())
@@ -144,7 +166,7 @@ def main() -> int:
         pass_ir = counts["python -c pass"] or 0
         print("instructions under callgrind (millions; less python -c pass):")
         for name, count in counts.items():
-            print(f"  {name:28} {count / 1e6:9.1f} {(count - pass_ir) / 1e6:9.1f}" if count else f"  {name:28} (no count)")
+            print(f"  {name:30} {count / 1e6:9.1f} {(count - pass_ir) / 1e6:9.1f}" if count else f"  {name:30} (no count)")
     return 0
 
 

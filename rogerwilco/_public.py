@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.machinery
-import importlib.util
 import sys
 import warnings
 from types import ModuleType
@@ -101,6 +100,8 @@ class _ShortPaths(_Finder):
         if found is None:
             return None
         real, deprecated = found
+        import importlib.util  # here: a run that takes no short path does not load it
+
         if importlib.util.find_spec(real) is None:
             return None
         return importlib.machinery.ModuleSpec(fullname, _SameModule(real, deprecated))

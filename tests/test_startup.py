@@ -69,9 +69,11 @@ def test_validating_a_valid_line_loads_no_module_it_does_not_use(tmp_path) -> No
     """Not the accept path (loads binds it on first use), nor what importlib.abc, pkgutil and argparse's
     terminal width would pull in (importlib.resources, tempfile, shutil with bz2 and lzma), nor pathlib (with
     urllib.parse and ipaddress: the data files are found with os.path), nor what only a mistyped word, the help
-    or the sum rule uses (difflib, textwrap, decimal)."""
+    or the sum rule uses (difflib, textwrap, decimal), nor what only an ``exp`` time or a documented short path
+    uses (datetime, importlib.util)."""
     unused = ("rogerwilco.core.accept", "rogerwilco.core.speedups", "importlib.resources", "tempfile", "shutil",
-              "bz2", "lzma", "pkgutil", "pathlib", "urllib.parse", "ipaddress", "difflib", "textwrap", "decimal")
+              "bz2", "lzma", "pkgutil", "pathlib", "urllib.parse", "ipaddress", "difflib", "textwrap", "decimal",
+              "datetime", "importlib.util")
     assert _after_validating_a_line(tmp_path, f"print(code, [m for m in {unused!r} if m in sys.modules])\n") == "0 []"
 
 

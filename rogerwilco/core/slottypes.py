@@ -22,12 +22,14 @@ so those types take their code sets when compiled.
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from functools import lru_cache
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import attrs
+
+if TYPE_CHECKING:
+    import datetime as _dt
 
 AGENT_RE = re.compile(r"[A-Za-z0-9._-]+")
 # The slot types whose values are agents: the ones a profile that names its agents closes.
@@ -132,6 +134,8 @@ def _check_time(raw: str) -> None:
 
 def parse_time(raw: str) -> _dt.datetime:
     """A checked ``exp`` value as an aware UTC datetime."""
+    import datetime as _dt  # here, not at the top: a run that reads no time does not load datetime
+
     return _dt.datetime.strptime(raw, "%Y%m%dT%H%MZ").replace(tzinfo=_dt.timezone.utc)
 
 
