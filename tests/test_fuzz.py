@@ -192,6 +192,27 @@ def test_a_json_form_is_read_back_by_the_accept_path_as_by_the_full_pass(form, r
         assert fast.source is None and full.source is None
 
 
+def _line_outcome(write):
+    """A line written from a JSON form, or the error's type, words and token."""
+    try:
+        return write()
+    except RW1Error as exc:
+        return type(exc).__name__, str(exc), exc.token
+
+
+@FUZZ
+@given(st.one_of(json_forms(), messages().map(Message.to_json), json_values, hostile_forms),
+       st.sampled_from([RECEIVER, Receiver(), Receiver.load(["pay"])]))
+def test_the_line_of_a_json_form_is_the_line_its_message_writes(form, receiver):
+    # encode writes the line from_json wrote and read back, without writing it again from the message: the same
+    # line, or the same refusal, as from_json and then to_line
+    direct = _line_outcome(lambda: semantics.line_from_json(form, receiver))
+    through = _line_outcome(lambda: Message.from_json(form, receiver).to_line())
+    assert direct == through
+    if isinstance(direct, str):
+        one_line(direct)
+
+
 def _profile_docs():
     return [load_profile(name) for name in BUNDLED_PROFILES]
 

@@ -645,6 +645,18 @@ def profile_not_held(name: str) -> str:
 
 def message_from_json(obj: Mapping[str, Any] | str, profiles: Profiles = None) -> Message:
     """Validate a JSON form and build the message it describes (D1, D3)."""
+    return _from_json(obj, profiles)[0].replace(source=None)
+
+
+def line_from_json(obj: Mapping[str, Any] | str, profiles: Profiles = None) -> str:
+    """The line of a JSON form, checked as :func:`message_from_json` checks it (what its message's
+    ``to_line()`` gives, without writing and reading the line a second time)."""
+    return _from_json(obj, profiles)[1]
+
+
+def _from_json(obj: Mapping[str, Any] | str, profiles: Profiles) -> tuple[Message, str]:
+    """(the message a JSON form describes, its line): the line is written from the form and read back, and
+    every value must read back as the form holds it, so the line is the one the message writes."""
     if isinstance(obj, str):
         try:
             obj = json.loads(obj)
@@ -652,12 +664,12 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles: Profiles = None) -
             raise EncodeError(f"not JSON: {exc.msg}", token="json") from None
         except (ValueError, RecursionError) as exc:  # numbers past the digit limit, nesting past the stack
             raise EncodeError(f"not a usable JSON value: {type(exc).__name__}", token="json") from None
-    if not isinstance(obj, Mapping):
+    if obj.__class__ is not dict and not isinstance(obj, Mapping):  # (a dict, the commonest, without the ABC's check)
         raise EncodeError("a JSON form is an object", token="json")
     _refuse_unwritable(obj)
-    missing = [k for k in JSON_KEYS if k not in obj]
-    extra = [k for k in obj if k not in JSON_KEYS]
-    if missing or extra:
+    if obj.keys() != _JSON_KEY_SET:
+        missing = [k for k in JSON_KEYS if k not in obj]
+        extra = [k for k in obj if k not in JSON_KEYS]
         which = missing[0] if missing else extra[0]
         raise EncodeError(f"a JSON form has exactly the keys {' '.join(JSON_KEYS)}", token=str(which))
     if not isinstance(obj["v"], str):
@@ -671,7 +683,7 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles: Profiles = None) -
         if obj[key] is not None and not isinstance(obj[key], str):
             raise EncodeError(f"{key} is a string or null", token=key)
     slots = obj["slots"]
-    if not isinstance(slots, Mapping):
+    if slots.__class__ is not dict and not isinstance(slots, Mapping):
         raise EncodeError("slots is an object", token="slots")
     parts = [obj["v"], obj["type"], obj["id"]]
     for key in ("re", "from", "to", "item"):
@@ -701,18 +713,19 @@ def message_from_json(obj: Mapping[str, Any] | str, profiles: Profiles = None) -
                 raise EncodeError(f"cannot write: {first.message}", token=token or "", findings=result.findings)
             raise RefusedError(first.message, why=first.why or "UNK", token=first.token or "", findings=result.findings)
         message = result.message
-    read = message.to_json()
-    for key in ("type", "id", "re", "from", "to", "item", "tail"):
+    read = (message.type, message.id, message.re, message.from_, message.to, message.item, message.tail)
+    for key, got in zip(("type", "id", "re", "from", "to", "item", "tail"), read):
         # A space or mark in an envelope value would read back as other slots or a tail (D3).
-        if read[key] != obj[key]:
+        if got != obj[key]:
             raise EncodeError(f"{key}: {json.dumps(obj[key])} does not read back as written", token=key)
-    decoded = read["slots"]
+    decoded = message.slots  # a list read back is a tuple: same() takes the two alike
     for key, value in slots.items():
         if not same(decoded.get(key), value):
             raise EncodeError(f"{key}: the JSON value {json.dumps(value)} is not of the slot's type", token=key)
-    return message.replace(source=None)
+    return message, line
 
 
+_JSON_KEY_SET = frozenset(JSON_KEYS)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LONE_SURROGATE = "holds a lone surrogate, which no UTF-8 text can carry"
 _ACCEPT_QUIET: list[Callable[[str, Receiver, int | None, str | None], Message | None]] = []
@@ -749,10 +762,16 @@ def _unwritable(value: Any) -> str | None:
 def _refuse_unwritable(obj: Mapping[str, Any]) -> None:
     """D9: refused in every implementation, token the key: ``pri: 2.0``, ``1e0``, a lone surrogate."""
     for key, value in obj.items():
-        if key == "slots" and isinstance(value, Mapping):
+        kind = value.__class__
+        if (kind is str and value.isascii()) or kind is int or value is None:  # the commonest values: writable
+            continue
+        if key == "slots" and (kind is dict or isinstance(value, Mapping)):
             for slot, item in value.items():
-                if isinstance(slot, str) and _SURROGATE.search(slot):
+                if isinstance(slot, str) and not slot.isascii() and _SURROGATE.search(slot):
                     raise RefusedError("a slot key holds a lone surrogate", why="UNK", token="slots")
+                kind = item.__class__
+                if (kind is str and item.isascii()) or kind is int:
+                    continue
                 why = _unwritable(item)
                 if why:
                     raise RefusedError(f"{slot}: {why}", why="UNK", token=str(slot))

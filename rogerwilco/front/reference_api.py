@@ -55,7 +55,7 @@ from ..core.errors import RefusedError, RW1Error
 from ..core.findings import Finding
 from ..core.codec import reread
 from ..core.message import Message, canonical_json
-from ..core.semantics import LineResult, check_line
+from ..core.semantics import LineResult, check_line, line_from_json
 from ..core.vocab import Receiver, Vocabulary, as_receiver, compare_document
 
 VERSION = "RW1"
@@ -305,7 +305,7 @@ def encode(msg: Mapping[str, Any], profile: str | Receiver | None = None) -> str
     if isinstance(slots, Mapping):
         slots = {k: v for k, v in slots.items() if v is not None and v != ""}
     form["slots"] = slots
-    return Message.from_json(form, _receiver(profile)).to_line()
+    return line_from_json(form, _receiver(profile))
 
 
 def to_json(line: str, profile: str | None = None) -> str:

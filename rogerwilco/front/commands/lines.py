@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ...core.errors import RW1Error, RW1SyntaxError, printable
 from ...core.findings import FAIL, note
 from ...core.message import Message
-from ...core.semantics import check_line, refusal_for
+from ...core.semantics import check_line, line_from_json, refusal_for
 from ...io.stream import QUIET_FROM, full_result, read_lines, validate_stream
 from ._common import (add_format, add_profiles, display_name, is_line_argument, json_argument, line_argument, open_input,
                       open_line_or_file, reading_progress, receiver_from)
@@ -134,8 +134,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
                 _report(name, line.number, _BLANK)
                 continue
             try:
-                message = Message.from_json(line.text, receiver)
-                sys.stdout.write(message.to_line() + "\n")
+                sys.stdout.write(line_from_json(line.text, receiver) + "\n")
             except RW1Error as exc:
                 bad += 1
                 sys.stderr.write(f"{printable(name)}:{line.number}: {exc.why} {printable(exc.token)}: "
