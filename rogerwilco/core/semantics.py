@@ -694,7 +694,7 @@ def _from_json(obj: Mapping[str, Any] | str, profiles: Profiles) -> tuple[Messag
             raise EncodeError(f"slot key {key!r} is not [a-z][a-z0-9_]*", token=str(key))
         if key in ("re", "from", "to", "item"):
             raise EncodeError(f"{key} belongs at the top level, not in slots", token=key)
-        parts.append(f"{key}={encode(key, value)}")
+        parts.append(f"{key}={value if value.__class__ is str and value else encode(key, value)}")  # (text: itself)
     line = " ".join(parts)
     if obj["tail"] is not None:
         line += " // " + obj["tail"]
@@ -714,13 +714,15 @@ def _from_json(obj: Mapping[str, Any] | str, profiles: Profiles) -> tuple[Messag
             raise RefusedError(first.message, why=first.why or "UNK", token=first.token or "", findings=result.findings)
         message = result.message
     read = (message.type, message.id, message.re, message.from_, message.to, message.item, message.tail)
-    for key, got in zip(("type", "id", "re", "from", "to", "item", "tail"), read):
-        # A space or mark in an envelope value would read back as other slots or a tail (D3).
-        if got != obj[key]:
-            raise EncodeError(f"{key}: {json.dumps(obj[key])} does not read back as written", token=key)
+    if read != (obj["type"], obj["id"], obj["re"], obj["from"], obj["to"], obj["item"], obj["tail"]):
+        for key, got in zip(("type", "id", "re", "from", "to", "item", "tail"), read):
+            # A space or mark in an envelope value would read back as other slots or a tail (D3).
+            if got != obj[key]:
+                raise EncodeError(f"{key}: {json.dumps(obj[key])} does not read back as written", token=key)
     decoded = message.slots  # a list read back is a tuple: same() takes the two alike
     for key, value in slots.items():
-        if not same(decoded.get(key), value):
+        got = decoded.get(key)
+        if not (got == value if got.__class__ is str and value.__class__ is str else same(got, value)):
             raise EncodeError(f"{key}: the JSON value {json.dumps(value)} is not of the slot's type", token=key)
     return message, line
 
