@@ -19,6 +19,11 @@ machine's load touches every path alike):
   ranges as bounds, the tail's length limit), decoding the JSON forms;
 * pydantic v2: the same facts as models, a discriminated union.
 
+Then, per corpus, what a refused or noted line costs against a valid one,
+and what writing costs: ``rogerwilco.dumps`` (a message to its checked line)
+and ``line_from_json`` (a JSON form to its checked line), against
+``json.dumps`` and ``orjson.dumps`` of the same JSON forms.
+
 The compiled accept path is the extension ``rogerwilco.core._accept_c``
 (``pip install .``, or ``python hatch_build.py --inplace`` in a clone); when
 it is not built, its rows say so. Then how the cost per line grows with the tail's length (0, 100,
@@ -499,6 +504,31 @@ def rejected(receiver: Any, lines: list[str], rounds: int) -> str:
             f"each against the same lines valid (goal <= 3x): {per_kind}")
 
 
+def writing(receiver: Any, lines: list[str], rounds: int) -> str:
+    """What writing the corpus's messages costs, against ``json.dumps`` of the same messages' JSON forms (dicts).
+
+    ``Message.to_line`` (``rogerwilco.dumps``: a message to its line, the line checked against the grammar),
+    ``line_from_json`` (a JSON form, a dict, to its checked line: ``encode``'s and ``from_json``'s work once
+    the JSON text is read) and ``orjson.dumps`` of the forms, where it is installed.
+    """
+    import rogerwilco
+    from rogerwilco.core.semantics import line_from_json
+
+    messages = [rogerwilco.loads(line, receiver) for line in lines]
+    forms = [m.to_json() for m in messages]
+    paths: Paths = {"json.dumps": (each(json.dumps), forms), "to_line": (each(rogerwilco.dumps), messages),
+                    "line_from_json": (each(line_from_json, receiver), forms)}
+    try:
+        import orjson
+
+        paths["orjson.dumps"] = (each(orjson.dumps), forms)
+    except ImportError:
+        pass
+    t = median_times(paths, rounds)
+    base = t["json.dumps"]
+    return "; ".join(f"{name} {t[name] * 1e6:.2f} us ({base / t[name]:.2f}x json.dumps)" for name in paths)
+
+
 def growth(impls: dict[str, Any], size: int, rounds: int) -> None:
     import rogerwilco
     from rogerwilco import Receiver, check_line
@@ -622,6 +652,7 @@ def main() -> None:
             print(f"Ir/line: instructions per line under callgrind ({args.callgrind_lines} lines, memo warm), "
                   + ", ".join(f"{p.replace(COLD, '')} memo cold {n:,.0f}" for p, n in counts.items() if p.endswith(COLD)))
         print("rejected and noted lines " + rejected(receiver, lines, args.rounds))
+        print("writing (x json.dumps of the JSON forms: higher is faster): " + writing(receiver, lines, args.rounds))
     if missing:
         print(f"not installed (pip install 'rogerwilco[bench] @ git+https://github.com/croxio/rogerwilco'): {', '.join(missing)}")
     if not args.no_growth:

@@ -28,6 +28,7 @@ import attrs
 
 from .codec import encode
 from .errors import EncodeError, RW1SyntaxError
+from .syntax import read_tail
 
 if TYPE_CHECKING:
     from .vocab import Profiles
@@ -171,14 +172,12 @@ def canonical_json(obj: Any) -> str:
 
 def check_written(line: str, tail: str | None) -> None:
     """Refuse a written line the grammar would not read back identically."""
-    from .syntax import parse_raw
-
     try:
-        raw = parse_raw(line)
+        read = read_tail(line)
     except RW1SyntaxError as exc:
         token = "tail" if tail is not None and exc.column is not None and exc.column > len(line) - len(tail) else exc.token
         raise EncodeError(f"cannot write: {exc.message}", token=token, column=exc.column, text=line) from None
-    if raw.tail != tail:
+    if read != tail:
         raise EncodeError("cannot write: the tail would not read back as written", token="tail")
 
 

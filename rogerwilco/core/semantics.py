@@ -699,9 +699,12 @@ def _from_json(obj: Mapping[str, Any] | str, profiles: Profiles) -> tuple[Messag
     if obj["tail"] is not None:
         line += " // " + obj["tail"]
     receiver = as_receiver(profiles)
-    # the line read as loads reads it: a line with nothing to say by the accept path alone (the same Message
-    # the full pass builds), any other by the full pass, which words the refusal
-    message = _quiet_accept()(line, receiver, None, None)
+    # the line read as loads reads it (the accept path first: the same Message the full pass builds, a note
+    # or not, since a message is all this keeps); a refused line by the full pass, which words the refusal
+    try:
+        message: Message | None = _loads_line()(line, receiver)
+    except RW1Error:
+        message = None
     if message is None:
         result = check_line(line, receiver)
         if result.message is None:
@@ -730,17 +733,17 @@ def _from_json(obj: Mapping[str, Any] | str, profiles: Profiles) -> tuple[Messag
 _JSON_KEY_SET = frozenset(JSON_KEYS)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LONE_SURROGATE = "holds a lone surrogate, which no UTF-8 text can carry"
-_ACCEPT_QUIET: list[Callable[[str, Receiver, int | None, str | None], Message | None]] = []
+_LOADS_LINE: list[Callable[[str, Receiver], Message]] = []
 
 
-def _quiet_accept() -> Callable[[str, Receiver, int | None, str | None], Message | None]:
-    """:data:`rogerwilco.core.speedups.accept_quiet` (the C scanner's where it is built), imported on first use
-    (speedups imports this module)."""
-    if not _ACCEPT_QUIET:
-        from .speedups import accept_quiet
+def _loads_line() -> Callable[[str, Receiver], Message]:
+    """:data:`rogerwilco.core.speedups.loads_line` (the C scanner's first where it is built), imported on first
+    use (speedups imports this module)."""
+    if not _LOADS_LINE:
+        from .speedups import loads_line
 
-        _ACCEPT_QUIET.append(accept_quiet)
-    return _ACCEPT_QUIET[0]
+        _LOADS_LINE.append(loads_line)
+    return _LOADS_LINE[0]
 
 
 def _unwritable(value: Any) -> str | None:

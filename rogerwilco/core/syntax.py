@@ -361,6 +361,16 @@ def parse_raw(text: str, *, line_number: int | None = None) -> RawLine:
     raise _error_at(text, column, expected, line_number)
 
 
+def read_tail(text: str) -> str | None:
+    """What :func:`parse_raw` reads as the tail of ``text`` (None: no tail), or its RW1SyntaxError: the
+    check of a written line, which needs no token split."""
+    regex = ascii_line_regex() if text.__class__ is str and text.isascii() else line_regex()
+    if regex.fullmatch(text) is not None:
+        _, mark, tail = text.partition(TAIL_MARK)
+        return tail if mark else None
+    return parse_raw(text).tail  # where the grammar stops, worded (or the line read by Lark)
+
+
 END_OF_LINE = "<END-OF-FILE>"  # what Lark expects after a tail: the end of the line
 
 
