@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections import deque
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from rogerwilco import Endpoint, ProtocolError
 from rogerwilco.checks.endpoint import DoneReport, HandoffOffered, ReadbackPassed, ReadbackVoid, Reply
@@ -248,6 +248,9 @@ class Immediate(World):
 
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(st.lists(ACTIONS.filter(lambda a: a[0] != "fault"), max_size=30))
+# found by a long run: two handoffs of one item, the first read back; a re-send of the second; its cancel
+@example([("handoff", "gh:o/r#1", False), ("handoff", "gh:o/r#1", False), ("readback", 0, False), ("resend", 0),
+          ("cancel", 2)])
 def test_what_the_endpoints_let_out_the_thread_check_passes(actions):
     from rogerwilco.checks.thread import check_thread
 

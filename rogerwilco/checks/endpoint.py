@@ -514,6 +514,7 @@ class Endpoint:
         self._observer = False  # a replay's endpoint also takes the messages about its handoffs sent to others
         self._peers: dict[str, Endpoint] | None = None  # a replay's endpoints, each keeping what it sent alone
         self._duplicates: set = set()  # a replay's re-sends answered UN why=DUP somewhere in the log
+        self._resent_names: set | frozenset = frozenset()  # a replay's HOs that another HO re-sends by name
         #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
         self.compose = True
         self._rb_cache: dict[str, tuple[str, ReadbackReport | None]] = {}  # RB id -> its outcome (and report)
@@ -523,7 +524,8 @@ class Endpoint:
             self._catch_up(tx)
 
     def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict, duplicates: set,
-                     peers: dict[str, Endpoint] | None = None, items: dict[str, list[str]] | None = None) -> None:
+                     peers: dict[str, Endpoint] | None = None, items: dict[str, list[str]] | None = None,
+                     resent: set | frozenset = frozenset()) -> None:
         """An endpoint for :func:`replay`: no ledger, nothing composed, the order given is the order sent.
 
         ``peers``: the replay's endpoints, when each keeps the handoffs it sent alone (see
@@ -544,6 +546,7 @@ class Endpoint:
         self._messages = shared
         self._observer = True
         self._duplicates = duplicates
+        self._resent_names = resent
         self._peers = peers
         if peers is not None and items is not None:  # one index of HOs by item for the whole replay
             self._item_hos = items  # (each end reads its own HOs in it)
@@ -1001,6 +1004,7 @@ class Endpoint:
             # is still open)
             h = self._repeated_by(self._messages.get(h.key, ho)) or h
         if kind == "CX":
+            h = self._untraced_original(h) or h
             if message.from_ != ho.from_ or message.to != ho.to:
                 finding = fail(kind="cancel-wrong-party", key=ho.id, token=message.id,
                                message=f"CX {message.id} comes from {message.from_} to {message.to}; only {ho.id}'s "
@@ -1119,8 +1123,8 @@ class Endpoint:
             hos.append(ho.id)
         if link is None and (not mine or not live):  # (a replay reads the receiver's order at the sender's end)
             late = self._resent_before(ho)
-            if late is not None:
-                return [] if mine else [Redelivered(message=ho)]
+            if late is not None:  # a cancel held for it applies to the handoff it joins, as the thread check reads it
+                return [] if mine else self._apply_early_cancels(ho, late, [Redelivered(message=ho)], at, live=live)
         if link is not None and link[1] == "resend":
             between = self._resent_between(ho, link[0])
             if between is not None:
@@ -1192,6 +1196,7 @@ class Endpoint:
         """The handoff whose re-send of ``ho`` arrived before ``ho`` itself (a transport that reorders): ``ho``
         joins it as its first issue, carried forward by that re-send, and is offered nothing of its own (one
         handoff, one readback, one act: spec 5 rule 1, a retry "cannot create two owners")."""
+        candidates: list[tuple[Message, Handoff]] = []
         for later_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
             later = self._messages.get(later_id)
             h = self._handoffs.get(later_id)
@@ -1199,13 +1204,25 @@ class Endpoint:
                 continue
             if later.id in self._duplicates:
                 continue
-            if self.continues(later) != (ho.id, "resend") and not self._resends_unseen(later, h, ho):
-                continue
-            h.issues.insert(0, ho.id)
-            self._handoffs[ho.id] = h
-            self._carried[ho.id] = later.id
-            return h
-        return None
+            candidates.append((later, h))
+        # a re-send that names ``ho`` first, whatever came in between: a re-send of a lost re-send is ``ho``'s
+        # only where nothing this end holds re-sends ``ho`` itself (a replay holds every line: one listed later
+        # joins when it comes)
+        found = next(((later, h) for later, h in candidates if self.continues(later) == (ho.id, "resend")), None)
+        if found is None and not self._resent_by_another(ho):
+            found = next(((later, h) for later, h in candidates if self._resends_unseen(later, h, ho)), None)
+        if found is None:
+            return None
+        later, h = found
+        h.issues.insert(0, ho.id)
+        self._handoffs[ho.id] = h
+        self._carried[ho.id] = later.id
+        return h
+
+    def _resent_by_another(self, ho: Message) -> bool:
+        """Whether a replay's conversation holds an HO that re-sends ``ho`` by name (live, one this end holds is
+        among the handoffs it is looking through already)."""
+        return ho.id in self._resent_names
 
     def _join_resends(self, ho: Message, h: Handoff) -> None:
         """The re-sends of ``ho`` that arrived before it (their ``re=`` named an HO this end had not seen, so each
@@ -1246,13 +1263,40 @@ class Endpoint:
     def _original_of(self, ho: Message, h: Handoff) -> Handoff | None:
         """The other handoff this end read back that ``ho``, the first issue of ``h``, may re-send through an HO
         lost in transit (its ``re=`` names an HO of its sender's this end never saw): the same sender, item and
-        slots. Its original came first here, so ``ho`` started a handoff of its own; reading it back too would
-        make two acts of one handoff."""
+        slots, open or closed since. Its original came first here, so ``ho`` started a handoff of its own;
+        reading it back too would make two acts of one handoff (the lost re-send may never come to show it)."""
         for other_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
             other = self._handoffs.get(other_id)
-            if other is None or other is h or other.live != other_id or other.close != "open":
+            if other is None or other is h or other.live != other_id:
                 continue
             if other.rb in ("read-back", "wilco") and self._resends_unseen(ho, h, self._messages[other.key]):
+                return other
+        return None
+
+    def _cancelled_original_of(self, ho: Message, h: Handoff) -> Handoff | None:
+        """The other handoff, cancelled by its sender, that ``ho``, the first issue of ``h``, may re-send through an
+        HO lost in transit (as :meth:`_original_of`, read back or not): a re-send sent before that cancel, it may
+        be, which the cancel withdraws too."""
+        for other_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
+            other = self._handoffs.get(other_id)
+            if other is None or other is h or other.live != other_id or other.close != "cancelled":
+                continue
+            if self._resends_unseen(ho, h, self._messages[other.key]):
+                return other
+        return None
+
+    def _resend_read_back(self, ho: Message, h: Handoff) -> Handoff | None:
+        """The other handoff this end read back whose first issue may re-send ``ho``, an original (no ``re=``),
+        through an HO lost in transit (:meth:`_resends_unseen`): reading ``ho`` back too would make two acts of
+        one handoff, whichever of the two came first."""
+        if ho.re is not None:
+            return None
+        for other_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
+            other = self._handoffs.get(other_id)
+            if other is None or other is h or other.key != other_id or other.rb not in ("read-back", "wilco"):
+                continue
+            first = self._messages.get(other.key)
+            if first is not None and self._resends_unseen(first, other, ho):
                 return other
         return None
 
@@ -1270,6 +1314,17 @@ class Endpoint:
         self._carried[earlier] = ho.id
         self._carried[ho.id] = after
         return h
+
+    def _untraced_original(self, h: Handoff) -> Handoff | None:
+        """The handoff this end read back that ``h``, offered and not read back, may re-send through an HO lost in
+        transit (:meth:`_original_of`), else None. A cancel of ``h`` withdraws that handoff: its sender cancels
+        the handoff it holds, whose live issue ``h`` is (spec 5.4: the receiver abandons what a cancel names);
+        acting on the original after it would be the act the cancel forbids (docs/endpoint.md, "A re-send that
+        arrives before its original")."""
+        first = self._messages.get(h.key)
+        if first is None or first.type != "HO" or h.rb != "offered":
+            return None
+        return self._original_of(first, h)
 
     def _repeated_by(self, resend: Message) -> Handoff | None:
         """The handoff a re-send answered ``UN why=DUP`` repeated (live: split off when the UN came; in a
@@ -1725,6 +1780,17 @@ class Endpoint:
                 raise ProtocolError(f"{named.id} names {named.re}, which {self.me} never saw, and repeats "
                                     f"{original.live}, which {self.me} read back: a re-send of it, it may be (one "
                                     f"act per handoff); answer it UN why=DUP", kind="read-back", token=msg.id)
+            cancelled = self._cancelled_original_of(named, h)
+            if cancelled is not None:
+                raise ProtocolError(f"{named.id} names {named.re}, which {self.me} never saw, and repeats "
+                                    f"{cancelled.live}, which its sender cancelled: a re-send of it, it may be, sent "
+                                    f"before the cancel (spec 5.4: no act after a cancel); answer it UN why=DUP",
+                                    kind="closed", token=msg.id)
+            resend = self._resend_read_back(named, h)
+            if resend is not None:
+                raise ProtocolError(f"{named.id} is repeated by {resend.key}, which names an HO {self.me} never saw "
+                                    f"and which {self.me} read back: {resend.key} re-sends it, it may be (one act "
+                                    f"per handoff); answer {named.id} UN why=DUP", kind="read-back", token=msg.id)
             if named.item is not None and self._handing_on(named.item):
                 # a passing readback makes this end the owner (spec 5 rule 1) while the handoff of the item
                 # it sent may pass too: two owners
@@ -1782,6 +1848,10 @@ class Endpoint:
                     raise ProtocolError(f"only {ho.id}'s sender {ho.from_} can cancel it, to {ho.to}",
                                         kind="cancel-wrong-party", token=msg.id)
                 event = "CX"
+                # judged on the handoff the cancel withdraws, as _apply takes it: a re-send answered UN why=DUP
+                # stands for the handoff it repeated
+                h = self._repeated_by(self._messages.get(h.key, ho)) or h
+                h = self._untraced_original(h) or h
             else:
                 if ho.to != self.me:
                     if kind == "UN" and named is not None and named.type in ("AQ", "AN", "RB", "DN", "FL", "ST"):
@@ -1907,11 +1977,15 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
                   if m.type == "UN" and m.re in shared
                   and is_duplicate_answer(m, m.get("why"), shared[m.re], issue_link(shared[m.re], shared.get))}
 
+    resent = {m.re for m in ordered if m.type == "HO" and m.re in shared and shared[m.re].type == "HO"
+              and shared[m.re].from_ == m.from_}
+
     def end(name: str) -> Endpoint:
         found = ends.get(name)
         if found is None:
             found = ends[name] = Endpoint.__new__(Endpoint)
-            found._init_replay(name, receiver, cache, shared, duplicates, ends if senders_only else None, items)
+            found._init_replay(name, receiver, cache, shared, duplicates, ends if senders_only else None, items,
+                               resent)
         return found
 
     def deliver(m: Message) -> None:

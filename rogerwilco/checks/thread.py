@@ -787,8 +787,8 @@ def _read_back_again(messages: list[Any], by_id: Mapping[str, Any], ends: Mappin
                      ) -> dict[int, list[Finding]]:
     """By handoff (``id()``): a readback of an HO whose ``re=`` names an HO of its sender's that the stream lacks,
     the first issue of its handoff, when an original HO (no ``re=``) of the same sender, receiver, item and slots
-    is open and was read back before it: a re-send of that handoff, it may be, so reading it back too makes two
-    acts of one handoff (spec 5 rule 1). The live endpoint refuses the RB (``read-back``)."""
+    was read back before it, open or closed since: a re-send of that handoff, it may be, so reading it back too
+    makes two acts of one handoff (spec 5 rule 1). The live endpoint refuses the RB (``read-back``)."""
     at = {m.id: i for i, m in enumerate(messages)}
     originals: dict[tuple[str, str, str], list[Any]] = {}  # (from, to, item) -> its original HOs so far
     found: dict[int, list[Finding]] = {}
@@ -805,12 +805,12 @@ def _read_back_again(messages: list[Any], by_id: Mapping[str, Any], ends: Mappin
             continue
         for original in originals.get((ho.from_, ho.to, ho.item), ()):
             other = end._handoffs[original.id]
-            if (other is not handoff and at[original.id] < here and _open_then(other, at, here)
+            if (other is not handoff and at[original.id] < here
                     and _read_back_then(other, end, at, here) and end._resends_unseen(ho, handoff, original)):
                 found.setdefault(id(handoff), []).append(fail(
                     kind="read-back", key=ho.id, token=m.id,
                     message=f"RB {m.id} reads back {ho.id}, which names {ho.re} (not in the stream) and repeats "
-                            f"{original.id}, which {ho.to} read back and is open: a re-send of it, it may be (one "
+                            f"{original.id}, which {ho.to} read back: a re-send of it, it may be (one "
                             f"act per handoff); {ho.to} answers {ho.id} UN why=DUP"))
                 break
     return found
