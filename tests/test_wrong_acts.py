@@ -771,6 +771,26 @@ def test_a_resend_of_a_lost_resend_of_a_cancelled_handoff_is_not_read_back():
     assert not b.may_act("a-3")
 
 
+def test_the_lost_link_is_looked_for_at_the_first_issue_of_a_chain_of_resends():
+    """As the two tests above, where the re-send is a chain: a-4 re=a-3 comes, then a-3 re=a-2 (a-2 lost), which
+    a-4 continues. The chain's first issue, a-3, is the one whose re= names an HO b never saw: b reads a-4 back,
+    and a-1 is refused its readback; where a-1 was cancelled first, a-4 is refused its own."""
+    b = Endpoint("b")
+    offered = b.receive(HO)[0]
+    b.receive("RW1 HO a-4 re=a-3 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    assert b.handoff("a-4").issues == ("a-3", "a-4")
+    b.send(b.readback("a-4"), number=True)
+    assert refused(b, offered.readback, number=True) == "read-back"
+    c = Endpoint("b")
+    c.receive(HO)
+    c.receive("RW1 CX a-9 re=a-1 from=a to=b item=x:1 why=REVOKED")
+    c.receive("RW1 HO a-4 re=a-3 from=a to=b item=x:1 ask=FIX")
+    c.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    assert refused(c, c.readback("a-4"), number=True) == "closed"
+    assert not c.may_act("a-4")
+
+
 def test_an_original_joins_the_resend_that_names_it_before_a_resend_of_a_lost_resend():
     """a-33 re-sends a-34 by name, a-31 re-sends a-32 (lost), all of one item and slots; a-34 comes last. It joins
     a-33, which names it, wherever a-31 came (a re-send of a lost re-send is the original's only where nothing

@@ -1295,7 +1295,7 @@ class Endpoint:
             other = self._handoffs.get(other_id)
             if other is None or other is h or other.key != other_id or other.rb not in ("read-back", "wilco"):
                 continue
-            first = self._messages.get(other.key)
+            first = self._messages.get(other.issues[0])
             if first is not None and self._resends_unseen(first, other, ho):
                 return other
         return None
@@ -1321,7 +1321,7 @@ class Endpoint:
         the handoff it holds, whose live issue ``h`` is (spec 5.4: the receiver abandons what a cancel names);
         acting on the original after it would be the act the cancel forbids (docs/endpoint.md, "A re-send that
         arrives before its original")."""
-        first = self._messages.get(h.key)
+        first = self._messages.get(h.issues[0])
         if first is None or first.type != "HO" or h.rb != "offered":
             return None
         return self._original_of(first, h)
@@ -1775,12 +1775,13 @@ class Endpoint:
                 # another process of this agent, on its ledger, read it back first: one readback, one act
                 raise ProtocolError(f"{named.id} was already read back as {sent}: deliver that again",
                                     kind="read-back", token=msg.id)
-            original = self._original_of(named, h)
+            first = self._messages[h.issues[0]]  # (the issue whose re= may name an HO lost in transit)
+            original = self._original_of(first, h)
             if original is not None:
                 raise ProtocolError(f"{named.id} names {named.re}, which {self.me} never saw, and repeats "
                                     f"{original.live}, which {self.me} read back: a re-send of it, it may be (one "
                                     f"act per handoff); answer it UN why=DUP", kind="read-back", token=msg.id)
-            cancelled = self._cancelled_original_of(named, h)
+            cancelled = self._cancelled_original_of(first, h)
             if cancelled is not None:
                 raise ProtocolError(f"{named.id} names {named.re}, which {self.me} never saw, and repeats "
                                     f"{cancelled.live}, which its sender cancelled: a re-send of it, it may be, sent "
