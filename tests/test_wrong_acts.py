@@ -791,6 +791,19 @@ def test_the_lost_link_is_looked_for_at_the_first_issue_of_a_chain_of_resends():
     assert not c.may_act("a-4")
 
 
+def test_a_chain_of_resends_that_links_late_to_a_cancelled_handoff_joins_it():
+    """a-1 is cancelled (CX a-9). a-4 re=a-3 comes, then a-3 re=a-2 (a chain whose first issue is a-3, its key
+    a-4), then a-2 re=a-1: the chain re-sends the cancelled handoff and joins it, whichever issue started it, so
+    b may not read a-4 back nor act on it (spec 5.4: no act after a cancel its receiver holds)."""
+    b = Endpoint("b")
+    for line in (HO, "RW1 CX a-9 re=a-1 from=a to=b item=x:1 why=REVOKED", "RW1 HO a-4 re=a-3 from=a to=b item=x:1 ask=FIX",
+                 "RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX", "RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX"):
+        b.receive(line)
+    assert b.handoff("a-4").issues == ("a-1", "a-2", "a-3", "a-4") and b.handoff("a-4").close == "cancelled"
+    assert refused(b, b.readback("a-4"), number=True) == "closed"
+    assert not b.may_act("a-4")
+
+
 def test_an_original_joins_the_resend_that_names_it_before_a_resend_of_a_lost_resend():
     """a-33 re-sends a-34 by name, a-31 re-sends a-32 (lost), all of one item and slots; a-34 comes last. It joins
     a-33, which names it, wherever a-31 came (a re-send of a lost re-send is the original's only where nothing

@@ -1180,7 +1180,7 @@ class Endpoint:
         for later_id in list(self._item_hos.get(ho.item, ())):
             later = self._messages.get(later_id)
             alone = self._handoffs.get(later_id)
-            if (later is None or alone is None or alone is h or alone.key != later_id or later.re != ho.id
+            if (later is None or alone is None or alone is h or alone.issues[0] != later_id or later.re != ho.id
                     or later.from_ != ho.from_ or later.to != ho.to or alone.close != "open"
                     or alone.rb == "offered"):
                 continue
@@ -1235,7 +1235,7 @@ class Endpoint:
         for later_id in list(self._item_hos.get(ho.item, ())) if ho.item is not None else ():
             later = self._messages.get(later_id)
             alone = self._handoffs.get(later_id)
-            if (later is None or alone is None or alone is h or alone.key != later_id or later.re != ho.id
+            if (later is None or alone is None or alone is h or alone.issues[0] != later_id or later.re != ho.id
                     or later.from_ != ho.from_ or later.to != ho.to or later_id in self._duplicates
                     or alone.rb != "offered" or alone.close not in ("open", "cancelled")
                     or not self._resent_since(alone, later_id)):
