@@ -804,6 +804,23 @@ def test_a_chain_of_resends_that_links_late_to_a_cancelled_handoff_joins_it():
     assert not b.may_act("a-4")
 
 
+def test_a_resend_of_ones_own_handoff_is_not_a_hand_on_in_the_thread_check():
+    """The scheduler's s-1 was read back (the payer owns x:1), and the payer hands x:1 back (payer-2, not read back
+    yet). The scheduler's endpoint lets out s-2, a re-send of s-1 (the payer answers it UN why=DUP): it hands
+    nothing on anew, so the thread check does not report it not-owner, as it does a new HO of x:1 to another."""
+    b = Endpoint("scheduler")
+    b.send("RW1 HO scheduler-1 from=scheduler to=payer item=x:1 ask=FIX")
+    b.receive("RW1 RB payer-1 re=scheduler-1 from=payer to=scheduler item=x:1 ask=FIX h=bf60c2047954")
+    b.receive("RW1 HO payer-2 from=payer to=scheduler item=x:1 ask=FIX")
+    resend = b.send("RW1 HO scheduler-2 re=scheduler-1 from=scheduler to=payer item=x:1 ask=FIX")
+    assert refused(b, "RW1 HO scheduler-3 from=scheduler to=auditor item=x:1 ask=FIX") == "not-owner"
+    lines = [line for _, line in b.journal()] + [
+        "RW1 UN payer-3 re=scheduler-2 from=payer to=scheduler item=x:1 why=DUP // already read back scheduler-1"]
+    assert resend in lines and failed_kinds(lines) == set()
+    assert failed_kinds(lines + ["RW1 HO scheduler-3 from=scheduler to=auditor item=x:1 ask=FIX"]) == {
+        ("not-owner", "scheduler-3")}
+
+
 def test_an_original_joins_the_resend_that_names_it_before_a_resend_of_a_lost_resend():
     """a-33 re-sends a-34 by name, a-31 re-sends a-32 (lost), all of one item and slots; a-34 comes last. It joins
     a-33, which names it, wherever a-31 came (a re-send of a lost re-send is the original's only where nothing

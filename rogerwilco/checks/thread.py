@@ -769,6 +769,8 @@ def _not_owner(messages: list[Any], hos: list[Any], ends: Mapping[str, Endpoint]
         if id(handoff) in seen:
             continue
         seen.add(id(handoff))
+        if ends[ho.from_].continues(ho) is not None:
+            continue  # a re-send or re-issue hands nothing on anew (the live guard lets it out as one too)
         here = at[ho.id]
         earlier = [(m, ends[m.from_]._handoffs[m.id]) for m in before[:-1] if ho.from_ in (m.from_, m.to)]
         if _holder_then(ho.from_, earlier, ends, at, here) == ho.from_:

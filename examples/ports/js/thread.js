@@ -549,6 +549,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     const g = root(ho.id);
     if (startSeen.has(g)) continue;
     startSeen.add(g);
+    if (links.get(ho.id) !== null) continue; // a re-send or re-issue hands nothing on anew
     const here = position.get(ho.id);
     const earlier = before.slice(0, -1).filter((m) => m.from === ho.from || m.to === ho.from);
     let holder = earlier.length ? earlier[0].from : null;
