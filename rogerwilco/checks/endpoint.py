@@ -1265,21 +1265,20 @@ class Endpoint:
         lost in transit (its ``re=`` names an HO of its sender's this end never saw): the same sender, item and
         slots, open or closed since. Its original came first here, so ``ho`` started a handoff of its own;
         reading it back too would make two acts of one handoff (the lost re-send may never come to show it)."""
-        for other_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
-            other = self._handoffs.get(other_id)
-            if other is None or other is h or other.live != other_id:
-                continue
-            if other.rb in ("read-back", "wilco") and self._resends_unseen(ho, h, self._messages[other.key]):
-                return other
-        return None
+        return self._repeated_original(ho, h, lambda other: other.rb in ("read-back", "wilco"))
 
     def _cancelled_original_of(self, ho: Message, h: Handoff) -> Handoff | None:
         """The other handoff, cancelled by its sender, that ``ho``, the first issue of ``h``, may re-send through an
         HO lost in transit (as :meth:`_original_of`, read back or not): a re-send sent before that cancel, it may
         be, which the cancel withdraws too."""
+        return self._repeated_original(ho, h, lambda other: other.close == "cancelled")
+
+    def _repeated_original(self, ho: Message, h: Handoff, fits: Callable[[Handoff], bool]) -> Handoff | None:
+        """The first other handoff that ``fits`` and whose original ``ho``, the first issue of ``h``, repeats
+        with a ``re=`` naming an HO this end never saw (:meth:`_resends_unseen`)."""
         for other_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
             other = self._handoffs.get(other_id)
-            if other is None or other is h or other.live != other_id or other.close != "cancelled":
+            if other is None or other is h or other.live != other_id or not fits(other):
                 continue
             if self._resends_unseen(ho, h, self._messages[other.key]):
                 return other
