@@ -749,15 +749,39 @@ def test_a_cancel_held_for_an_original_that_joins_its_resend_applies_to_that_han
     assert {(f.kind, f.token) for f in twice.findings} == {("closed-twice", "a-9")} == failed_kinds(lines)
 
 
-def test_an_original_is_not_read_back_after_a_resend_of_a_lost_resend_of_it_was():
-    """a-1 comes; a-3 re=a-2 (a-2 lost) comes and b reads a-3 back first. Reading a-1 back too would make two acts
-    of one handoff if a-2 never comes: refused (read-back), whichever of the two came first."""
+def test_a_resend_of_a_lost_resend_of_an_open_handoff_is_answered_dup_only():
+    """a-1 comes; a-3 re=a-2 (a-2 lost) comes before b reads a-1 back. At a, a-3 is the live issue of a-1's
+    handoff: reading back both would make two acts, and any close of a-3 but UN why=DUP closes a-1's handoff at a
+    while b could still act on a-1 (an act after a close). So a-3 is refused its readback (read-back) and every
+    close but UN why=DUP (dup-only); b reads a-1 back and acts once."""
     b = Endpoint("b")
     offered = b.receive(HO)[0]
     resend = [e for e in b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX") if isinstance(e, HandoffOffered)]
-    b.send(resend[0].readback, number=True)
-    assert refused(b, offered.readback, number=True) == "read-back"
-    assert not b.may_act("a-1")
+    assert refused(b, resend[0].readback, number=True) == "read-back"
+    assert refused(b, "RW1 DN b-7 re=a-3 from=b to=a item=x:1 out=NOOP") == "dup-only"
+    assert refused(b, "RW1 UN b-7 re=a-3 from=b to=a item=x:1 why=BUSY") == "dup-only"
+    assert refused(b, "RW1 FL b-7 re=a-3 from=b to=a item=x:1 why=ERR") == "dup-only"
+    b.send("RW1 UN b-7 re=a-3 from=b to=a item=x:1 why=DUP")
+    b.send(offered.readback, number=True)
+    assert b.may_act("a-1") and not b.may_act("a-3")
+    b.send("RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=OK")
+    assert failed_kinds([line for _, line in b.journal()]) == {("reply-to-unknown", None)}  # a-3's re=a-2
+
+
+def test_a_handoff_read_back_then_closed_by_a_noop_on_its_untraced_resend_is_refused():
+    """The case a longer stateful run found: b reads a-1 back; a-4 re=a-3 comes (a-3 lost on the way), and b
+    closes it DN out=NOOP. At a that closes a-1's handoff (a-4 is its live issue); when a-3 comes, b's DN re=a-1
+    is a second close. The NOOP is refused (dup-only): UN why=DUP is the answer."""
+    b = Endpoint("b")
+    offered = b.receive(HO)[0]
+    b.send(offered.readback, number=True)
+    b.receive("RW1 HO a-4 re=a-3 from=a to=b item=x:1 ask=FIX")
+    assert refused(b, "RW1 DN b-7 re=a-4 from=b to=a item=x:1 out=NOOP") == "dup-only"
+    b.send("RW1 UN b-7 re=a-4 from=b to=a item=x:1 why=DUP")
+    b.receive("RW1 HO a-3 re=a-1 from=a to=b item=x:1 ask=FIX")
+    b.send("RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=NOOP")
+    lines = [line for _, line in b.journal()]
+    assert not {kind for kind, token in failed_kinds(lines) if token in ("b-7", "b-9")}
 
 
 def test_a_resend_of_a_lost_resend_of_a_cancelled_handoff_is_not_read_back():
@@ -773,15 +797,16 @@ def test_a_resend_of_a_lost_resend_of_a_cancelled_handoff_is_not_read_back():
 
 def test_the_lost_link_is_looked_for_at_the_first_issue_of_a_chain_of_resends():
     """As the two tests above, where the re-send is a chain: a-4 re=a-3 comes, then a-3 re=a-2 (a-2 lost), which
-    a-4 continues. The chain's first issue, a-3, is the one whose re= names an HO b never saw: b reads a-4 back,
-    and a-1 is refused its readback; where a-1 was cancelled first, a-4 is refused its own."""
+    a-4 continues. The chain's first issue, a-3, is the one whose re= names an HO b never saw: a-4 is refused its
+    readback, and b reads a-1 back; where a-1 was cancelled first, a-4 is refused its own."""
     b = Endpoint("b")
     offered = b.receive(HO)[0]
     b.receive("RW1 HO a-4 re=a-3 from=a to=b item=x:1 ask=FIX")
     b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
     assert b.handoff("a-4").issues == ("a-3", "a-4")
-    b.send(b.readback("a-4"), number=True)
-    assert refused(b, offered.readback, number=True) == "read-back"
+    assert refused(b, b.readback("a-4"), number=True) == "read-back"
+    b.send(offered.readback, number=True)
+    assert b.may_act("a-1") and not b.may_act("a-4")
     c = Endpoint("b")
     c.receive(HO)
     c.receive("RW1 CX a-9 re=a-1 from=a to=b item=x:1 why=REVOKED")
@@ -916,3 +941,15 @@ def test_a_cancelled_resend_of_a_lost_resend_joins_the_closed_handoff_and_its_ca
     journal = [line for _, line in b.journal()]
     assert {(f.kind, f.token) for f in check_thread(journal, now="20261001T0000Z").findings
             if f.kind == "closed-twice"} == raised
+
+
+def test_a_cancel_of_an_untraced_resend_withdraws_the_open_handoff_it_may_repeat():
+    """a-1 comes and is not read back yet; a-3 re=a-2 (a-2 lost) comes; a cancels its live issue, a-3. At a that
+    withdraws a-1's handoff: b may not read a-1 back nor act on it after (spec 5.4), as where a-1 was read back."""
+    b = Endpoint("b")
+    offered = b.receive(HO)[0]
+    b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 CX a-4 re=a-3 from=a to=b item=x:1 why=REVOKED")
+    assert refused(b, offered.readback, number=True) == "closed"
+    assert not b.may_act("a-1")
+    b.send("RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=NOOP")  # the answer to the cancel

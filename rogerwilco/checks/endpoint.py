@@ -1314,16 +1314,41 @@ class Endpoint:
         self._carried[ho.id] = after
         return h
 
+    def _guard_untraced_close(self, msg: Message, h: Handoff) -> None:
+        """A close by this end, the receiver, of a handoff that may be one with another it holds, the link lost in
+        transit: only ``UN why=DUP`` of the untraced re-send, which its sender splits off, closes nothing else.
+        Any other close of either is, at the sender, the close of the handoff it holds (whose live issue the
+        re-send is), while this end would keep the other open to read back and act on (an act after a close), or
+        closes it a second time (docs/endpoint.md, "A re-send that arrives before its original")."""
+        if h.close != "open" or h.rb in ("read-back", "wilco"):
+            return
+        first = self._messages.get(h.issues[0])
+        if first is None or first.type != "HO":
+            return
+        if first.re is not None:
+            held = self._repeated_original(first, h, lambda other: True)
+            if held is not None and not (msg.type == "UN" and msg.get("why") == "DUP"):
+                raise ProtocolError(f"{h.live} names {first.re}, which {self.me} never saw, and repeats {held.live}: "
+                                    f"a re-send of it, it may be, and at its sender a close of it closes {held.live}'s "
+                                    f"handoff; answer it UN why=DUP", kind="dup-only", token=msg.id)
+            return
+        resend = self._resend_read_back(first, h)
+        if resend is not None:
+            raise ProtocolError(f"{resend.key}, which names an HO {self.me} never saw, repeats {h.live} and was read "
+                                f"back: a re-send of it, it may be, whose readback and close stand for {h.live}'s "
+                                f"handoff at its sender; {h.live} needs no answer", kind="dup-only", token=msg.id)
+
     def _untraced_original(self, h: Handoff) -> Handoff | None:
-        """The handoff this end read back that ``h``, offered and not read back, may re-send through an HO lost in
-        transit (:meth:`_original_of`), else None. A cancel of ``h`` withdraws that handoff: its sender cancels
+        """The handoff, open or read back, that ``h``, offered and not read back, may re-send through an HO lost in
+        transit (:meth:`_repeated_original`), else None. A cancel of ``h`` withdraws that handoff: its sender cancels
         the handoff it holds, whose live issue ``h`` is (spec 5.4: the receiver abandons what a cancel names);
         acting on the original after it would be the act the cancel forbids (docs/endpoint.md, "A re-send that
         arrives before its original")."""
         first = self._messages.get(h.issues[0])
         if first is None or first.type != "HO" or h.rb != "offered":
             return None
-        return self._original_of(first, h)
+        return self._repeated_original(first, h, lambda other: other.close == "open"
+                                       or other.rb in ("read-back", "wilco"))
 
     def _repeated_by(self, resend: Message) -> Handoff | None:
         """The handoff a re-send answered ``UN why=DUP`` repeated (live: split off when the UN came; in a
@@ -1786,6 +1811,16 @@ class Endpoint:
                                     f"{cancelled.live}, which its sender cancelled: a re-send of it, it may be, sent "
                                     f"before the cancel (spec 5.4: no act after a cancel); answer it UN why=DUP",
                                     kind="closed", token=msg.id)
+            held = self._repeated_original(first, h, lambda other: True)
+            if held is not None:
+                # the handoff it may re-send is the one to read back (or was closed): its sender holds one
+                # handoff, whose live issue this is, and a readback of each would make two acts
+                state = "offered to" if held.close == "open" else f"{held.close} at"
+                raise ProtocolError(f"{named.id} names {named.re}, which {self.me} never saw, and repeats "
+                                    f"{held.live}, {state} {self.me}: a re-send of it, it may be (one act per "
+                                    f"handoff); " + (f"read {held.live} back and " if held.close == "open" else "")
+                                    + "answer it UN why=DUP", kind="read-back" if held.close == "open" else "closed",
+                                    token=msg.id)
             resend = self._resend_read_back(named, h)
             if resend is not None:
                 raise ProtocolError(f"{named.id} is repeated by {resend.key}, which names an HO {self.me} never saw "
@@ -1861,6 +1896,7 @@ class Endpoint:
                 if kind == "UN" and msg.get("why") == "DUP" and named is not None and named.type == "HO" \
                         and named.id != h.key and named.id in h.issues:
                     return
+                self._guard_untraced_close(msg, h)
                 event = kind if kind != "DN" else ("DN-noop" if msg.get("out") == "NOOP" else "DN-act")
                 held = self._held_cancel(h) if event == "DN-act" else None
                 if held is not None:
