@@ -953,3 +953,27 @@ def test_a_cancel_of_an_untraced_resend_withdraws_the_open_handoff_it_may_repeat
     assert refused(b, offered.readback, number=True) == "closed"
     assert not b.may_act("a-1")
     b.send("RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=NOOP")  # the answer to the cancel
+
+
+def test_an_original_numbered_after_the_lost_resend_is_a_new_handoff():
+    """b reads a-1 back; a-3 re=a-2 comes (a-2 lost), then a cancels a-3 (which withdraws a-1's handoff), then
+    hands the item to b again, a-6, with the same slots. a-6 was sent after a-2 (a's ids go forward): a new
+    handoff, offered, not the original a-3 carries forward. Its cancel is its first close, live and in the
+    thread check (found by a longer run of the stateful test: the replay joined a-6 to a-3 and reported the
+    cancel of a-6 as closed-twice, where the live end had not)."""
+    b = Endpoint("b")
+    offered = b.receive(HO)[0]
+    b.send(offered.readback, number=True)
+    b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    assert any(isinstance(e, Cancelled) for e in b.receive("RW1 CX a-4 re=a-3 from=a to=b item=x:1 why=REVOKED"))
+    again = b.receive("RW1 HO a-6 from=a to=b item=x:1 ask=FIX")
+    assert [type(e) for e in again] == [HandoffOffered] and b.handoff("a-6").issues == ("a-6",)
+    b.receive("RW1 CX a-7 re=a-6 from=a to=b item=x:1 why=REVOKED")
+    assert not [f for f in b.findings if f.kind == "closed-twice"]
+    lines = [line for _, line in b.journal()]
+    assert ("closed-twice", "a-7") not in failed_kinds(lines)
+    # numbered before the lost link, it is the original the re-sends carry forward (an id that is not
+    # <sender>-<n> is taken as before)
+    c = Endpoint("b")
+    c.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    assert [type(e) for e in c.receive(HO)] == [Redelivered]

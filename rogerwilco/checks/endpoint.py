@@ -1255,9 +1255,12 @@ class Endpoint:
     def _resends_unseen(self, later: Message, h: Handoff, ho: Message) -> bool:
         """Whether ``ho`` is an original (no ``re=``) and ``later`` the first issue ``h`` has, ``ho`` again (the
         same parties, item and slots), whose ``re=`` names an HO of its sender's this end never saw: a re-send
-        of a re-send lost in transit, whose original ``ho`` is, and is taken as that (one act at most)."""
+        of a re-send lost in transit, whose original ``ho`` is, and is taken as that (one act at most). An
+        original its sender numbered past that lost HO (``a-6`` and ``a-3 re=a-2``) was sent after it: a new
+        handoff, not the one the re-sends carry forward (its sender's ids go forward, as lint's RW101 asks)."""
         return (ho.re is None and h.issues[0] == later.id and later.type == "HO" and later.re is not None
                 and later.re not in self._messages and later.re.startswith(f"{later.from_}-")
+                and not _numbered_after(ho.id, later.re, later.from_)
                 and whole(later).replace(id=ho.id, re=ho.re, tail=ho.tail) == whole(ho))
 
     def _original_of(self, ho: Message, h: Handoff) -> Handoff | None:
@@ -2077,6 +2080,18 @@ def _in_arrival_order(ordered: list[Any]) -> Iterator[Any]:
         yield message
     while held:
         yield ordered[heapq.heappop(held)[1]]
+
+
+def _numbered_after(original: str, link: str, sender: str) -> bool:
+    """Whether ``original`` and ``link`` are both ``<sender>-<n>`` and ``original``'s number is not below
+    ``link``'s: sent after it, by a sender whose ids go forward."""
+    numbers = []
+    for msgid in (original, link):
+        rest = msgid[len(sender) + 1:] if msgid.startswith(f"{sender}-") else ""
+        if not (rest.isascii() and rest.isdigit()):
+            return False
+        numbers.append(int(rest))
+    return numbers[0] >= numbers[1]
 
 
 def _same_but_id(a: Message, b: Message) -> bool:

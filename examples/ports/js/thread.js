@@ -253,8 +253,18 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
 
   const previous = new Map(); // HO id -> [earlier HO id, "resend" | "reissue"]
   const sameSlots = (a, b) => canonicalJson({ ...a, id: "", re: null, tail: null }) === canonicalJson({ ...b, id: "", re: null, tail: null });
+  // an original its sender numbered past the lost HO was sent after it: a new handoff (ids go forward)
+  const numbered = (id, sender) => {
+    const rest = id.startsWith(`${sender}-`) ? id.slice(sender.length + 1) : "";
+    return /^[0-9]+$/.test(rest) ? BigInt(rest) : null;
+  };
+  const numberedAfter = (original, link, sender) => {
+    const [a, b] = [numbered(original, sender), numbered(link, sender)];
+    return a !== null && b !== null && a >= b;
+  };
   const resendsUnseen = (later, ho) => sameParties(later, ho) && !previous.has(later.id) && !duplicate.has(later.id)
-    && later.re !== null && !byId.has(later.re) && later.re.startsWith(`${later.from}-`) && sameSlots(later, ho);
+    && later.re !== null && !byId.has(later.re) && later.re.startsWith(`${later.from}-`)
+    && !numberedAfter(ho.id, later.re, later.from) && sameSlots(later, ho);
   const taken = new Set();
   const takeOrder = [];
   const take = (ho) => {
