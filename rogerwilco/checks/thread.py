@@ -789,8 +789,9 @@ def _read_back_again(messages: list[Any], by_id: Mapping[str, Any], ends: Mappin
                      ) -> dict[int, list[Finding]]:
     """By handoff (``id()``): a readback of an HO whose ``re=`` names an HO of its sender's that the stream lacks,
     the first issue of its handoff, when an original HO (no ``re=``) of the same sender, receiver, item and slots
-    was read back before it, open or closed since: a re-send of that handoff, it may be, so reading it back too
-    makes two acts of one handoff (spec 5 rule 1). The live endpoint refuses the RB (``read-back``)."""
+    came before it, read back or not, open or closed since: a re-send of that handoff, it may be, so reading it
+    back makes two acts of one handoff, or an act on a handoff the original's close closed (spec 5 rule 1). The
+    live endpoint refuses the RB (``read-back``, or ``closed`` after a close with no readback)."""
     at = {m.id: i for i, m in enumerate(messages)}
     originals: dict[tuple[str, str, str], list[Any]] = {}  # (from, to, item) -> its original HOs so far
     found: dict[int, list[Finding]] = {}
@@ -807,12 +808,12 @@ def _read_back_again(messages: list[Any], by_id: Mapping[str, Any], ends: Mappin
             continue
         for original in originals.get((ho.from_, ho.to, ho.item), ()):
             other = end._handoffs[original.id]
-            if (other is not handoff and at[original.id] < here
-                    and _read_back_then(other, end, at, here) and end._resends_unseen(ho, handoff, original)):
+            if other is not handoff and at[original.id] < here and end._resends_unseen(ho, handoff, original):
+                state = "read back" if _read_back_then(other, end, at, here) else "held"
                 found.setdefault(id(handoff), []).append(fail(
                     kind="read-back", key=ho.id, token=m.id,
                     message=f"RB {m.id} reads back {ho.id}, which names {ho.re} (not in the stream) and repeats "
-                            f"{original.id}, which {ho.to} read back: a re-send of it, it may be (one "
+                            f"{original.id}, which {ho.to} {state}: a re-send of it, it may be (one "
                             f"act per handoff); {ho.to} answers {ho.id} UN why=DUP"))
                 break
     return found

@@ -195,7 +195,7 @@ RULES: Mapping[str, LintRule] = {r.code: r for r in (
          good=_HO + "\n" + _RB + "\nRW1 HO builder-2 from=builder to=auditor item=jira:OPS-7 ask=FIX\n"
               "RW1 RB auditor-1 re=builder-2 from=auditor to=builder item=jira:OPS-7 ask=FIX"),
     LintRule(code="RW117", name="read-back", level=ERROR,
-         summary="a readback of a re-send that cannot be traced to the original its receiver read back",
+         summary="a readback of a re-send that cannot be traced to an original its receiver holds (read back or not)",
          bad=_HO + "\n" + _RB + "\nRW1 HO ops-3 re=ops-2 from=ops to=builder item=jira:OPS-7 ask=FIX\n"
              "RW1 RB builder-2 re=ops-3 from=builder to=ops item=jira:OPS-7 ask=FIX",
          good=_HO + "\nRW1 HO ops-2 re=ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX\n" + _RB

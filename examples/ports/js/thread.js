@@ -581,8 +581,8 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   }
 
   // a readback of an HO whose re= names an HO of its sender's the stream lacks (the first issue of its
-  // handoff), while an original HO of the same sender, receiver, item and slots was read back before it,
-  // open or closed since: a re-send of that handoff, it may be (one act per handoff); the live endpoint
+  // handoff), while an original HO of the same sender, receiver, item and slots came before it, read back or
+  // not, open or closed since: a re-send of that handoff, it may be (one act per handoff); the live endpoint
   // refuses the RB
   const readBackAgain = new Map(); // handoff (its root) -> [[RB, HO]]
   const openAt = (g, here) => {
@@ -597,8 +597,11 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     if (!openAt(g, here)) continue;
     const original = hos.find((o) => o.re === null && o.from === ho.from && o.to === ho.to && o.item === ho.item
       && position.get(o.id) < here && root(o.id) !== g
-      && groups.get(root(o.id)).some((i) => passedBefore(i, here)) && resendsUnseen(ho, o));
-    if (original !== undefined) readBackAgain.set(g, [...(readBackAgain.get(g) || []), [m, ho, original]]);
+      && resendsUnseen(ho, o));
+    if (original !== undefined) {
+      const state = groups.get(root(original.id)).some((i) => passedBefore(i, here)) ? "read back" : "held";
+      readBackAgain.set(g, [...(readBackAgain.get(g) || []), [m, ho, original, state]]);
+    }
   }
 
   const states = new Map();
@@ -616,8 +619,8 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       const held = liveOf.get(otherRoot);
       findings.push(fail("two-owners", key, `HO ${ho.id} hands ${ho.item} to ${ho.to} while ${held} (to ${otherTo}) is still open: two agents could own ${ho.item}; ${ho.from} withdraws ${held} first (CX)`, ho.id));
     }
-    for (const [rb, ho, original] of readBackAgain.get(groupRoot) || []) {
-      findings.push(fail("read-back", key, `RB ${rb.id} reads back ${ho.id}, which names ${ho.re} (not in the stream) and repeats ${original.id}, which ${ho.to} read back: a re-send of it, it may be (one act per handoff); ${ho.to} answers ${ho.id} UN why=DUP`, rb.id));
+    for (const [rb, ho, original, state] of readBackAgain.get(groupRoot) || []) {
+      findings.push(fail("read-back", key, `RB ${rb.id} reads back ${ho.id}, which names ${ho.re} (not in the stream) and repeats ${original.id}, which ${ho.to} ${state}: a re-send of it, it may be (one act per handoff); ${ho.to} answers ${ho.id} UN why=DUP`, rb.id));
     }
     for (const [kind, closer] of kinds) {
       if (kind === "closed-twice") {
