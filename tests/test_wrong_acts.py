@@ -977,3 +977,21 @@ def test_an_original_numbered_after_the_lost_resend_is_a_new_handoff():
     c = Endpoint("b")
     c.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
     assert [type(e) for e in c.receive(HO)] == [Redelivered]
+
+
+def test_a_cancel_of_an_untraced_resend_stops_the_act_on_every_handoff_it_may_repeat():
+    """a hands x:1 to b twice with the same slots (a-1, a-2), then re-sends one of them as a-4 re=a-3 (a-3 lost)
+    and cancels a-4. b cannot tell which handoff a-4 carries forward: the cancel withdraws a-1 (the first it may
+    repeat), and b may act on neither until the link comes (found by a longer run of the stateful test: b acted on
+    the other one, which was the one a-4 re-sent)."""
+    b = Endpoint("b")
+    b.receive(HO)
+    second = b.receive("RW1 HO a-2 from=a to=b item=x:1 ask=FIX")[0]
+    b.receive("RW1 HO a-4 re=a-3 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 CX a-5 re=a-4 from=a to=b item=x:1 why=REVOKED")
+    b.send(second.readback, number=True)
+    assert not b.may_act("a-2")
+    assert refused(b, "RW1 DN b-9 re=a-2 from=b to=a item=x:1 out=OK") == "act-after-cancel"
+    # when the lost link comes and shows a-4 to re-send a-1, a-2 is b's to act on
+    b.receive("RW1 HO a-3 re=a-1 from=a to=b item=x:1 ask=FIX")
+    assert b.may_act("a-2")

@@ -577,6 +577,9 @@ class Endpoint:
         # a CX that came before what it names (a transport that reorders): the id it names -> the CXs, applied
         # when that HO arrives, so a cancel received before the act stops it whatever the order of arrival
         self._early_cancels: dict[str, tuple[str, ...]] = {}
+        # a CX that named an HO whose re= names an HO this end never saw -> that HO: while the link stays
+        # lost, every handoff that HO may re-send is withdrawn for the act (:meth:`_held_cancel`)
+        self._untraced_cancels: dict[str, str] = {}
         self._composed: dict[str, list[Message]] = {}  # HO id -> readbacks composed for it
         self._used: set[int] = set()
         self._taken: set[int] = set()  # numbers forged lines carried under my name: never given
@@ -736,7 +739,20 @@ class Endpoint:
                 cx = self._messages[cx_id]
                 if (cx.from_, cx.to, cx.item) == (h.sender, self.me, h.item):
                     return cx_id
+        # a cancel of a re-send whose link was lost, which may re-send ``h``: its sender withdrew the handoff it
+        # holds, whichever of the handoffs that re-send may repeat it is (the cancel was applied to one)
+        key = self._messages.get(h.key)
+        for cx_id, resend_id in self._untraced_cancels.items():
+            cx, resend = self._messages[cx_id], self._messages[resend_id]
+            if ((cx.from_, cx.to) == (h.sender, self.me) and key is not None and resend_id not in h.issues
+                    and self._untraced(resend) and self._may_repeat(resend, key)):
+                return cx_id
         return None
+
+    def _untraced(self, ho: Message) -> bool:
+        """Whether ``ho`` is an HO whose ``re=`` names an HO of its sender's this end never saw."""
+        return (ho.type == "HO" and ho.re is not None and ho.re not in self._messages
+                and ho.re.startswith(f"{ho.from_}-"))
 
     def _stands(self, h: Handoff) -> bool:
         """A handoff this end sent that still stands: open, or withdrawn by its cancel and not yet answered (its
@@ -1004,6 +1020,9 @@ class Endpoint:
             # is still open)
             h = self._repeated_by(self._messages.get(h.key, ho)) or h
         if kind == "CX":
+            first = self._messages.get(h.issues[0])
+            if first is not None and self._untraced(first):
+                self._untraced_cancels[message.id] = first.id
             h = self._untraced_original(h) or h
             if message.from_ != ho.from_ or message.to != ho.to:
                 finding = fail(kind="cancel-wrong-party", key=ho.id, token=message.id,
@@ -1258,9 +1277,12 @@ class Endpoint:
         of a re-send lost in transit, whose original ``ho`` is, and is taken as that (one act at most). An
         original its sender numbered past that lost HO (``a-6`` and ``a-3 re=a-2``) was sent after it: a new
         handoff, not the one the re-sends carry forward (its sender's ids go forward, as lint's RW101 asks)."""
-        return (ho.re is None and h.issues[0] == later.id and later.type == "HO" and later.re is not None
-                and later.re not in self._messages and later.re.startswith(f"{later.from_}-")
-                and not _numbered_after(ho.id, later.re, later.from_)
+        return h.issues[0] == later.id and self._untraced(later) and self._may_repeat(later, ho)
+
+    def _may_repeat(self, later: Message, ho: Message) -> bool:
+        """Whether ``later``, an HO whose ``re=`` names an HO this end never saw, may re-send ``ho``, an original
+        (no ``re=``): the same parties, item and slots, and ``ho`` not numbered past that lost HO."""
+        return (ho.re is None and not _numbered_after(ho.id, str(later.re), later.from_)
                 and whole(later).replace(id=ho.id, re=ho.re, tail=ho.tail) == whole(ho))
 
     def _original_of(self, ho: Message, h: Handoff) -> Handoff | None:
