@@ -514,7 +514,7 @@ class Endpoint:
         self._observer = False  # a replay's endpoint also takes the messages about its handoffs sent to others
         self._peers: dict[str, Endpoint] | None = None  # a replay's endpoints, each keeping what it sent alone
         self._duplicates: set = set()  # a replay's re-sends answered UN why=DUP somewhere in the log
-        self._resent_names: set | frozenset = frozenset()  # a replay's HOs that another HO re-sends by name
+        self._places: Mapping[str, int] | None = None  # a replay's messages -> their place in the log
         #: compose readbacks for offered handoffs and check done reports (off while replaying a thread)
         self.compose = True
         self._rb_cache: dict[str, tuple[str, ReadbackReport | None]] = {}  # RB id -> its outcome (and report)
@@ -525,7 +525,7 @@ class Endpoint:
 
     def _init_replay(self, me: str, receiver: Receiver, cache: dict, shared: dict, duplicates: set,
                      peers: dict[str, Endpoint] | None = None, items: dict[str, list[str]] | None = None,
-                     resent: set | frozenset = frozenset()) -> None:
+                     places: Mapping[str, int] | None = None) -> None:
         """An endpoint for :func:`replay`: no ledger, nothing composed, the order given is the order sent.
 
         ``peers``: the replay's endpoints, when each keeps the handoffs it sent alone (see
@@ -546,7 +546,7 @@ class Endpoint:
         self._messages = shared
         self._observer = True
         self._duplicates = duplicates
-        self._resent_names = resent
+        self._places = places
         self._peers = peers
         if peers is not None and items is not None:  # one index of HOs by item for the whole replay
             self._item_hos = items  # (each end reads its own HOs in it)
@@ -739,6 +739,13 @@ class Endpoint:
                 cx = self._messages[cx_id]
                 if (cx.from_, cx.to, cx.item) == (h.sender, self.me, h.item):
                     return cx_id
+        # a cancel of the handoff ``h``, a re-send whose link was lost, may re-send: its sender withdrew the
+        # handoff it holds, whose live issue ``h`` may be
+        first = self._messages.get(h.issues[0])
+        if first is not None and self._untraced(first):
+            cancelled = self._cancelled_original_of(first, h)
+            if cancelled is not None and cancelled.cancels:
+                return cancelled.cancels[0]
         # a cancel of a re-send whose link was lost, which may re-send ``h``: its sender withdrew the handoff it
         # holds, whichever of the handoffs that re-send may repeat it is (the cancel was applied to one)
         key = self._messages.get(h.key)
@@ -1023,7 +1030,7 @@ class Endpoint:
             first = self._messages.get(h.issues[0])
             if first is not None and self._untraced(first):
                 self._untraced_cancels[message.id] = first.id
-            h = self._untraced_original(h) or h
+            h = self._untraced_original(h, message.id) or h
             if message.from_ != ho.from_ or message.to != ho.to:
                 finding = fail(kind="cancel-wrong-party", key=ho.id, token=message.id,
                                message=f"CX {message.id} comes from {message.from_} to {message.to}; only {ho.id}'s "
@@ -1163,7 +1170,7 @@ class Endpoint:
         h.offered_at = at
         self._handoffs[ho.id] = h
         if how == "resend":
-            self._join_resends(ho, h)
+            h = self._join_resends(ho, h)
         if how == "reissue":
             h.passing_rb = None
         findings, replies = self._step(h, how, ho)
@@ -1224,12 +1231,9 @@ class Endpoint:
             if later.id in self._duplicates:
                 continue
             candidates.append((later, h))
-        # a re-send that names ``ho`` first, whatever came in between: a re-send of a lost re-send is ``ho``'s
-        # only where nothing this end holds re-sends ``ho`` itself (a replay holds every line: one listed later
-        # joins when it comes)
+        # the first that names ``ho``, whatever came in between (a re-send whose re= names an HO this end never
+        # saw is no re-send of ``ho`` until that HO comes: it may re-send another handoff of the same slots)
         found = next(((later, h) for later, h in candidates if self.continues(later) == (ho.id, "resend")), None)
-        if found is None and not self._resent_by_another(ho):
-            found = next(((later, h) for later, h in candidates if self._resends_unseen(later, h, ho)), None)
         if found is None:
             return None
         later, h = found
@@ -1238,38 +1242,46 @@ class Endpoint:
         self._carried[ho.id] = later.id
         return h
 
-    def _resent_by_another(self, ho: Message) -> bool:
-        """Whether a replay's conversation holds an HO that re-sends ``ho`` by name (live, one this end holds is
-        among the handoffs it is looking through already)."""
-        return ho.id in self._resent_names
-
-    def _join_resends(self, ho: Message, h: Handoff) -> None:
+    def _join_resends(self, ho: Message, h: Handoff) -> Handoff:
         """The re-sends of ``ho`` that arrived before it (their ``re=`` named an HO this end had not seen, so each
         was offered as a handoff of its own), and theirs in turn: ``ho`` re-sends ``h``, so they do too and join
         it, after ``ho`` (spec 5 rule 1: a retry cannot create two owners), with the re-sends of them that came
         after them. One read back or closed already stays as it is (its readback was the act of a handoff of its
         own then). One its sender cancelled joins too, and the cancel applies to ``h`` as a cancel held for an
         HO not yet received applies to the handoff that HO joins (docs/endpoint.md: on a handoff already
-        closed, it closes it twice, as the thread check reads the same lines)."""
+        closed, it closes it twice, as the thread check reads the same lines). Where ``h`` was neither read back
+        nor closed by this end (its readback and its closes were refused while the re-send might repeat it: "A
+        re-send that arrives before its original"), it is the other way round: ``h`` joins the re-send's
+        handoff, which keeps its readback and its close (one readback, one act). The handoff that holds them
+        all is returned."""
         for later_id in list(self._item_hos.get(ho.item, ())) if ho.item is not None else ():
             later = self._messages.get(later_id)
             alone = self._handoffs.get(later_id)
             if (later is None or alone is None or alone is h or alone.issues[0] != later_id or later.re != ho.id
                     or later.from_ != ho.from_ or later.to != ho.to or later_id in self._duplicates
-                    or alone.rb != "offered" or alone.close not in ("open", "cancelled")
                     or not self._resent_since(alone, later_id)):
                 continue
-            at = h.issues.index(ho.id) + 1
-            h.issues[at:at] = alone.issues
+            if alone.rb == "offered" and alone.close in ("open", "cancelled"):
+                into, taken = h, alone
+            elif h.rb == "offered" and h.close in ("open", "cancelled"):
+                into, taken = alone, h
+            else:
+                continue  # both read back or closed: each stays as it is (its act was a handoff's of its own then)
+            issues = list(h.issues)
+            at = issues.index(ho.id) + 1
+            issues[at:at] = alone.issues
+            into.issues[:] = issues
             self._carried[ho.id] = later_id
-            for issue in alone.issues:
-                self._handoffs[issue] = h
-            h.acknowledged = h.acknowledged.union(alone.acknowledged)
-            for cx in alone.cancels:
+            for issue in taken.issues:
+                self._handoffs[issue] = into
+            into.acknowledged = into.acknowledged.union(taken.acknowledged)
+            for cx in taken.cancels:
                 self._apply(self._messages[cx], outgoing=self._dir.get(cx) == "out", at=self._at.get(cx, ""),
                             live=False)
-            for issue in alone.issues:
-                self._join_resends(self._messages[issue], h)
+            h = into
+            for issue in taken.issues:
+                h = self._join_resends(self._messages[issue], h)
+        return h
 
     def _resends_unseen(self, later: Message, h: Handoff, ho: Message) -> bool:
         """Whether ``ho`` is an original (no ``re=``) and ``later`` the first issue ``h`` has, ``ho`` again (the
@@ -1363,7 +1375,7 @@ class Endpoint:
                                 f"back: a re-send of it, it may be, whose readback and close stand for {h.live}'s "
                                 f"handoff at its sender; {h.live} needs no answer", kind="dup-only", token=msg.id)
 
-    def _untraced_original(self, h: Handoff) -> Handoff | None:
+    def _untraced_original(self, h: Handoff, cancel: str) -> Handoff | None:
         """The handoff, open or read back, that ``h``, offered and not read back, may re-send through an HO lost in
         transit (:meth:`_repeated_original`), else None. A cancel of ``h`` withdraws that handoff: its sender cancels
         the handoff it holds, whose live issue ``h`` is (spec 5.4: the receiver abandons what a cancel names);
@@ -1372,8 +1384,15 @@ class Endpoint:
         first = self._messages.get(h.issues[0])
         if first is None or first.type != "HO" or h.rb != "offered":
             return None
-        return self._repeated_original(first, h, lambda other: other.close == "open"
-                                       or other.rb in ("read-back", "wilco"))
+        return self._repeated_original(
+            first, h, lambda other: (other.close == "open" or other.rb in ("read-back", "wilco"))
+            and self._came_before(other.key, cancel))
+
+    def _came_before(self, ho_id: str, message_id: str) -> bool:
+        """Whether the HO ``ho_id`` came before the message ``message_id``: live, every HO this end holds did;
+        a replay, which takes every HO first, reads the log's order."""
+        places = self._places
+        return places is None or places.get(ho_id, -1) < places.get(message_id, len(places))
 
     def _repeated_by(self, resend: Message) -> Handoff | None:
         """The handoff a re-send answered ``UN why=DUP`` repeated (live: split off when the UN came; in a
@@ -1911,7 +1930,7 @@ class Endpoint:
                 # judged on the handoff the cancel withdraws, as _apply takes it: a re-send answered UN why=DUP
                 # stands for the handoff it repeated
                 h = self._repeated_by(self._messages.get(h.key, ho)) or h
-                h = self._untraced_original(h) or h
+                h = self._untraced_original(h, msg.id) or h
             else:
                 if ho.to != self.me:
                     if kind == "UN" and named is not None and named.type in ("AQ", "AN", "RB", "DN", "FL", "ST"):
@@ -2038,15 +2057,14 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
                   if m.type == "UN" and m.re in shared
                   and is_duplicate_answer(m, m.get("why"), shared[m.re], issue_link(shared[m.re], shared.get))}
 
-    resent = {m.re for m in ordered if m.type == "HO" and m.re in shared and shared[m.re].type == "HO"
-              and shared[m.re].from_ == m.from_}
+    places = {m.id: place for place, m in enumerate(ordered)}
 
     def end(name: str) -> Endpoint:
         found = ends.get(name)
         if found is None:
             found = ends[name] = Endpoint.__new__(Endpoint)
             found._init_replay(name, receiver, cache, shared, duplicates, ends if senders_only else None, items,
-                               resent)
+                               places)
         return found
 
     def deliver(m: Message) -> None:

@@ -281,17 +281,8 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     }
     if (link !== null && taken.has(link[0])) previous.set(ho.id, link);
     taken.add(ho.id);
-    // an original (no re=) taken after a re-send of a re-send the log lacks (same parties, item and slots) is the one
-    // that re-send carries forward: it joins that handoff as its first issue (one handoff, one act)
-    const later = ho.re === null && ho.item !== null ? takeOrder.find((l) => resendsUnseen(l, ho)) : undefined;
-    // unless a re-send naming it directly came before that one: the HOs of an item are met in the order they came,
-    // and the first that carries this one forward is the one it joins
-    const named = (waiting.get(ho.id) || []).map(([place]) => place);
-    if (later !== undefined && !(named.length && Math.min(...named) < hos.indexOf(later))) {
-      previous.set(later.id, [ho.id, "resend"]);
-      takeOrder.splice(takeOrder.indexOf(later), 0, ho);
-      return;
-    }
+    // an original (no re=) taken after a re-send of a re-send the log lacks (same parties, item and slots) is
+    // held apart from it: it may be its original, or another handoff of the same slots
     takeOrder.push(ho);
   };
   const waiting = new Map(); // HO id -> [[place, HO]] waiting for it
