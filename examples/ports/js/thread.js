@@ -408,6 +408,22 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     arrival.push(m);
   });
   arrival.push(...held.map(([, m]) => m));
+  // a cancel naming a re-send whose re= names an HO the log lacks (not read back) withdraws the first handoff
+  // that re-send may repeat, open or read back, whose HO came before the cancel: its sender cancels the handoff
+  // it holds, whose live issue that re-send may be (spec 5.4; the live endpoint applies it there)
+  const untracedOriginal = (g, cx) => {
+    const first = byId.get(g);
+    if (first === undefined || first.type !== "HO" || state.get(g).rb !== "offered" || first.re === null
+        || byId.has(first.re) || !first.re.startsWith(`${first.from}-`)) return null;
+    for (const o of takeOrder) {
+      const other = root(o.id);
+      if (other === g || liveOf.get(other) !== o.id || byId.get(other).re !== null) continue;
+      const st = state.get(other);
+      if (!(st.close === "open" || st.rb === "read-back" || st.rb === "wilco")) continue;
+      if (position.get(other) < position.get(cx.id) && resendsUnseen(first, byId.get(other))) return other;
+    }
+    return null;
+  };
   const acknowledged = new Set();
   for (const m of arrival) {
     if (m.type === "HO") continue;
@@ -483,7 +499,9 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     const named = root(ho.id);
     const repeated = duplicate.has(named) &&
       (m.type === "CX" || (state.get(named).close === "open" && m !== duplicate.get(named)));
-    const s = state.get(repeated ? root(links.get(named)[0]) : named);
+    let g = repeated ? root(links.get(named)[0]) : named;
+    if (m.type === "CX") g = untracedOriginal(g, m) ?? g;
+    const s = state.get(g);
     const event = m.type === "DN" ? (get(m, "out") === "NOOP" ? "DN-noop" : "DN-act") : m.type;
     if (m.type !== "CX") for (const c of s.cancels) acknowledged.add(c.id);
     if (event === "DN-act") readbackStep(s, event, m);
