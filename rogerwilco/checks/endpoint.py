@@ -748,7 +748,7 @@ class Endpoint:
                 return cancelled.cancels[0]
         # a cancel of a re-send whose link was lost, which may re-send ``h``: its sender withdrew the handoff it
         # holds, whichever of the handoffs that re-send may repeat it is (the cancel was applied to one)
-        key = self._messages.get(h.key)
+        key = self._messages.get(h.issues[0])
         for cx_id, resend_id in self._untraced_cancels.items():
             cx, resend = self._messages[cx_id], self._messages[resend_id]
             if ((cx.from_, cx.to) == (h.sender, self.me) and key is not None and resend_id not in h.issues
@@ -1317,7 +1317,7 @@ class Endpoint:
             other = self._handoffs.get(other_id)
             if other is None or other is h or other.live != other_id or not fits(other):
                 continue
-            if self._resends_unseen(ho, h, self._messages[other.key]):
+            if self._resends_unseen(ho, h, self._messages[other.issues[0]]):  # (its key may be a re-send)
                 return other
         return None
 
@@ -1386,7 +1386,7 @@ class Endpoint:
             return None
         return self._repeated_original(
             first, h, lambda other: (other.close == "open" or other.rb in ("read-back", "wilco"))
-            and self._came_before(other.key, cancel))
+            and self._came_before(other.issues[0], cancel))
 
     def _came_before(self, ho_id: str, message_id: str) -> bool:
         """Whether the HO ``ho_id`` came before the message ``message_id``: live, every HO this end holds did;
