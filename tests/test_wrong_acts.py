@@ -1021,3 +1021,16 @@ def test_a_cancel_of_an_original_does_not_withdraw_the_untraced_resend_of_anothe
     assert b.handoff("a-6").issues == ("a-5", "a-6")
     b.send(b.readback("a-6"), number=True)
     assert b.may_act("a-6")
+
+
+def test_an_untraced_resend_of_a_handoff_whose_resend_came_first_is_not_read_back():
+    """a-2 re=a-1 comes before a-1, which joins it; b reads the handoff back. Then a-5 re=a-4 comes (a-4 lost): it
+    may re-send that handoff, whose first issue is the original a-1 though its key is a-2, so its readback is
+    refused (found by a longer run of the stateful test: b read a-5 back and acted twice)."""
+    b = Endpoint("b")
+    b.receive("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    b.receive(HO)
+    b.send(b.readback("a-2"), number=True)
+    b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX")
+    assert refused(b, b.readback("a-5"), number=True) == "read-back"
+    assert b.may_act("a-2") and not b.may_act("a-5")
