@@ -1034,3 +1034,20 @@ def test_an_untraced_resend_of_a_handoff_whose_resend_came_first_is_not_read_bac
     b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX")
     assert refused(b, b.readback("a-5"), number=True) == "read-back"
     assert b.may_act("a-2") and not b.may_act("a-5")
+
+
+def test_two_untraced_resends_of_one_handoff_are_read_back_and_acted_on_once():
+    """a-1 and a-3 are lost; b gets a-4 re=a-3, then a-2 re=a-1: two re-sends whose re= names an HO b never saw,
+    of one item and slots, which may be one handoff (a-1, a-2, a-3, a-4). b reads a-2 back; a-5 re=a-4 may not be
+    read back too; a cancel of a-5 withdraws a-2's handoff (found by a longer run of the stateful test: b read
+    back both, and acted on a-2 after the cancel of a-5)."""
+    b = Endpoint("b")
+    b.receive("RW1 HO a-4 re=a-3 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX")
+    assert refused(b, b.readback("a-5"), number=True) == "read-back"
+    b.send(b.readback("a-2"), number=True)
+    assert b.may_act("a-2")
+    b.receive("RW1 CX a-9 re=a-5 from=a to=b item=x:1 why=REVOKED")
+    assert not b.may_act("a-2")
+    assert refused(b, "RW1 DN b-7 re=a-2 from=b to=a item=x:1 out=OK") == "act-after-cancel"

@@ -1292,9 +1292,12 @@ class Endpoint:
         return h.issues[0] == later.id and self._untraced(later) and self._may_repeat(later, ho)
 
     def _may_repeat(self, later: Message, ho: Message) -> bool:
-        """Whether ``later``, an HO whose ``re=`` names an HO this end never saw, may re-send ``ho``, an original
-        (no ``re=``): the same parties, item and slots, and ``ho`` not numbered past that lost HO."""
-        return (ho.re is None and not _numbered_after(ho.id, str(later.re), later.from_)
+        """Whether ``later``, an HO whose ``re=`` names an HO this end never saw, may re-send ``ho``, the first
+        issue of another handoff: an original (no ``re=``), or itself a re-send whose ``re=`` names an HO this
+        end never saw (``a-2 re=a-1`` and ``a-4 re=a-3``, the original and ``a-3`` lost, may be one handoff);
+        the same parties, item and slots, and ``ho`` not numbered past that lost HO."""
+        return ((ho.re is None or self._untraced(ho)) and ho.id != later.id
+                and not _numbered_after(ho.id, str(later.re), later.from_)
                 and whole(later).replace(id=ho.id, re=ho.re, tail=ho.tail) == whole(ho))
 
     def _original_of(self, ho: Message, h: Handoff) -> Handoff | None:
@@ -1324,8 +1327,8 @@ class Endpoint:
     def _resend_read_back(self, ho: Message, h: Handoff) -> Handoff | None:
         """The other handoff this end read back whose first issue may re-send ``ho``, an original (no ``re=``),
         through an HO lost in transit (:meth:`_resends_unseen`): reading ``ho`` back too would make two acts of
-        one handoff, whichever of the two came first."""
-        if ho.re is not None:
+        one handoff, whichever of the two came first. ``ho`` may itself be such a re-send."""
+        if ho.re is not None and not self._untraced(ho):
             return None
         for other_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
             other = self._handoffs.get(other_id)
@@ -1362,13 +1365,15 @@ class Endpoint:
         first = self._messages.get(h.issues[0])
         if first is None or first.type != "HO":
             return
-        if first.re is not None:
+        dup = msg.type == "UN" and msg.get("why") == "DUP"
+        if self._untraced(first):
+            if dup:
+                return  # at its sender, a re-send split off
             held = self._repeated_original(first, h, lambda other: True)
-            if held is not None and not (msg.type == "UN" and msg.get("why") == "DUP"):
+            if held is not None:
                 raise ProtocolError(f"{h.live} names {first.re}, which {self.me} never saw, and repeats {held.live}: "
                                     f"a re-send of it, it may be, and at its sender a close of it closes {held.live}'s "
                                     f"handoff; answer it UN why=DUP", kind="dup-only", token=msg.id)
-            return
         resend = self._resend_read_back(first, h)
         if resend is not None:
             raise ProtocolError(f"{resend.key}, which names an HO {self.me} never saw, repeats {h.live} and was read "
@@ -1865,7 +1870,7 @@ class Endpoint:
                                     f"handoff); " + (f"read {held.live} back and " if held.close == "open" else "")
                                     + "answer it UN why=DUP", kind="read-back" if held.close == "open" else "closed",
                                     token=msg.id)
-            resend = self._resend_read_back(named, h)
+            resend = self._resend_read_back(first, h)
             if resend is not None:
                 raise ProtocolError(f"{named.id} is repeated by {resend.key}, which names an HO {self.me} never saw "
                                     f"and which {self.me} read back: {resend.key} re-sends it, it may be (one act "

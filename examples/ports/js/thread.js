@@ -417,7 +417,9 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
         || byId.has(first.re) || !first.re.startsWith(`${first.from}-`)) return null;
     for (const o of takeOrder) {
       const other = root(o.id);
-      if (other === g || liveOf.get(other) !== o.id || byId.get(other).re !== null) continue;
+      const start = byId.get(other); // an original, or a re-send whose re= names an HO the log lacks
+      if (other === g || liveOf.get(other) !== o.id || (start.re !== null && (byId.has(start.re)
+          || !start.re.startsWith(`${start.from}-`)))) continue;
       const st = state.get(other);
       if (!(st.close === "open" || st.rb === "read-back" || st.rb === "wilco")) continue;
       if (position.get(other) < position.get(cx.id) && resendsUnseen(first, byId.get(other))) return other;
