@@ -1860,16 +1860,16 @@ class Endpoint:
                                     f"{cancelled.live}, which its sender cancelled: a re-send of it, it may be, sent "
                                     f"before the cancel (spec 5.4: no act after a cancel); answer it UN why=DUP",
                                     kind="closed", token=msg.id)
-            held = self._repeated_original(first, h, lambda other: True)
-            if held is not None:
+            holding = self._repeated_original(first, h, lambda other: True)
+            if holding is not None:
                 # the handoff it may re-send is the one to read back (or was closed): its sender holds one
                 # handoff, whose live issue this is, and a readback of each would make two acts
-                state = "offered to" if held.close == "open" else f"{held.close} at"
+                state = "offered to" if holding.close == "open" else f"{holding.close} at"
                 raise ProtocolError(f"{named.id} names {named.re}, which {self.me} never saw, and repeats "
-                                    f"{held.live}, {state} {self.me}: a re-send of it, it may be (one act per "
-                                    f"handoff); " + (f"read {held.live} back and " if held.close == "open" else "")
-                                    + "answer it UN why=DUP", kind="read-back" if held.close == "open" else "closed",
-                                    token=msg.id)
+                                    f"{holding.live}, {state} {self.me}: a re-send of it, it may be (one act per "
+                                    f"handoff); " + (f"read {holding.live} back and " if holding.close == "open"
+                                                     else "") + "answer it UN why=DUP",
+                                    kind="read-back" if holding.close == "open" else "closed", token=msg.id)
             resend = self._resend_read_back(first, h)
             if resend is not None:
                 raise ProtocolError(f"{named.id} is repeated by {resend.key}, which names an HO {self.me} never saw "
@@ -1949,10 +1949,10 @@ class Endpoint:
                 event = kind if kind != "DN" else ("DN-noop" if msg.get("out") == "NOOP" else "DN-act")
                 held = self._held_cancel(h) if event == "DN-act" else None
                 if held is not None:
-                    raise ProtocolError(f"{held} from {h.sender} cancels an HO of {h.item} this end has not received "
-                                        f"(a re-send of {h.live}, it may be): no act until it comes; the answer to a "
-                                        "cancel that arrived first is out=NOOP", kind="act-after-cancel",
-                                        token=msg.id)
+                    raise ProtocolError(f"{held} from {h.sender} may cancel {h.live}: it names an HO of {h.item} this "
+                                        "end has not received, or one whose re= names an HO it never saw (a re-send "
+                                        f"of {h.live}, it may be): no act until that HO comes; the answer to the "
+                                        "cancel is out=NOOP", kind="act-after-cancel", token=msg.id)
                 if event == "DN-act" and h.rb != "wilco" and h.close == "open":  # out=NOOP reports no act
                     raise ProtocolError(f"{h.live} is not wilco ({h.rb}): no DN before the readback passes"
                                         + (" and AN val=Y comes" if waits_for_verdict(levels_of(self._messages[h.live]))
