@@ -1051,3 +1051,18 @@ def test_two_untraced_resends_of_one_handoff_are_read_back_and_acted_on_once():
     b.receive("RW1 CX a-9 re=a-5 from=a to=b item=x:1 why=REVOKED")
     assert not b.may_act("a-2")
     assert refused(b, "RW1 DN b-7 re=a-2 from=b to=a item=x:1 out=OK") == "act-after-cancel"
+
+
+def test_a_resend_of_a_lost_resend_whose_readback_failed_joins_the_original_read_back_when_the_link_comes():
+    """a-3 re=a-2 comes first and b's readback of it fails (void); a-1 comes and b reads it back; then a-2 re=a-1
+    comes and shows a-3 to re-send a-1. One handoff: b acts once (found by a longer run of the stateful test with
+    processes: a-3 stayed a handoff of its own, and b read it back again and acted twice)."""
+    b = Endpoint("b")
+    b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    b.send("RW1 RB b-1 re=a-3 from=b to=a item=x:1 ask=TEST")  # wrong: the readback fails
+    first = [e for e in b.receive(HO) if isinstance(e, HandoffOffered)][0]
+    b.send(first.readback, number=True)
+    b.receive("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    assert b.handoff("a-3").key == b.handoff("a-1").key
+    b.send("RW1 DN b-8 re=a-1 from=b to=a item=x:1 out=OK")
+    assert not b.may_act("a-3") and not b.may_act("a-1")

@@ -1261,9 +1261,10 @@ class Endpoint:
                     or later.from_ != ho.from_ or later.to != ho.to or later_id in self._duplicates
                     or not self._resent_since(alone, later_id)):
                 continue
-            if alone.rb == "offered" and alone.close in ("open", "cancelled"):
+            # (a readback that failed is no readback: no act follows it)
+            if alone.rb in ("offered", "void") and alone.close in ("open", "cancelled"):
                 into, taken = h, alone
-            elif h.rb == "offered" and h.close in ("open", "cancelled"):
+            elif h.rb in ("offered", "void") and h.close in ("open", "cancelled"):
                 into, taken = alone, h
             else:
                 continue  # both read back or closed: each stays as it is (its act was a handoff's of its own then)
