@@ -742,17 +742,18 @@ class Endpoint:
         # a cancel of the handoff ``h``, a re-send whose link was lost, may re-send: its sender withdrew the
         # handoff it holds, whose live issue ``h`` may be
         first = self._messages.get(h.issues[0])
-        if first is not None and self._untraced(first):
+        if first is None:
+            return None
+        if self._untraced(first):
             cancelled = self._cancelled_original_of(first, h)
             if cancelled is not None and cancelled.cancels:
                 return cancelled.cancels[0]
         # a cancel of a re-send whose link was lost, which may re-send ``h``: its sender withdrew the handoff it
         # holds, whichever of the handoffs that re-send may repeat it is (the cancel was applied to one)
-        key = self._messages.get(h.issues[0])
         for cx_id, resend_id in self._untraced_cancels.items():
             cx, resend = self._messages[cx_id], self._messages[resend_id]
-            if ((cx.from_, cx.to) == (h.sender, self.me) and key is not None and resend_id not in h.issues
-                    and self._untraced(resend) and self._may_repeat(resend, key)):
+            if ((cx.from_, cx.to) == (h.sender, self.me) and resend_id not in h.issues
+                    and self._untraced(resend) and self._may_repeat(resend, first)):
                 return cx_id
         return None
 
@@ -1285,11 +1286,9 @@ class Endpoint:
         return h
 
     def _resends_unseen(self, later: Message, h: Handoff, ho: Message) -> bool:
-        """Whether ``ho`` is an original (no ``re=``) and ``later`` the first issue ``h`` has, ``ho`` again (the
-        same parties, item and slots), whose ``re=`` names an HO of its sender's this end never saw: a re-send
-        of a re-send lost in transit, whose original ``ho`` is, and is taken as that (one act at most). An
-        original its sender numbered past that lost HO (``a-6`` and ``a-3 re=a-2``) was sent after it: a new
-        handoff, not the one the re-sends carry forward (its sender's ids go forward, as lint's RW101 asks)."""
+        """Whether ``later``, the first issue ``h`` has, is an HO whose ``re=`` names an HO of its sender's this
+        end never saw and may re-send ``ho`` (:meth:`_may_repeat`): a re-send of a re-send lost in transit, and
+        taken as one where it matters for the act (one act at most)."""
         return h.issues[0] == later.id and self._untraced(later) and self._may_repeat(later, ho)
 
     def _may_repeat(self, later: Message, ho: Message) -> bool:
@@ -1301,16 +1300,9 @@ class Endpoint:
                 and not _numbered_after(ho.id, str(later.re), later.from_)
                 and whole(later).replace(id=ho.id, re=ho.re, tail=ho.tail) == whole(ho))
 
-    def _original_of(self, ho: Message, h: Handoff) -> Handoff | None:
-        """The other handoff this end read back that ``ho``, the first issue of ``h``, may re-send through an HO
-        lost in transit (its ``re=`` names an HO of its sender's this end never saw): the same sender, item and
-        slots, open or closed since. Its original came first here, so ``ho`` started a handoff of its own;
-        reading it back too would make two acts of one handoff (the lost re-send may never come to show it)."""
-        return self._repeated_original(ho, h, lambda other: other.rb in ("read-back", "wilco"))
-
     def _cancelled_original_of(self, ho: Message, h: Handoff) -> Handoff | None:
         """The other handoff, cancelled by its sender, that ``ho``, the first issue of ``h``, may re-send through an
-        HO lost in transit (as :meth:`_original_of`, read back or not): a re-send sent before that cancel, it may
+        HO lost in transit (:meth:`_repeated_original`, read back or not): a re-send sent before that cancel, it may
         be, which the cancel withdraws too."""
         return self._repeated_original(ho, h, lambda other: other.close == "cancelled")
 
@@ -1850,27 +1842,19 @@ class Endpoint:
                 raise ProtocolError(f"{named.id} was already read back as {sent}: deliver that again",
                                     kind="read-back", token=msg.id)
             first = self._messages[h.issues[0]]  # (the issue whose re= may name an HO lost in transit)
-            original = self._original_of(first, h)
-            if original is not None:
-                raise ProtocolError(f"{named.id} names {named.re}, which {self.me} never saw, and repeats "
-                                    f"{original.live}, which {self.me} read back: a re-send of it, it may be (one "
-                                    f"act per handoff); answer it UN why=DUP", kind="read-back", token=msg.id)
-            cancelled = self._cancelled_original_of(first, h)
-            if cancelled is not None:
-                raise ProtocolError(f"{named.id} names {named.re}, which {self.me} never saw, and repeats "
-                                    f"{cancelled.live}, which its sender cancelled: a re-send of it, it may be, sent "
-                                    f"before the cancel (spec 5.4: no act after a cancel); answer it UN why=DUP",
-                                    kind="closed", token=msg.id)
-            holding = self._repeated_original(first, h, lambda other: True)
+            # the handoff it may re-send (one read back first): its sender holds one handoff, whose live issue this
+            # may be, and a readback of each would make two acts; one closed unread closed that handoff
+            holding = self._repeated_original(first, h, lambda other: other.rb in ("read-back", "wilco")) \
+                or self._repeated_original(first, h, lambda other: True)
             if holding is not None:
-                # the handoff it may re-send is the one to read back (or was closed): its sender holds one
-                # handoff, whose live issue this is, and a readback of each would make two acts
-                state = "offered to" if holding.close == "open" else f"{holding.close} at"
+                read = holding.rb in ("read-back", "wilco")
+                state = ("read back by" if read else "offered to" if holding.close == "open"
+                         else f"{holding.close} by its sender at" if holding.close == "cancelled"
+                         else f"{holding.close} at")
                 raise ProtocolError(f"{named.id} names {named.re}, which {self.me} never saw, and repeats "
                                     f"{holding.live}, {state} {self.me}: a re-send of it, it may be (one act per "
-                                    f"handoff); " + (f"read {holding.live} back and " if holding.close == "open"
-                                                     else "") + "answer it UN why=DUP",
-                                    kind="read-back" if holding.close == "open" else "closed", token=msg.id)
+                                    "handoff); answer it UN why=DUP",
+                                    kind="read-back" if read or holding.close == "open" else "closed", token=msg.id)
             resend = self._resend_read_back(first, h)
             if resend is not None:
                 raise ProtocolError(f"{named.id} is repeated by {resend.key}, which names an HO {self.me} never saw "

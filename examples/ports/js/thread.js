@@ -262,9 +262,10 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     const [a, b] = [numbered(original, sender), numbered(link, sender)];
     return a !== null && b !== null && a >= b;
   };
+  // an HO whose re= names an HO of its sender's the log lacks
+  const untraced = (ho) => ho.re !== null && !byId.has(ho.re) && ho.re.startsWith(`${ho.from}-`);
   const resendsUnseen = (later, ho) => sameParties(later, ho) && !previous.has(later.id) && !duplicate.has(later.id)
-    && later.re !== null && !byId.has(later.re) && later.re.startsWith(`${later.from}-`)
-    && !numberedAfter(ho.id, later.re, later.from) && sameSlots(later, ho);
+    && untraced(later) && !numberedAfter(ho.id, later.re, later.from) && sameSlots(later, ho);
   const taken = new Set();
   const takeOrder = [];
   const take = (ho) => {
@@ -413,13 +414,11 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   // it holds, whose live issue that re-send may be (spec 5.4; the live endpoint applies it there)
   const untracedOriginal = (g, cx) => {
     const first = byId.get(g);
-    if (first === undefined || first.type !== "HO" || state.get(g).rb !== "offered" || first.re === null
-        || byId.has(first.re) || !first.re.startsWith(`${first.from}-`)) return null;
+    if (first === undefined || first.type !== "HO" || state.get(g).rb !== "offered" || !untraced(first)) return null;
     for (const o of takeOrder) {
       const other = root(o.id);
       const start = byId.get(other); // an original, or a re-send whose re= names an HO the log lacks
-      if (other === g || liveOf.get(other) !== o.id || (start.re !== null && (byId.has(start.re)
-          || !start.re.startsWith(`${start.from}-`)))) continue;
+      if (other === g || liveOf.get(other) !== o.id || (start.re !== null && !untraced(start))) continue;
       const st = state.get(other);
       if (!(st.close === "open" || st.rb === "read-back" || st.rb === "wilco")) continue;
       if (position.get(other) < position.get(cx.id) && resendsUnseen(first, byId.get(other))) return other;
