@@ -2047,7 +2047,8 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
                   if m.type == "UN" and m.re in shared
                   and is_duplicate_answer(m, m.get("why"), shared[m.re], issue_link(shared[m.re], shared.get))}
 
-    places = {m.id: place for place, m in enumerate(ordered)}
+    # each message's place as it arrived (a cancel held for an HO listed after it takes that HO's place)
+    places = {m.id: place for place, m in enumerate(_in_arrival_order(ordered))}
 
     def end(name: str) -> Endpoint:
         found = ends.get(name)

@@ -409,6 +409,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     arrival.push(m);
   });
   arrival.push(...held.map(([, m]) => m));
+  const arrivalPlace = new Map(arrival.map((m, i) => [m.id, i]));
   // a cancel naming a re-send whose re= names an HO the log lacks (not read back) withdraws the first handoff
   // that re-send may repeat, open or read back, whose HO came before the cancel: its sender cancels the handoff
   // it holds, whose live issue that re-send may be (spec 5.4; the live endpoint applies it there)
@@ -421,7 +422,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       if (other === g || liveOf.get(other) !== o.id || (start.re !== null && !untraced(start))) continue;
       const st = state.get(other);
       if (!(st.close === "open" || st.rb === "read-back" || st.rb === "wilco")) continue;
-      if (position.get(other) < position.get(cx.id) && resendsUnseen(first, byId.get(other))) return other;
+      if (arrivalPlace.get(other) < arrivalPlace.get(cx.id) && resendsUnseen(first, byId.get(other))) return other;
     }
     return null;
   };
