@@ -1066,3 +1066,31 @@ def test_a_resend_of_a_lost_resend_whose_readback_failed_joins_the_original_read
     assert b.handoff("a-3").key == b.handoff("a-1").key
     b.send("RW1 DN b-8 re=a-1 from=b to=a item=x:1 out=OK")
     assert not b.may_act("a-3") and not b.may_act("a-1")
+
+
+def test_an_original_arriving_after_its_untraced_resend_was_closed_unread_is_neither_read_back_nor_closed():
+    """The case a longer stateful run found: a-4 re=a-2 comes first (a-2 lost on the way) and b closes it DN
+    out=NOOP, nothing it may repeat being there yet; at a that closes a-1's handoff, whose live issue a-4 is. Then
+    a-1 comes: a-4 may re-send it, so reading it back (closed) or closing it (dup-only) would be an act or a close
+    after that close. When a-2 comes, the three are one handoff, closed: no act follows (spec 5 rule 1)."""
+    a, b = Endpoint("a"), Endpoint("b")
+    ho = a.send(HO)
+    lost = a.send("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    b.receive(a.send("RW1 HO a-4 re=a-2 from=a to=b item=x:1 ask=FIX"))
+    a.receive(b.send("RW1 DN b-1 re=a-4 from=b to=a item=x:1 out=NOOP"))
+    assert a.handoff("a-1").close == "closed"
+    offered = [e for e in b.receive(ho) if isinstance(e, HandoffOffered)]
+    assert [e.handoff for e in offered] == ["a-1"]
+    assert refused(b, offered[0].readback, number=True) == "closed"
+    for close in ("UN b-9 re=a-1 from=b to=a item=x:1 why=DUP", "DN b-9 re=a-1 from=b to=a item=x:1 out=NOOP",
+                  "FL b-9 re=a-1 from=b to=a item=x:1 why=ERR"):
+        assert refused(b, f"RW1 {close}") == "dup-only"
+    assert not b.may_act("a-1")
+    b.receive(lost)
+    assert b.handoff("a-1").issues == ("a-1", "a-2", "a-4") and b.handoff("a-1").close == "closed"
+    assert refused(b, "RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=OK") in ("act-before-wilco", "closed-twice")
+    journal = [line for _, line in b.journal()]
+    assert failed_kinds(journal) == set()
+    read_back = journal[:3] + ["RW1 RB b-2 re=a-1 from=b to=a item=x:1 ask=FIX", lost,
+                               "RW1 DN b-3 re=a-1 from=b to=a item=x:1 out=OK"]
+    assert ("closed-twice", "b-3") in failed_kinds(read_back)  # what the end let out before: the thread check's word

@@ -1321,11 +1321,27 @@ class Endpoint:
         """The other handoff this end read back whose first issue may re-send ``ho``, an original (no ``re=``),
         through an HO lost in transit (:meth:`_resends_unseen`): reading ``ho`` back too would make two acts of
         one handoff, whichever of the two came first. ``ho`` may itself be such a re-send."""
+        return self._resend_that(ho, h, lambda other: other.rb in ("read-back", "wilco"))
+
+    def _resend_closed(self, ho: Message, h: Handoff) -> Handoff | None:
+        """The other handoff this end closed unread (``DN``, ``UN`` or ``FL``; not ``UN why=DUP``, which its
+        sender splits off) whose first issue may re-send ``ho`` through an HO lost in transit: at its sender
+        that close, it may be, closed ``ho``'s handoff, so reading ``ho`` back or closing it again would be an act
+        or a close after a close (docs/endpoint.md, "A re-send of a re-send that was lost")."""
+        return self._resend_that(ho, h, lambda other: other.close in ("done", "closed") and not self._dup_close(other))
+
+    def _dup_close(self, h: Handoff) -> bool:
+        closer = self._messages.get(h.first_closer) if h.first_closer else None
+        return closer is not None and closer.type == "UN" and closer.get("why") == "DUP"
+
+    def _resend_that(self, ho: Message, h: Handoff, fits: Callable[[Handoff], bool]) -> Handoff | None:
+        """The first other handoff that ``fits`` whose first issue may re-send ``ho`` through an HO lost in
+        transit (:meth:`_resends_unseen`); ``ho``, the first issue of ``h``, an original or itself such a re-send."""
         if ho.re is not None and not self._untraced(ho):
             return None
         for other_id in self._item_hos.get(ho.item, ()) if ho.item is not None else ():
             other = self._handoffs.get(other_id)
-            if other is None or other is h or other.key != other_id or other.rb not in ("read-back", "wilco"):
+            if other is None or other is h or other.key != other_id or not fits(other):
                 continue
             first = self._messages.get(other.issues[0])
             if first is not None and self._resends_unseen(first, other, ho):
@@ -1367,11 +1383,14 @@ class Endpoint:
                 raise ProtocolError(f"{h.live} names {first.re}, which {self.me} never saw, and repeats {held.live}: "
                                     f"a re-send of it, it may be, and at its sender a close of it closes {held.live}'s "
                                     f"handoff; answer it UN why=DUP", kind="dup-only", token=msg.id)
-        resend = self._resend_read_back(first, h)
-        if resend is not None:
-            raise ProtocolError(f"{resend.key}, which names an HO {self.me} never saw, repeats {h.live} and was read "
-                                f"back: a re-send of it, it may be, whose readback and close stand for {h.live}'s "
-                                f"handoff at its sender; {h.live} needs no answer", kind="dup-only", token=msg.id)
+        other, done = self._resend_read_back(first, h), "read back: a re-send of it, it may be, whose readback and " \
+            "close stand"
+        if other is None:
+            other, done = self._resend_closed(first, h), "closed unread: a re-send of it, it may be, whose close stands"
+        if other is not None:
+            raise ProtocolError(f"{other.key}, which names an HO {self.me} never saw, repeats {h.live} and was {done} "
+                                f"for {h.live}'s handoff at its sender; {h.live} needs no answer", kind="dup-only",
+                                token=msg.id)
 
     def _untraced_original(self, h: Handoff, cancel: str) -> Handoff | None:
         """The handoff, open or read back, that ``h``, offered and not read back, may re-send through an HO lost in
@@ -1860,6 +1879,12 @@ class Endpoint:
                 raise ProtocolError(f"{named.id} is repeated by {resend.key}, which names an HO {self.me} never saw "
                                     f"and which {self.me} read back: {resend.key} re-sends it, it may be (one act "
                                     f"per handoff); answer {named.id} UN why=DUP", kind="read-back", token=msg.id)
+            resend = self._resend_closed(first, h)
+            if resend is not None:
+                raise ProtocolError(f"{named.id} is repeated by {resend.key}, which names an HO {self.me} never saw "
+                                    f"and which {self.me} closed unread: {resend.key} re-sends it, it may be, and at "
+                                    f"its sender that close closed {named.id}'s handoff; {named.id} needs no answer",
+                                    kind="closed", token=msg.id)
             if named.item is not None and self._handing_on(named.item):
                 # a passing readback makes this end the owner (spec 5 rule 1) while the handoff of the item
                 # it sent may pass too: two owners
@@ -2021,7 +2046,10 @@ def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = N
     handoff exists before anything answers it, wherever the log lists it),
     and a re-send its receiver answered ``UN why=DUP`` is a handoff of its own
     from the start; then every other message goes in the order given, which
-    is the order its events happened. Nothing is refused: a replay records
+    is the order its events happened. A re-issue no HO carries forward answers
+    a readback: it goes at its place among those (or just before the first
+    message naming it), so an act listed before it is judged on the issue
+    read back, as its receiver judged it live. Nothing is refused: a replay records
     what happened, and the table's findings say what broke a rule.
     Crossings are not assumed: the order given is the order sent.
     """
@@ -2073,10 +2101,16 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
     applied: set[str] = set()
     waiting: dict[str, list[tuple[int, Message]]] = {}
     ready: list[tuple[int, Message]] = []
+    links = {m.id: end(m.from_).continues(m) for m in ordered if m.type == "HO"}
+    carried = {link[0] for link in links.values() if link is not None}
+    # a re-issue answers a readback: it goes at its place (or before the first message naming it), so an act on
+    # the issue before it that the log lists first is judged on that issue (a crossing, as the live end saw it)
+    later = {m.id: m for m in ordered if m.type == "HO" and m.id not in carried
+             and (link := links[m.id]) is not None and link[1] == "reissue"}
     for place, message in enumerate(ordered):
-        if message.type != "HO":
+        if message.type != "HO" or message.id in later:
             continue
-        link = end(message.from_).continues(message)
+        link = links[message.id]
         if link is not None and link[0] not in applied and link[0] != message.id:
             waiting.setdefault(link[0], []).append((place, message))  # it carries forward an HO listed later
             continue
@@ -2090,8 +2124,13 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
     for _, message in sorted(entry for entries in waiting.values() for entry in entries):
         deliver(message)  # a loop of re= among HOs: in the order given
     for message in _in_arrival_order(ordered):
-        if message.type != "HO":
-            deliver(message)
+        if message.type == "HO":
+            if message.id in later:
+                deliver(later.pop(message.id))
+            continue
+        if message.re in later:
+            deliver(later.pop(message.re))
+        deliver(message)
     return ends
 
 

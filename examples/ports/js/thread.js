@@ -329,10 +329,16 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
 
   // each handoff's live issue (the last HO taken into it), and the HOs each
   // agent sent or received, by item, in the order taken
+  // A re-issue answers a readback: one no HO carries forward is taken at its place in the walk below (or
+  // before the first message naming it), so an act on the issue before it that the log lists first is judged
+  // on that issue (a crossing, as the live end saw it).
+  const carried = new Set([...links.values()].filter((link) => link !== null).map((link) => link[0]));
+  const later = new Set(hos.filter((ho) => !carried.has(ho.id) && links.get(ho.id) !== null
+    && links.get(ho.id)[1] === "reissue" && previous.has(ho.id)).map((ho) => ho.id));
   const liveOf = new Map();
   const itemHos = new Map();
   for (const ho of takeOrder) {
-    liveOf.set(root(ho.id), ho.id);
+    if (!later.has(ho.id)) liveOf.set(root(ho.id), ho.id);
     if (ho.item === null) continue;
     for (const agent of ho.from === ho.to ? [ho.from] : [ho.from, ho.to]) {
       const key = `${agent} ${ho.item}`;
@@ -426,9 +432,19 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     }
     return null;
   };
+  const takeLater = (id) => {
+    if (!later.has(id)) return;
+    later.delete(id);
+    liveOf.set(root(id), id);
+    state.get(root(id)).rb = "offered"; // a re-issue offers the handoff again, whatever its readback was
+  };
   const acknowledged = new Set();
   for (const m of arrival) {
-    if (m.type === "HO") continue;
+    if (m.type === "HO") {
+      takeLater(m.id);
+      continue;
+    }
+    if (m.re !== null) takeLater(m.re);
     if (m.type === "AN" && byId.has(m.re) && byId.get(m.re).type === "RB") {
       // the sender's verdict on the live issue's readback: confirm (val=Y) or refuse (val=N)
       const rb = byId.get(m.re);
