@@ -2046,8 +2046,9 @@ def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = N
     handoff exists before anything answers it, wherever the log lists it),
     and a re-send its receiver answered ``UN why=DUP`` is a handoff of its own
     from the start; then every other message goes in the order given, which
-    is the order its events happened. A re-issue no HO carries forward answers
-    a readback: it goes at its place among those (or just before the first
+    is the order its events happened. A re-issue that is the last HO of its
+    parties and item, and that no HO carries forward, answers a readback: it
+    goes at its place among those (or just before the first
     message naming it), so an act listed before it is judged on the issue
     read back, as its receiver judged it live. Nothing is refused: a replay records
     what happened, and the table's findings say what broke a rule.
@@ -2098,15 +2099,33 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
         for name in sorted({to, ho.from_, ho.to} - {sender}):
             end(name)._apply(m, outgoing=False, at="", live=False)
 
+    def deliver_in_place(ho: Message) -> None:
+        """``ho``, taken after the HOs listed after it, keeps its place among its item's HOs (the latest of
+        them is the one a status naming no message is about)."""
+        deliver(ho)
+        if ho.item is None:
+            return
+        for e in ends.values() if not senders_only else [next(iter(ends.values()))]:
+            hos = e._item_hos.get(ho.item)
+            if hos is None or ho.id not in hos:
+                continue
+            hos.remove(ho.id)  # before the first listed after it
+            here = places[ho.id]
+            hos.insert(next((n for n, i in enumerate(hos) if places[i] > here), len(hos)), ho.id)
+            if e._peers is None:
+                e._ho_index.update((i, n) for n, i in enumerate(hos))
+
     applied: set[str] = set()
     waiting: dict[str, list[tuple[int, Message]]] = {}
     ready: list[tuple[int, Message]] = []
     links = {m.id: end(m.from_).continues(m) for m in ordered if m.type == "HO"}
     carried = {link[0] for link in links.values() if link is not None}
-    # a re-issue answers a readback: it goes at its place (or before the first message naming it), so an act on
-    # the issue before it that the log lists first is judged on that issue (a crossing, as the live end saw it)
+    # a re-issue answers a readback: the last HO of its parties and item in the log, and one no HO carries
+    # forward, goes at its place (or before the first message naming it), so an act on the issue before it that
+    # the log lists first is judged on that issue (a crossing, as the live end saw it)
+    last = {(m.from_, m.to, m.item): m.id for m in ordered if m.type == "HO"}
     later = {m.id: m for m in ordered if m.type == "HO" and m.id not in carried
-             and (link := links[m.id]) is not None and link[1] == "reissue"}
+             and (link := links[m.id]) is not None and link[1] == "reissue" and last[m.from_, m.to, m.item] == m.id}
     for place, message in enumerate(ordered):
         if message.type != "HO" or message.id in later:
             continue
@@ -2126,10 +2145,10 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
     for message in _in_arrival_order(ordered):
         if message.type == "HO":
             if message.id in later:
-                deliver(later.pop(message.id))
+                deliver_in_place(later.pop(message.id))
             continue
         if message.re in later:
-            deliver(later.pop(message.re))
+            deliver_in_place(later.pop(message.re))
         deliver(message)
     return ends
 

@@ -329,17 +329,24 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
 
   // each handoff's live issue (the last HO taken into it), and the HOs each
   // agent sent or received, by item, in the order taken
-  // A re-issue answers a readback: one no HO carries forward is taken at its place in the walk below (or
-  // before the first message naming it), so an act on the issue before it that the log lists first is judged
-  // on that issue (a crossing, as the live end saw it).
+  // A re-issue answers a readback: the last HO of its parties and item in the log, and one no HO carries
+  // forward, is taken at its place in the walk below (or before the first message naming it), so an act on the
+  // issue before it that the log lists first is judged on that issue (a crossing, as the live end saw it).
   const carried = new Set([...links.values()].filter((link) => link !== null).map((link) => link[0]));
+  const lastHo = new Map(hos.map((ho) => [`${ho.from} ${ho.to} ${ho.item}`, ho.id]));
   const later = new Set(hos.filter((ho) => !carried.has(ho.id) && links.get(ho.id) !== null
-    && links.get(ho.id)[1] === "reissue" && previous.has(ho.id)).map((ho) => ho.id));
+    && links.get(ho.id)[1] === "reissue" && previous.has(ho.id)
+    && lastHo.get(`${ho.from} ${ho.to} ${ho.item}`) === ho.id).map((ho) => ho.id));
   const liveOf = new Map();
+  const issuesOf = new Map(); // each handoff's issues so far, in the order taken
   const itemHos = new Map();
   for (const ho of takeOrder) {
-    if (!later.has(ho.id)) liveOf.set(root(ho.id), ho.id);
-    if (ho.item === null) continue;
+    if (!later.has(ho.id)) {
+      liveOf.set(root(ho.id), ho.id);
+      if (!issuesOf.has(root(ho.id))) issuesOf.set(root(ho.id), []);
+      issuesOf.get(root(ho.id)).push(ho.id);
+    }
+    if (ho.item === null || later.has(ho.id)) continue;
     for (const agent of ho.from === ho.to ? [ho.from] : [ho.from, ho.to]) {
       const key = `${agent} ${ho.item}`;
       if (!itemHos.has(key)) itemHos.set(key, []);
@@ -389,16 +396,12 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   };
   // whether the handoff's live issue carries hoId forward by re-sends alone (the same HO again): a readback
   // of hoId that crossed them reads back the live issue; a re-issue may change the HO
+  // (every issue taken into it after hoId is a re-send: after a re-issue, a readback of an issue before it counts
+  // for nothing, wherever the re-issue sits in the chain of re=)
   const resentSince = (g, hoId) => {
-    let x = liveOf.get(g);
-    const seen = new Set();
-    while (x !== hoId) {
-      const p = previous.get(x);
-      if (p === undefined || p[1] !== "resend" || seen.has(x)) return false;
-      seen.add(x);
-      x = p[0];
-    }
-    return true;
+    const issues = issuesOf.get(g) || [];
+    const at = issues.indexOf(hoId);
+    return at >= 0 && issues.slice(at + 1).every((x) => links.get(x) !== null && links.get(x)[1] === "resend");
   };
   // a CX that names an HO listed after it is held until that HO arrives, as the live endpoint holds it: it
   // takes that HO's place, after any close listed between them
@@ -436,6 +439,16 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     if (!later.has(id)) return;
     later.delete(id);
     liveOf.set(root(id), id);
+    issuesOf.get(root(id)).push(id);
+    const ho = byId.get(id);
+    if (ho.item === null) return;
+    for (const agent of ho.from === ho.to ? [ho.from] : [ho.from, ho.to]) {
+      const key = `${agent} ${ho.item}`;
+      if (!itemHos.has(key)) itemHos.set(key, []);
+      const list = itemHos.get(key); // before the first HO listed after it
+      const at = list.findIndex((x) => position.get(x) > position.get(id));
+      list.splice(at < 0 ? list.length : at, 0, id);
+    }
     state.get(root(id)).rb = "offered"; // a re-issue offers the handoff again, whatever its readback was
   };
   const acknowledged = new Set();
