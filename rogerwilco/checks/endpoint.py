@@ -2047,7 +2047,7 @@ def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = N
     and a re-send its receiver answered ``UN why=DUP`` is a handoff of its own
     from the start; then every other message goes in the order given, which
     is the order its events happened. A re-issue that is the last HO of its
-    parties and item, and that no HO carries forward, answers a readback: it
+    thread (by re=), and that no HO carries forward, answers a readback: it
     goes at its place among those (or just before the first
     message naming it), so an act listed before it is judged on the issue
     read back, as its receiver judged it live. Nothing is refused: a replay records
@@ -2120,12 +2120,12 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
     ready: list[tuple[int, Message]] = []
     links = {m.id: end(m.from_).continues(m) for m in ordered if m.type == "HO"}
     carried = {link[0] for link in links.values() if link is not None}
-    # a re-issue answers a readback: the last HO of its parties and item in the log, and one no HO carries
+    # a re-issue answers a readback: the last HO of its thread in the log (by re=), and one no HO carries
     # forward, goes at its place (or before the first message naming it), so an act on the issue before it that
     # the log lists first is judged on that issue (a crossing, as the live end saw it)
-    last = {(m.from_, m.to, m.item): m.id for m in ordered if m.type == "HO"}
+    last = {_thread_root(m.id, links): m.id for m in ordered if m.type == "HO"}
     later = {m.id: m for m in ordered if m.type == "HO" and m.id not in carried
-             and (link := links[m.id]) is not None and link[1] == "reissue" and last[m.from_, m.to, m.item] == m.id}
+             and (link := links[m.id]) is not None and link[1] == "reissue" and last[_thread_root(m.id, links)] == m.id}
     for place, message in enumerate(ordered):
         if message.type != "HO" or message.id in later:
             continue
@@ -2151,6 +2151,15 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
             deliver_in_place(later.pop(message.re))
         deliver(message)
     return ends
+
+
+def _thread_root(ho_id: str, links: Mapping[str, tuple[str, str] | None]) -> str:
+    """The first HO of the chain of issue links ``ho_id`` ends (a loop of re= ends where it closes)."""
+    seen = {ho_id}
+    while (link := links.get(ho_id)) is not None and link[0] not in seen:
+        ho_id = link[0]
+        seen.add(ho_id)
+    return ho_id
 
 
 def _in_arrival_order(ordered: list[Any]) -> Iterator[Any]:

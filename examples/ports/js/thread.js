@@ -329,14 +329,22 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
 
   // each handoff's live issue (the last HO taken into it), and the HOs each
   // agent sent or received, by item, in the order taken
-  // A re-issue answers a readback: the last HO of its parties and item in the log, and one no HO carries
+  // A re-issue answers a readback: the last HO of its thread in the log (by re=), and one no HO carries
   // forward, is taken at its place in the walk below (or before the first message naming it), so an act on the
   // issue before it that the log lists first is judged on that issue (a crossing, as the live end saw it).
   const carried = new Set([...links.values()].filter((link) => link !== null).map((link) => link[0]));
-  const lastHo = new Map(hos.map((ho) => [`${ho.from} ${ho.to} ${ho.item}`, ho.id]));
+  const threadRoot = (id) => {
+    const seen = new Set([id]);
+    for (let link = links.get(id); link != null && !seen.has(link[0]); link = links.get(id)) {
+      id = link[0];
+      seen.add(id);
+    }
+    return id;
+  };
+  const lastHo = new Map(hos.map((ho) => [threadRoot(ho.id), ho.id]));
   const later = new Set(hos.filter((ho) => !carried.has(ho.id) && links.get(ho.id) !== null
     && links.get(ho.id)[1] === "reissue" && previous.has(ho.id)
-    && lastHo.get(`${ho.from} ${ho.to} ${ho.item}`) === ho.id).map((ho) => ho.id));
+    && lastHo.get(threadRoot(ho.id)) === ho.id).map((ho) => ho.id));
   const liveOf = new Map();
   const issuesOf = new Map(); // each handoff's issues so far, in the order taken
   const itemHos = new Map();
