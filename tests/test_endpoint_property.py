@@ -151,10 +151,11 @@ class World:
                 self.put("dev", f"RW1 HO {ho} from=lead to=dev item=gh:o/r#9 ask=TEST")
             elif what == "early-dn" and ho is not None:
                 view = self.lead.handoff(ho)
-                in_flight = any(line.split(" ", 3)[1] in ("RB", "UN") and f" re={view.id} " in line
-                                for line in self.wire["lead"]) if view is not None else False
+                in_flight = any(line.split(" ", 3)[1] in ("RB", "UN") and f" re={issue} " in line
+                                for line in self.wire["lead"] for issue in view.issues) if view is not None else False
                 if view is not None and view.readback == "offered" and view.close == "open" and not in_flight:
-                    # (a readback already on its way would reach the lead first and clear the act)
+                    # (a readback already on its way would reach the lead first and clear the act: one of any
+                    # issue of the handoff, a re-send it crossed included)
                     # a receiver without an endpoint acts before any readback
                     line = f"RW1 DN dev-{self.n_fault} re={view.id} from=dev to=lead item={view.item} out=OK"
                     self.early_acts.add(f"dev-{self.n_fault}")
