@@ -1094,3 +1094,20 @@ def test_an_original_arriving_after_its_untraced_resend_was_closed_unread_is_nei
     read_back = journal[:3] + ["RW1 RB b-2 re=a-1 from=b to=a item=x:1 ask=FIX", lost,
                                "RW1 DN b-3 re=a-1 from=b to=a item=x:1 out=OK"]
     assert ("closed-twice", "b-3") in failed_kinds(read_back)  # what the end let out before: the thread check's word
+
+
+def test_an_item_is_not_handed_on_while_a_held_cancel_may_withdraw_the_handoff_that_gave_it():
+    """The case a longer stateful run found: b reads a-1 back (it owns x:1); a-2, a second handoff of x:1, comes
+    and is not read back; a CX names a-3, not yet received. a-3 may re-send a-1, so the cancel may withdraw the
+    handoff by which b holds x:1, and then a owns it and a-2 is a's offer. b may not hand x:1 on until a-3
+    comes (not-owner), as the thread check reads the lines once a-3 shows what the cancel named."""
+    b = Endpoint("b")
+    b.send(b.receive(HO)[0].readback, number=True)
+    b.receive("RW1 HO a-2 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 CX a-4 re=a-3 from=a to=b item=x:1 why=REVOKED")
+    on = "RW1 HO b-5 from=b to=c item=x:1 ask=FIX"
+    assert refused(b, on) == "not-owner"
+    lines = [line for _, line in b.journal()]
+    assert ("not-owner", "b-5") in failed_kinds(lines + [on, "RW1 HO a-3 re=a-1 from=a to=b item=x:1 ask=FIX"])
+    b.receive("RW1 HO a-3 re=a-1 from=a to=b item=x:1 ask=FIX")  # the cancel withdraws a-1's handoff
+    assert refused(b, on) == "not-owner"

@@ -1774,11 +1774,14 @@ class Endpoint:
 
     def _holder(self, item: str) -> str | None:
         """:meth:`_owner` less the handoffs their sender withdrew (a CX): a readback of a handoff that was then
-        cancelled leaves the item with its sender (spec 5.4), so it does not make this end the holder."""
+        cancelled leaves the item with its sender (spec 5.4), so it does not make this end the holder. A cancel
+        held for an HO not yet received that may withdraw it (:meth:`_held_cancel`) counts as one: until that HO
+        comes, this end cannot tell that the item is still its own."""
         hos = self._item_hos.get(item, ())
         for ho_id in reversed(hos):
             h = self._handoffs.get(ho_id)
-            if self._readbacks.get(ho_id, ("", ""))[0] == "passed" and h is not None and not h.cancels:
+            if (self._readbacks.get(ho_id, ("", ""))[0] == "passed" and h is not None and not h.cancels
+                    and (h.receiver != self.me or self._held_cancel(h) is None)):
                 return self._messages[ho_id].to
         return self._messages[hos[0]].from_ if hos else None
 
