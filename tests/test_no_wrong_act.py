@@ -167,6 +167,8 @@ class NoWrongAct(RuleBasedStateMachine):
         self.kept: dict[str, str] = {}  # HO id -> the criteria its sender kept back
         self.rb_pass: dict[str, bool] = {}  # RB id let out -> whether it passes its sender's check
         self.rb_of: dict[str, list[str]] = defaultdict(list)  # HO id -> RBs let out for it
+        self.cx_of: dict[str, str] = {}  # CX id -> the HO it names
+        self.abandoned: set[str] = set()  # HOs a CX named that their receiver answered AN val=Y (spec 5.4)
         # agent -> (from, re=) of the cancels it received, and of the AN val=Y it received
         self.cancels_in: dict[str, set[tuple[str, str | None]]] = defaultdict(set)
         self.confirms_in: dict[str, set[tuple[str, str | None]]] = defaultdict(set)
@@ -272,6 +274,11 @@ class NoWrongAct(RuleBasedStateMachine):
             report = check_rb(ho, message, profiles=PROFILES, expect_acc=self.kept.get(ho.id), now=START)
             self.rb_pass[message.id] = report.passed
             self.rb_of[ho.id].append(message.id)
+        elif message.type == "CX" and message.re in self.ho_by_id:
+            self.cx_of[message.id] = message.re
+        elif message.type == "AN" and message.get("val") == "Y" and message.re in self.cx_of \
+                and message.from_ == self.ho_by_id[self.cx_of[message.re]].to:
+            self.abandoned.add(self.cx_of[message.re])
         self.put(line)
 
     def send(self, agent: str, message, **kw) -> str | None:
@@ -285,9 +292,13 @@ class NoWrongAct(RuleBasedStateMachine):
     # ---- the oracle ---------------------------------------------------------------------------------------
 
     def owner(self, item: str) -> str | None:
-        """Spec 5 rule 1: the ``to`` of the most recent HO with a readback that passes its sender's check."""
+        """Spec 5 rule 1: the ``to`` of the most recent HO with a readback that passes its sender's check, less
+        a handoff its sender cancelled and its receiver abandoned (``AN val=Y``, spec 5.4: the item stays with
+        the sender)."""
         hos = [ho for ho in self.hos if ho.item == item]
         for ho in reversed(hos):
+            if any(i in self.abandoned for i in self.issues(ho.id)[1]):
+                continue
             if any(self.rb_pass[rb] for rb in self.rb_of.get(ho.id, ())):
                 return ho.to
         return hos[0].from_ if hos else None

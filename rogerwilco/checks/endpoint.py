@@ -2049,11 +2049,11 @@ def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = N
     handoff exists before anything answers it, wherever the log lists it),
     and a re-send its receiver answered ``UN why=DUP`` is a handoff of its own
     from the start; then every other message goes in the order given, which
-    is the order its events happened. A re-issue that is the last HO of its
-    thread (by re=), and that no HO carries forward, answers a readback: it
-    goes at its place among those (or just before the first
-    message naming it), so an act listed before it is judged on the issue
-    read back, as its receiver judged it live. Nothing is refused: a replay records
+    is the order its events happened. A re-issue that every HO of its
+    thread (by re=) listed after it carries forward answers a readback: it,
+    and those, go at their places among those (each just before the first
+    message naming it, if that comes first), so an act listed before it is
+    judged on the issue read back, as its receiver judged it live. Nothing is refused: a replay records
     what happened, and the table's findings say what broke a rule.
     Crossings are not assumed: the order given is the order sent.
     """
@@ -2122,13 +2122,23 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
     waiting: dict[str, list[tuple[int, Message]]] = {}
     ready: list[tuple[int, Message]] = []
     links = {m.id: end(m.from_).continues(m) for m in ordered if m.type == "HO"}
-    carried = {link[0] for link in links.values() if link is not None}
-    # a re-issue answers a readback: the last HO of its thread in the log (by re=), and one no HO carries
-    # forward, goes at its place (or before the first message naming it), so an act on the issue before it that
-    # the log lists first is judged on that issue (a crossing, as the live end saw it)
-    last = {_thread_root(m.id, links): m.id for m in ordered if m.type == "HO"}
-    later = {m.id: m for m in ordered if m.type == "HO" and m.id not in carried
-             and (link := links[m.id]) is not None and link[1] == "reissue" and last[_thread_root(m.id, links)] == m.id}
+    # a re-issue answers a readback: where every HO of its thread (by re=) listed after it carries it forward,
+    # it and those go at their places (or just before the first message naming one), so an act on the issue
+    # before it that the log lists first is judged on that issue (a crossing, as the live end saw it)
+    in_place = _taken_in_place([m.id for m in ordered if m.type == "HO"], links)
+    later = {m.id: m for m in ordered if m.id in in_place}
+
+    def deliver_later(ho_id: str) -> None:
+        chain: list[str] = []
+        while ho_id in later and ho_id not in chain:  # (it, then what it carries forward first)
+            chain.append(ho_id)
+            link = links[ho_id]
+            if link is None:
+                break
+            ho_id = link[0]
+        for i in reversed(chain):
+            deliver_in_place(later.pop(i))
+
     for place, message in enumerate(ordered):
         if message.type != "HO" or message.id in later:
             continue
@@ -2147,13 +2157,47 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
         deliver(message)  # a loop of re= among HOs: in the order given
     for message in _in_arrival_order(ordered):
         if message.type == "HO":
-            if message.id in later:
-                deliver_in_place(later.pop(message.id))
+            deliver_later(message.id)
             continue
-        if message.re in later:
-            deliver_in_place(later.pop(message.re))
+        if message.re is not None:
+            deliver_later(message.re)
         deliver(message)
     return ends
+
+
+def _taken_in_place(hos: list[str], links: Mapping[str, tuple[str, str] | None]) -> set[str]:
+    """The HOs a replay takes at their places (``hos`` in the order given): in each thread (the HOs a chain of
+    issue links joins), the first re-issue that every HO of the thread listed after it carries forward, with
+    every HO that carries it forward."""
+    place = {ho_id: n for n, ho_id in enumerate(hos)}
+    threads: dict[str, list[str]] = {}
+    for ho_id in hos:
+        threads.setdefault(_thread_root(ho_id, links), []).append(ho_id)
+    taken: set[str] = set()
+    for members in threads.values():
+        for reissue in members:
+            link = links[reissue]
+            if link is None or link[1] != "reissue":
+                continue
+            carrying = [i for i in members if _carries(i, reissue, links)]
+            if all(i in carrying for i in members if place[i] > place[reissue]):
+                taken.update(carrying)
+                break
+    return taken
+
+
+def _carries(ho_id: str, earlier: str, links: Mapping[str, tuple[str, str] | None]) -> bool:
+    """Whether the chain of issue links from ``ho_id`` reaches ``earlier`` (``ho_id`` itself included)."""
+    seen: set[str] = set()
+    while ho_id not in seen:
+        if ho_id == earlier:
+            return True
+        seen.add(ho_id)
+        link = links.get(ho_id)
+        if link is None:
+            return False
+        ho_id = link[0]
+    return False
 
 
 def _thread_root(ho_id: str, links: Mapping[str, tuple[str, str] | None]) -> str:

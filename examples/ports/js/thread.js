@@ -329,10 +329,10 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
 
   // each handoff's live issue (the last HO taken into it), and the HOs each
   // agent sent or received, by item, in the order taken
-  // A re-issue answers a readback: the last HO of its thread in the log (by re=), and one no HO carries
-  // forward, is taken at its place in the walk below (or before the first message naming it), so an act on the
-  // issue before it that the log lists first is judged on that issue (a crossing, as the live end saw it).
-  const carried = new Set([...links.values()].filter((link) => link !== null).map((link) => link[0]));
+  // A re-issue answers a readback: where every HO of its thread (by re=) listed after it carries it forward,
+  // it and those are taken at their places in the walk below (or just before the first message naming one),
+  // so an act on the issue before it that the log lists first is judged on that issue (a crossing, as the live
+  // end saw it). In each thread, the first such re-issue.
   const threadRoot = (id) => {
     const seen = new Set([id]);
     for (let link = links.get(id); link != null && !seen.has(link[0]); link = links.get(id)) {
@@ -341,10 +341,35 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     }
     return id;
   };
-  const lastHo = new Map(hos.map((ho) => [threadRoot(ho.id), ho.id]));
-  const later = new Set(hos.filter((ho) => !carried.has(ho.id) && links.get(ho.id) !== null
-    && links.get(ho.id)[1] === "reissue" && previous.has(ho.id)
-    && lastHo.get(threadRoot(ho.id)) === ho.id).map((ho) => ho.id));
+  const carries = (id, earlier) => {
+    const seen = new Set();
+    while (!seen.has(id)) {
+      if (id === earlier) return true;
+      seen.add(id);
+      const link = links.get(id);
+      if (link == null) return false;
+      id = link[0];
+    }
+    return false;
+  };
+  const threads = new Map();
+  for (const ho of hos) {
+    const r = threadRoot(ho.id);
+    if (!threads.has(r)) threads.set(r, []);
+    threads.get(r).push(ho.id);
+  }
+  const later = new Set();
+  for (const members of threads.values()) {
+    for (const reissue of members) {
+      const link = links.get(reissue);
+      if (link === null || link[1] !== "reissue") continue;
+      const carrying = members.filter((id) => carries(id, reissue));
+      if (members.every((id) => position.get(id) <= position.get(reissue) || carrying.includes(id))) {
+        for (const id of carrying) later.add(id);
+        break;
+      }
+    }
+  }
   const liveOf = new Map();
   const issuesOf = new Map(); // each handoff's issues so far, in the order taken
   const itemHos = new Map();
@@ -444,9 +469,19 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     return null;
   };
   const takeLater = (id) => {
-    if (!later.has(id)) return;
+    const chain = []; // it, then what it carries forward first
+    while (later.has(id) && !chain.includes(id)) {
+      chain.push(id);
+      const link = links.get(id);
+      if (link == null) break;
+      id = link[0];
+    }
+    for (const x of chain.reverse()) takeOne(x);
+  };
+  const takeOne = (id) => {
     later.delete(id);
     liveOf.set(root(id), id);
+    if (!issuesOf.has(root(id))) issuesOf.set(root(id), []);
     issuesOf.get(root(id)).push(id);
     const ho = byId.get(id);
     if (ho.item === null) return;
@@ -457,7 +492,8 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       const at = list.findIndex((x) => position.get(x) > position.get(id));
       list.splice(at < 0 ? list.length : at, 0, id);
     }
-    state.get(root(id)).rb = "offered"; // a re-issue offers the handoff again, whatever its readback was
+    // a re-issue offers the handoff again, whatever its readback was; a re-send changes nothing
+    if (links.get(id) !== null && links.get(id)[1] === "reissue") state.get(root(id)).rb = "offered";
   };
   const acknowledged = new Set();
   for (const m of arrival) {
