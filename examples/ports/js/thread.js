@@ -320,12 +320,17 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     return hoId;
   };
 
-  const groups = new Map();
-  for (const ho of hos) {
-    const r = root(ho.id);
-    if (!groups.has(r)) groups.set(r, []);
-    groups.get(r).push(ho.id);
-  }
+  // the HOs' ids by a key of each, in stream order
+  const groupBy = (key) => {
+    const found = new Map();
+    for (const ho of hos) {
+      const k = key(ho.id);
+      if (!found.has(k)) found.set(k, []);
+      found.get(k).push(ho.id);
+    }
+    return found;
+  };
+  const groups = groupBy(root);
 
   // each handoff's live issue (the last HO taken into it), and the HOs each
   // agent sent or received, by item, in the order taken
@@ -352,12 +357,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     }
     return false;
   };
-  const threads = new Map();
-  for (const ho of hos) {
-    const r = threadRoot(ho.id);
-    if (!threads.has(r)) threads.set(r, []);
-    threads.get(r).push(ho.id);
-  }
+  const threads = groupBy(threadRoot);
   const later = new Set();
   for (const members of threads.values()) {
     for (const reissue of members) {
