@@ -168,6 +168,7 @@ class NoWrongAct(RuleBasedStateMachine):
         self.rb_pass: dict[str, bool] = {}  # RB id let out -> whether it passes its sender's check
         self.rb_of: dict[str, list[str]] = defaultdict(list)  # HO id -> RBs let out for it
         self.cx_of: dict[str, str] = {}  # CX id -> the HO it names
+        self.seq: dict[str, int] = {}  # a line let out -> its place among them
         self.abandoned: set[str] = set()  # HOs a CX named that their receiver answered AN val=Y (spec 5.4)
         # agent -> (from, re=) of the cancels it received, and of the AN val=Y it received
         self.cancels_in: dict[str, set[tuple[str, str | None]]] = defaultdict(set)
@@ -264,6 +265,7 @@ class NoWrongAct(RuleBasedStateMachine):
         message = parse(line)
         assert message is not None, line
         self.let_out[agent].append(message.id)
+        self.seq[message.id] = len(self.log)
         self.log.append(line)
         if message.type == "HO":
             self.hos.append(message)
@@ -292,15 +294,15 @@ class NoWrongAct(RuleBasedStateMachine):
     # ---- the oracle ---------------------------------------------------------------------------------------
 
     def owner(self, item: str) -> str | None:
-        """Spec 5 rule 1: the ``to`` of the most recent HO with a readback that passes its sender's check, less
-        a handoff its sender cancelled and its receiver abandoned (``AN val=Y``, spec 5.4: the item stays with
-        the sender)."""
+        """Spec 5 rule 1: the ``to`` of the HO whose readback passing its sender's check came last (the readback
+        transfers the item), less a handoff its sender cancelled and its receiver abandoned (``AN val=Y``, spec
+        5.4: the item stays with the sender)."""
         hos = [ho for ho in self.hos if ho.item == item]
-        for ho in reversed(hos):
-            if any(i in self.abandoned for i in self.issues(ho.id)[1]):
-                continue
-            if any(self.rb_pass[rb] for rb in self.rb_of.get(ho.id, ())):
-                return ho.to
+        passed = [(min(self.seq[rb] for rb in rbs), ho) for ho in hos
+                  if not any(i in self.abandoned for i in self.issues(ho.id)[1])
+                  and (rbs := [rb for rb in self.rb_of.get(ho.id, ()) if self.rb_pass[rb]])]
+        if passed:
+            return max(passed, key=lambda pair: pair[0])[1].to
         return hos[0].from_ if hos else None
 
     def issues(self, ho_id: str) -> tuple[str, tuple[str, ...]]:
