@@ -346,12 +346,19 @@ class NoWrongAct(RuleBasedStateMachine):
             # every other end is held to one owner
             may = sorted({name for name, end in self.ends.items() for h in end.open_handoffs()
                           if h.receiver == name and h.item == item and end.may_act(h.id)
-                          and not any((name, i) in self.forged_done for i in h.issues)})
+                          and not self.deceived(name, h)})
             owner = self.owner(item)
             assert len(may) <= 1, f"two owners of {item}: {may} may both act (the owner is {owner}); sent:\n" \
                 + "\n".join(self.log)
             assert not may or may == [owner], f"{may[0]} may act on {item}, whose owner is {owner}; sent:\n" \
                 + "\n".join(self.log)
+
+    def deceived(self, name: str, h) -> bool:
+        """Whether a DN forged in ``name``'s name closed the handoff ``h`` at its sender: it may name an issue
+        of it ``name`` has not received yet, so the sender's issues of it are read too."""
+        view = self.ends[h.sender].handoff(h.id) if h.sender in self.ends else None
+        issues = set(h.issues) | (set(view.issues) if view is not None else set())
+        return any((name, i) in self.forged_done for i in issues)
 
     def check_threads(self) -> None:
         """Each endpoint's journal through check_thread: nothing it let out fails, and the table's findings on
