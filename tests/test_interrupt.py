@@ -53,6 +53,28 @@ def test_an_interrupted_lint_keeps_the_previous_report(tmp_path, monkeypatch, ca
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.txt"]  # no temporary file left
 
 
+def test_a_ctrl_c_python_wraps_while_a_class_is_made_is_still_an_interrupt(tmp_path, monkeypatch, capsys):
+    """Python 3.10 turns a KeyboardInterrupt raised inside ``__set_name__`` (a module importing when Ctrl-C
+    comes) into a RuntimeError whose cause it is: still Ctrl-C, not an internal error."""
+    report = tmp_path / "report.txt"
+    report.write_text("the previous report\n", encoding="utf-8")
+
+    def wrapped(real):
+        def stopped(*args, **kwargs):
+            try:
+                yield from _stop_after_the_first(real)(*args, **kwargs)
+            except KeyboardInterrupt as exc:
+                raise RuntimeError("Error calling __set_name__ on 'Field' instance 'buffer'") from exc
+        return stopped
+
+    monkeypatch.setattr(lint_module, "lint_paths", wrapped(lint_module.lint_paths))
+    code = main(["lint", "--no-config", "-o", str(report), str(STREAM), str(STREAM)])
+    err = capsys.readouterr().err.strip()
+    assert code == 130
+    assert err == f"rogerwilco: interrupted: {report} not written (a file already there is kept as it was)"
+    assert report.read_text(encoding="utf-8") == "the previous report\n"
+
+
 def test_a_finished_lint_replaces_the_report(tmp_path, capsys):
     report = tmp_path / "report.txt"
     report.write_text("the previous report\n", encoding="utf-8")

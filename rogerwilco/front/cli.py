@@ -382,18 +382,37 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stderr.write(f"rogerwilco: {install_hint(exc)}\n")
         return 2
     except KeyboardInterrupt:  # Ctrl-C: one line on what was written, and the shell's status for SIGINT
-        from .commands._output import interrupted_line
-
-        _forget_the_interrupt()
-        sys.stderr.write(f"\nrogerwilco: {interrupted_line()}\n")
-        return 130
+        return _interrupted()
     except Exception as exc:  # noqa: BLE001 - the contract: no traceback reaches a user
+        if _from_an_interrupt(exc):
+            return _interrupted()
         sys.stderr.write(f"rogerwilco: internal error: {type(exc).__name__}: {exc}\n")
         if os.environ.get("ROGERWILCO_DEBUG"):
             import traceback
 
             traceback.print_exc()
         return 2
+
+
+def _interrupted() -> int:
+    from .commands._output import interrupted_line
+
+    _forget_the_interrupt()
+    sys.stderr.write(f"\nrogerwilco: {interrupted_line()}\n")
+    return 130
+
+
+def _from_an_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised because of a Ctrl-C: Python 3.10 wraps a KeyboardInterrupt raised while a class
+    is made (a module importing, ``__set_name__``) in a RuntimeError, its cause."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _forget_the_interrupt() -> None:
