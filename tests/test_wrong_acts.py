@@ -1111,3 +1111,43 @@ def test_an_item_is_not_handed_on_while_a_held_cancel_may_withdraw_the_handoff_t
     assert ("not-owner", "b-5") in failed_kinds(lines + [on, "RW1 HO a-3 re=a-1 from=a to=b item=x:1 ask=FIX"])
     b.receive("RW1 HO a-3 re=a-1 from=a to=b item=x:1 ask=FIX")  # the cancel withdraws a-1's handoff
     assert refused(b, on) == "not-owner"
+
+
+def test_a_cancel_of_an_untraced_resend_goes_to_the_handoff_its_link_shows_when_the_link_comes():
+    """The case seeds 101 and 203 found: b acted on a-1; CX a-6 names a-5, not yet received; a-5 comes, a
+    re-send of a-4, never seen. a-5 may re-send a-1, so the cancel goes to a-1's handoff, done: b answers with
+    its DN again. Then a-4 comes, a new handoff: the cancel was its sender's cancel of that one. b may not
+    read it back or act on it, answers the cancel AN val=Y, and takes back the close-twice it found on a-1
+    (the cancel never named a-1): the thread check reads the same lines the same way."""
+    b = Endpoint("b")
+    b.send(b.receive(HO)[0].readback, number=True)
+    b.send("RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=OK")
+    b.receive("RW1 CX a-6 re=a-5 from=a to=b item=x:1 why=REVOKED")
+    guessed = next(e for e in b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX") if isinstance(e, Cancelled))
+    assert guessed.handoff == "a-1" and guessed.reply.id == "b-2"  # the act's DN again
+    assert [(f.kind, f.token) for f in b.findings] == [("closed-twice", "a-6")]
+    cancelled = next(e for e in b.receive("RW1 HO a-4 from=a to=b item=x:1 ask=FIX") if isinstance(e, Cancelled))
+    assert cancelled.handoff == "a-5" and set(cancelled.abandon) == {"a-4", "a-5"}
+    assert cancelled.reply.to_line() == "RW1 AN b-3 re=a-6 from=b to=a val=Y // abandoned; nothing executed"
+    assert not b.may_act("a-4") and not b.may_act("a-5")
+    assert refused(b, "RW1 RB b-3 re=a-5 from=b to=a item=x:1 ask=FIX") == "closed"
+    assert refused(b, "RW1 DN b-3 re=a-4 from=b to=a item=x:1 out=OK") in ("act-before-wilco", "act-after-cancel")
+    assert b.findings == [] and b.handoff("a-1").close == "done"
+    b.send(cancelled.reply, number=True)
+    lines = [line for _, line in b.journal()]
+    assert failed_kinds(lines) == set()
+    # what the end would have let out before: a readback and an act after the cancel
+    acted = lines + ["RW1 RB b-4 re=a-5 from=b to=a item=x:1 ask=FIX", "RW1 DN b-5 re=a-5 from=b to=a item=x:1 out=OK"]
+    assert ("act-after-cancel", "b-5") in failed_kinds(acted)
+
+
+def test_a_cancel_of_an_untraced_resend_guessed_onto_an_open_handoff_withdraws_both():
+    """The same, with a-1 open and read back when the cancel comes: the guess withdrew it (b abandoned it and
+    said so, so it stays withdrawn: no act on a guess undone), and a-4, when it comes, is withdrawn too."""
+    b = Endpoint("b")
+    b.send(b.receive(HO)[0].readback, number=True)
+    b.receive("RW1 CX a-6 re=a-5 from=a to=b item=x:1 why=REVOKED")
+    b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 HO a-4 from=a to=b item=x:1 ask=FIX")
+    assert not b.may_act("a-1") and not b.may_act("a-4")
+    assert b.handoff("a-1").close == "cancelled" and b.handoff("a-4").close == "cancelled"

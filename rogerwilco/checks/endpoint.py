@@ -580,6 +580,8 @@ class Endpoint:
         # a CX that named an HO whose re= names an HO this end never saw -> that HO: while the link stays
         # lost, every handoff that HO may re-send is withdrawn for the act (:meth:`_held_cancel`)
         self._untraced_cancels: dict[str, str] = {}
+        # such a CX -> the handoff it went to, as a guess, and that handoff's close state before it
+        self._guessed: dict[str, tuple[Handoff, str]] = {}
         self._composed: dict[str, list[Message]] = {}  # HO id -> readbacks composed for it
         self._used: set[int] = set()
         self._taken: set[int] = set()  # numbers forged lines carried under my name: never given
@@ -1031,7 +1033,10 @@ class Endpoint:
             first = self._messages.get(h.issues[0])
             if first is not None and self._untraced(first):
                 self._untraced_cancels[message.id] = first.id
-            h = self._untraced_original(h, message.id) or h
+            guessed = self._untraced_original(h, message.id)
+            if guessed is not None:
+                self._guessed[message.id] = (guessed, guessed.close)
+                h = guessed
             if message.from_ != ho.from_ or message.to != ho.to:
                 finding = fail(kind="cancel-wrong-party", key=ho.id, token=message.id,
                                message=f"CX {message.id} comes from {message.from_} to {message.to}; only {ho.id}'s "
@@ -1126,6 +1131,41 @@ class Endpoint:
             return None
 
     def _apply_ho(self, ho: Message, at: str, *, live: bool, mine: bool) -> list[Any]:
+        events = self._take_ho(ho, at, live=live, mine=mine)
+        if self._untraced_cancels and not mine:
+            events += self._retarget_untraced_cancels(at, live=live)
+        return events
+
+    def _retarget_untraced_cancels(self, at: str, *, live: bool) -> list[Any]:
+        """The cancels of a re-send whose link was lost, once an HO shows which handoff that re-send carries
+        forward. Until then such a cancel went to the first handoff the re-send may repeat (:meth:`_untraced_original`;
+        on a closed one, its close again). Where the re-send turns out to carry forward another handoff, the cancel
+        withdraws that one, as its sender meant (spec 5.4): no readback or act on it follows. A close-twice the
+        guess found on a handoff already closed is taken back (the cancel never named it); a handoff the guess
+        withdrew while open stays withdrawn (its receiver abandoned it and said so: no act)."""
+        events: list[Any] = []
+        for cx_id, resend_id in list(self._untraced_cancels.items()):
+            h = self._handoffs.get(resend_id)
+            first = self._messages.get(h.issues[0]) if h is not None else None
+            if h is None or first is None or cx_id in h.cancels:
+                continue
+            if self._untraced(first):  # still a re-send of an HO this end never saw: the guess stands
+                self._untraced_cancels[cx_id] = first.id
+                continue
+            del self._untraced_cancels[cx_id]
+            guessed, before = self._guessed.pop(cx_id, (None, ""))
+            if guessed is not None and guessed is not h and before in ("done", "closed"):
+                step = TRANSITIONS[(before, "CX")]
+                if guessed.close == step.next and guessed.cancels[-1:] == (cx_id,):  # nothing came after it
+                    guessed.close = before
+                    guessed.cancels = guessed.cancels[:-1]
+                    wrong = {f for f in guessed.findings if f.token == cx_id and f.kind in step.findings}
+                    guessed.findings = tuple(f for f in guessed.findings if f not in wrong)
+                    self.findings[:] = [f for f in self.findings if f not in wrong]
+            events += self._apply(self._messages[cx_id], outgoing=False, at=at, live=live)
+        return events
+
+    def _take_ho(self, ho: Message, at: str, *, live: bool, mine: bool) -> list[Any]:
         if self._peers is not None and not mine:
             return []  # a replay that keeps each handoff at its sender's end alone (its receiver's is the same)
         link = self.continues(ho)
