@@ -1151,3 +1151,68 @@ def test_a_cancel_of_an_untraced_resend_guessed_onto_an_open_handoff_withdraws_b
     b.receive("RW1 HO a-4 from=a to=b item=x:1 ask=FIX")
     assert not b.may_act("a-1") and not b.may_act("a-4")
     assert b.handoff("a-1").close == "cancelled" and b.handoff("a-4").close == "cancelled"
+
+
+def test_a_resend_that_came_before_its_reissue_joins_it_when_it_comes_one_act():
+    """The case seed 416 found: b's readback of a-1 fails; a-5 comes, a re-send of a-4, never seen, and is
+    offered as a handoff of its own; then a-4 comes, a re-issue of a-1 (re= b's failed readback). a-5 carries a-4
+    forward, so the two are one handoff with a-5 live: one readback (of a-5; a-4's is stale), one act."""
+    b = Endpoint("b")
+    b.receive(HO)
+    b.send("RW1 RB b-1 re=a-1 from=b to=a item=x:1 ask=TEST", number=True)  # fails: ask differs
+    b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX")
+    offered = next(e for e in b.receive("RW1 HO a-4 re=b-1 from=a to=b item=x:1 ask=FIX")
+                   if isinstance(e, HandoffOffered))
+    assert offered.reissue_of == "a-1" and offered.readback.re == "a-5"  # the live issue's readback
+    assert b.handoff("a-4").issues == ("a-1", "a-4", "a-5") and b.handoff("a-5").id == "a-5"
+    assert refused(b, "RW1 RB b-2 re=a-4 from=b to=a item=x:1 ask=FIX") == "stale"
+    b.send(offered.readback, number=True)
+    assert b.may_act("a-5")
+    b.send("RW1 DN b-3 re=a-4 from=b to=a item=x:1 out=OK")
+    assert refused(b, "RW1 DN b-4 re=a-5 from=b to=a item=x:1 out=OK") == "closed-twice"
+    # the second act the end let out before, and the thread check on it
+    lines = [line for _, line in b.journal()]
+    assert failed_kinds(lines) == set()
+    assert ("closed-twice", "b-4") in failed_kinds(lines + ["RW1 DN b-4 re=a-5 from=b to=a item=x:1 out=OK"])
+
+
+def test_an_act_that_crossed_a_reissue_whose_resend_came_first_passes_the_thread_check():
+    """The same, with b's second readback of a-1 passing before a-5 comes, and b acting on a-1 before a-4 comes:
+    the live end lets the act out (the re-issue crossed it), and the thread check of its lines agrees."""
+    b = Endpoint("b")
+    b.receive(HO)
+    b.send("RW1 RB b-1 re=a-1 from=b to=a item=x:1 ask=TEST", number=True)
+    b.send(RB.replace("b-1", "b-2"))
+    b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX")
+    b.send("RW1 DN b-3 re=a-1 from=b to=a item=x:1 out=OK")
+    b.receive("RW1 HO a-4 re=b-1 from=a to=b item=x:1 ask=FIX")
+    assert not b.may_act("a-5")
+    assert failed_kinds([line for _, line in b.journal()]) == set()
+
+
+def test_a_readback_offered_when_untraced_resends_join_their_original_is_of_the_live_issue():
+    """a-3 (re=a-2, never seen) comes, then a-2 (re=a-1): a-3 joins a-1's handoff after a-2 and is live, so the
+    readback the end offers names a-3, not a-2, which is stale."""
+    b = Endpoint("b")
+    b.receive(HO)
+    b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    offered = next(e for e in b.receive("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+                   if isinstance(e, HandoffOffered))
+    assert offered.readback.re == "a-3"
+    assert b.send(offered.readback, number=True).startswith("RW1 RB ")
+    assert b.may_act("a-3")
+
+
+def test_an_end_that_handed_an_item_on_may_not_act_on_it_when_the_done_report_overtakes_the_readback():
+    """The case seed 416 found (there through a DN forged in the receiver's name; a transport that reorders
+    does the same): b read a-1 back and owns x:1, hands it on to c, and c's DN reporting the act arrives before
+    c's readback. c acted, so x:1 went on: b may not act on a-1."""
+    b = Endpoint("b")
+    b.send(b.receive(HO)[0].readback, number=True)
+    assert b.may_act("a-1")
+    b.send("RW1 HO b-2 from=b to=c item=x:1 ask=FIX")
+    b.receive("RW1 DN c-2 re=b-2 from=c to=b item=x:1 out=OK")
+    assert not b.may_act("a-1")
+    assert b.owner("x:1") == "b"  # rule 1's text: no readback of b-2 has passed here yet
+    b.receive("RW1 RB c-1 re=b-2 from=c to=b item=x:1 ask=FIX")
+    assert b.owner("x:1") == "c" and not b.may_act("a-1")

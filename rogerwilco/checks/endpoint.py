@@ -573,6 +573,7 @@ class Endpoint:
         self._rb_of: dict[str, list[str]] = {}  # HO id -> the RBs that answer it
         self._changes: dict[str, Handoff] = {}  # under rb=all: a sender's ST or AN -> the handoff it changes
         self._item_passed: dict[str, int] = {}  # item -> the place of its latest HO whose readback passed
+        self._item_acted: dict[str, int] = {}  # item -> the place of its latest HO whose receiver reported the act
         self._questions: dict[str, str | None] = {}  # AQ id -> the AN/UN that answered it
         # a CX that came before what it names (a transport that reorders): the id it names -> the CXs, applied
         # when that HO arrives, so a cancel received before the act stops it whatever the order of arrival
@@ -730,7 +731,16 @@ class Endpoint:
             return False
         if self._held_cancel(h) is not None:
             return False
-        return h.item is None or (self._owner(h.item) == self.me and not self._handing_on(h.item))
+        return h.item is None or (self._acting_owner(h.item) == self.me and not self._handing_on(h.item))
+
+    def _acting_owner(self, item: str) -> str | None:
+        """:meth:`_owner`, where a handoff whose receiver reported the act (a DN; it may have overtaken the RB
+        on the way) counts as read back: that receiver acted on the item, so it went on (spec 5 rule 1, one
+        owner), whether or not this end saw the readback."""
+        acted = self._item_acted.get(item)
+        if acted is None or acted <= self._item_passed.get(item, -1):
+            return self._owner(item)
+        return self._messages[self._item_hos[item][acted]].to
 
     def _held_cancel(self, h: Handoff) -> str | None:
         """A cancel held for an HO not yet received (a transport that reorders) that may name an issue of ``h``:
@@ -1060,6 +1070,9 @@ class Endpoint:
             h.answered_by = message.id
         if event == "DN-act" and h.act_dn is None:
             h.act_dn = message.id
+            if h.item is not None and self._peers is None and h.live in self._ho_index:
+                place = self._ho_index[h.live]
+                self._item_acted[h.item] = max(self._item_acted.get(h.item, place), place)
         if kind == "CX":
             h.cancels += (message.id,)
         self.findings.extend(findings)
@@ -1216,9 +1229,15 @@ class Endpoint:
             h.passing_rb = None
         findings, replies = self._step(h, how, ho)
         self.findings.extend(findings)
+        if how == "reissue":  # its re-sends that came before it (untraced then) join it, as a re-send's do
+            h = self._join_resends(ho, h, reissued=True)
         if mine:
             return events
-        if "UN-DUP" in replies and live:
+        if how == "reissue" and (h.rb != "offered" or h.close != "open"):
+            # such a re-send was read back or closed as a handoff of its own: it holds the re-issue now (one
+            # readback, one act)
+            events = [Redelivered(message=ho)]
+        elif "UN-DUP" in replies and live:
             mine_rb = next((self._messages[rb] for issue in reversed(h.issues) for rb in self._rb_of.get(issue, ())
                             if self._messages[rb].from_ == self.me), None)
             reply = self._compose("UN", re=ho.id, to=ho.from_, item=ho.item, slots={"why": "DUP"},
@@ -1228,7 +1247,7 @@ class Endpoint:
             events = [Duplicate(message=ho, handoff=earlier, readback=self._text[mine_rb.id] if mine_rb else None),
                       Reply(line=reply.to_line())]
         else:
-            offered = self._offered(ho, h)
+            offered = self._offered(self._messages[h.live], h)  # (a re-send of ``ho`` that came first is live)
             events = [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
                                    resend_of=earlier if how == "resend" else None)]
         if how == "resend" and live:
@@ -1283,7 +1302,7 @@ class Endpoint:
         self._carried[ho.id] = later.id
         return h
 
-    def _join_resends(self, ho: Message, h: Handoff) -> Handoff:
+    def _join_resends(self, ho: Message, h: Handoff, *, reissued: bool = False) -> Handoff:
         """The re-sends of ``ho`` that arrived before it (their ``re=`` named an HO this end had not seen, so each
         was offered as a handoff of its own), and theirs in turn: ``ho`` re-sends ``h``, so they do too and join
         it, after ``ho`` (spec 5 rule 1: a retry cannot create two owners), with the re-sends of them that came
@@ -1293,8 +1312,10 @@ class Endpoint:
         closed, it closes it twice, as the thread check reads the same lines). Where ``h`` was neither read back
         nor closed by this end (its readback and its closes were refused while the re-send might repeat it: "A
         re-send that arrives before its original"), it is the other way round: ``h`` joins the re-send's
-        handoff, which keeps its readback and its close (one readback, one act). The handoff that holds them
-        all is returned."""
+        handoff, which keeps its readback and its close (one readback, one act). ``reissued``: ``ho`` is a
+        re-issue, offered again (it may change the HO: a readback of a re-send of it, read back as a handoff of
+        its own before it came, counts for nothing, as a readback of an issue before a re-issue; a close
+        stands). The handoff that holds them all is returned."""
         for later_id in list(self._item_hos.get(ho.item, ())) if ho.item is not None else ():
             later = self._messages.get(later_id)
             alone = self._handoffs.get(later_id)
@@ -1303,7 +1324,7 @@ class Endpoint:
                     or not self._resent_since(alone, later_id)):
                 continue
             # (a readback that failed is no readback: no act follows it)
-            if alone.rb in ("offered", "void") and alone.close in ("open", "cancelled"):
+            if (reissued or alone.rb in ("offered", "void")) and alone.close in ("open", "cancelled"):
                 into, taken = h, alone
             elif h.rb in ("offered", "void") and h.close in ("open", "cancelled"):
                 into, taken = alone, h
@@ -1322,7 +1343,7 @@ class Endpoint:
                             live=False)
             h = into
             for issue in taken.issues:
-                h = self._join_resends(self._messages[issue], h)
+                h = self._join_resends(self._messages[issue], h, reissued=reissued)
         return h
 
     def _resends_unseen(self, later: Message, h: Handoff, ho: Message) -> bool:
@@ -1816,12 +1837,15 @@ class Endpoint:
         """:meth:`_owner` less the handoffs their sender withdrew (a CX): a readback of a handoff that was then
         cancelled leaves the item with its sender (spec 5.4), so it does not make this end the holder. A cancel
         held for an HO not yet received that may withdraw it (:meth:`_held_cancel`) counts as one: until that HO
-        comes, this end cannot tell that the item is still its own."""
+        comes, this end cannot tell that the item is still its own. A handoff its receiver reported acting on
+        (a DN that may have overtaken its RB) counts as read back."""
         hos = self._item_hos.get(item, ())
         for ho_id in reversed(hos):
             h = self._handoffs.get(ho_id)
-            if (self._readbacks.get(ho_id, ("", ""))[0] == "passed" and h is not None and not h.cancels
-                    and (h.receiver != self.me or self._held_cancel(h) is None)):
+            if h is None or h.cancels:
+                continue
+            went_on = self._readbacks.get(ho_id, ("", ""))[0] == "passed" or (h.act_dn is not None and ho_id == h.live)
+            if went_on and (h.receiver != self.me or self._held_cancel(h) is None):
                 return self._messages[ho_id].to
         return self._messages[hos[0]].from_ if hos else None
 
@@ -2173,8 +2197,8 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
         while ho_id in later and ho_id not in chain:  # (it, then what it carries forward first)
             chain.append(ho_id)
             link = links[ho_id]
-            if link is None:
-                break
+            if link is None or places.get(link[0], -1) > places[ho_id]:
+                break  # (an HO listed before the one it carries forward came first, as a handoff of its own)
             ho_id = link[0]
         for i in reversed(chain):
             deliver_in_place(later.pop(i))

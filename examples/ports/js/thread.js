@@ -473,16 +473,24 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     while (later.has(id) && !chain.includes(id)) {
       chain.push(id);
       const link = links.get(id);
-      if (link == null) break;
+      // an HO listed before the one it carries forward came first, as a handoff of its own: taken alone
+      if (link == null || (arrivalPlace.get(link[0]) ?? -1) > arrivalPlace.get(id)) break;
       id = link[0];
     }
     for (const x of chain.reverse()) takeOne(x);
   };
   const takeOne = (id) => {
     later.delete(id);
-    liveOf.set(root(id), id);
     if (!issuesOf.has(root(id))) issuesOf.set(root(id), []);
-    issuesOf.get(root(id)).push(id);
+    const issues = issuesOf.get(root(id));
+    // re-sends of it taken before it (they came first) join it after it, and the latest of them stays live
+    const resent = issues.findIndex((x) => x !== id && carries(x, id));
+    if (resent < 0) {
+      liveOf.set(root(id), id);
+      issues.push(id);
+    } else {
+      issues.splice(resent, 0, id);
+    }
     const ho = byId.get(id);
     if (ho.item === null) return;
     for (const agent of ho.from === ho.to ? [ho.from] : [ho.from, ho.to]) {
