@@ -440,6 +440,9 @@ THREAD_EVENTS = [
     "RW1 HO a-4 re=a-1 from=a to=b item=x ask=DRAFT due=20261010",
     "RW1 HO a-5 re=b-3 from=a to=b item=x ask=DRAFT due=20261010 exp=20261001T1200Z",
     "RW1 RB b-20 re=a-5 from=b to=a item=x ask=DRAFT due=20261010",
+    "RW1 HO a-24 re=a-5 from=a to=b item=x ask=DRAFT due=20261010 exp=20261001T1200Z",  # a re-send of the re-issue
+    "RW1 RB b-25 re=a-24 from=b to=a item=x ask=DRAFT due=20261010",
+    "RW1 DN b-26 re=a-24 from=b to=a item=x out=OK",
     "RW1 UN b-6 re=a-4 from=b to=a why=DUP",
     "RW1 DN b-7 re=a-1 from=b to=a item=x out=OK",
     "RW1 DN b-8 re=a-1 from=b to=a item=x out=NOOP",
