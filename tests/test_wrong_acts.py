@@ -1142,15 +1142,25 @@ def test_a_cancel_of_an_untraced_resend_goes_to_the_handoff_its_link_shows_when_
 
 
 def test_a_cancel_of_an_untraced_resend_guessed_onto_an_open_handoff_withdraws_both():
-    """The same, with a-1 open and read back when the cancel comes: the guess withdrew it (b abandoned it and
-    said so, so it stays withdrawn: no act on a guess undone), and a-4, when it comes, is withdrawn too."""
+    """The same, with a-1 open and read back when the cancel comes: the guess withdrew it, and b abandoned it,
+    so it stays withdrawn (no act on a guess undone); a-4, when it comes, is withdrawn too, and a, which never
+    cancelled a-1, is told with a DN out=NOOP. A cancel of a-1 that crossed it closes a-1 twice, at the live
+    end as in the thread check."""
     b = Endpoint("b")
     b.send(b.receive(HO)[0].readback, number=True)
     b.receive("RW1 CX a-6 re=a-5 from=a to=b item=x:1 why=REVOKED")
     b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX")
-    b.receive("RW1 HO a-4 from=a to=b item=x:1 ask=FIX")
+    events = b.receive("RW1 HO a-4 from=a to=b item=x:1 ask=FIX")
+    assert any(isinstance(e, Cancelled) and e.handoff == "a-5" for e in events)
+    told = [e.line for e in events if isinstance(e, Reply)]
+    assert told == ["RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=NOOP // abandoned on a-6, which named another "
+                    "handoff; nothing executed"]
     assert not b.may_act("a-1") and not b.may_act("a-4")
-    assert b.handoff("a-1").close == "cancelled" and b.handoff("a-4").close == "cancelled"
+    assert b.handoff("a-4").close == "cancelled"
+    b.receive("RW1 CX a-7 re=a-1 from=a to=b item=x:1 why=REVOKED")
+    lines = [line for _, line in b.journal()]
+    assert [(f.kind, f.token) for f in b.findings] == [("closed-twice", "a-7")]
+    assert failed_kinds(lines) == {("closed-twice", "a-7")}
 
 
 def test_a_resend_that_came_before_its_reissue_joins_it_when_it_comes_one_act():

@@ -1154,8 +1154,9 @@ class Endpoint:
         forward. Until then such a cancel went to the first handoff the re-send may repeat (:meth:`_untraced_original`;
         on a closed one, its close again). Where the re-send turns out to carry forward another handoff, the cancel
         withdraws that one, as its sender meant (spec 5.4): no readback or act on it follows. A close-twice the
-        guess found on a handoff already closed is taken back (the cancel never named it); a handoff the guess
-        withdrew while open stays withdrawn (its receiver abandoned it and said so: no act)."""
+        guess found on a handoff already closed is taken back (the cancel never named it). A handoff the guess
+        withdrew while open stays withdrawn (its receiver abandoned it: no act on a guess undone), and, live, its
+        sender, which never cancelled it, is told: a ``DN out=NOOP``, recorded as sent (a :class:`Reply`)."""
         events: list[Any] = []
         for cx_id, resend_id in list(self._untraced_cancels.items()):
             h = self._handoffs.get(resend_id)
@@ -1176,6 +1177,15 @@ class Endpoint:
                     guessed.findings = tuple(f for f in guessed.findings if f not in wrong)
                     self.findings[:] = [f for f in self.findings if f not in wrong]
             events += self._apply(self._messages[cx_id], outgoing=False, at=at, live=live)
+            if (guessed is not None and guessed is not h and before == "open" and live and guessed.close == "cancelled"
+                    and guessed.cancels[-1:] == (cx_id,) and guessed.answered_by is None):
+                ho = self._messages[guessed.live]
+                reply = self._compose("DN", re=ho.id, to=ho.from_, item=ho.item, slots={"out": "NOOP"},
+                                      profile=ho.profile, tail=f"abandoned on {cx_id}, which named another "
+                                      "handoff; nothing executed")
+                self._record(reply, "out", {}, at)
+                self._apply(reply, outgoing=True, at=at, live=live)
+                events.append(Reply(line=reply.to_line()))
         return events
 
     def _take_ho(self, ho: Message, at: str, *, live: bool, mine: bool) -> list[Any]:
