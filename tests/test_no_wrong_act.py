@@ -296,10 +296,12 @@ class NoWrongAct(RuleBasedStateMachine):
     def owner(self, item: str) -> str | None:
         """Spec 5 rule 1: the ``to`` of the HO whose readback passing its sender's check came last (the readback
         transfers the item), less a handoff its sender cancelled and its receiver abandoned (``AN val=Y``, spec
-        5.4: the item stays with the sender)."""
+        5.4: the item stays with the sender), and less a handoff a DN forged in its receiver's name closed at its
+        sender (that sender may hand the item on again: the deceived receiver is left out of the one-owner check,
+        :meth:`never_two_owners`, and so is its readback here)."""
         hos = [ho for ho in self.hos if ho.item == item]
         passed = [(min(self.seq[rb] for rb in rbs), ho) for ho in hos
-                  if not any(i in self.abandoned for i in self.issues(ho.id)[1])
+                  if not any(i in self.abandoned or (ho.to, i) in self.forged_done for i in self.issues(ho.id)[1])
                   and (rbs := [rb for rb in self.rb_of.get(ho.id, ()) if self.rb_pass[rb]])]
         if passed:
             return max(passed, key=lambda pair: pair[0])[1].to
