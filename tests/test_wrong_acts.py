@@ -1226,3 +1226,24 @@ def test_an_end_that_handed_an_item_on_may_not_act_on_it_when_the_done_report_ov
     assert b.owner("x:1") == "b"  # rule 1's text: no readback of b-2 has passed here yet
     b.receive("RW1 RB c-1 re=b-2 from=c to=b item=x:1 ask=FIX")
     assert b.owner("x:1") == "c" and not b.may_act("a-1")
+
+
+def test_an_untraced_resend_answered_dup_stays_apart_when_its_link_shows_a_new_handoff():
+    """b acted on a-1; CX a-6 names a-5, then a-5 comes (re=a-4, never seen): b answers it UN why=DUP. a-4 comes,
+    a new handoff: the UN closed a-5 alone, as a reads it, so a-4 is a handoff of its own, and the cancel of its
+    re-send withdraws it (no readback offered, AN val=Y); the live end and the thread check report nothing."""
+    b = Endpoint("b")
+    b.send(b.receive(HO)[0].readback, number=True)
+    b.send("RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=OK")
+    b.receive("RW1 CX a-6 re=a-5 from=a to=b item=x:1 why=REVOKED")
+    b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX")
+    b.send("RW1 UN b-3 re=a-5 from=b to=a item=x:1 why=DUP")
+    events = b.receive("RW1 HO a-4 from=a to=b item=x:1 ask=FIX")
+    assert not any(isinstance(e, HandoffOffered) for e in events)
+    cancelled = next(e for e in events if isinstance(e, Cancelled))
+    assert cancelled.handoff == "a-4" and cancelled.reply.get("val") == "Y"
+    b.send(cancelled.reply, number=True)
+    assert b.handoff("a-4").issues == ("a-4",) and not b.may_act("a-4")
+    assert b.findings == []
+    assert failed_kinds([line for _, line in b.journal()]) == set()
+    assert {f.kind for f in check_thread([line for _, line in b.journal()], now="20261001T0000Z").findings} == set()

@@ -1031,6 +1031,11 @@ class Endpoint:
             split = self._split_dup(h, named, message)
             if split is not None:
                 return [] if mine else [HandoffClosed(message=message, handoff=named.id)]
+            if not self._observer and named.id == h.key and message.from_ == named.to and self._untraced(named):
+                # a re-send whose link was lost, answered as a duplicate: when the link comes, the UN has closed
+                # that re-send alone, as its sender reads it (and as a replay reads the log): the HO it names is
+                # no issue of the re-send's closed handoff, and a cancel of the re-send withdraws that HO's
+                self._duplicates.add(named.id)
         if kind == "CX" or (h.close == "open" and not is_duplicate_answer(message, message.get("why"), named or ho,
                                                                             self.continues(named or ho))):
             # a cancel naming a re-send its receiver answered UN why=DUP withdraws the handoff that re-send
@@ -1146,7 +1151,10 @@ class Endpoint:
     def _apply_ho(self, ho: Message, at: str, *, live: bool, mine: bool) -> list[Any]:
         events = self._take_ho(ho, at, live=live, mine=mine)
         if self._untraced_cancels and not mine:
-            events += self._retarget_untraced_cancels(at, live=live)
+            moved = self._retarget_untraced_cancels(at, live=live)
+            if moved:  # a handoff such a cancel withdraws is offered no readback
+                events = [e for e in events if not isinstance(e, HandoffOffered)
+                          or self._handoffs[e.handoff].close == "open"] + moved
         return events
 
     def _retarget_untraced_cancels(self, at: str, *, live: bool) -> list[Any]:
