@@ -1247,3 +1247,22 @@ def test_an_untraced_resend_answered_dup_stays_apart_when_its_link_shows_a_new_h
     assert b.findings == []
     assert failed_kinds([line for _, line in b.journal()]) == set()
     assert {f.kind for f in check_thread([line for _, line in b.journal()], now="20261001T0000Z").findings} == set()
+
+
+def test_a_guessed_cancel_on_a_handoff_cancelled_late_already_is_taken_back_when_the_link_comes():
+    """Seed 478: as in the test above, with a late cancel of a-1 (after its act) before the cancel of the
+    untraced re-send: the guess closes a-1 a third time, and the link takes that back; the first late cancel
+    stays a close-twice, at the live end as in the thread check."""
+    b = Endpoint("b")
+    b.send(b.receive(HO)[0].readback, number=True)
+    b.send("RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=OK")
+    b.receive("RW1 CX a-2 re=a-1 from=a to=b item=x:1 why=REVOKED")
+    b.receive("RW1 CX a-6 re=a-5 from=a to=b item=x:1 why=REVOKED")
+    b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX")
+    assert {(f.kind, f.token) for f in b.findings} == {("closed-twice", "a-2"), ("closed-twice", "a-6")}
+    cancelled = next(e for e in b.receive("RW1 HO a-4 from=a to=b item=x:1 ask=FIX") if isinstance(e, Cancelled))
+    assert cancelled.handoff == "a-5"
+    b.send(cancelled.reply, number=True)
+    assert [(f.kind, f.token) for f in b.findings] == [("closed-twice", "a-2")]
+    assert {(f.kind, f.token) for f in check_thread([line for _, line in b.journal()], now="20261001T0000Z").findings
+            if f.kind == "closed-twice"} == {("closed-twice", "a-2")}

@@ -1176,7 +1176,7 @@ class Endpoint:
                 continue
             del self._untraced_cancels[cx_id]
             guessed, before = self._guessed.pop(cx_id, (None, ""))
-            if guessed is not None and guessed is not h and before in ("done", "closed"):
+            if guessed is not None and guessed is not h and before != "open":  # (its close again: taken back)
                 step = TRANSITIONS[(before, "CX")]
                 if guessed.close == step.next and guessed.cancels[-1:] == (cx_id,):  # nothing came after it
                     guessed.close = before
