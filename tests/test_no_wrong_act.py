@@ -301,7 +301,8 @@ class NoWrongAct(RuleBasedStateMachine):
         :meth:`never_two_owners`, and so is its readback here)."""
         hos = [ho for ho in self.hos if ho.item == item]
         passed = [(min(self.seq[rb] for rb in rbs), ho) for ho in hos
-                  if not any(i in self.abandoned or (ho.to, i) in self.forged_done for i in self.issues(ho.id)[1])
+                  if not any(i in self.abandoned or (ho.to, i) in self.forged_done
+                             for i in self.with_resends(ho.from_, set(self.issues(ho.id)[1])))
                   and (rbs := [rb for rb in self.rb_of.get(ho.id, ()) if self.rb_pass[rb]])]
         if passed:
             return max(passed, key=lambda pair: pair[0])[1].to
@@ -360,7 +361,16 @@ class NoWrongAct(RuleBasedStateMachine):
         of it ``name`` has not received yet, so the sender's issues of it are read too."""
         view = self.ends[h.sender].handoff(h.id) if h.sender in self.ends else None
         issues = set(h.issues) | (set(view.issues) if view is not None else set())
-        return any((name, i) in self.forged_done for i in issues)
+        return any((name, i) in self.forged_done for i in self.with_resends(h.sender, issues))
+
+    def with_resends(self, sender: str, issues: set[str]) -> set[str]:
+        """``issues`` and their re-sends, those answered UN why=DUP among them (split off from the handoff: a DN
+        naming one closes the handoff it repeated)."""
+        more = issues
+        while more:
+            more = {ho.id for ho in self.hos if ho.re in more and ho.from_ == sender} - issues
+            issues = issues | more
+        return issues
 
     def check_threads(self) -> None:
         """Each endpoint's journal through check_thread: nothing it let out fails, and the table's findings on
