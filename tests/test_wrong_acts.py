@@ -1266,3 +1266,22 @@ def test_a_guessed_cancel_on_a_handoff_cancelled_late_already_is_taken_back_when
     assert [(f.kind, f.token) for f in b.findings] == [("closed-twice", "a-2")]
     assert {(f.kind, f.token) for f in check_thread([line for _, line in b.journal()], now="20261001T0000Z").findings
             if f.kind == "closed-twice"} == {("closed-twice", "a-2")}
+
+
+def test_a_sender_whose_kept_back_criteria_voided_a_readback_may_hand_the_item_on_and_the_thread_check_agrees():
+    """Seed 541: a hands x:1 to b under rb=acc, keeping its criteria back; b's readback contradicts them, so
+    it is void at a, and a never answers it val=Y. b hands x:1 back to a (which b holds by its own record, its
+    readback waiting for the verdict) and a hands x:1 to b again: a holds the item, and the thread check, which
+    cannot judge the readback, does not call that hand-on not-owner. Once a answers val=Y, it would be."""
+    a = Endpoint("a")
+    a.send("RW1 HO a-1 from=a to=b item=x:1 ask=DRAFT rb=acc keys=len+tone // 120 words, plain tone",
+           expect_acc="len:120w+tone:plain")
+    a.receive("RW1 RB b-1 re=a-1 from=b to=a item=x:1 ask=DRAFT acc=len:150w+tone:plain")
+    assert a.owner("x:1") == "a"
+    a.receive("RW1 HO b-2 from=b to=a item=x:1 ask=FIX")
+    a.send("RW1 HO a-2 from=a to=b item=x:1 ask=FIX")
+    lines = [line for _, line in a.journal()]
+    assert not failed_kinds(lines)
+    # the same lines with the val=Y the sender did not send: the item went to b, and a's hand-on is not-owner
+    confirmed = lines[:2] + ["RW1 AN a-3 re=b-1 from=a to=b val=Y"] + lines[2:]
+    assert failed_kinds(confirmed) == {("not-owner", "a-2")}

@@ -74,7 +74,10 @@ passes the sender's check, :func:`rogerwilco.checks.readback.check_rb` (the thre
 holds neither the sender's private criteria nor its record). The owner of an
 item is the ``to`` of the most recent HO (stream order) whose readback
 passed; before any, the sender of the item's first HO. Every HO's state is
-one of :data:`HANDOFF_STATES`.
+one of :data:`HANDOFF_STATES`. An HO of an item its sender was offered and
+has not read back is ``not-owner`` unless the item is the sender's by its own
+record, where a readback of its own HO at a level whose verdict is its own
+(``acc``, ``plan``, ``exec``) counts from its ``AN val=Y``.
 
 **Keys.** Every finding about a handoff carries that handoff's live HO id as
 ``key`` (for a CX from the wrong party, the HO its ``re=`` names); findings
@@ -105,6 +108,8 @@ from ..core.message import Message
 from ..core import _deprecated, speedups
 from .endpoint import Endpoint, Handoff, finding_text, replay_indexed
 from .lifecycle import CLOSE_EVENTS, CLOSE_TRANSITIONS, CLOSERS, HANDOFF_STATES, Conversation  # noqa: F401
+from .lifecycle import waits_for_verdict
+from .readback import levels_of
 from ..core.semantics import LineResult, check_line
 from ..core.slottypes import parse_time
 from ..core.vocab import Receiver, as_receiver
@@ -757,6 +762,10 @@ def _not_owner(messages: list[Any], hos: list[Any], ends: Mapping[str, Endpoint]
     owns the item"). The live endpoint refuses the HO (``not-owner``); the two-owners rule then has nothing
     to add about it."""
     at = {m.id: i for i, m in enumerate(messages)}
+    confirmed: dict[str, int] = {}  # an RB -> where its HO's sender first answered it val=Y
+    for i, m in enumerate(messages):
+        if m.type == "AN" and m.re is not None and m.re not in confirmed and m.get("val") == "Y":
+            confirmed[m.re] = i
     found: dict[int, Finding] = {}
     seen: set[int] = set()
     of_item: dict[str, list[Any]] = {}  # each item's HOs so far, in stream order
@@ -773,7 +782,7 @@ def _not_owner(messages: list[Any], hos: list[Any], ends: Mapping[str, Endpoint]
             continue  # a re-send or re-issue hands nothing on anew (the live guard lets it out as one too)
         here = at[ho.id]
         earlier = [(m, ends[m.from_]._handoffs[m.id]) for m in before[:-1] if ho.from_ in (m.from_, m.to)]
-        if _holder_then(ho.from_, earlier, ends, at, here) == ho.from_:
+        if _holder_then(ho.from_, earlier, ends, at, here, confirmed) == ho.from_:
             continue
         unread = next((h for m, h in earlier if h.receiver == ho.from_ and h.sender != ho.from_
                        and _open_then(h, at, here) and not _read_back_then(h, ends[h.sender], at, here)), None)
@@ -820,13 +829,19 @@ def _read_back_again(messages: list[Any], by_id: Mapping[str, Any], ends: Mappin
 
 
 def _holder_then(agent: str, earlier: list[tuple[Any, Handoff]], ends: Mapping[str, Endpoint],
-                 at: Mapping[str, int], here: int) -> str | None:
+                 at: Mapping[str, int], here: int, confirmed: Mapping[str, int]) -> str | None:
     """The item's holder by ``agent``'s record at ``here`` (the live endpoint's ``_holder``): ``earlier`` are the
-    item's HOs ``agent`` took part in before that place, with their handoffs."""
+    item's HOs ``agent`` took part in before that place, with their handoffs. A readback of ``agent``'s own HO at
+    a level whose verdict is the sender's (``acc``, ``plan``, ``exec``) counts from ``agent``'s ``AN val=Y`` to
+    it (``confirmed``): until then the verdict is ``agent``'s alone, on criteria or a record the stream may not
+    hold, and the receiver may not act (spec 5.2, 5.3)."""
     for m, h in reversed(earlier):
         rb = ends[m.from_]._readbacks.get(m.id, ("", ""))
-        if rb[0] == "passed" and at[rb[1]] < here and not any(at[cx] < here for cx in h.cancels):
-            return m.to
+        if rb[0] != "passed" or at[rb[1]] > here or any(at[cx] < here for cx in h.cancels):
+            continue
+        if m.from_ == agent and waits_for_verdict(levels_of(m)) and confirmed.get(rb[1], here) >= here:
+            continue
+        return m.to
     return earlier[0][0].from_ if earlier else None
 
 

@@ -636,7 +636,13 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   // item while a handoff of it to its sender is open and not read back, and the item is not the sender's by
   // its own record then (the to of its latest HO of the item whose readback passed and that no cancel
   // withdrew, else its first HO's sender); the live endpoint refuses it, before two-owners
+  // a readback of the sender's own HO at a level whose verdict is the sender's counts for the sender from its
+  // AN val=Y: until then the verdict is the sender's alone (criteria or a record the stream may not hold)
   const notOwner = new Map(); // handoff (its root) -> [HO, the root of the handoff it was offered]
+  const confirmedAt = new Map(); // RB id -> place of the first AN val=Y naming it
+  messages.forEach((m, i) => {
+    if (m.type === "AN" && m.re !== null && !confirmedAt.has(m.re) && get(m, "val") === "Y") confirmedAt.set(m.re, i);
+  });
   const ofItem = new Map(); // item -> its HOs so far, in stream order
   const startSeen = new Set();
   const passedBefore = (hoId, here) => {
@@ -658,6 +664,8 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     for (let i = earlier.length - 1; i >= 0; i--) {
       const m = earlier[i];
       if (passedBefore(m.id, here) && !state.get(root(m.id)).cancels.some((c) => position.get(c.id) < here)) {
+        if (m.from === ho.from && levelsOf(m).some((level) => VERDICT_LEVELS.has(level))
+            && !(confirmedAt.get(readback.get(m.id)[1]) < here)) continue;
         holder = m.to;
         break;
       }
