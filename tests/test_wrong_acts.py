@@ -1285,3 +1285,23 @@ def test_a_sender_whose_kept_back_criteria_voided_a_readback_may_hand_the_item_o
     # the same lines with the val=Y the sender did not send: the item went to b, and a's hand-on is not-owner
     confirmed = lines[:2] + ["RW1 AN a-3 re=b-1 from=a to=b val=Y"] + lines[2:]
     assert failed_kinds(confirmed) == {("not-owner", "a-2")}
+
+
+def test_a_restarted_end_applies_a_resends_dup_answer_before_the_cancel_held_for_it_as_the_live_step_did():
+    """Found by the machine across restarts: b acted on a-1; a cancel of a-2 (a re-send of a-1, not yet
+    received) is held; a-2 comes and is answered UN why=DUP, then the held cancel closes a-1 a second time.
+    Live, the UN went before the cancel, so the finding is a-1's, as the thread check says; an end rebuilt from
+    the journal, which holds the UN after the HO, applied the cancel first and keyed it a-2."""
+    b = Endpoint("b")
+    b.send(b.receive(HO)[0].readback, number=True)
+    b.send("RW1 DN b-2 re=a-1 from=b to=a item=x:1 out=OK")
+    b.receive("RW1 CX a-3 re=a-2 from=a to=b item=x:1 why=REVOKED")
+    events = b.receive("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    assert [type(e).__name__ for e in events] == ["Duplicate", "Reply", "Cancelled"]
+    live = [(f.kind, f.key, f.token) for f in b.findings]
+    assert live == [("closed-twice", "a-1", "a-3")]
+    again = Endpoint("b", ledger=b.ledger)
+    assert [(f.kind, f.key, f.token) for f in again.findings] == live
+    assert again.journal() == b.journal()
+    report = check_thread([line for _, line in b.journal()], now="20261001T0000Z")
+    assert [(f.kind, f.key, f.token) for f in report.findings if f.failed] == live

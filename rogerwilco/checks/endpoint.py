@@ -86,7 +86,7 @@ from ..core.findings import NOTE, Finding, fail
 # the table and the rule are the lifecycle's; the names stay importable from here
 from .lifecycle import (CLOSE_STATES, CLOSERS, ECHO_STATES, EVENTS, READBACK_STATES, REPLIES, TRANSITIONS,  # noqa: F401
                         Step, handoff_of, is_duplicate_answer, issue_link, waits_for_verdict, whole)
-from .ledger import MemoryLedger, SQLiteLedger, Transaction, open_ledger, refused_entry
+from .ledger import Entry, MemoryLedger, SQLiteLedger, Transaction, open_ledger, refused_entry
 from ..core.message import Message
 from .readback import (ReadbackInputError, ReadbackReport, check_dn, check_ho, check_rb, levels_of, make_rb,
                        readback_passes)
@@ -561,6 +561,9 @@ class Endpoint:
         self._extra: dict[str, Mapping[str, Any]] = {}
         self._at: dict[str, str] = {}
         self._replies: dict[str, tuple[str, ...]] = {}  # received id -> ids of the replies it caused
+        # rebuilding from the journal: its replies not yet applied (id -> entry), and those a step applied early
+        self._ahead: dict[str, Entry] = {}
+        self._early: set[str] = set()
         self._unreadable: dict[str, tuple[str, ...]] = {}  # a line that could not be taken -> its replies
         self._handoffs: dict[str, Handoff] = {}  # every issue id -> its handoff
         # of each issue (an HO id belongs to one handoff at this end, so these are kept here, by HO id: one
@@ -590,20 +593,50 @@ class Endpoint:
         self.findings: list[Finding] = []
 
     def _catch_up(self, tx: Transaction) -> None:
-        for entry in tx.entries(self.me, self._seen):
-            self._seen = max(self._seen, entry.seq)
-            try:  # a refused line is journalled cut short: it is never parsed again
-                message = None if "refused" in entry.extra else \
-                    Message.from_line(entry.line, self.receiver).replace(source=None)
-            except RW1Error:
-                message = None
-            if entry.dir == "out":
-                if message is not None:
-                    self._record(message, "out", entry.extra, entry.at, entry.line)
-                    self._apply(message, outgoing=True, at=entry.at, live=False)
-            else:
-                self._take(entry.line, message, entry.at, live=False, extra=entry.extra)
+        entries = tx.entries(self.me, self._seen)
+        # a step's replies are journalled after the line that caused it; a step that applied one before what it
+        # did next (a UN why=DUP before the cancels held for the HO) takes it from here (:meth:`_journalled_reply`)
+        self._ahead = {entry.msg_id: entry for entry in entries
+                       if entry.dir == "out" and entry.msg_id is not None and "refused" not in entry.extra}
+        try:
+            for entry in entries:
+                self._seen = max(self._seen, entry.seq)
+                if entry.dir == "out" and entry.msg_id in self._early:
+                    continue  # applied where the step that made it applied it
+                try:  # a refused line is journalled cut short: it is never parsed again
+                    message = None if "refused" in entry.extra else \
+                        Message.from_line(entry.line, self.receiver).replace(source=None)
+                except RW1Error:
+                    message = None
+                if entry.dir == "out":
+                    if message is not None:
+                        self._record(message, "out", entry.extra, entry.at, entry.line)
+                        self._apply(message, outgoing=True, at=entry.at, live=False)
+                else:
+                    self._take(entry.line, message, entry.at, live=False, extra=entry.extra)
+        finally:
+            self._ahead = {}
+            self._early = set()
         self._last_number = tx.last_number(self.me)
+
+    def _journalled_reply(self, cause: str, kind: str, re: str) -> Message | None:
+        """Rebuilding from the journal: the reply of type ``kind`` naming ``re`` that the live step taking
+        ``cause`` composed and applied at this point, recorded here as it was then (None if the journal has
+        none), so the rebuilt end applies what came after it in the same order as the live one."""
+        for reply_id in self._replies.get(cause, ()):
+            entry = self._ahead.get(reply_id)
+            if entry is None:
+                continue
+            try:
+                message = Message.from_line(entry.line, self.receiver).replace(source=None)
+            except RW1Error:
+                continue
+            if message.type == kind and message.re == re:
+                del self._ahead[reply_id]
+                self._early.add(reply_id)
+                self._record(message, "out", entry.extra, entry.at, entry.line)
+                return message
+        return None
 
     def _record(self, message: Message, direction: str, extra: Mapping[str, Any], at: str,
                 text: str | None = None) -> None:
@@ -1264,15 +1297,19 @@ class Endpoint:
             self._apply(reply, outgoing=True, at=at, live=live)
             events = [Duplicate(message=ho, handoff=earlier, readback=self._text[mine_rb.id] if mine_rb else None),
                       Reply(line=reply.to_line())]
+        elif "UN-DUP" in replies and self._ahead:  # rebuilt: the UN the live step made here (a replay reads none)
+            reply = self._journalled_reply(ho.id, "UN", ho.id)
+            if reply is not None:
+                self._apply(reply, outgoing=True, at=at, live=live)
         else:
             offered = self._offered(self._messages[h.live], h)  # (a re-send of ``ho`` that came first is live)
             events = [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
                                    resend_of=earlier if how == "resend" else None)]
-        if how == "resend" and live:
-            events += self._answer_resends_of_closed(ho, h, at)
+        if how == "resend" and (live or self._ahead):
+            events += self._answer_resends_of_closed(ho, h, at, ho.id, live=live)
         return self._apply_early_cancels(ho, h, events, at, live=live)
 
-    def _answer_resends_of_closed(self, ho: Message, h: Handoff, at: str) -> list[Any]:
+    def _answer_resends_of_closed(self, ho: Message, h: Handoff, at: str, cause: str, *, live: bool) -> list[Any]:
         """The re-sends of ``ho`` that came before it and that this end read back as handoffs of their own (their
         ``re=`` named an HO it had not seen), and theirs in turn: ``ho`` shows them to be re-sends of ``h``. Where
         ``h`` is closed, each repeats a closed handoff: it is answered ``UN why=DUP``, which closes it, so no act
@@ -1288,12 +1325,18 @@ class Endpoint:
                     or later.from_ != ho.from_ or later.to != ho.to or alone.close != "open"
                     or alone.rb == "offered"):
                 continue
-            reply = self._compose("UN", re=later.id, to=later.from_, item=later.item, slots={"why": "DUP"},
-                                  profile=later.profile, tail=f"re-sends {h.key}, already closed")
-            self._record(reply, "out", {}, at)
-            self._apply(reply, outgoing=True, at=at, live=True)
+            if live:
+                reply = self._compose("UN", re=later.id, to=later.from_, item=later.item, slots={"why": "DUP"},
+                                      profile=later.profile, tail=f"re-sends {h.key}, already closed")
+                self._record(reply, "out", {}, at)
+            else:  # rebuilt: the UN the live step made here
+                journalled = self._journalled_reply(cause, "UN", later.id)
+                if journalled is None:
+                    continue
+                reply = journalled
+            self._apply(reply, outgoing=True, at=at, live=live)
             events += [Duplicate(message=later, handoff=h.key), Reply(line=reply.to_line())]
-            events += self._answer_resends_of_closed(later, h, at)
+            events += self._answer_resends_of_closed(later, h, at, cause, live=live)
         return events
 
     def _resent_before(self, ho: Message) -> Handoff | None:
