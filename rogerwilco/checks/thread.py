@@ -491,6 +491,9 @@ def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Rece
     not_owner = _not_owner(messages, hos, ends)
     again = _read_back_again(messages, by_id, ends)
     owners_twice = _two_owners(messages, hos, groups, ends)
+    # a cancel its receiver answered (an AN naming it): answered, whichever handoff the cancel went to
+    answered = {m.re for m in messages if m.type == "AN" and m.re is not None
+                and (cx := by_id.get(m.re)) is not None and cx.type == "CX" and m.from_ == cx.to}
     for first, handoff, end in groups:
         where = place[first]
         members = sorted(handoff.issues, key=lambda i: position[i]) if len(handoff.issues) > 1 else handoff.issues
@@ -501,7 +504,7 @@ def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Rece
         else:
             findings += [(_HANDOFFS, where, attrs.evolve(f, key=key)) for f in owners_twice.get(id(handoff), ())]
         findings += [(_HANDOFFS, where, attrs.evolve(f, key=key)) for f in again.get(id(handoff), ())]
-        findings += [(_HANDOFFS, where, f) for f in _close_findings(handoff, key, conversation)]
+        findings += [(_HANDOFFS, where, f) for f in _close_findings(handoff, key, conversation, answered)]
         for ho_id in members:
             state, found = _issue_state(conversation.get(ho_id), handoff, end, conversation, ends, at)
             states[ho_id] = state
@@ -866,8 +869,9 @@ def _stood_until(handoff: Handoff, cancels: Mapping[str, Any]) -> str | None:
     return handoff.first_closer
 
 
-def _close_findings(handoff: Handoff, key: str, conversation: Conversation) -> list[Finding]:
-    """The table's findings that are this check's, keyed by the live issue, and the unanswered cancels."""
+def _close_findings(handoff: Handoff, key: str, conversation: Conversation, answered: Container[str]) -> list[Finding]:
+    """The table's findings that are this check's, keyed by the live issue, and the unanswered cancels (neither
+    in ``answered``, the cancels an AN from their receiver names, nor followed by a close from it)."""
     findings = []
     first = conversation.get(handoff.first_closer)
     for f in handoff.findings:
@@ -875,7 +879,7 @@ def _close_findings(handoff: Handoff, key: str, conversation: Conversation) -> l
             text = finding_text(f.kind, conversation.get(f.token or ""), key, first)
             findings.append(attrs.evolve(f, key=key, message=text))
     for cx in handoff.cancels:
-        if cx not in handoff.acknowledged:
+        if cx not in handoff.acknowledged and cx not in answered:
             findings.append(note(kind="cancel-unacknowledged", key=key,
                                  message=f"CX {cx} of {key} is not yet answered by {handoff.receiver}", token=cx))
     return findings
