@@ -463,6 +463,15 @@ THREAD_EVENTS = [
     "RW1 HO a-32 re=a-31 from=a to=b item=x ask=DRAFT",
     "RW1 HO a-33 re=a-34 from=a to=b item=x ask=DRAFT",  # carries forward an HO listed later
     "RW1 HO a-34 from=a to=b item=x ask=DRAFT",
+    # a re-send of a re-send of the re-issue (listed before what it re-sends), its readback, act and cancel, the
+    # cancel's answer; a re-send of the re-issue's re-send
+    "RW1 HO a-27 re=a-5 from=a to=b item=x ask=DRAFT due=20261010 exp=20261001T1200Z",
+    "RW1 HO a-28 re=a-27 from=a to=b item=x ask=DRAFT due=20261010 exp=20261001T1200Z",
+    "RW1 RB b-28 re=a-28 from=b to=a item=x ask=DRAFT due=20261010",
+    "RW1 DN b-29 re=a-28 from=b to=a item=x out=OK",
+    "RW1 CX a-29 re=a-28 from=a to=b item=x",
+    "RW1 AN b-30 re=a-29 from=b to=a val=Y",
+    "RW1 HO a-35 re=a-24 from=a to=b item=x ask=DRAFT due=20261010 exp=20261001T1200Z",
 ]
 THREAD_ODD = ["RW1 HO a-1 from=a to=b item=x ask=DRAFT due=20261011", "RW1 broken line", ""]
 thread_lines = st.tuples(

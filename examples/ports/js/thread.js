@@ -306,14 +306,21 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   });
   for (const [, ho] of [...waiting.values()].flat().sort((a, b) => a[0] - b[0])) take(ho);
 
+  // an HO taken at its place before the HO it carries forward (below, the walk) is a handoff of its own until
+  // that HO is taken; one that then stays apart (both read back or closed) is detached from the thread
+  const detached = new Set();
   const carriedTo = new Map(); // HO id -> the later HO that carries it forward
-  for (const ho of hos) {
-    if (previous.has(ho.id) && !duplicate.has(ho.id)) carriedTo.set(previous.get(ho.id)[0], ho.id);
-  }
+  const carry = () => {
+    carriedTo.clear();
+    for (const ho of hos) {
+      if (previous.has(ho.id) && !duplicate.has(ho.id) && !detached.has(ho.id)) carriedTo.set(previous.get(ho.id)[0], ho.id);
+    }
+  };
+  carry();
 
   const root = (hoId) => {
     const seen = new Set();
-    while (previous.has(hoId) && !duplicate.has(hoId) && !seen.has(hoId)) {
+    while (previous.has(hoId) && !duplicate.has(hoId) && !detached.has(hoId) && !seen.has(hoId)) {
       seen.add(hoId);
       hoId = previous.get(hoId)[0];
     }
@@ -330,7 +337,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     }
     return found;
   };
-  const groups = groupBy(root);
+  let groups = groupBy(root);
 
   // each handoff's live issue (the last HO taken into it), and the HOs each
   // agent sent or received, by item, in the order taken
@@ -393,6 +400,11 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   // an RB answering it passes checkEcho; a DN reporting the act (DN-act) while
   // a change waits for its echo is act-before-echo (spec 5 rule 1).
   const state = new Map([...groups.keys()].map((g) => [g, { rb: "offered", close: "open", echo: "echoed", pending: [], firstCloser: null, cancels: [], kinds: [] }]));
+  // an HO the walk below takes at its place before the HO it carries forward (listed later) came first: a handoff
+  // of its own, keyed by that HO, until the HO it carries forward is taken (then it joins it, or stays apart)
+  const aloneOf = new Map(); // HO id -> the first HO of the handoff of its own it is in
+  const aloneWaiting = new Map(); // HO id not taken yet -> the first HOs of such handoffs that carry it forward
+  const cur = (hoId) => aloneOf.get(hoId) ?? root(hoId); // the handoff an HO is in now
   const changes = new Map(); // an ST or AN -> the handoff it changes
   const changeOf = (m) => {
     const named = m.re !== null ? byId.get(m.re) : undefined;
@@ -410,7 +422,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       // a status naming no message: the latest open handoff of its item that its sender is party to
       const list = itemHos.get(`${m.from} ${m.item}`) || [];
       for (let i = list.length - 1; i >= 0; i--) {
-        const g = root(list[i]);
+        const g = cur(list[i]);
         if (state.get(g).close === "open") {
           ho = byId.get(liveOf.get(g));
           break;
@@ -418,7 +430,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       }
     }
     if (ho === null) return null;
-    const g = root(ho.id);
+    const g = cur(ho.id);
     if (ho.from !== m.from || ho.to !== m.to || state.get(g).close !== "open") return null;
     return levelsOf(byId.get(liveOf.get(g))).includes("all") ? g : null;
   };
@@ -459,7 +471,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     const first = byId.get(g);
     if (first === undefined || first.type !== "HO" || state.get(g).rb !== "offered" || !untraced(first)) return null;
     for (const o of takeOrder) {
-      const other = root(o.id);
+      const other = cur(o.id);
       const start = byId.get(other); // an original, or a re-send whose re= names an HO the log lacks
       if (other === g || liveOf.get(other) !== o.id || (start.re !== null && !untraced(start))) continue;
       const st = state.get(other);
@@ -470,38 +482,119 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   };
   const takeLater = (id) => {
     const chain = []; // it, then what it carries forward first
+    let alone = null;
     while (later.has(id) && !chain.includes(id)) {
       chain.push(id);
       const link = links.get(id);
-      // an HO listed before the one it carries forward came first, as a handoff of its own: taken alone
-      if (link == null || (arrivalPlace.get(link[0]) ?? -1) > arrivalPlace.get(id)) break;
+      // an HO listed before the one it carries forward came first, as a handoff of its own: taken alone (a
+      // re-send of an HO the walk takes later is a handoff of its own until that HO is taken)
+      if (link == null) break;
+      if ((arrivalPlace.get(link[0]) ?? -1) > arrivalPlace.get(id)) {
+        if (link[1] === "resend" && later.has(link[0]) && !duplicate.has(id)) alone = id;
+        break;
+      }
       id = link[0];
     }
-    for (const x of chain.reverse()) takeOne(x);
+    for (const x of chain.reverse()) takeOne(x, x === alone);
   };
-  const takeOne = (id) => {
+  // such a handoff's key is its first issue: one that comes later, and that the first re-sends, takes its place
+  const rekey = (from, to) => {
+    for (const map of [state, issuesOf, liveOf]) {
+      map.set(to, map.get(from));
+      map.delete(from);
+    }
+    for (const map of [aloneOf, changes]) for (const [x, k] of map) if (k === from) map.set(x, to);
+  };
+  const takeOne = (id, alone = false) => {
     later.delete(id);
-    if (!issuesOf.has(root(id))) issuesOf.set(root(id), []);
-    const issues = issuesOf.get(root(id));
+    const link = links.get(id);
+    const resentFirst = aloneWaiting.get(id) || []; // handoffs of their own whose first issue re-sends it
+    aloneWaiting.delete(id);
+    let first = false;
+    if (alone) {
+      if (resentFirst.length) {
+        // its re-send came first, as a handoff of its own: it joins that handoff as its first issue
+        rekey(resentFirst.shift(), id);
+        issuesOf.get(id).unshift(id);
+        first = true;
+      } else {
+        state.set(id, { rb: "offered", close: "open", echo: "echoed", pending: [], firstCloser: null, cancels: [], kinds: [] });
+      }
+      aloneOf.set(id, id);
+      if (!aloneWaiting.has(link[0])) aloneWaiting.set(link[0], []);
+      aloneWaiting.get(link[0]).push(id);
+    } else if (link != null && link[1] === "resend" && aloneOf.has(link[0])) {
+      aloneOf.set(id, aloneOf.get(link[0])); // a re-send of such a handoff is one of its issues
+    }
+    const g = cur(id);
+    if (!issuesOf.has(g)) issuesOf.set(g, []);
+    const issues = issuesOf.get(g);
     // re-sends of it taken before it (they came first) join it after it, and the latest of them stays live
     const resent = issues.findIndex((x) => x !== id && carries(x, id));
-    if (resent < 0) {
-      liveOf.set(root(id), id);
+    if (first) {
+      // (its place is taken)
+    } else if (resent < 0) {
+      liveOf.set(g, id);
       issues.push(id);
     } else {
       issues.splice(resent, 0, id);
     }
     const ho = byId.get(id);
-    if (ho.item === null) return;
-    for (const agent of ho.from === ho.to ? [ho.from] : [ho.from, ho.to]) {
-      const key = `${agent} ${ho.item}`;
-      if (!itemHos.has(key)) itemHos.set(key, []);
-      const list = itemHos.get(key); // before the first HO listed after it
-      const at = list.findIndex((x) => position.get(x) > position.get(id));
-      list.splice(at < 0 ? list.length : at, 0, id);
+    if (ho.item !== null) {
+      for (const agent of ho.from === ho.to ? [ho.from] : [ho.from, ho.to]) {
+        const key = `${agent} ${ho.item}`;
+        if (!itemHos.has(key)) itemHos.set(key, []);
+        const list = itemHos.get(key); // before the first HO listed after it
+        const at = list.findIndex((x) => position.get(x) > position.get(id));
+        list.splice(at < 0 ? list.length : at, 0, id);
+      }
     }
     // a re-issue offers the handoff again, whatever its readback was; a re-send changes nothing
-    if (links.get(id) !== null && links.get(id)[1] === "reissue") state.get(root(id)).rb = "offered";
+    if (link !== null && link[1] === "reissue") state.get(g).rb = "offered";
+    if (!alone) for (const other of resentFirst) join(id, other);
+  };
+  // a handoff of its own whose first HO carries forward ``target``, now taken: it joins target's handoff,
+  // which keeps its readback and close, where it was neither read back nor closed (or target is a re-issue,
+  // offered again: a readback before it counts for nothing); the other way round where target's handoff was
+  // neither; each stays apart where both were (each act was a handoff's of its own then). The cancels of the
+  // one taken in apply to the one that holds them both.
+  const join = (target, first) => {
+    if (aloneOf.has(target)) return;
+    const g = cur(target);
+    const mine = state.get(first);
+    const theirs = state.get(g);
+    const standing = (s) => s.close === "open" || s.close === "cancelled";
+    const unread = (s) => s.rb === "offered" || s.rb === "void";
+    const reissued = links.get(target) !== null && links.get(target)[1] === "reissue";
+    let into, taken;
+    if ((reissued || unread(mine)) && standing(mine)) [into, taken] = [theirs, mine];
+    else if (unread(theirs) && standing(theirs)) [into, taken] = [mine, theirs];
+    else {
+      detached.add(first);
+      return;
+    }
+    const own = issuesOf.get(first);
+    const issues = issuesOf.get(g);
+    issues.splice(issues.indexOf(target) + 1, 0, ...own);
+    liveOf.set(g, issues[issues.length - 1]);
+    for (const x of own) aloneOf.delete(x);
+    for (const [x, k] of changes) if (k === first) changes.set(x, g);
+    issuesOf.delete(first);
+    liveOf.delete(first);
+    state.delete(first);
+    state.set(g, into);
+    for (const cx of taken.cancels) closeStep(into, cx, "CX");
+  };
+  const closeStep = (s, m, event) => {
+    if (m.type !== "CX") for (const c of s.cancels) acknowledged.add(c.id);
+    if (event === "DN-act") readbackStep(s, event, m);
+    const [next, raised] = CLOSE_TRANSITIONS.get(`${s.close} ${event}`);
+    if (s.close === "cancelled" && next !== "cancelled" && !s.answeredBy) s.answeredBy = m;
+    s.close = next;
+    if (s.firstCloser === null) s.firstCloser = m;
+    if (m.type === "CX") s.cancels.push(m);
+    for (const kind of raised) s.kinds.push([kind, m]);
+    if (event === "DN-act" && s.echo === "unechoed") s.kinds.push(["act-before-echo", m]);
   };
   const acknowledged = new Set();
   for (const m of arrival) {
@@ -516,8 +609,8 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       const ho = rb.re !== null ? byId.get(rb.re) : undefined;
       const val = get(m, "val");
       if (ho !== undefined && ho.type === "HO" && m.from === ho.from && m.to === ho.to
-          && resentSince(root(ho.id), ho.id) && (val === "Y" || val === "N")) {
-        readbackStep(state.get(root(ho.id)), val === "Y" ? "confirm" : "refuse", m);
+          && resentSince(cur(ho.id), ho.id) && (val === "Y" || val === "N")) {
+        readbackStep(state.get(cur(ho.id)), val === "Y" ? "confirm" : "refuse", m);
       }
       continue;
     }
@@ -527,8 +620,8 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
         // the receiver's first answer to the cancel: the withdrawn handoff stands until it
         const ho = target(byId.get(m.re));
         if (ho !== null) {
-          const named = root(ho.id);
-          const g = duplicate.has(named) ? root(links.get(named)[0]) : named;
+          const named = cur(ho.id);
+          const g = duplicate.has(named) ? cur(links.get(named)[0]) : named;
           const s = state.get(g);
           if (s !== undefined && s.close === "cancelled" && !s.answeredBy) s.answeredBy = m;
         }
@@ -548,7 +641,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     if (m.type === "RB") {
       const named = m.re !== null ? byId.get(m.re) : undefined;
       if (named !== undefined && named.type === "HO") {
-        const g = root(named.id);
+        const g = cur(named.id);
         if (resentSince(g, named.id)) {
           const event = !checkRb(named, m, { profiles: receiver, now: BEFORE_ANY_EXP }).passed ? "RB-void"
             : levelsOf(named).some((level) => VERDICT_LEVELS.has(level)) ? "RB-pass-wait" : "RB-pass";
@@ -579,22 +672,17 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     }
     // a cancel naming a re-send answered UN why=DUP withdraws the handoff that re-send repeated; any other
     // close naming it before that UN closed it goes to that handoff too (the re-send was one of its issues then)
-    const named = root(ho.id);
+    const named = cur(ho.id);
     const repeated = duplicate.has(named) &&
       (m.type === "CX" || (state.get(named).close === "open" && m !== duplicate.get(named)));
-    let g = repeated ? root(links.get(named)[0]) : named;
+    let g = repeated ? cur(links.get(named)[0]) : named;
     if (m.type === "CX") g = untracedOriginal(g, m) ?? g;
-    const s = state.get(g);
-    const event = m.type === "DN" ? (get(m, "out") === "NOOP" ? "DN-noop" : "DN-act") : m.type;
-    if (m.type !== "CX") for (const c of s.cancels) acknowledged.add(c.id);
-    if (event === "DN-act") readbackStep(s, event, m);
-    const [next, raised] = CLOSE_TRANSITIONS.get(`${s.close} ${event}`);
-    if (s.close === "cancelled" && next !== "cancelled" && !s.answeredBy) s.answeredBy = m;
-    s.close = next;
-    if (s.firstCloser === null) s.firstCloser = m;
-    if (m.type === "CX") s.cancels.push(m);
-    for (const kind of raised) s.kinds.push([kind, m]);
-    if (event === "DN-act" && s.echo === "unechoed") s.kinds.push(["act-before-echo", m]);
+    closeStep(state.get(g), m, m.type === "DN" ? (get(m, "out") === "NOOP" ? "DN-noop" : "DN-act") : m.type);
+  }
+  for (const first of new Set(aloneOf.values())) detached.add(first); // never joined: handoffs of their own
+  if (detached.size) {
+    groups = groupBy(root);
+    carry();
   }
 
   // an ask=UNDO: the act it reverses, followed back from the DN its ctx= names (spec 5.4)
