@@ -531,12 +531,10 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     const issues = issuesOf.get(g);
     // re-sends of it taken before it (they came first) join it after it, and the latest of them stays live
     const resent = issues.findIndex((x) => x !== id && carries(x, id));
-    if (first) {
-      // (its place is taken)
-    } else if (resent < 0) {
+    if (!first && resent < 0) {
       liveOf.set(g, id);
       issues.push(id);
-    } else {
+    } else if (!first) {
       issues.splice(resent, 0, id);
     }
     const ho = byId.get(id);
