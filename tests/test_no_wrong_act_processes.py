@@ -9,6 +9,9 @@ tool's commit has asked the ledger ``may_act`` and before it acts, the store's p
 pipe, and the machine lets the other worker take the lines waiting for payer (a cancel among them) from
 its own process, while the commit's step holds the store: the other worker does not wait for a lock
 (``lock_timeout``), and a line it cannot take now stays on the transport, as the SQLite variant's does.
+One more rule kills the store's process (SIGKILL, between two steps) and starts it again on the same
+store: the new process must decide what the killed one decided (``decisions``, as in
+tests/test_no_wrong_act_restart.py), and the machine goes on with it.
 
 Budget: ``RW1_PROCESSES_EXAMPLES`` (default 8) runs and ``RW1_PROCESSES_STEPS`` (default 30) steps per
 run. By hand, for instance::
@@ -27,11 +30,13 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.stateful import precondition, rule
 
 from rogerwilco import Endpoint
 from rogerwilco.front.tool import ToolStore
 from tests.pg import new_schema, pg_cluster, pg_database  # noqa: F401 - fixtures
 from tests.test_no_wrong_act import PROFILES, START, TOOL_AGENT, NoWrongAct, RacingEndpoint
+from tests.test_no_wrong_act_restart import decisions
 
 EXAMPLES = int(os.environ.get("RW1_PROCESSES_EXAMPLES", "8"))
 STEPS = int(os.environ.get("RW1_PROCESSES_STEPS", "30"))
@@ -128,22 +133,39 @@ class NoWrongActProcesses(NoWrongAct):
     database = ""  # the session's database (set by the fixture below); each run has a schema of its own
 
     def open_payer(self) -> None:
-        context = multiprocessing.get_context("fork")
         self.procs = []
-        remotes = []
-        url = new_schema(self.database)
-        for with_store, url in ((True, url), (False, url + NO_WAIT)):
-            ours, theirs = context.Pipe()
-            proc = context.Process(target=_serve, args=(theirs, url, with_store), daemon=True)
-            proc.start()
-            theirs.close()
-            self.procs.append((proc, ours))
-            assert ours.recv() == ("ready",)  # one opens the store at a time: the other never waits for a lock
-            remotes.append(ours)
-        self.ends[TOOL_AGENT] = Remote(self, remotes[0], "end")
-        self.other = Remote(self, remotes[1], "end")
-        self.store = RemoteStore(self, remotes[0])
+        self.url = new_schema(self.database)
+        store, other = self.start_process(self.url, True), self.start_process(self.url + NO_WAIT, False)
+        self.ends[TOOL_AGENT] = Remote(self, store, "end")
+        self.other = Remote(self, other, "end")
+        self.store = RemoteStore(self, store)
         self.racing = RacingHook()
+
+    def start_process(self, url: str, with_store: bool) -> Any:
+        """A process of payer on ``url``; the machine's end of its pipe."""
+        ours, theirs = multiprocessing.get_context("fork").Pipe()
+        proc = multiprocessing.get_context("fork").Process(target=_serve, args=(theirs, url, with_store), daemon=True)
+        proc.start()
+        theirs.close()
+        self.procs.append((proc, ours))
+        assert ours.recv() == ("ready",)  # one opens the store at a time: the other never waits for a lock
+        return ours
+
+    @precondition(lambda self: len(self.log) >= 2)  # (a restart before anything is let out tests little)
+    @rule()
+    def kill_the_store_process(self):
+        before = decisions(self.ends[TOOL_AGENT])
+        proc, conn = self.procs.pop(0)
+        proc.kill()
+        proc.join()
+        conn.close()
+        store = self.start_process(self.url, True)
+        self.procs.insert(0, self.procs.pop())
+        self.ends[TOOL_AGENT] = Remote(self, store, "end")
+        self.store = RemoteStore(self, store)
+        after = decisions(self.ends[TOOL_AGENT])
+        for what, decided in before.items():
+            assert after[what] == decided, f"payer started again decides {what} otherwise: {decided} became {after[what]}"
 
     def run_hook(self) -> None:
         hook = self.racing.hook
