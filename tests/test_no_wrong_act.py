@@ -300,13 +300,24 @@ class NoWrongAct(RuleBasedStateMachine):
         sender (that sender may hand the item on again: the deceived receiver is left out of the one-owner check,
         :meth:`never_two_owners`, and so is its readback here)."""
         hos = [ho for ho in self.hos if ho.item == item]
-        passed = [(min(self.seq[rb] for rb in rbs), ho) for ho in hos
-                  if not any(i in self.abandoned or (ho.to, i) in self.forged_done
+        last = self.last_passed(item, forged_too=False)
+        return last.to if last is not None else hos[0].from_ if hos else None
+
+    def last_passed(self, item: str, *, forged_too: bool) -> Message | None:
+        """The HO of ``item`` whose readback passing its sender's check came last, less a handoff its sender
+        cancelled and its receiver abandoned, and (unless ``forged_too``) less one a forged DN closed."""
+        passed = [(min(self.seq[rb] for rb in rbs), ho) for ho in self.hos if ho.item == item
+                  if not any(i in self.abandoned or (not forged_too and (ho.to, i) in self.forged_done)
                              for i in self.with_resends(ho.from_, set(self.issues(ho.id)[1])))
                   and (rbs := [rb for rb in self.rb_of.get(ho.id, ()) if self.rb_pass[rb]])]
-        if passed:
-            return max(passed, key=lambda pair: pair[0])[1].to
-        return hos[0].from_ if hos else None
+        return max(passed, key=lambda pair: pair[0])[1] if passed else None
+
+    def holds_by_deception(self, name: str, item: str) -> bool:
+        """Whether ``name`` holds ``item`` by a handoff a DN forged in its name closed at its sender: it may act
+        on any handoff of the item it holds, and the sender may hand the item on again."""
+        last = self.last_passed(item, forged_too=True)
+        return last is not None and last.to == name and any(
+            (name, i) in self.forged_done for i in self.with_resends(last.from_, set(self.issues(last.id)[1])))
 
     def issues(self, ho_id: str) -> tuple[str, tuple[str, ...]]:
         """The handoff an HO belongs to, as its sender's endpoint holds it: (its key, its issues)."""
@@ -345,11 +356,12 @@ class NoWrongAct(RuleBasedStateMachine):
             # a DN forged in a receiver's name closes the handoff at its sender, which may then hand the item on
             # (docs/endpoint.md, "One owner") while the receiver, which closed nothing, may still act: RW1 lines
             # carry no signature, so no endpoint can tell that report from the receiver's own (as the receiver
-            # honours a cancel forged in its sender's name). The deceived handoff's receiver is left out here;
-            # every other end is held to one owner
+            # honours a cancel forged in its sender's name). The deceived handoff's receiver is left out here, on
+            # that handoff and, while it holds the item by it, on any other of the item it may act on; every other
+            # end is held to one owner
             may = sorted({name for name, end in self.ends.items() for h in end.open_handoffs()
                           if h.receiver == name and h.item == item and end.may_act(h.id)
-                          and not self.deceived(name, h)})
+                          and not self.deceived(name, h) and not self.holds_by_deception(name, item)})
             owner = self.owner(item)
             assert len(may) <= 1, f"two owners of {item}: {may} may both act (the owner is {owner}); sent:\n" \
                 + "\n".join(self.log)
