@@ -1298,9 +1298,9 @@ class Endpoint:
             events = [Duplicate(message=ho, handoff=earlier, readback=self._text[mine_rb.id] if mine_rb else None),
                       Reply(line=reply.to_line())]
         elif "UN-DUP" in replies and self._ahead:  # rebuilt: the UN the live step made here (a replay reads none)
-            reply = self._journalled_reply(ho.id, "UN", ho.id)
-            if reply is not None:
-                self._apply(reply, outgoing=True, at=at, live=live)
+            journalled = self._journalled_reply(ho.id, "UN", ho.id)
+            if journalled is not None:
+                self._apply(journalled, outgoing=True, at=at, live=live)
         else:
             offered = self._offered(self._messages[h.live], h)  # (a re-send of ``ho`` that came first is live)
             events = [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
