@@ -1305,3 +1305,21 @@ def test_a_restarted_end_applies_a_resends_dup_answer_before_the_cancel_held_for
     assert again.journal() == b.journal()
     report = check_thread([line for _, line in b.journal()], now="20261001T0000Z")
     assert [(f.kind, f.key, f.token) for f in report.findings if f.failed] == live
+
+
+def test_a_guessed_cancel_on_an_open_handoff_its_sender_then_cancelled_is_taken_back_without_a_close_twice():
+    """Seed 645: a cancel of a-5 (an untraced re-send, re=a-4) is guessed onto a-1, open; a then cancels a-1
+    itself, which the guess made a close-twice; a-4 comes and shows a-5 carries it: a-1 was closed once, by its
+    sender's own cancel, as the thread check reads the same lines, and stays withdrawn."""
+    b = Endpoint("b")
+    b.receive(HO)
+    b.receive("RW1 CX a-6 re=a-5 from=a to=b item=x:1 why=REVOKED")
+    b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX")
+    b.receive(CX)
+    assert [(f.kind, f.token) for f in b.findings] == [("closed-twice", "a-2")]
+    b.receive("RW1 HO a-4 from=a to=b item=x:1 ask=FIX")
+    assert b.findings == [] and b.handoff("a-1").close == "cancelled" and not b.may_act("a-1")
+    assert b.handoff("a-4").close == "cancelled" and not b.may_act("a-4")
+    lines = [line for _, line in b.journal()]
+    assert not [f for f in check_thread(lines, now="20261001T0000Z").findings if f.kind == "closed-twice"]
+    assert Endpoint("b", ledger=b.ledger).findings == []

@@ -1217,6 +1217,16 @@ class Endpoint:
                     wrong = {f for f in guessed.findings if f.token == cx_id and f.kind in step.findings}
                     guessed.findings = tuple(f for f in guessed.findings if f not in wrong)
                     self.findings[:] = [f for f in self.findings if f not in wrong]
+            elif (guessed is not None and guessed is not h and guessed.close == "cancelled"
+                  and guessed.first_closer == cx_id and len(guessed.cancels) > 1 and guessed.cancels[0] == cx_id):
+                # withdrawn open by the guess, then cancelled by its sender: that cancel is its first close (no
+                # close-twice), and it stays withdrawn
+                first = guessed.cancels[1]
+                guessed.cancels = guessed.cancels[1:]
+                guessed.first_closer = first
+                wrong = {f for f in guessed.findings if f.token == first and f.kind == "closed-twice"}
+                guessed.findings = tuple(f for f in guessed.findings if f not in wrong)
+                self.findings[:] = [f for f in self.findings if f not in wrong]
             events += self._apply(self._messages[cx_id], outgoing=False, at=at, live=live)
             if (guessed is not None and guessed is not h and before == "open" and live and guessed.close == "cancelled"
                     and guessed.cancels[-1:] == (cx_id,) and guessed.answered_by is None):
