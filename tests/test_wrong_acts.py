@@ -1285,6 +1285,11 @@ def test_a_sender_whose_kept_back_criteria_voided_a_readback_may_hand_the_item_o
     # the same lines with the val=Y the sender did not send: the item went to b, and a's hand-on is not-owner
     confirmed = lines[:2] + ["RW1 AN a-3 re=b-1 from=a to=b val=Y"] + lines[2:]
     assert failed_kinds(confirmed) == {("not-owner", "a-2")}
+    # a val=Y from anyone but a is no verdict on a's readback: b answering its own readback, or a third
+    # agent, leaves the item a's (the thread check must not let b make a's hand-on look like not-owner)
+    for who in ("b", "c"):
+        answered = lines[:2] + [f"RW1 AN {who}-3 re=b-1 from={who} to=a val=Y"] + lines[2:]
+        assert not failed_kinds(answered), who
 
 
 def test_a_restarted_end_applies_a_resends_dup_answer_before_the_cancel_held_for_it_as_the_live_step_did():

@@ -765,10 +765,10 @@ def _not_owner(messages: list[Any], hos: list[Any], ends: Mapping[str, Endpoint]
     owns the item"). The live endpoint refuses the HO (``not-owner``); the two-owners rule then has nothing
     to add about it."""
     at = {m.id: i for i, m in enumerate(messages)}
-    confirmed: dict[str, int] = {}  # an RB -> where its HO's sender first answered it val=Y
+    confirmed: dict[tuple[str, str], int] = {}  # (an agent, an RB) -> where the agent first answered it val=Y
     for i, m in enumerate(messages):
-        if m.type == "AN" and m.re is not None and m.re not in confirmed and m.get("val") == "Y":
-            confirmed[m.re] = i
+        if m.type == "AN" and m.re is not None and (m.from_, m.re) not in confirmed and m.get("val") == "Y":
+            confirmed[(m.from_, m.re)] = i
     found: dict[int, Finding] = {}
     seen: set[int] = set()
     of_item: dict[str, list[Any]] = {}  # each item's HOs so far, in stream order
@@ -832,17 +832,17 @@ def _read_back_again(messages: list[Any], by_id: Mapping[str, Any], ends: Mappin
 
 
 def _holder_then(agent: str, earlier: list[tuple[Any, Handoff]], ends: Mapping[str, Endpoint],
-                 at: Mapping[str, int], here: int, confirmed: Mapping[str, int]) -> str | None:
+                 at: Mapping[str, int], here: int, confirmed: Mapping[tuple[str, str], int]) -> str | None:
     """The item's holder by ``agent``'s record at ``here`` (the live endpoint's ``_holder``): ``earlier`` are the
     item's HOs ``agent`` took part in before that place, with their handoffs. A readback of ``agent``'s own HO at
     a level whose verdict is the sender's (``acc``, ``plan``, ``exec``) counts from ``agent``'s ``AN val=Y`` to
-    it (``confirmed``): until then the verdict is ``agent``'s alone, on criteria or a record the stream may not
+    it (``confirmed``, by who answered what: an answer from anyone else is no verdict): until then the verdict is ``agent``'s alone, on criteria or a record the stream may not
     hold, and the receiver may not act (spec 5.2, 5.3)."""
     for m, h in reversed(earlier):
         rb = ends[m.from_]._readbacks.get(m.id, ("", ""))
         if rb[0] != "passed" or at[rb[1]] > here or any(at[cx] < here for cx in h.cancels):
             continue
-        if m.from_ == agent and waits_for_verdict(levels_of(m)) and confirmed.get(rb[1], here) >= here:
+        if m.from_ == agent and waits_for_verdict(levels_of(m)) and confirmed.get((agent, rb[1]), here) >= here:
             continue
         return m.to
     return earlier[0][0].from_ if earlier else None

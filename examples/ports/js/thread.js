@@ -725,9 +725,10 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   // a readback of the sender's own HO at a level whose verdict is the sender's counts for the sender from its
   // AN val=Y: until then the verdict is the sender's alone (criteria or a record the stream may not hold)
   const notOwner = new Map(); // handoff (its root) -> [HO, the root of the handoff it was offered]
-  const confirmedAt = new Map(); // RB id -> place of the first AN val=Y naming it
+  const confirmedAt = new Map(); // agent + "\u0000" + RB id -> place of the agent's first AN val=Y naming it
   messages.forEach((m, i) => {
-    if (m.type === "AN" && m.re !== null && !confirmedAt.has(m.re) && get(m, "val") === "Y") confirmedAt.set(m.re, i);
+    const key = `${m.from}\u0000${m.re}`;
+    if (m.type === "AN" && m.re !== null && !confirmedAt.has(key) && get(m, "val") === "Y") confirmedAt.set(key, i);
   });
   const ofItem = new Map(); // item -> its HOs so far, in stream order
   const startSeen = new Set();
@@ -751,7 +752,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       const m = earlier[i];
       if (passedBefore(m.id, here) && !state.get(root(m.id)).cancels.some((c) => position.get(c.id) < here)) {
         if (m.from === ho.from && levelsOf(m).some((level) => VERDICT_LEVELS.has(level))
-            && !(confirmedAt.get(readback.get(m.id)[1]) < here)) continue;
+            && !(confirmedAt.get(`${ho.from}\u0000${readback.get(m.id)[1]}`) < here)) continue;
         holder = m.to;
         break;
       }
