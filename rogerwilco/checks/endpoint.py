@@ -1214,9 +1214,7 @@ class Endpoint:
                 if guessed.close == step.next and guessed.cancels[-1:] == (cx_id,):  # nothing came after it
                     guessed.close = before
                     guessed.cancels = guessed.cancels[:-1]
-                    wrong = {f for f in guessed.findings if f.token == cx_id and f.kind in step.findings}
-                    guessed.findings = tuple(f for f in guessed.findings if f not in wrong)
-                    self.findings[:] = [f for f in self.findings if f not in wrong]
+                    self._take_back(guessed, lambda f: f.token == cx_id and f.kind in step.findings)
             elif (guessed is not None and guessed is not h and guessed.close == "cancelled"
                   and guessed.first_closer == cx_id and len(guessed.cancels) > 1 and guessed.cancels[0] == cx_id):
                 # withdrawn open by the guess, then cancelled by its sender: that cancel is its first close (no
@@ -1224,9 +1222,7 @@ class Endpoint:
                 first = guessed.cancels[1]
                 guessed.cancels = guessed.cancels[1:]
                 guessed.first_closer = first
-                wrong = {f for f in guessed.findings if f.token == first and f.kind == "closed-twice"}
-                guessed.findings = tuple(f for f in guessed.findings if f not in wrong)
-                self.findings[:] = [f for f in self.findings if f not in wrong]
+                self._take_back(guessed, lambda f: f.token == first and f.kind == "closed-twice")
             events += self._apply(self._messages[cx_id], outgoing=False, at=at, live=live)
             if (guessed is not None and guessed is not h and before == "open" and live and guessed.close == "cancelled"
                     and guessed.cancels[-1:] == (cx_id,) and guessed.answered_by is None):
@@ -1238,6 +1234,12 @@ class Endpoint:
                 self._apply(reply, outgoing=True, at=at, live=live)
                 events.append(Reply(line=reply.to_line()))
         return events
+
+    def _take_back(self, h: Handoff, wrong: Callable[[Finding], bool]) -> None:
+        """Drop the findings of ``h`` that a guess undone made (``wrong``), from the handoff and from this end."""
+        gone = {f for f in h.findings if wrong(f)}
+        h.findings = tuple(f for f in h.findings if f not in gone)
+        self.findings[:] = [f for f in self.findings if f not in gone]
 
     def _take_ho(self, ho: Message, at: str, *, live: bool, mine: bool) -> list[Any]:
         if self._peers is not None and not mine:
