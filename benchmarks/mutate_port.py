@@ -16,6 +16,12 @@ nearest plausible wrong reading:
 * a token or field swapped (``"UNK"`` and ``"VER"``, ``"tail"`` and
   ``"//"``, ``+`` and ``-`` in index arithmetic).
 
+``--target`` mutates another module of the port instead: ``thread.js``
+(check-thread), ``readback.js`` (make-rb, check-rb, check-ho, check-dn) or
+``comprehension.js`` (tier 4). A target's surviving mutants are compared
+on the requests of the ops that module answers (``--op`` of the
+differential run), ``--diff-count`` of them.
+
 Each mutant is a copy of the port with that one change. It is run against
 the cases (``rogerwilco conformance --impl``); a failing case kills it. A
 mutant no case kills is then run differentially against this package
@@ -36,6 +42,7 @@ Usage::
     python benchmarks/mutate_port.py                  # every mutant
     python benchmarks/mutate_port.py --sample 20 --seed 1
     python benchmarks/mutate_port.py --list           # the mutants, no runs
+    python benchmarks/mutate_port.py --target thread.js --sample 40 --seed 1
     python benchmarks/mutate_port.py --json report.json
 """
 
@@ -57,6 +64,13 @@ from typing import Iterator
 ROOT = Path(__file__).resolve().parent.parent
 PORT = ROOT / "examples" / "ports" / "js"
 TARGET = "rw1.js"
+#: the ops whose requests a module's surviving mutant is compared on (none: every op)
+TARGET_OPS: dict[str, tuple[str, ...]] = {
+    "rw1.js": (),
+    "thread.js": ("check-thread",),
+    "readback.js": ("make-rb", "check-rb", "check-ho", "check-dn"),
+    "comprehension.js": ("check-rb",),
+}
 DIFF_COUNT = 400  # requests per op that a surviving mutant is compared on
 
 # (pattern, replacement) pairs, each applied at one match at a time. The
@@ -154,7 +168,7 @@ def _rogerwilco(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
 
 
-def judge(mutant: Mutant, port: Path, diff_count: int) -> None:
+def judge(mutant: Mutant, port: Path, diff_count: int, ops: tuple[str, ...] = ()) -> None:
     impl = f"node {port / 'adapter.js'}"
     cases = _rogerwilco("--impl", impl, "--timeout", "20")
     if cases.returncode == 2:
@@ -165,8 +179,9 @@ def judge(mutant: Mutant, port: Path, diff_count: int) -> None:
         failed = [m.group(1) for m in _FAILED_CASE.finditer(cases.stdout)]
         mutant.outcome, mutant.detail = "killed", f"{len(failed)} cases, first {failed[0] if failed else '?'}"
         return
+    only = [arg for op in ops for arg in ("--op", op)]
     diff = _rogerwilco("--diff", "--impl", impl, "--count", str(diff_count), "--seed", "0", "--show", "1",
-                       "--progress", "off")
+                       "--progress", "off", *only)
     if diff.returncode == 0:
         mutant.outcome = "survived-agrees"
     else:
@@ -175,13 +190,13 @@ def judge(mutant: Mutant, port: Path, diff_count: int) -> None:
         mutant.detail = " | ".join(shown[:2])
 
 
-def run(selected: list[Mutant], diff_count: int, out=sys.stdout) -> dict[str, int]:
-    source = (PORT / TARGET).read_text(encoding="utf-8")
+def run(selected: list[Mutant], diff_count: int, out=sys.stdout, target: str = TARGET) -> dict[str, int]:
+    source = (PORT / target).read_text(encoding="utf-8")
     with tempfile.TemporaryDirectory(prefix="rw1-mutant-") as tmp:
         port = _copy_port(Path(tmp))
         for mutant in selected:
-            (port / TARGET).write_text(apply(source, mutant), encoding="utf-8")
-            judge(mutant, port, diff_count)
+            (port / target).write_text(apply(source, mutant), encoding="utf-8")
+            judge(mutant, port, diff_count, TARGET_OPS[target])
             print(f"#{mutant.number} line {mutant.line} {mutant.operator}: {mutant.outcome}"
                   + (f" ({mutant.detail})" if mutant.detail else ""), file=out, flush=True)
             if mutant.outcome == "survived-disagrees":
@@ -217,17 +232,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", type=int, action="append", metavar="N", help="run mutant N (repeatable)")
     parser.add_argument("--diff-count", type=int, default=DIFF_COUNT, help="--diff requests for a surviving mutant")
+    parser.add_argument("--target", default=TARGET, choices=sorted(TARGET_OPS),
+                        help=f"the port's module to mutate (default {TARGET})")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     parser.add_argument("--json", metavar="FILE", help="write every mutant and its outcome as JSON")
     args = parser.parse_args(argv)
-    every = mutants((PORT / TARGET).read_text(encoding="utf-8"))
+    every = mutants((PORT / args.target).read_text(encoding="utf-8"))
     if args.list:
         for m in every:
             print(f"#{m.number} line {m.line} {m.operator}: {m.before}  ->  {m.after}")
         print(f"{len(every)} mutants")
         return 0
     chosen = [m for m in every if m.number in set(args.only)] if args.only else select(every, args.sample, args.seed)
-    counts = run(chosen, args.diff_count)
+    counts = run(chosen, args.diff_count, target=args.target)
     print(describe(counts))
     if args.json:
         Path(args.json).write_text(json.dumps({"score": counts, "mutants": [asdict(m) for m in chosen]}, indent=1),

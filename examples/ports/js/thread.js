@@ -124,8 +124,10 @@ function validTime(text) {
   const m = TIME_RE.exec(text);
   if (!m) return null;
   const [y, mo, d, h, mi] = m.slice(1).map(Number);
-  const at = Date.UTC(y, mo - 1, d, h, mi);
-  const back = new Date(at);
+  const back = new Date(0);
+  back.setUTCFullYear(y, mo - 1, d); // (Date.UTC reads the years 0 to 99 as 1900 to 1999)
+  back.setUTCHours(h, mi, 0, 0);
+  const at = back.getTime();
   if (y < 1 || back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59) return null;
   return at;
 }
