@@ -1328,3 +1328,29 @@ def test_a_guessed_cancel_on_an_open_handoff_its_sender_then_cancelled_is_taken_
     lines = [line for _, line in b.journal()]
     assert not [f for f in check_thread(lines, now="20261001T0000Z").findings if f.kind == "closed-twice"]
     assert Endpoint("b", ledger=b.ledger).findings == []
+
+
+def test_a_guessed_cancel_that_the_link_shows_was_right_through_a_duplicate_stands_once():
+    """Seed 699: a cancel of a-5 (an untraced re-send, re=a-4) went by guess to a-1, read back, and withdrew
+    it; a-2, a re-send of a-1, was answered UN why=DUP, and a-3 and a-4 re-send a-2: a-5 carries a-1's
+    handoff forward after all. The guess was right, so the cancel stands as the one close it made: not
+    applied a second time (no close-twice by the same cancel, no DN out=NOOP for a cancel that named
+    another handoff); a's own later cancel of a-1 is the second close, at the live end as in the thread
+    check."""
+    b = Endpoint("b")
+    b.send(b.receive(HO)[0].readback, number=True)
+    assert [type(e).__name__ for e in b.receive("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")] == [
+        "Duplicate", "Reply"]
+    b.receive("RW1 HO a-5 re=a-4 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 CX a-9 re=a-5 from=a to=b item=x:1 why=REVOKED")
+    assert not b.may_act("a-1")
+    b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    events = b.receive("RW1 HO a-4 re=a-3 from=a to=b item=x:1 ask=FIX")
+    assert not any(isinstance(e, Reply) for e in events), events  # no DN out=NOOP: the cancel named a-1's
+    assert b.findings == []
+    b.receive("RW1 CX a-10 re=a-1 from=a to=b item=x:1 why=REVOKED")
+    live = {(f.kind, f.token) for f in b.findings}
+    assert live == {("closed-twice", "a-10")}
+    report = check_thread([line for _, line in b.journal()], now="20261001T0000Z")
+    assert {(f.kind, f.token) for f in report.findings if f.failed} == live
+    assert not b.may_act("a-1") and not b.may_act("a-5")

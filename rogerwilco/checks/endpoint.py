@@ -1204,6 +1204,14 @@ class Endpoint:
             first = self._messages.get(h.issues[0]) if h is not None else None
             if h is None or first is None or cx_id in h.cancels:
                 continue
+            # the handoff the cancel withdraws now that the link is known (as :meth:`_apply` takes it: through a
+            # re-send answered UN why=DUP, the handoff that re-send repeated): where that is the one it went
+            # to by guess, the guess stands (it already closed it once)
+            meant = self._repeated_by(self._messages.get(h.key, first)) or h
+            if cx_id in meant.cancels:
+                del self._untraced_cancels[cx_id]
+                self._guessed.pop(cx_id, None)
+                continue
             if self._untraced(first):  # still a re-send of an HO this end never saw: the guess stands
                 self._untraced_cancels[cx_id] = first.id
                 continue
