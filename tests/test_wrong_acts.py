@@ -1354,3 +1354,27 @@ def test_a_guessed_cancel_that_the_link_shows_was_right_through_a_duplicate_stan
     report = check_thread([line for _, line in b.journal()], now="20261001T0000Z")
     assert {(f.kind, f.token) for f in report.findings if f.failed} == live
     assert not b.may_act("a-1") and not b.may_act("a-5")
+
+
+def test_a_resend_of_an_untraced_resend_answered_dup_stays_in_the_handoff_that_un_closed_in_the_thread_check():
+    """b's readback of a-1 failed; a-24 re-sends a-5 (not seen yet) and a-35 re-sends a-24; b answers a-24
+    UN why=DUP, which closes a-24's handoff, a-35 with it; then the re-issue a-5 comes and carries a-1's handoff
+    forward. The live end keeps a-35 closed; the thread check read a-35 as an open handoff of its own (it
+    followed a-24 to a-5, not taken yet), so a readback of a-35 and an act on it, beside the act on a-5, passed
+    there: one handoff acted on twice."""
+    b = Endpoint("b")
+    b.receive(HO)
+    b.send("RW1 RB b-3 re=a-1 from=b to=a item=x:1 ask=TEST")
+    b.receive("RW1 HO a-24 re=a-5 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 HO a-35 re=a-24 from=a to=b item=x:1 ask=FIX")
+    b.send("RW1 UN b-32 re=a-24 from=b to=a item=x:1 why=DUP")
+    b.receive("RW1 HO a-5 re=b-3 from=a to=b item=x:1 ask=FIX")
+    assert b.handoff("a-35").close == "closed" and b.handoff("a-5").close == "open"
+    with pytest.raises(ProtocolError):
+        b.send("RW1 RB b-40 re=a-35 from=b to=a item=x:1 ask=FIX")
+    lines = [line for _, line in b.journal()]
+    report = check_thread(lines, now="20261001T0000Z")
+    assert {(f.kind, f.key) for f in report.findings} == {("open", "a-5")}
+    acted = lines + ["RW1 RB b-40 re=a-35 from=b to=a item=x:1 ask=FIX", "RW1 DN b-41 re=a-35 from=b to=a item=x:1 out=OK",
+                     "RW1 RB b-42 re=a-5 from=b to=a item=x:1 ask=FIX", "RW1 DN b-43 re=a-5 from=b to=a item=x:1 out=OK"]
+    assert ("closed-twice", "b-41") in {(f.kind, f.token) for f in check_thread(acted, now="20261001T0000Z").findings}

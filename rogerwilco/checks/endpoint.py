@@ -1261,9 +1261,9 @@ class Endpoint:
             # forward the handoff the re-send repeated, and so it does here
             hops.add(link[0])
             up = self.continues(self._messages[link[0]])
-            link = (up[0], "resend") if up is not None else link
-            if up is None:
-                break
+            if up is None or up[0] not in self._handoffs:
+                break  # it repeated nothing taken (yet): the re-send stays with it, in the handoff that UN closed
+            link = (up[0], "resend")
         if link is not None and link[0] not in self._handoffs:
             link = None  # it continues a handoff this end took no part in: to this end it is a new one
         events: list[Any] = []

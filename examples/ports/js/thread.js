@@ -279,7 +279,9 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     while (link !== null && link[1] === "resend" && duplicate.has(link[0]) && !hops.has(link[0])) {
       hops.add(link[0]);
       const up = links.get(link[0]);
-      if (up === null) break;
+      // (one that came before the HO it repeats, a handoff of its own then, repeated nothing taken: this
+      // re-send stays with it, in the handoff that UN closed)
+      if (up === null || position.get(up[0]) > position.get(link[0])) break;
       link = [up[0], "resend"];
     }
     if (link !== null && taken.has(link[0])) previous.set(ho.id, link);
