@@ -472,6 +472,13 @@ THREAD_EVENTS = [
     "RW1 CX a-29 re=a-28 from=a to=b item=x",
     "RW1 AN b-30 re=a-29 from=b to=a val=Y",
     "RW1 HO a-35 re=a-24 from=a to=b item=x ask=DRAFT due=20261010 exp=20261001T1200Z",
+    # the re-send of the re-issue answered as a duplicate (its re-sends sent before that UN stay with it); an
+    # untraced re-send of another HO the log lacks, and its cancel; acts on a re-send of a re-send
+    "RW1 UN b-32 re=a-24 from=b to=a why=DUP",
+    "RW1 HO a-36 re=a-4 from=a to=b item=x ask=DRAFT due=20261010",
+    "RW1 CX a-39 re=a-36 from=a to=b item=x",
+    "RW1 RB b-40 re=a-35 from=b to=a item=x ask=DRAFT due=20261010",
+    "RW1 DN b-41 re=a-35 from=b to=a item=x out=OK",
 ]
 THREAD_ODD = ["RW1 HO a-1 from=a to=b item=x ask=DRAFT due=20261011", "RW1 broken line", ""]
 thread_lines = st.tuples(

@@ -1378,3 +1378,17 @@ def test_a_resend_of_an_untraced_resend_answered_dup_stays_in_the_handoff_that_u
     acted = lines + ["RW1 RB b-40 re=a-35 from=b to=a item=x:1 ask=FIX", "RW1 DN b-41 re=a-35 from=b to=a item=x:1 out=OK",
                      "RW1 RB b-42 re=a-5 from=b to=a item=x:1 ask=FIX", "RW1 DN b-43 re=a-5 from=b to=a item=x:1 out=OK"]
     assert ("closed-twice", "b-41") in {(f.kind, f.token) for f in check_thread(acted, now="20261001T0000Z").findings}
+
+
+def test_a_resend_of_an_untraced_resend_answered_dup_stays_with_it_when_what_it_names_comes_later():
+    """As the test above, where a-5 (re= a readback the log lacks) is a handoff of its own that comes after
+    a-24 and a-35: the replay took a-5 first (a-24 waits for what it names) and followed a-35 through a-24 to
+    it; live, a-35 came when a-24 was a handoff of its own, and stays in it, closed by the UN."""
+    b = Endpoint("b")
+    b.receive("RW1 HO a-24 re=a-5 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 HO a-35 re=a-24 from=a to=b item=x:1 ask=FIX")
+    b.send("RW1 UN b-32 re=a-24 from=b to=a item=x:1 why=DUP")
+    b.receive("RW1 HO a-5 re=b-3 from=a to=b item=x:1 ask=FIX")
+    assert b.handoff("a-35").close == "closed" and b.handoff("a-5").close == "open"
+    report = check_thread([line for _, line in b.journal()], now="20261001T0000Z")
+    assert {(f.kind, f.key) for f in report.findings if not f.failed} == {("open", "a-5")}

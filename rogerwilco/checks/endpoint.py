@@ -1261,8 +1261,9 @@ class Endpoint:
             # forward the handoff the re-send repeated, and so it does here
             hops.add(link[0])
             up = self.continues(self._messages[link[0]])
-            if up is None or up[0] not in self._handoffs:
-                break  # it repeated nothing taken (yet): the re-send stays with it, in the handoff that UN closed
+            if up is None or not (self._came_before(up[0], link[0]) if self._places is not None
+                                  else up[0] in self._handoffs):
+                break  # it came before what it repeats (a handoff of its own then): the re-send stays with it
             link = (up[0], "resend")
         if link is not None and link[0] not in self._handoffs:
             link = None  # it continues a handoff this end took no part in: to this end it is a new one
