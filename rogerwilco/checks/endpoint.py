@@ -1253,7 +1253,9 @@ class Endpoint:
         if self._peers is not None and not mine:
             return []  # a replay that keeps each handoff at its sender's end alone (its receiver's is the same)
         link = self.continues(ho)
+        repeated = None  # (a replay) the handoff a re-send answered UN why=DUP repeated
         if ho.id in self._duplicates and link is not None and link[1] == "resend":
+            repeated = self._handoffs.get(link[0]) if not live else None
             link = None  # answered UN why=DUP: the re-send is a handoff of its own, which that UN closes
         hops: set[str] = set()
         while link is not None and link[1] == "resend" and link[0] in self._duplicates and link[0] not in hops:
@@ -1273,7 +1275,7 @@ class Endpoint:
             if self._peers is None:  # the owner, for events (a replay that keeps its senders' ends alone has none)
                 self._ho_index[ho.id] = len(hos)
             hos.append(ho.id)
-        if link is None and (not mine or not live):  # (a replay reads the receiver's order at the sender's end)
+        if link is None and repeated is None and (not mine or not live):  # (a replay: the receiver's order)
             late = self._resent_before(ho)
             if late is not None:  # a cancel held for it applies to the handoff it joins, as the thread check reads it
                 return [] if mine else self._apply_early_cancels(ho, late, [Redelivered(message=ho)], at, live=live)
@@ -1285,6 +1287,10 @@ class Endpoint:
         if link is None:
             h = Handoff(key=ho.id, sender=ho.from_, receiver=ho.to, item=ho.item, issues=[ho.id], offered_at=at)
             self._handoffs[ho.id] = h
+            if repeated is not None:
+                # live, it joined the handoff it repeated until the UN split it off, and its re-sends that came
+                # first (handoffs of their own then) joined that handoff with it, and stayed there
+                self._join_resends(self._messages[repeated.live], repeated, via=ho)
             if not mine:
                 events.append(self._offered(ho, h))
                 return self._apply_early_cancels(ho, h, events, at, live=live)
@@ -1384,7 +1390,7 @@ class Endpoint:
         self._carried[ho.id] = later.id
         return h
 
-    def _join_resends(self, ho: Message, h: Handoff, *, reissued: bool = False) -> Handoff:
+    def _join_resends(self, ho: Message, h: Handoff, *, reissued: bool = False, via: Message | None = None) -> Handoff:
         """The re-sends of ``ho`` that arrived before it (their ``re=`` named an HO this end had not seen, so each
         was offered as a handoff of its own), and theirs in turn: ``ho`` re-sends ``h``, so they do too and join
         it, after ``ho`` (spec 5 rule 1: a retry cannot create two owners), with the re-sends of them that came
@@ -1397,11 +1403,13 @@ class Endpoint:
         handoff, which keeps its readback and its close (one readback, one act). ``reissued``: ``ho`` is a
         re-issue, offered again (it may change the HO: a readback of a re-send of it, read back as a handoff of
         its own before it came, counts for nothing, as a readback of an issue before a re-issue; a close
-        stands). The handoff that holds them all is returned."""
+        stands). ``via``: the re-sends of that HO instead (a re-send of ``ho`` answered UN why=DUP), joined after
+        ``ho``. The handoff that holds them all is returned."""
+        named = (via or ho).id
         for later_id in list(self._item_hos.get(ho.item, ())) if ho.item is not None else ():
             later = self._messages.get(later_id)
             alone = self._handoffs.get(later_id)
-            if (later is None or alone is None or alone is h or alone.issues[0] != later_id or later.re != ho.id
+            if (later is None or alone is None or alone is h or alone.issues[0] != later_id or later.re != named
                     or later.from_ != ho.from_ or later.to != ho.to or later_id in self._duplicates
                     or not self._resent_since(alone, later_id)):
                 continue
