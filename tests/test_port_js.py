@@ -534,6 +534,55 @@ def test_check_thread_under_rb_all_and_undo_agrees_with_python(port, lines):
     assert findings_of(got) == findings_of(want), request
 
 
+# re-sends of a re-issue and of each other, some listed before what they name, answered UN why=DUP, read
+# back, acted on and cancelled, under rb=all (a change and its echo among them): the families whose order
+# decides which handoff a line is about
+RESEND_EVENTS = [
+    "RW1 RB b-2 re=a-1 from=b to=a item=x ask=FIX pri=2",
+    "RW1 RB b-3 re=a-1 from=b to=a item=x ask=FIX pri=3",
+    "RW1 HO a-5 re=b-3 from=a to=b item=x ask=FIX rb=all pri=2",
+    "RW1 HO a-24 re=a-5 from=a to=b item=x ask=FIX rb=all pri=2",
+    "RW1 HO a-27 re=a-5 from=a to=b item=x ask=FIX rb=all pri=2",
+    "RW1 HO a-28 re=a-27 from=a to=b item=x ask=FIX rb=all pri=2",
+    "RW1 HO a-35 re=a-24 from=a to=b item=x ask=FIX rb=all pri=2",
+    "RW1 HO a-36 re=a-4 from=a to=b item=x ask=FIX rb=all pri=2",
+    "RW1 HO a-4 re=a-1 from=a to=b item=x ask=FIX rb=all pri=2",
+    "RW1 RB b-20 re=a-5 from=b to=a item=x ask=FIX pri=2",
+    "RW1 RB b-25 re=a-24 from=b to=a item=x ask=FIX pri=2",
+    "RW1 RB b-28 re=a-28 from=b to=a item=x ask=FIX pri=2",
+    "RW1 RB b-37 re=a-36 from=b to=a item=x ask=FIX pri=2",
+    "RW1 DN b-7 re=a-1 from=b to=a item=x out=OK",
+    "RW1 DN b-21 re=a-5 from=b to=a item=x out=OK",
+    "RW1 DN b-26 re=a-24 from=b to=a item=x out=OK",
+    "RW1 DN b-29 re=a-28 from=b to=a item=x out=OK",
+    "RW1 DN b-38 re=a-36 from=b to=a item=x out=NOOP",
+    "RW1 CX a-9 re=a-1 from=a to=b item=x",
+    "RW1 CX a-22 re=a-5 from=a to=b item=x",
+    "RW1 CX a-29 re=a-28 from=a to=b item=x",
+    "RW1 CX a-39 re=a-36 from=a to=b item=x",
+    "RW1 AN b-30 re=a-29 from=b to=a val=Y",
+    "RW1 AN b-31 re=a-9 from=b to=a val=Y",
+    "RW1 UN b-6 re=a-4 from=b to=a why=DUP",
+    "RW1 UN b-32 re=a-24 from=b to=a why=DUP",
+    "RW1 ST a-40 re=a-24 from=a to=b item=x pri=1",
+    "RW1 ST a-41 re=a-1 from=a to=b item=x pri=1",
+    "RW1 RB b-42 re=a-40 from=b to=a item=x ask=FIX pri=1",
+    "RW1 AN a-43 re=b-25 from=a to=b val=Y",
+]
+resend_lines = st.tuples(st.lists(st.sampled_from(RESEND_EVENTS), max_size=11), st.booleans()).map(
+    lambda t: (["RW1 HO a-1 from=a to=b item=x ask=FIX rb=all pri=2"] if t[1] else []) + t[0])
+
+
+@settings(max_examples=DIFF_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(resend_lines)
+def test_check_thread_on_families_of_resends_agrees_with_python(port, lines):
+    """The findings alone: the ledger's ``next`` of an HO that two re-sends carry forward (siblings) may name
+    either in the port (the thread check names the one taken last)."""
+    request = {"op": "check-thread", "lines": lines, "now": "20261001T0000Z"}
+    got, want = findings_of(port(request)), findings_of(handle(request))
+    assert (got.get("ok"), got.get("findings")) == (want.get("ok"), want.get("findings")), request
+
+
 # ---------------------------------------------------------------- pattern cost
 
 def _shape_profile(pattern: str) -> dict:

@@ -674,8 +674,10 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     }
     // a cancel naming a re-send answered UN why=DUP withdraws the handoff that re-send repeated; any other
     // close naming it before that UN closed it goes to that handoff too (the re-send was one of its issues then)
+    // (where the HO it repeats is not taken yet, a re-issue the log lists later, the re-send was a handoff of
+    // its own then: the close stays with it)
     const named = cur(ho.id);
-    const repeated = duplicate.has(named) &&
+    const repeated = duplicate.has(named) && !later.has(links.get(named)[0]) &&
       (m.type === "CX" || (state.get(named).close === "open" && m !== duplicate.get(named)));
     let g = repeated ? cur(links.get(named)[0]) : named;
     if (m.type === "CX") g = untracedOriginal(g, m) ?? g;
