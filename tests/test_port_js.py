@@ -522,8 +522,13 @@ ECHO_EVENTS = [
     "RW1 ST a-64 from=a to=c item=z eta=20261009",
     "RW1 DN c-65 re=a-63 from=c to=a item=z out=OK",
 ]
-echo_lines = st.tuples(st.lists(st.sampled_from(ECHO_EVENTS), max_size=9), st.booleans()).map(
-    lambda t: (["RW1 HO a-40 from=a to=b item=z ask=FIX rb=all pri=2"] if t[1] else []) + t[0])
+def conversations(first: str, events: list[str], most: int) -> st.SearchStrategy[list[str]]:
+    """Up to ``most`` of ``events`` in any order, after ``first`` or not."""
+    return st.tuples(st.lists(st.sampled_from(events), max_size=most), st.booleans()).map(
+        lambda t: ([first] if t[1] else []) + t[0])
+
+
+echo_lines = conversations("RW1 HO a-40 from=a to=b item=z ask=FIX rb=all pri=2", ECHO_EVENTS, 9)
 
 
 @settings(max_examples=DIFF_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -569,8 +574,7 @@ RESEND_EVENTS = [
     "RW1 RB b-42 re=a-40 from=b to=a item=x ask=FIX pri=1",
     "RW1 AN a-43 re=b-25 from=a to=b val=Y",
 ]
-resend_lines = st.tuples(st.lists(st.sampled_from(RESEND_EVENTS), max_size=11), st.booleans()).map(
-    lambda t: (["RW1 HO a-1 from=a to=b item=x ask=FIX rb=all pri=2"] if t[1] else []) + t[0])
+resend_lines = conversations("RW1 HO a-1 from=a to=b item=x ask=FIX rb=all pri=2", RESEND_EVENTS, 11)
 
 
 @settings(max_examples=DIFF_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
