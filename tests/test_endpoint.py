@@ -169,6 +169,29 @@ def test_a_resend_before_any_readback_is_the_live_issue():
     assert stale.value.kind == "stale"
 
 
+@pytest.mark.parametrize("close", ["RW1 CX lead-3 re=lead-1 from=lead to=dev item=gh:org/app#7 why=REVOKED",
+                                   "RW1 UN dev-1 re=lead-1 from=dev to=lead why=BUSY"])
+def test_a_resend_of_a_handoff_closed_without_a_readback_is_offered_nothing(close):
+    """The re-send (sent before the close, delivered after it) joins the closed handoff: no readback is offered
+    that send would refuse, and nothing may be acted on."""
+    lead, dev = pair()
+    lead.send(HO)
+    resend = lead.send("RW1 HO lead-2 re=lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010")
+    dev.receive(HO)
+    if close.startswith("RW1 CX"):
+        lead.send(close)
+        dev.receive(close)
+    else:
+        lead.receive(dev.send(close))
+    events = dev.receive(resend)
+    assert kinds(events) == ["Redelivered"] and events[0].message.id == "lead-2"
+    assert dev.handoff("lead-2").issues == ("lead-1", "lead-2") and not dev.handoff("lead-2").open
+    assert not dev.may_act("lead-1") and not dev.may_act("lead-2")
+    with pytest.raises(ProtocolError) as refused:
+        dev.send(dev.readback("lead-2"), number=True)
+    assert refused.value.kind == "closed"
+
+
 def test_void_readback_gives_the_reissue_and_nothing_moves():
     lead, dev = pair()
     lead.send(HO)

@@ -240,6 +240,11 @@ class NoWrongAct(RuleBasedStateMachine):
                 self.confirms_in[agent].add((message.from_, message.re))
             if message.type == "DN" and message.re and int(message.id.rsplit("-", 1)[1]) > FORGED_BASE:
                 self.forged_done.add((message.from_, message.re))
+        for e in events:  # what an event offers to send is what send takes: a readback offered is of an open issue
+            if isinstance(e, HandoffOffered) and e.readback is not None:
+                view = end.handoff(e.readback.re)
+                assert view is not None and view.open and view.id == e.readback.re, (
+                    f"{agent} was offered a readback of {e.readback.re} that send refuses: {view}")
         for e in events:
             if isinstance(e, Reply):
                 self.out(agent, e.line)

@@ -1328,6 +1328,10 @@ class Endpoint:
             journalled = self._journalled_reply(ho.id, "UN", ho.id)
             if journalled is not None:
                 self._apply(journalled, outgoing=True, at=at, live=live)
+        elif h.close != "open":
+            # a re-send of a handoff closed without a readback (cancelled, refused): nothing to read back or act
+            # on (send refuses its RB), so it is offered nothing, as a re-issue of a closed handoff is not
+            events = [Redelivered(message=ho)]
         else:
             offered = self._offered(self._messages[h.live], h)  # (a re-send of ``ho`` that came first is live)
             events = [attrs.evolve(offered, reissue_of=earlier if how == "reissue" else None,
