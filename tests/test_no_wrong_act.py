@@ -251,7 +251,10 @@ class NoWrongAct(RuleBasedStateMachine):
             elif isinstance(e, HandoffOffered) and self.prompt:
                 self.read_back_as_composed(agent, e.message)
             elif isinstance(e, ReadbackPassed) and e.confirm is not None and self.prompt:
-                self.send(agent, e.confirm, number=True)
+                try:  # offered with the event, sent at once: send takes it
+                    self.out(agent, end.send(e.confirm, number=True))
+                except ProtocolError as exc:
+                    raise AssertionError(f"{agent} was offered {e.confirm.to_line()} that send refuses: {exc}") from exc
             elif isinstance(e, HandoffOffered):
                 self.offers[agent][e.message.id] = e
             elif isinstance(e, ReadbackPassed) and e.confirm is not None:

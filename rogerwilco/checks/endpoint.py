@@ -207,11 +207,13 @@ class Duplicate(Event):
 @attrs.frozen(kw_only=True)
 class ReadbackPassed(Event):
     """My handoff's readback passed every tier asked. ``confirm`` is the ``AN val=Y`` that clears the act
-    under ``rb=acc``, ``plan`` or ``exec`` (None where the level needs none)."""
+    under ``rb=acc``, ``plan`` or ``exec`` (None where the level needs none, and where none may go: the
+    handoff is closed, or ``expired`` says whose ``exp`` has passed)."""
 
     handoff: str = ""
     report: ReadbackReport | None = None
     confirm: Message | None = None
+    expired: str | None = None  # "<id> exp=<time>": the readback's or the handoff's, passed when it came
 
 
 @attrs.frozen(kw_only=True)
@@ -1737,10 +1739,17 @@ class Endpoint:
             reissue = self._compose("HO", re=rb.id, to=ho.to, item=ho.item, slots=dict(ho.slots), tail=tail,
                                     profile=None)
             return [ReadbackVoid(message=rb, handoff=h.live, report=report, reissue=reissue)]
-        confirm = None
-        if event == "RB-pass-wait":
-            confirm = self._compose("AN", re=rb.id, to=rb.from_, slots={"val": "Y"}, profile=ho.profile)
-        events: list[Any] = [ReadbackPassed(message=rb, handoff=h.live, report=report, confirm=confirm)]
+        confirm = expired = None
+        if event == "RB-pass-wait" and h.close == "open":  # (a handoff this end withdrew is confirmed by nothing)
+            now = self.clock()
+            live = self._messages[h.live]
+            late = next(((m.id, exp) for m in (rb, live) if (exp := _past_exp(m, now)) is not None), None)
+            if late is not None:  # no confirmation after an exp (spec 3.1): the sender asks for a new readback
+                expired = f"{late[0]} exp={late[1]}"
+            else:
+                confirm = self._compose("AN", re=rb.id, to=rb.from_, slots={"val": "Y"}, profile=ho.profile)
+        events: list[Any] = [ReadbackPassed(message=rb, handoff=h.live, report=report, confirm=confirm,
+                                            expired=expired)]
         after = self._owner(ho.item) if ho.item is not None else None
         if after != before_owner:
             events.append(OwnershipTransferred(message=rb, item=ho.item, from_=ho.from_, to=ho.to, via=ho.id))
