@@ -516,7 +516,7 @@ ACC_HO = "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=DRAFT rb=acc keys
 def test_a_readback_that_passes_is_offered_no_confirm_where_none_may_go(late):
     """Under rb=acc the sender's ReadbackPassed carries the AN val=Y that clears the act, unless its own cancel
     went first (the handoff is closed) or the handoff's exp passed before the RB came (spec 3.1): then ``confirm``
-    is None, ``expired`` says which exp, and send refuses the AN the event would have offered."""
+    is None, ``refused`` says why, and send refuses the AN the event would have offered, for that reason."""
     clock = [_dt.datetime(2026, 10, 1, 9, 0, tzinfo=_dt.timezone.utc)]
     lead, dev = Endpoint("lead", clock=lambda: clock[0]), Endpoint("dev", clock=lambda: clock[0])
     dev.receive(lead.send(ACC_HO.format(exp="20261001T1000Z"), expect_acc="len:120w+tone:plain"))
@@ -527,10 +527,11 @@ def test_a_readback_that_passes_is_offered_no_confirm_where_none_may_go(late):
         dev.receive(lead.send(CX))
     passed = [e for e in lead.receive(rb) if isinstance(e, ReadbackPassed)]
     assert len(passed) == 1 and passed[0].confirm is None
-    assert passed[0].expired == ("lead-1 exp=20261001T1000Z" if late else None)
     with pytest.raises(ProtocolError) as refused:
         lead.send("RW1 AN lead-9 re=dev-1 from=lead to=dev val=Y")
     assert refused.value.kind == ("expired" if late else "closed")
+    assert passed[0].refused == refused.value.message
+    assert ("expired at exp=20261001T1000Z" if late else "lead-1 is cancelled") in passed[0].refused
     assert not dev.may_act("lead-1")
 
 
@@ -540,6 +541,20 @@ def test_a_readback_that_passes_in_time_is_offered_its_confirm():
     dev.receive(lead.send(ACC_HO.format(exp="20261001T1000Z"), expect_acc="len:120w+tone:plain"))
     rb = dev.send(dev.readback("lead-1", acc="len:120w+tone:plain"), number=True)
     passed = [e for e in lead.receive(rb) if isinstance(e, ReadbackPassed)]
-    assert passed[0].expired is None and passed[0].confirm is not None
+    assert passed[0].refused is None and passed[0].confirm is not None
     dev.receive(lead.send(passed[0].confirm, number=True))
     assert dev.may_act("lead-1")
+
+
+def test_an_ho_that_comes_after_its_exp_is_offered_no_readback_and_says_why():
+    clock = [_dt.datetime(2026, 10, 1, 11, 0, tzinfo=_dt.timezone.utc)]
+    dev = Endpoint("dev", clock=lambda: clock[0])
+    events = dev.receive("RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX exp=20261001T1000Z")
+    assert kinds(events) == ["HandoffOffered"] and events[0].readback is None
+    with pytest.raises(ProtocolError) as refused:
+        dev.send(dev.readback("lead-1"), number=True)
+    assert refused.value.kind == "expired" and events[0].refused == refused.value.message
+    clock[0] = _dt.datetime(2026, 10, 1, 9, 0, tzinfo=_dt.timezone.utc)  # the same line in time
+    fresh = Endpoint("dev", clock=lambda: clock[0]).receive(
+        "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX exp=20261001T1000Z")
+    assert fresh[0].readback is not None and fresh[0].refused is None

@@ -248,13 +248,14 @@ class NoWrongAct(RuleBasedStateMachine):
         for e in events:
             if isinstance(e, Reply):
                 self.out(agent, e.line)
+            elif isinstance(e, HandoffOffered) and self.prompt and e.readback is not None and agent != TOOL_AGENT:
+                self.send_offered(agent, end, e.readback)
             elif isinstance(e, HandoffOffered) and self.prompt:
                 self.read_back_as_composed(agent, e.message)
             elif isinstance(e, ReadbackPassed) and e.confirm is not None and self.prompt:
-                try:  # offered with the event, sent at once: send takes it
-                    self.out(agent, end.send(e.confirm, number=True))
-                except ProtocolError as exc:
-                    raise AssertionError(f"{agent} was offered {e.confirm.to_line()} that send refuses: {exc}") from exc
+                self.send_offered(agent, end, e.confirm)
+            elif isinstance(e, Cancelled) and e.reply is not None and self.prompt:
+                self.send_offered(agent, end, e.reply)
             elif isinstance(e, HandoffOffered):
                 self.offers[agent][e.message.id] = e
             elif isinstance(e, ReadbackPassed) and e.confirm is not None:
@@ -267,6 +268,15 @@ class NoWrongAct(RuleBasedStateMachine):
                 judged = isinstance(e, ReadbackPassed)
                 assert judged == self.rb_pass[e.message.id], \
                     f"{agent}'s endpoint judged {e.message.id} {'passing' if judged else 'void'}, unlike its check"
+
+    def send_offered(self, agent: str, end: Endpoint, message: Message) -> None:
+        """What an event offered to send, sent at once (as an agent that answers at once does): send takes it
+        (numbered by the endpoint, except the act's DN a cancel is answered with, which went out already)."""
+        try:
+            line = end.send(message, number=message.type != "DN")
+        except ProtocolError as exc:
+            raise AssertionError(f"{agent} was offered {message.to_line()} that send refuses: {exc}") from exc
+        self.out(agent, line)
 
     def out(self, agent: str, line: str) -> None:
         """A line ``agent``'s endpoint let out: into the oracle, onto the transport."""

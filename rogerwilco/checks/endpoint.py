@@ -187,11 +187,14 @@ class NotForMe(Event):
 @attrs.frozen(kw_only=True)
 class HandoffOffered(Event):
     """An HO to me. ``readback`` is composed by code from the line as delivered (send it with
-    ``number=True``), or None with ``needs`` saying what the level asks that only I can give."""
+    ``number=True``), or None with ``needs`` saying what the level asks that only I can give, or with
+    ``refused`` saying why ``send`` would refuse any readback now (the handoff's ``exp`` has passed, the
+    item is handed on by this end...)."""
 
     handoff: str = ""
     readback: Message | None = None
     needs: str | None = None
+    refused: str | None = None
     reissue_of: str | None = None
     resend_of: str | None = None
 
@@ -207,13 +210,13 @@ class Duplicate(Event):
 @attrs.frozen(kw_only=True)
 class ReadbackPassed(Event):
     """My handoff's readback passed every tier asked. ``confirm`` is the ``AN val=Y`` that clears the act
-    under ``rb=acc``, ``plan`` or ``exec`` (None where the level needs none, and where none may go: the
-    handoff is closed, or ``expired`` says whose ``exp`` has passed)."""
+    under ``rb=acc``, ``plan`` or ``exec`` (None where the level needs none, and where ``send`` would refuse
+    it now: ``refused`` says why, as the handoff closed by my cancel, or an ``exp`` passed)."""
 
     handoff: str = ""
     report: ReadbackReport | None = None
     confirm: Message | None = None
-    expired: str | None = None  # "<id> exp=<time>": the readback's or the handoff's, passed when it came
+    refused: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -870,7 +873,7 @@ class Endpoint:
                         return [self._forged(message, text)]
                     again = tuple(self._text[r] for r in self._unreadable[key] if r in self._messages)
                     return [Redelivered(replies=again)] + [Reply(line=r) for r in again]
-                events = self._take(text, message, at, live=True, result=result)
+                events = self._sendable(self._take(text, message, at, live=True, result=result))
                 replies = [e.line for e in events if isinstance(e, Reply)]
                 extra["replies"] = [r.split(" ", 3)[2] for r in replies]
                 self._seen = tx.append(self.me, "in", journalled, msg_id=message.id if message else None,
@@ -909,7 +912,7 @@ class Endpoint:
             h = self._handoffs.get(message.id)
             if h is not None and h.live == message.id and h.close == "open" and h.rb == "offered" \
                     and not any(self._messages[rb].from_ == self.me for rb in self._rb_of.get(message.id, ())):
-                events.append(self._offered(message, h))  # still owed: a restart lost the readback
+                events += self._sendable([self._offered(message, h)])  # still owed: a restart lost the readback
         ho = self._target(message) if message.type == "DN" else None
         h = self._handoffs.get(ho.id) if ho is not None else None
         if h is not None and h.sender == self.me and h.cancels and h.act_dn == message.id:
@@ -917,6 +920,23 @@ class Endpoint:
             h.acknowledged = h.acknowledged.union(h.cancels)
             events.append(CancelAnswered(message=message, handoff=h.live))
         return events + [Reply(line=r) for r in replies]
+
+    def _sendable(self, events: list[Any]) -> list[Any]:
+        """The events, with what they offer to send held to what :meth:`send` takes now: a readback or a
+        confirmation it would refuse (:meth:`_guard`, the same rules at the same clock) is offered as None,
+        with the refusal's words in ``refused``."""
+        out = []
+        for e in events:
+            offered = e.readback if isinstance(e, HandoffOffered) else e.confirm if isinstance(e, ReadbackPassed) \
+                else None
+            if offered is not None:
+                try:
+                    self._guard(offered, self.clock())
+                except ProtocolError as exc:
+                    field = "readback" if isinstance(e, HandoffOffered) else "confirm"
+                    e = attrs.evolve(e, **{field: None, "refused": exc.message})
+            out.append(e)
+        return out
 
     def _take(self, text: str, message: Message | None, at: str, *, live: bool,
               result: LineResult | None = None, extra: Mapping[str, Any] | None = None) -> list[Any]:
@@ -1739,17 +1759,10 @@ class Endpoint:
             reissue = self._compose("HO", re=rb.id, to=ho.to, item=ho.item, slots=dict(ho.slots), tail=tail,
                                     profile=None)
             return [ReadbackVoid(message=rb, handoff=h.live, report=report, reissue=reissue)]
-        confirm = expired = None
-        if event == "RB-pass-wait" and h.close == "open":  # (a handoff this end withdrew is confirmed by nothing)
-            now = self.clock()
-            live = self._messages[h.live]
-            late = next(((m.id, exp) for m in (rb, live) if (exp := _past_exp(m, now)) is not None), None)
-            if late is not None:  # no confirmation after an exp (spec 3.1): the sender asks for a new readback
-                expired = f"{late[0]} exp={late[1]}"
-            else:
-                confirm = self._compose("AN", re=rb.id, to=rb.from_, slots={"val": "Y"}, profile=ho.profile)
-        events: list[Any] = [ReadbackPassed(message=rb, handoff=h.live, report=report, confirm=confirm,
-                                            expired=expired)]
+        confirm = None
+        if event == "RB-pass-wait":
+            confirm = self._compose("AN", re=rb.id, to=rb.from_, slots={"val": "Y"}, profile=ho.profile)
+        events: list[Any] = [ReadbackPassed(message=rb, handoff=h.live, report=report, confirm=confirm)]
         after = self._owner(ho.item) if ho.item is not None else None
         if after != before_owner:
             events.append(OwnershipTransferred(message=rb, item=ho.item, from_=ho.from_, to=ho.to, via=ho.id))
