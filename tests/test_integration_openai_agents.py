@@ -229,6 +229,30 @@ def test_a_receiver_that_refuses_the_handoff_keeps_control_with_the_sender():
     assert "why=UNK" in unable["lines"][1] and scheduler_end.owner(ITEM) == "scheduler"
 
 
+def test_a_handoff_that_reaches_its_receiver_after_its_exp_is_unable_and_says_why():
+    import datetime as _dt
+
+    def at(hour):
+        return lambda: _dt.datetime(2026, 10, 2, hour, 0, tzinfo=_dt.timezone.utc)
+
+    late_ho = HO.replace(" rb=exec", " rb=exec exp=20261002T1200Z")
+    scheduler_end = Endpoint("scheduler", profiles=["pay"], clock=at(11))
+    payer_end = Endpoint("payer", profiles=["pay"], clock=at(13))
+    payer = Agent(name="payer", model=ScriptedModel([]))
+    shown = []
+    scheduler = Agent(name="scheduler", model=ScriptedModel([
+        [function_call("transfer_to_payer", {"line": late_ho}, call_id="c1")],
+        ModelStep.respond(lambda c: shown.append(outputs(c)[-1]) or [assistant_message("held")]),
+    ]))
+    made = rw1_handoff(scheduler, payer, sender=scheduler_end, receiver=payer_end)
+    scheduler.handoffs.append(made)
+    result = Runner.run_sync(scheduler, "Pay.", run_config=RUN)
+    assert result.last_agent.name == "scheduler" and result.final_output == "held"
+    (unable,) = shown
+    assert unable["status"] == "unable" and scheduler_end.owner(ITEM) == "scheduler"
+    assert any(f["kind"] == "refused" and "expired at exp=20261002T1200Z" in f["message"] for f in unable["findings"])
+
+
 # --------------------------------------------------------------------------
 # agents as tools: the round trip
 

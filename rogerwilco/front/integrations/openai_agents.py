@@ -226,9 +226,10 @@ class _Exchanger:
         for reply in answers:
             self.sender.receive(reply)
         findings = [f for e in events for f in (event_to_json(e, self.receiver).get("findings") or [])]
-        if offered and offered[0].needs:
-            findings.append({"severity": "fail", "kind": "needs", "tier": None, "key": None,
-                             "message": offered[0].needs})
+        for kind in ("needs", "refused"):  # what only the receiver can give; why no readback may go now
+            if offered and getattr(offered[0], kind):
+                findings.append({"severity": "fail", "kind": kind, "tier": None, "key": None,
+                                 "message": getattr(offered[0], kind)})
         return None, Exchange("unable", handoff=ho_id, lines=[ho, *answers], findings=findings,
                               owner=self.sender.owner(_item(ho) or ""))
 
