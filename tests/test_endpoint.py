@@ -558,3 +558,15 @@ def test_an_ho_that_comes_after_its_exp_is_offered_no_readback_and_says_why():
     fresh = Endpoint("dev", clock=lambda: clock[0]).receive(
         "RW1 HO lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX exp=20261001T1000Z")
     assert fresh[0].readback is not None and fresh[0].refused is None
+
+
+def test_a_void_readback_of_a_handoff_i_cancelled_offers_no_reissue_and_says_why():
+    lead, dev = pair()
+    dev.receive(lead.send(HO))
+    bad = dev.send(BAD_RB)
+    lead.send(CX)
+    events = lead.receive(bad)
+    assert kinds(events) == ["ReadbackVoid"] and events[0].reissue is None
+    with pytest.raises(ProtocolError) as refused:
+        lead.send("RW1 HO lead-3 re=dev-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010")
+    assert events[0].refused == refused.value.message and "cancelled" in events[0].refused

@@ -256,6 +256,16 @@ class NoWrongAct(RuleBasedStateMachine):
                 self.send_offered(agent, end, e.confirm)
             elif isinstance(e, Cancelled) and e.reply is not None and self.prompt:
                 self.send_offered(agent, end, e.reply)
+            elif isinstance(e, ReadbackVoid) and e.reissue is not None and self.prompt:
+                earlier = next((h for h, rbs in self.rb_of.items() if e.reissue.re in rbs), "")
+                kept = self.kept.get(earlier)
+                try:
+                    sent = end.send(e.reissue, number=True, expect_acc=kept)
+                except ProtocolError as exc:
+                    raise AssertionError(f"{agent} was offered {e.reissue.to_line()} that send refuses: {exc}") from exc
+                if kept is not None:
+                    self.kept[sent.split(" ")[2]] = kept
+                self.out(agent, sent)
             elif isinstance(e, HandoffOffered):
                 self.offers[agent][e.message.id] = e
             elif isinstance(e, ReadbackPassed) and e.confirm is not None:

@@ -221,11 +221,19 @@ class ReadbackPassed(Event):
 
 @attrs.frozen(kw_only=True)
 class ReadbackVoid(Event):
-    """My handoff's readback failed: nothing moved. ``reissue`` is the HO to send again (``re=`` the RB)."""
+    """My handoff's readback failed: nothing moved. ``reissue`` is the HO to send again (``re=`` the RB), or
+    None with ``refused`` saying why ``send`` would refuse it now (the handoff is cancelled, or a later issue
+    carried it forward)."""
 
     handoff: str = ""
     report: ReadbackReport | None = None
     reissue: Message | None = None
+    refused: str | None = None
+
+
+#: the events that offer a line to send, and the field that holds it (None, with ``refused``, where send
+#: would refuse it: :meth:`Endpoint._sendable`)
+_OFFERS: dict[type, str] = {HandoffOffered: "readback", ReadbackPassed: "confirm", ReadbackVoid: "reissue"}
 
 
 @attrs.frozen(kw_only=True)
@@ -927,13 +935,12 @@ class Endpoint:
         with the refusal's words in ``refused``."""
         out = []
         for e in events:
-            offered = e.readback if isinstance(e, HandoffOffered) else e.confirm if isinstance(e, ReadbackPassed) \
-                else None
+            field = _OFFERS.get(type(e))
+            offered = getattr(e, field) if field is not None else None
             if offered is not None:
                 try:
                     self._guard(offered, self.clock())
                 except ProtocolError as exc:
-                    field = "readback" if isinstance(e, HandoffOffered) else "confirm"
                     e = attrs.evolve(e, **{field: None, "refused": exc.message})
             out.append(e)
         return out
