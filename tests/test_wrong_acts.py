@@ -26,6 +26,18 @@ def refused(endpoint: Endpoint, line: str, **kw) -> str:
     return exc.value.kind
 
 
+def refused_offer(endpoint: Endpoint, event, *, since: bool = False) -> str:
+    """An event that offers no readback because send would refuse one (``refused`` says why): the readback
+    composed by hand for the live issue is refused, for the reason the event gave (``since``: for the reason
+    a line received since gives)."""
+    assert event.readback is None and event.refused, event
+    with pytest.raises(ProtocolError) as exc:
+        endpoint.send(endpoint.readback(endpoint.handoff(event.handoff).id), number=True)
+    if not since:
+        assert exc.value.message.split(" ", 1)[1] == event.refused.split(" ", 1)[1]  # (the same words but the id)
+    return exc.value.kind
+
+
 def failed_kinds(lines: list[str], now: str = "20261001T0000Z") -> set[tuple[str, str | None]]:
     return {(f.kind, f.token) for f in check_thread(lines, now=now).findings if f.failed}
 
@@ -252,8 +264,8 @@ def test_handoffs_of_one_item_that_cross_leave_one_owner():
     a_offered = a.receive(back)[0]
     # each end holds an open handoff of x:1 to the other: neither reads back (each would own the item by its
     # own order of the two HOs), nor acts, until one of them closes its own
-    assert refused(b, offered.readback, number=True) == "two-owners"
-    assert refused(a, a_offered.readback, number=True) == "two-owners"
+    assert refused_offer(b, offered) == "two-owners"
+    assert refused_offer(a, a_offered) == "two-owners"
     assert [end.me for end, ho in ((a, "b-2"), (b, "a-2")) if end.may_act(ho)] == []
 
 
@@ -567,7 +579,7 @@ def test_a_handoff_withdrawn_but_not_yet_answered_still_stands():
     cancelled = [e for e in b.receive(a.send(CX)) if isinstance(e, Cancelled)][0]
     assert refused(a, "RW1 HO a-3 from=a to=c item=x:1 ask=FIX") == "two-owners"
     offered = a.receive(c.send("RW1 HO c-1 from=c to=a item=x:1 ask=FIX"))[0]
-    assert refused(a, offered.readback, number=True) == "two-owners"
+    assert refused_offer(a, offered) == "two-owners"
     a.receive(b.send(cancelled.reply, number=True))  # b abandoned it: the item is a's to hand on
     assert a.send("RW1 HO a-4 from=a to=c item=x:1 ask=FIX")
 
@@ -586,7 +598,7 @@ def test_an_original_arriving_after_a_resend_of_a_lost_resend_is_held_apart_unti
     rb = b.send(offered.readback, number=True)
     late = [e for e in b.receive(ho) if isinstance(e, HandoffOffered)]
     assert [e.handoff for e in late] == ["a-1"] and b.handoff("a-1").issues == ("a-1",)
-    assert refused(b, late[0].readback, number=True) == "read-back"
+    assert refused_offer(b, late[0]) == "read-back"
     assert refused(b, "RW1 UN b-7 re=a-1 from=b to=a item=x:1 why=DUP") == "dup-only"
     assert b.may_act("a-3") and not b.may_act("a-1")
     dn = b.send("RW1 DN b-2 re=a-3 from=b to=a item=x:1 out=OK")
@@ -617,7 +629,7 @@ def test_a_resend_of_a_lost_resend_after_its_original_was_read_back_is_not_read_
     b.send(b.receive(ho)[0].readback, number=True)
     offered = [e for e in b.receive(resend) if isinstance(e, HandoffOffered)]
     for event in offered:
-        assert refused(b, event.readback, number=True) == "read-back"
+        assert refused_offer(b, event) == "read-back"
     assert b.may_act("a-1") and not b.may_act("a-3")
     assert b.send("RW1 UN b-3 re=a-3 from=b to=a item=x:1 why=DUP")
 
@@ -687,7 +699,7 @@ def test_a_resend_of_a_lost_resend_that_arrives_before_it_joins_the_closed_hando
     b.receive(lost)
     assert "a-3" in b.handoff("a-1").issues
     for event in offered:
-        assert refused(b, event.readback, number=True) in ("read-back", "closed")
+        assert refused_offer(b, event, since=True) in ("read-back", "closed")
     assert not b.may_act("a-3")
     assert refused(b, "RW1 DN b-9 re=a-3 from=b to=a item=x:1 out=OK") in ("closed", "closed-twice")
     assert failed_kinds([line for _, line in b.journal()]) == set()
@@ -699,8 +711,7 @@ def test_a_resend_of_a_lost_resend_after_its_original_was_closed_is_not_read_bac
     never comes (spec 5 rule 1: a retry cannot make a second act). b's endpoint refuses the RB (read-back), as it
     does while a-1 is open; b answers a-3 UN why=DUP, and a-2, when it comes, UN why=DUP too. No act may follow."""
     a, b, lost, offered = _closed_then_a_resend_of_a_lost_resend()
-    again = offered[0].readback
-    assert refused(b, again, number=True) == "read-back"
+    assert refused_offer(b, offered[0]) == "read-back"
     assert not b.may_act("a-3")
     b.send("RW1 UN b-3 re=a-3 from=b to=a item=x:1 why=DUP // re-sends a-1, already closed")
     replies = [e.line for e in b.receive(lost) if isinstance(e, Reply)]
@@ -762,7 +773,7 @@ def test_a_resend_of_a_lost_resend_of_an_open_handoff_is_answered_dup_only():
     b = Endpoint("b")
     offered = b.receive(HO)[0]
     resend = [e for e in b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX") if isinstance(e, HandoffOffered)]
-    assert refused(b, resend[0].readback, number=True) == "read-back"
+    assert refused_offer(b, resend[0]) == "read-back"
     assert refused(b, "RW1 DN b-7 re=a-3 from=b to=a item=x:1 out=NOOP") == "dup-only"
     assert refused(b, "RW1 UN b-7 re=a-3 from=b to=a item=x:1 why=BUSY") == "dup-only"
     assert refused(b, "RW1 FL b-7 re=a-3 from=b to=a item=x:1 why=ERR") == "dup-only"
@@ -796,7 +807,7 @@ def test_a_resend_of_a_lost_resend_of_a_cancelled_handoff_is_not_read_back():
     b.receive(HO)
     b.receive("RW1 CX a-9 re=a-1 from=a to=b item=x:1 why=REVOKED")
     resend = [e for e in b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX") if isinstance(e, HandoffOffered)]
-    assert refused(b, resend[0].readback, number=True) == "closed"
+    assert refused_offer(b, resend[0]) == "closed"
     assert not b.may_act("a-3")
 
 
@@ -905,8 +916,8 @@ def test_the_thread_check_reports_a_readback_of_a_resend_it_cannot_trace_to_its_
     resend = a.send("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
     rb = b.send(b.receive(ho)[0].readback, number=True)
     offered = [e for e in b.receive(resend) if isinstance(e, HandoffOffered)][0]
-    again = offered.readback.to_line()
-    assert refused(b, again) == "read-back"
+    assert refused_offer(b, offered) == "read-back"
+    again = b.readback("a-3").replace(id="b-2").to_line()
     unseen = ("reply-to-unknown", None)
     assert failed_kinds([ho, rb, resend, again]) - {unseen} == {("read-back", again.split()[2])}
     closed = "RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=NOOP"  # closed or open, a-3 may re-send it: not again
@@ -955,7 +966,7 @@ def test_a_cancel_of_an_untraced_resend_withdraws_the_open_handoff_it_may_repeat
     offered = b.receive(HO)[0]
     b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
     b.receive("RW1 CX a-4 re=a-3 from=a to=b item=x:1 why=REVOKED")
-    assert refused(b, offered.readback, number=True) == "closed"
+    assert refused(b, offered.readback, number=True) == "closed"  # offered while a-1 was open: refused now
     assert not b.may_act("a-1")
     b.send("RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=NOOP")  # the answer to the cancel
 
@@ -1081,7 +1092,7 @@ def test_an_original_arriving_after_its_untraced_resend_was_closed_unread_is_nei
     assert a.handoff("a-1").close == "closed"
     offered = [e for e in b.receive(ho) if isinstance(e, HandoffOffered)]
     assert [e.handoff for e in offered] == ["a-1"]
-    assert refused(b, offered[0].readback, number=True) == "closed"
+    assert refused_offer(b, offered[0]) == "closed"
     for close in ("UN b-9 re=a-1 from=b to=a item=x:1 why=DUP", "DN b-9 re=a-1 from=b to=a item=x:1 out=NOOP",
                   "FL b-9 re=a-1 from=b to=a item=x:1 why=ERR"):
         assert refused(b, f"RW1 {close}") == "dup-only"
@@ -1411,3 +1422,23 @@ def test_a_resend_that_came_before_a_resend_answered_dup_of_the_reissue_stays_in
     acted = lines + ["RW1 RB b-42 re=a-5 from=b to=a item=x:1 ask=FIX", "RW1 DN b-43 re=a-5 from=b to=a item=x:1 out=OK",
                      "RW1 RB b-40 re=a-35 from=b to=a item=x:1 ask=FIX", "RW1 DN b-41 re=a-35 from=b to=a item=x:1 out=OK"]
     assert ("closed-twice", "b-41") in {(f.kind, f.token) for f in check_thread(acted, now="20261001T0000Z").findings}
+
+
+def test_a_later_handoff_to_me_read_back_then_cancelled_does_not_give_back_an_item_i_handed_on():
+    """p holds x:1 by s-1 and hands it on to a (a reads it back and acts). s hands x:1 to p again (s-2), p reads
+    it back, and s cancels it: the item stays where it was before s-2 (spec 5.4), with a, so p may not act on
+    s-1 again (it could, while the cancelled readback counted)."""
+    s, p, a = Endpoint("s"), Endpoint("p"), Endpoint("a")
+    p.receive(s.send("RW1 HO s-1 from=s to=p item=x:1 ask=FIX"))
+    s.receive(p.send(p.readback("s-1"), number=True))
+    assert p.may_act("s-1")
+    a.receive(p.send("RW1 HO p-5 from=p to=a item=x:1 ask=FIX"))
+    p.receive(a.send(a.readback("p-5"), number=True))
+    p.receive(a.send("RW1 DN a-9 re=p-5 from=a to=p item=x:1 out=OK"))
+    assert not p.may_act("s-1")
+    p.receive(s.send("RW1 HO s-2 from=s to=p item=x:1 ask=FIX"))
+    s.receive(p.send(p.readback("s-2"), number=True))
+    assert p.may_act("s-1") and p.may_act("s-2")  # the item is p's again, by s-2's readback
+    cancelled = p.receive(s.send("RW1 CX s-3 re=s-2 from=s to=p item=x:1 why=REVOKED"))
+    s.receive(p.send(cancelled[0].reply, number=True))
+    assert not p.may_act("s-2") and not p.may_act("s-1")

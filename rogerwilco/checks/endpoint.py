@@ -777,7 +777,11 @@ class Endpoint:
             return False
         if self._held_cancel(h) is not None:
             return False
-        return h.item is None or (self._acting_owner(h.item) == self.me and not self._handing_on(h.item))
+        # the item mine by the latest readback, and by the latest one its sender did not withdraw: a later
+        # handoff to me read back and then cancelled leaves the item where it was before it (spec 5.4), which
+        # may be with an agent I handed it on to since an earlier handoff to me
+        return h.item is None or (self._acting_owner(h.item) == self.me and self._holder(h.item) == self.me
+                                  and not self._handing_on(h.item))
 
     def _acting_owner(self, item: str) -> str | None:
         """:meth:`_owner`, where a handoff whose receiver reported the act (a DN; it may have overtaken the RB
