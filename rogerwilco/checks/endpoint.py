@@ -934,14 +934,14 @@ class Endpoint:
         return events + [Reply(line=r) for r in replies]
 
     def _sendable(self, events: list[Any]) -> list[Any]:
-        """The events, with what they offer to send held to what :meth:`send` takes now: a readback or a
-        confirmation it would refuse (:meth:`_guard`, the same rules at the same clock) is offered as None,
-        with the refusal's words in ``refused``."""
+        """The events, with what they offer to send held to what :meth:`send` takes now: a readback, a
+        confirmation or a re-issue it would refuse (:meth:`_guard`, the same rules at the same clock) is offered
+        as None, with the refusal's words in ``refused``."""
         out = []
         for e in events:
             field = _OFFERS.get(type(e))
             offered = getattr(e, field) if field is not None else None
-            if offered is not None:
+            if field is not None and offered is not None:
                 try:
                     self._guard(offered, self.clock())
                 except ProtocolError as exc:
