@@ -212,12 +212,13 @@ def test_a_misread_readback_is_void_control_stays_and_the_reissue_passes():
     assert scheduler_end.owner(ITEM) == "payer" and payer_end.may_act("scheduler-2")
 
 
-def test_a_receiver_that_refuses_the_handoff_keeps_control_with_the_sender():
-    scheduler_end, payer_end = Endpoint("scheduler", profiles=["pay"]), Endpoint("payer", profiles=[])
+def held_by_the_sender(ho, scheduler_end, payer_end):
+    """The scheduler hands ``ho`` to a payer that reads nothing back: control stays with the scheduler, which
+    is shown the one exchange (returned)."""
     payer = Agent(name="payer", model=ScriptedModel([]))
     shown = []
     scheduler = Agent(name="scheduler", model=ScriptedModel([
-        [function_call("transfer_to_payer", {"line": HO}, call_id="c1")],
+        [function_call("transfer_to_payer", {"line": ho}, call_id="c1")],
         ModelStep.respond(lambda c: shown.append(outputs(c)[-1]) or [assistant_message("held")]),
     ]))
     made = rw1_handoff(scheduler, payer, sender=scheduler_end, receiver=payer_end)
@@ -225,8 +226,14 @@ def test_a_receiver_that_refuses_the_handoff_keeps_control_with_the_sender():
     result = Runner.run_sync(scheduler, "Pay.", run_config=RUN)
     assert result.last_agent.name == "scheduler" and result.final_output == "held"
     (unable,) = shown
-    assert unable["status"] == "unable" and unable["lines"][1].startswith("RW1 UN payer-1 re=scheduler-1")
-    assert "why=UNK" in unable["lines"][1] and scheduler_end.owner(ITEM) == "scheduler"
+    assert unable["status"] == "unable" and scheduler_end.owner(ITEM) == "scheduler"
+    return unable
+
+
+def test_a_receiver_that_refuses_the_handoff_keeps_control_with_the_sender():
+    scheduler_end, payer_end = Endpoint("scheduler", profiles=["pay"]), Endpoint("payer", profiles=[])
+    unable = held_by_the_sender(HO, scheduler_end, payer_end)
+    assert unable["lines"][1].startswith("RW1 UN payer-1 re=scheduler-1") and "why=UNK" in unable["lines"][1]
 
 
 def test_a_handoff_that_reaches_its_receiver_after_its_exp_is_unable_and_says_why():
@@ -236,20 +243,8 @@ def test_a_handoff_that_reaches_its_receiver_after_its_exp_is_unable_and_says_wh
         return lambda: _dt.datetime(2026, 10, 2, hour, 0, tzinfo=_dt.timezone.utc)
 
     late_ho = HO.replace(" rb=exec", " rb=exec exp=20261002T1200Z")
-    scheduler_end = Endpoint("scheduler", profiles=["pay"], clock=at(11))
-    payer_end = Endpoint("payer", profiles=["pay"], clock=at(13))
-    payer = Agent(name="payer", model=ScriptedModel([]))
-    shown = []
-    scheduler = Agent(name="scheduler", model=ScriptedModel([
-        [function_call("transfer_to_payer", {"line": late_ho}, call_id="c1")],
-        ModelStep.respond(lambda c: shown.append(outputs(c)[-1]) or [assistant_message("held")]),
-    ]))
-    made = rw1_handoff(scheduler, payer, sender=scheduler_end, receiver=payer_end)
-    scheduler.handoffs.append(made)
-    result = Runner.run_sync(scheduler, "Pay.", run_config=RUN)
-    assert result.last_agent.name == "scheduler" and result.final_output == "held"
-    (unable,) = shown
-    assert unable["status"] == "unable" and scheduler_end.owner(ITEM) == "scheduler"
+    unable = held_by_the_sender(late_ho, Endpoint("scheduler", profiles=["pay"], clock=at(11)),
+                                Endpoint("payer", profiles=["pay"], clock=at(13)))
     assert any(f["kind"] == "refused" and "expired at exp=20261002T1200Z" in f["message"] for f in unable["findings"])
 
 
