@@ -63,8 +63,8 @@ from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from rogerwilco import Endpoint, Message, ProtocolError
-from rogerwilco.checks.endpoint import (Cancelled, HandoffOffered, ReadbackPassed, ReadbackVoid, Reply,
-                                        Unreadable)
+from rogerwilco.checks.endpoint import (Cancelled, HandoffOffered, Held, Orphaned, QuestionUnanswered,
+                                        ReadbackOverdue, ReadbackPassed, ReadbackVoid, Reply, Unreadable)
 from rogerwilco.checks.ledger import LedgerError, SQLiteLedger
 from rogerwilco.checks.readback import check_rb, levels_of
 from rogerwilco.checks.thread import check_thread
@@ -279,13 +279,16 @@ class NoWrongAct(RuleBasedStateMachine):
                 assert judged == self.rb_pass[e.message.id], \
                     f"{agent}'s endpoint judged {e.message.id} {'passing' if judged else 'void'}, unlike its check"
 
-    def send_offered(self, agent: str, end: Endpoint, message: Message) -> None:
+    def send_offered(self, agent: str, end: Endpoint, message: Message, expect_acc: str | None = None) -> None:
         """What an event offered to send, sent at once (as an agent that answers at once does): send takes it
-        (numbered by the endpoint, except the act's DN a cancel is answered with, which went out already)."""
+        (numbered by the endpoint, except the act's DN a cancel is answered with, which went out already; an
+        issue of a handoff keeps its criteria back as the first did)."""
         try:
-            line = end.send(message, number=message.type != "DN")
+            line = end.send(message, number=message.type != "DN", expect_acc=expect_acc)
         except ProtocolError as exc:
             raise AssertionError(f"{agent} was offered {message.to_line()} that send refuses: {exc}") from exc
+        if expect_acc is not None:
+            self.kept[line.split(" ")[2]] = expect_acc
         self.out(agent, line)
 
     def out(self, agent: str, line: str) -> None:
@@ -629,6 +632,24 @@ class NoWrongAct(RuleBasedStateMachine):
     @rule(minutes=st.sampled_from([10, 20, 40]))
     def advance_clock(self, minutes):
         self.now += dt.timedelta(minutes=minutes)
+
+    @precondition(lambda self: self.hos)
+    @rule(agent=st.sampled_from(AGENTS), data=st.data())
+    def follow_the_clock(self, agent, data):
+        """An agent asks its endpoint what time makes due and sends what it offers (for a held handoff, the
+        re-issue or the cancel): what tick offers is what send takes at that moment."""
+        end = self.ends[agent]
+        for e in end.tick():
+            if isinstance(e, Orphaned):
+                self.send_offered(agent, end, e.cancel)
+            elif isinstance(e, ReadbackOverdue):
+                self.send_offered(agent, end, e.resend, expect_acc=self.kept.get(e.handoff))
+            elif isinstance(e, Held):
+                reissue = data.draw(st.booleans(), label="reissue")
+                self.send_offered(agent, end, e.reissue if reissue else e.cancel,
+                                  expect_acc=self.kept.get(e.handoff) if reissue else None)
+            elif isinstance(e, QuestionUnanswered):
+                self.send_offered(agent, end, e.refuse)
 
     # ---- the transport's doing ----------------------------------------------------------------------------
 
