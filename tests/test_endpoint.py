@@ -570,3 +570,23 @@ def test_a_void_readback_of_a_handoff_i_cancelled_offers_no_reissue_and_says_why
     with pytest.raises(ProtocolError) as refused:
         lead.send("RW1 HO lead-3 re=dev-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010")
     assert events[0].refused == refused.value.message and "cancelled" in events[0].refused
+
+
+def test_tick_holds_a_handoff_voided_by_a_readback_of_the_issue_its_resend_carried_forward():
+    """lead re-sends lead-1 as lead-2; dev's void readback of lead-1 comes after: the handoff is void, and tick
+    holds it (it used to look for a readback of lead-2 and raise KeyError). The re-issue of that readback would
+    carry forward lead-1, which lead-2 carried forward already: send refuses it, so tick offers the cancel alone
+    and says why."""
+    clock = [_dt.datetime(2026, 10, 1, 9, 0, tzinfo=_dt.timezone.utc)]
+    lead = Endpoint("lead", clock=lambda: clock[0], readback_within=_dt.timedelta(minutes=10))
+    dev = Endpoint("dev", clock=lambda: clock[0])
+    dev.receive(lead.send(HO))
+    lead.send("RW1 HO lead-2 re=lead-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010")
+    assert kinds(lead.receive(dev.send(BAD_RB))) == ["ReadbackVoid"]
+    clock[0] += _dt.timedelta(minutes=30)
+    (held,) = lead.tick()
+    assert type(held).__name__ == "Held" and held.reissue is None and held.cancel.re == "lead-2"
+    with pytest.raises(ProtocolError) as refused:
+        lead.send("RW1 HO lead-3 re=dev-1 from=lead to=dev item=gh:org/app#7 ask=FIX due=20261010")
+    assert refused.value.kind == "stale" and held.refused.split(" ", 1)[1] == refused.value.message.split(" ", 1)[1]
+    lead.send(held.cancel, number=True)

@@ -645,7 +645,7 @@ class NoWrongAct(RuleBasedStateMachine):
             elif isinstance(e, ReadbackOverdue):
                 self.send_offered(agent, end, e.resend, expect_acc=self.kept.get(e.handoff))
             elif isinstance(e, Held):
-                reissue = data.draw(st.booleans(), label="reissue")
+                reissue = e.reissue is not None and data.draw(st.booleans(), label="reissue")
                 self.send_offered(agent, end, e.reissue if reissue else e.cancel,
                                   expect_acc=self.kept.get(e.handoff) if reissue else None)
             elif isinstance(e, QuestionUnanswered):

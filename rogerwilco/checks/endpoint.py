@@ -231,11 +231,6 @@ class ReadbackVoid(Event):
     refused: str | None = None
 
 
-#: the events that offer a line to send, and the field that holds it (None, with ``refused``, where send
-#: would refuse it: :meth:`Endpoint._sendable`)
-_OFFERS: dict[type, str] = {HandoffOffered: "readback", ReadbackPassed: "confirm", ReadbackVoid: "reissue"}
-
-
 @attrs.frozen(kw_only=True)
 class OwnershipTransferred(Event):
     item: str | None = None
@@ -354,11 +349,20 @@ class EchoChecked(Event):
 
 @attrs.frozen(kw_only=True)
 class Held(Event):
-    """(tick) My handoff's readback failed and was not re-issued: send ``reissue`` or ``cancel``, never leave it."""
+    """(tick) My handoff's readback failed and was not re-issued: send ``reissue`` or ``cancel``, never leave it
+    (``reissue`` None, with ``refused`` saying why, where send would refuse it: the void readback is of an issue
+    a re-send carried forward)."""
 
     handoff: str = ""
     reissue: Message | None = None
     cancel: Message | None = None
+    refused: str | None = None
+
+
+#: the events that offer a line to send, and the field that holds it (None, with ``refused``, where send
+#: would refuse it: :meth:`Endpoint._sendable`)
+_OFFERS: dict[type, str] = {HandoffOffered: "readback", ReadbackPassed: "confirm", ReadbackVoid: "reissue",
+                            Held: "reissue"}
 
 
 @attrs.frozen(kw_only=True)
@@ -2205,7 +2209,14 @@ class Endpoint:
                                        tail=ho.tail)
                 events.append(ReadbackOverdue(message=ho, handoff=h.live, resend=resend))
             elif h.rb == "void" and h.void_at and at - _unstamp(h.void_at) > self.readback_within:
-                void_rb = self._messages[self._readbacks[h.live][1]]
+                # the void readback: of the live issue, or of an earlier one it re-sends (an RB of the original
+                # that came after the re-send voids the handoff as well)
+                void = [self._readbacks[i][1] for i in reversed(h.issues)
+                        if self._readbacks.get(i, ("", ""))[0] == "failed"] \
+                    or [rb for i in reversed(h.issues) for rb in reversed(self._rb_of.get(i, ()))]
+                if not void:
+                    continue
+                void_rb = self._messages[void[0]]
                 reissue = self._compose("HO", re=void_rb.id, to=h.receiver, item=h.item, slots=dict(ho.slots),
                                         tail=ho.tail if ho.tail is not None else "readback did not pass")
                 cancel = self._compose("CX", re=h.live, to=h.receiver, item=h.item, slots={"why": "TIMEOUT"},
@@ -2225,7 +2236,7 @@ class Endpoint:
                 refuse = self._compose("UN", re=aq.id, to=aq.from_, item=aq.item, slots={"why": "TIMEOUT"},
                                        profile=aq.profile, tail="cannot answer in time")
                 events.append(QuestionUnanswered(message=aq, by=by, refuse=refuse))
-        return events
+        return self._sendable(events)
 
 
 def replay(messages: Iterable[Message], profiles: Receiver | Iterable | None = None) -> dict[str, Endpoint]:
