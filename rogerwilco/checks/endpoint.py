@@ -943,11 +943,10 @@ class Endpoint:
         as None, with the refusal's words in ``refused``."""
         out = []
         for e in events:
-            field = _OFFERS.get(type(e))
-            offered = getattr(e, field) if field is not None else None
-            if field is not None and offered is not None:
+            field = _OFFERS.get(type(e), "")
+            if getattr(e, field, None) is not None:
                 try:
-                    self._guard(offered, self.clock())
+                    self._guard(getattr(e, field), self.clock())
                 except ProtocolError as exc:
                     e = attrs.evolve(e, **{field: None, "refused": exc.message})
             out.append(e)
