@@ -422,6 +422,32 @@ def test_under_rb_all_a_change_is_echoed_before_the_act():
     assert dev.may_act("lead-1")
 
 
+def acts_of(end):
+    """What the thread check says of an end's journal, by kind and token."""
+    from rogerwilco.checks.thread import check_thread
+
+    return [(f.kind, f.token) for f in check_thread([line for _, line in end.journal()], now="20261002T1200Z").findings]
+
+
+def test_under_rb_all_a_change_that_comes_before_its_handoff_is_echoed_before_the_act():
+    """A transport that reorders: the sender's change overtakes the HO it names. It is held, and taken as the
+    change it is when the HO comes; the act waits for its echo, as the sender's check and the thread check
+    (which read the change after the HO) require."""
+    lead, dev = pair()
+    ho, change = lead.send(ALL_HO), lead.send(CHANGE)
+    assert kinds(dev.receive(change)) == ["StatusReport"]
+    events = dev.receive(ho)
+    assert kinds(events) == ["HandoffOffered", "ChangeToEcho"] and events[1].handoff == "lead-1"
+    lead.receive(dev.send(events[0].readback, number=True))
+    assert not dev.may_act("lead-1")
+    assert refused(dev, "RW1 DN dev-9 re=lead-1 from=dev to=lead item=gh:o/r#1 out=OK") == "act-before-echo"
+    assert lead.receive(dev.send(events[1].echo, number=True))[0].report.passed
+    assert dev.may_act("lead-1")
+    done = lead.receive(dev.send("RW1 DN dev-9 re=lead-1 from=dev to=lead item=gh:o/r#1 out=OK"))
+    assert kinds(done) == ["DoneReport"] and not done[0].findings
+    assert acts_of(dev) == [] and acts_of(lead) == []
+
+
 def test_a_wrong_echo_fails_the_senders_check():
     from rogerwilco.checks.endpoint import check_echo
 

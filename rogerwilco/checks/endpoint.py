@@ -598,6 +598,9 @@ class Endpoint:
         # a CX that came before what it names (a transport that reorders): the id it names -> the CXs, applied
         # when that HO arrives, so a cancel received before the act stops it whatever the order of arrival
         self._early_cancels: dict[str, tuple[str, ...]] = {}
+        # an ST or AN that came before what it names: the id it names -> those lines, applied as changes when that
+        # HO arrives (rb=all), so a change received before the act is echoed before it whatever the order
+        self._early_changes: dict[str, tuple[str, ...]] = {}
         # a CX that named an HO whose re= names an HO this end never saw -> that HO: while the link stays
         # lost, every handoff that HO may re-send is withdrawn for the act (:meth:`_held_cancel`)
         self._untraced_cancels: dict[str, str] = {}
@@ -1074,6 +1077,8 @@ class Endpoint:
             self._questions.setdefault(message.id, None)
             return [] if mine else [QuestionAsked(message=message)]
         named = self._messages.get(message.re) if message.re else None
+        if kind in ("ST", "AN") and named is None and message.re is not None and not mine and not self._observer:
+            self._early_changes[message.re] = self._early_changes.get(message.re, ()) + (message.id,)
         if kind in ("ST", "AN"):
             changed = self._change_of(message, named)
             if changed is not None:
@@ -1617,14 +1622,25 @@ class Endpoint:
         """The CXs that named ``ho`` before it arrived, applied now (spec 5.4: the receiver abandons what a
         cancel names); a handoff they cancel is offered no readback."""
         held = self._early_cancels.pop(ho.id, ())
-        if not held:
-            return events
-        cancels: list[Any] = []
-        for cx in held:
-            cancels += self._apply(self._messages[cx], outgoing=False, at=at, live=live)
-        if h.close != "open":
-            events = [e for e in events if not isinstance(e, HandoffOffered)]
-        return events + cancels
+        if held:
+            cancels: list[Any] = []
+            for cx in held:
+                cancels += self._apply(self._messages[cx], outgoing=False, at=at, live=live)
+            if h.close != "open":
+                events = [e for e in events if not isinstance(e, HandoffOffered)]
+            events = events + cancels
+        return events + self._apply_early_changes(ho)
+
+    def _apply_early_changes(self, ho: Message) -> list[Any]:
+        """The STs and ANs that named ``ho`` before it arrived, taken now as the changes they are (rb=all: each
+        is echoed before the act, spec 5 rule 1); one already taken as a change (by its item) is not taken again."""
+        events: list[Any] = []
+        for change_id in self._early_changes.pop(ho.id, ()):
+            change = self._messages[change_id]
+            h = self._change_of(change, ho) if change_id not in self._changes else None
+            if h is not None:
+                events += self._apply_change(change, h, mine=False)
+        return events
 
     def _offered(self, ho: Message, h: Handoff) -> HandoffOffered:
         if not self.compose:
