@@ -448,6 +448,26 @@ def test_under_rb_all_a_change_that_comes_before_its_handoff_is_echoed_before_th
     assert acts_of(dev) == [] and acts_of(lead) == []
 
 
+def test_a_change_naming_a_resend_of_a_resend_answered_dup_is_echoed_before_the_act():
+    """The sender re-sends twice (lead-3 re-sends lead-2, which the receiver answered UN why=DUP before lead-3
+    came) and changes its live issue, lead-3. At the sender lead-3 carries lead-1's handoff forward, so the
+    change is a change to lead-1's handoff, echoed before the act (the receiver took lead-3 into lead-2's
+    closed handoff, lost the change, and acted without the echo its sender's end required)."""
+    lead, dev = pair()
+    dev.receive(lead.send(ALL_HO))
+    lead.receive(dev.send(dev.readback("lead-1"), number=True))
+    resend = "RW1 HO lead-{n} re=lead-{r} from=lead to=dev item=gh:o/r#1 ask=FIX due=20261010 rb=all"
+    dev.receive(lead.send(resend.format(n=2, r=1)))
+    assert kinds(dev.receive(lead.send(resend.format(n=3, r=2)))) == ["Duplicate", "Reply"]
+    changed = dev.receive(lead.send("RW1 ST lead-4 re=lead-3 from=lead to=dev item=gh:o/r#1 eta=20261008 // sooner"))
+    assert kinds(changed) == ["ChangeToEcho"] and changed[0].handoff == "lead-1"
+    assert not dev.may_act("lead-1")
+    assert refused(dev, "RW1 DN dev-9 re=lead-1 from=dev to=lead item=gh:o/r#1 out=OK") == "act-before-echo"
+    assert lead.receive(dev.send(changed[0].echo, number=True))[0].report.passed
+    lead.receive(dev.send("RW1 DN dev-9 re=lead-1 from=dev to=lead item=gh:o/r#1 out=OK"))
+    assert acts_of(dev) == [] and acts_of(lead) == []
+
+
 def test_a_wrong_echo_fails_the_senders_check():
     from rogerwilco.checks.endpoint import check_echo
 

@@ -1357,7 +1357,10 @@ def test_a_guessed_cancel_that_the_link_shows_was_right_through_a_duplicate_stan
     assert not b.may_act("a-1")
     b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
     events = b.receive("RW1 HO a-4 re=a-3 from=a to=b item=x:1 ask=FIX")
-    assert not any(isinstance(e, Reply) for e in events), events  # no DN out=NOOP: the cancel named a-1's
+    # no DN out=NOOP: the cancel named a-1's handoff, which a-4 re-sends (through a-3 and a-2, a re-send answered
+    # as a duplicate): a-4 is answered as one too
+    assert [e.line for e in events if isinstance(e, Reply)] == [
+        "RW1 UN b-4 re=a-4 from=b to=a item=x:1 why=DUP // already read back a-1"], events
     assert b.findings == []
     b.receive("RW1 CX a-10 re=a-1 from=a to=b item=x:1 why=REVOKED")
     live = {(f.kind, f.token) for f in b.findings}
@@ -1365,6 +1368,27 @@ def test_a_guessed_cancel_that_the_link_shows_was_right_through_a_duplicate_stan
     report = check_thread([line for _, line in b.journal()], now="20261001T0000Z")
     assert {(f.kind, f.token) for f in report.findings if f.failed} == live
     assert not b.may_act("a-1") and not b.may_act("a-5")
+
+
+def test_a_resend_of_a_resend_answered_dup_is_answered_dup_and_a_cancel_of_it_withdraws_the_handoff():
+    """a-3 re-sends a-2, which b answered UN why=DUP before a-3 came (a sent a-3 before that UN reached it): at
+    a, a-3 carries a-1's handoff forward. b answers it as a duplicate too (it took a-3 into a-2's closed
+    handoff, offered nothing), and a cancel naming a-3 withdraws a-1's handoff, at the live end and in the
+    thread check of its journal alike (which read it as a second close of a-2, and the act after it as none)."""
+    b = Endpoint("b")
+    b.send(b.receive(HO)[0].readback, number=True)
+    b.receive("RW1 HO a-2 re=a-1 from=a to=b item=x:1 ask=FIX")
+    events = b.receive("RW1 HO a-3 re=a-2 from=a to=b item=x:1 ask=FIX")
+    assert [e.line for e in events if isinstance(e, Reply)] == [
+        "RW1 UN b-3 re=a-3 from=b to=a item=x:1 why=DUP // already read back a-1"]
+    cancelled = b.receive("RW1 CX a-4 re=a-3 from=a to=b item=x:1 why=REVOKED")
+    assert [(type(e).__name__, e.handoff) for e in cancelled] == [("Cancelled", "a-1")]
+    b.send(cancelled[0].reply, number=True)
+    assert not b.may_act("a-1")
+    assert refused(b, "RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=OK") == "act-after-cancel"
+    report = check_thread([line for _, line in b.journal()] + ["RW1 DN b-9 re=a-1 from=b to=a item=x:1 out=OK"],
+                          now="20261001T0000Z")
+    assert [(f.kind, f.token) for f in report.findings if f.failed] == [("act-after-cancel", "b-9")]
 
 
 def test_a_resend_of_an_untraced_resend_answered_dup_stays_in_the_handoff_that_un_closed_in_the_thread_check():

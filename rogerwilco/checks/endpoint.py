@@ -1299,9 +1299,10 @@ class Endpoint:
             repeated = self._handoffs.get(link[0]) if not live else None
             link = None  # answered UN why=DUP: the re-send is a handoff of its own, which that UN closes
         hops: set[str] = set()
-        while link is not None and link[1] == "resend" and link[0] in self._duplicates and link[0] not in hops:
-            # (a replay) a re-send of a re-send answered UN why=DUP was sent before that UN came: live, it carried
-            # forward the handoff the re-send repeated, and so it does here
+        while link is not None and link[1] == "resend" and (link[0] in self._duplicates or link[0] in self._dup_of) \
+                and link[0] not in hops:
+            # a re-send of a re-send answered UN why=DUP was sent before that UN came: at its sender it carried
+            # forward the handoff the re-send repeated, and so it does here (live: that UN split the re-send off)
             hops.add(link[0])
             up = self.continues(self._messages[link[0]])
             if up is None or not (self._came_before(up[0], link[0]) if self._places is not None
@@ -1610,13 +1611,22 @@ class Endpoint:
     def _repeated_by(self, resend: Message) -> Handoff | None:
         """The handoff a re-send answered ``UN why=DUP`` repeated (live: split off when the UN came; in a
         replay: its own handoff from the start), else None. ``resend`` is the key of the handoff a cancel
-        names, so a cancel of a later re-send of that re-send is followed back too."""
+        names, so a cancel of a later re-send of that re-send is followed back too. A re-send of a re-send
+        answered as a duplicate, itself answered so, repeated what that one repeated (in a replay, the chain is
+        followed back to the first HO of it no UN answered as a duplicate)."""
         if resend.id in self._dup_of:
             return self._dup_of[resend.id]
-        if resend.id not in self._duplicates:
-            return None
-        link = self.continues(resend)
-        return self._handoffs.get(link[0]) if link is not None and link[1] == "resend" else None
+        seen: set[str] = set()
+        while resend.id in self._duplicates and resend.id not in seen:
+            seen.add(resend.id)
+            link = self.continues(resend)
+            if link is None or link[1] != "resend":
+                return None
+            up = self._messages.get(link[0])
+            if up is None or up.id not in self._duplicates:
+                return self._handoffs.get(link[0])
+            resend = up
+        return None
 
     def _apply_early_cancels(self, ho: Message, h: Handoff, events: list[Any], at: str, *, live: bool) -> list[Any]:
         """The CXs that named ``ho`` before it arrived, applied now (spec 5.4: the receiver abandons what a
@@ -1704,7 +1714,8 @@ class Endpoint:
                 if candidate is not None and candidate.close == "open":
                     ho = self._messages[candidate.live]
                     break
-        h = self._handoffs.get(ho.id) if ho is not None else None
+        # a change naming a re-send answered UN why=DUP changes the handoff that re-send repeated
+        h = (self._repeated_by(ho) or self._handoffs.get(ho.id)) if ho is not None else None
         if h is None or (message.from_, message.to) != (h.sender, h.receiver) or h.close != "open":
             return None
         if "all" not in levels_of(whole(self._messages[h.live])):

@@ -409,6 +409,16 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
   const aloneOf = new Map(); // HO id -> the first HO of the handoff of its own it is in
   const aloneWaiting = new Map(); // HO id not taken yet -> the first HOs of such handoffs that carry it forward
   const cur = (hoId) => aloneOf.get(hoId) ?? root(hoId); // the handoff an HO is in now
+  // the handoff a re-send answered UN why=DUP repeated, followed back through re-sends answered so in turn
+  const repeatedOf = (named) => {
+    const seen = new Set([named]);
+    let g = cur(links.get(named)[0]);
+    while (duplicate.has(g) && !seen.has(g) && links.get(g) !== null && links.get(g)[1] === "resend") {
+      seen.add(g);
+      g = cur(links.get(g)[0]);
+    }
+    return g;
+  };
   const changes = new Map(); // an ST or AN -> the handoff it changes
   const changeOf = (m) => {
     const named = m.re !== null ? byId.get(m.re) : undefined;
@@ -434,7 +444,9 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
       }
     }
     if (ho === null) return null;
-    const g = cur(ho.id);
+    let g = cur(ho.id);
+    // a change naming a re-send answered UN why=DUP changes the handoff that re-send repeated
+    if (duplicate.has(g) && links.get(g) !== null && links.get(g)[1] === "resend" && !later.has(links.get(g)[0])) g = repeatedOf(g);
     if (ho.from !== m.from || ho.to !== m.to || state.get(g).close !== "open") return null;
     return levelsOf(byId.get(liveOf.get(g))).includes("all") ? g : null;
   };
@@ -623,7 +635,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
         const ho = target(byId.get(m.re));
         if (ho !== null) {
           const named = cur(ho.id);
-          const g = duplicate.has(named) ? cur(links.get(named)[0]) : named;
+          const g = duplicate.has(named) ? repeatedOf(named) : named;
           const s = state.get(g);
           if (s !== undefined && s.close === "cancelled" && !s.answeredBy) s.answeredBy = m;
         }
@@ -679,7 +691,7 @@ function checkThread(lines, { now = null, profiles = null } = {}) {
     const named = cur(ho.id);
     const repeated = duplicate.has(named) && !later.has(links.get(named)[0]) &&
       (m.type === "CX" || (state.get(named).close === "open" && m !== duplicate.get(named)));
-    let g = repeated ? cur(links.get(named)[0]) : named;
+    let g = repeated ? repeatedOf(named) : named;
     if (m.type === "CX") g = untracedOriginal(g, m) ?? g;
     closeStep(state.get(g), m, m.type === "DN" ? (get(m, "out") === "NOOP" ? "DN-noop" : "DN-act") : m.type);
   }
