@@ -510,6 +510,49 @@ def test_a_done_report_that_contradicts_the_plan_comes_with_its_undo():
     assert offered.readback is not None and offered.readback.get("amt") == "5100.00"
 
 
+def test_a_reversal_send_would_refuse_is_offered_as_none_and_composed_again_later():
+    """The act of auditor's handoff to payer differs from the plan, but when its DN comes the item has come back
+    round to auditor, offered by scheduler and not read back yet: send refuses the reversal (not-owner), so
+    the event offers none and says why; once auditor has read the item back, ``undo`` composes it and send
+    takes it."""
+    values = exchanges().PAY_EXEC
+    item = "inv:MD-2026-057"
+    ends = {name: Endpoint(name, profiles=["pay"]) for name in ("scheduler", "auditor", "payer")}
+
+    def hand(sender, to, *, read=True):
+        line = ends[sender].send(f"RW1 HO {sender}-0 p=pay from={sender} to={to} item={item} ask=PAY rb=exec {values}",
+                                 number=True)
+        offered = ends[to].receive(line)[0]
+        if read:
+            rb = ends[to].send(offered.readback, number=True)
+            ends[to].receive(ends[sender].send(ends[sender].receive(rb)[0].confirm, number=True))
+        return line.split(" ")[2]
+
+    first = hand("scheduler", "auditor")
+    noop = ends["auditor"].send(f"RW1 DN auditor-0 re={first} p=pay from=auditor to=scheduler item={item} out=NOOP",
+                                number=True)
+    ends["scheduler"].receive(noop)
+    paid = hand("auditor", "payer")
+    hand("payer", "scheduler")
+    back = hand("scheduler", "auditor", read=False)
+    dn = ends["payer"].send(f"RW1 DN payer-0 re={paid} p=pay from=payer to=auditor item={item} out=OK "
+                            + values.replace("amt=5400.00", "amt=5100.00"), number=True)
+    auditor = ends["auditor"]
+    report = auditor.receive(dn)[0]
+    assert isinstance(report, DoneReport) and not report.report.passed
+    assert report.undo is None and f"{back} offered it to auditor" in report.refused
+    with pytest.raises(ProtocolError) as exc:
+        auditor.send(auditor.undo(dn.split(" ")[2]), number=True)
+    assert exc.value.kind == "not-owner"
+    rb = auditor.send(auditor.readback(back), number=True)
+    auditor.receive(ends["scheduler"].send(ends["scheduler"].receive(rb)[0].confirm, number=True))
+    undo = auditor.send(auditor.undo(dn.split(" ")[2]), number=True)
+    assert " ask=UNDO ctx=" + dn.split(" ")[2] + " " in undo and " amt=5100.00 " in undo
+    assert ends["scheduler"].undo(noop.split(" ")[2]) is None  # a DN out=NOOP reports no act to reverse
+    with pytest.raises(ProtocolError):
+        auditor.undo(noop.split(" ")[2])  # a DN auditor sent is no done report of a handoff of its own
+
+
 def test_a_done_report_that_matches_needs_no_undo():
     lines = exchanges().pay_exchange()
     scheduler = Endpoint("scheduler", profiles=["pay"])

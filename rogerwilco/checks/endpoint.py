@@ -268,12 +268,14 @@ class Answered(Event):
 @attrs.frozen(kw_only=True)
 class DoneReport(Event):
     """A DN for my handoff, checked against the plan (``check_dn``); ``after_cancel`` when my CX went first;
-    ``undo`` the reversal to send when the act differs from the plan."""
+    ``undo`` the reversal to send when the act differs from the plan, or None with ``refused`` saying why
+    ``send`` would refuse it now (this end's own handoff of the item is open, say)."""
 
     handoff: str = ""
     report: ReadbackReport | None = None
     after_cancel: bool = False
     undo: Message | None = None  # where the act differs from the plan: the HO ask=UNDO that reverses it
+    refused: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -362,7 +364,7 @@ class Held(Event):
 #: the events that offer a line to send, and the field that holds it (None, with ``refused``, where send
 #: would refuse it: :meth:`Endpoint._sendable`)
 _OFFERS: dict[type, str] = {HandoffOffered: "readback", ReadbackPassed: "confirm", ReadbackVoid: "reissue",
-                            Held: "reissue"}
+                            Held: "reissue", DoneReport: "undo"}
 
 
 @attrs.frozen(kw_only=True)
@@ -1160,12 +1162,7 @@ class Endpoint:
         if mine or self._observer:  # a replay's events are not read: nothing composed
             return []
         if kind == "DN" and self.compose:
-            rb = self._messages.get(h.passing_rb) if h.passing_rb else None
-            live_ho = self._messages[h.live]
-            extra = self._extra.get(live_ho.id, {})
-            report = check_dn(live_ho, message, rb, profiles=self.receiver, record=extra.get("record"),
-                              now=self.clock())
-            undo = self._undo(live_ho, message, report) if not report.passed else None
+            report, undo = self._done_check(h, message)
             return [DoneReport(message=message, handoff=h.live, report=report, findings=tuple(findings),
                                after_cancel=close_before in ("cancelled",), undo=undo)]
         if kind == "CX":
@@ -1200,6 +1197,27 @@ class Endpoint:
             return attrs.evolve(finding, severity=NOTE, message=finding.message + " (it may have crossed this end's "
                                 "message on the way: a cancel cannot unsay an act)")
         return finding
+
+    def _done_check(self, h: Handoff, dn: Message) -> tuple[ReadbackReport, Message | None]:
+        """A DN for my handoff ``h`` checked against the plan (``check_dn``), and the reversal to send where the
+        act differs from it."""
+        rb = self._messages.get(h.passing_rb) if h.passing_rb else None
+        live_ho = self._messages[h.live]
+        extra = self._extra.get(live_ho.id, {})
+        report = check_dn(live_ho, dn, rb, profiles=self.receiver, record=extra.get("record"), now=self.clock())
+        return report, (self._undo(live_ho, dn, report) if not report.passed else None)
+
+    def undo(self, dn_id: str) -> Message | None:
+        """Compose by code the reversal of the act that ``dn_id``, a DN for my handoff, reports, where it differs
+        from the plan (the ``undo`` of its :class:`DoneReport`), else None; send it with ``number=True``. For
+        a reversal ``send`` refused when the DN came (the event's ``refused`` says why), once that is settled."""
+        self.refresh()
+        dn = self._messages.get(dn_id)
+        ho = self._target(dn) if dn is not None and dn.type == "DN" else None
+        h = self._handoffs.get(ho.id) if ho is not None else None
+        if dn is None or h is None or h.sender != self.me or dn.to != self.me:
+            raise ProtocolError(f"{dn_id} is no done report of a handoff of {self.me}'s", kind="not-offered")
+        return self._done_check(h, dn)[1]
 
     def _undo(self, ho: Message, dn: Message, report: ReadbackReport) -> Message | None:
         """The reversal of an act whose done report contradicts the plan (spec 5.4): a new HO
