@@ -63,8 +63,9 @@ from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from rogerwilco import Endpoint, Message, ProtocolError
-from rogerwilco.checks.endpoint import (Cancelled, HandoffOffered, Held, Orphaned, QuestionUnanswered,
-                                        ReadbackOverdue, ReadbackPassed, ReadbackVoid, Reply, Unreadable)
+from rogerwilco.checks.endpoint import (Cancelled, ChangeToEcho, DoneReport, HandoffOffered, Held, Orphaned,
+                                        QuestionUnanswered, ReadbackOverdue, ReadbackPassed, ReadbackVoid, Reply,
+                                        Unreadable, check_echo)
 from rogerwilco.checks.ledger import LedgerError, SQLiteLedger
 from rogerwilco.checks.readback import check_rb, levels_of
 from rogerwilco.checks.thread import check_thread
@@ -123,9 +124,12 @@ def ho_line(sender: str, to: str, item: str, level: str, exp: str | None) -> str
     return f"RW1 HO {sender}-0 {body}" + (f" exp={exp}" if exp else "") + tail
 
 
-def dn_line(actor: str, ho: Message, out: str = "OK") -> str:
-    """The act's done report: under pay, the execution slots as executed (the HO's values)."""
+def dn_line(actor: str, ho: Message, out: str = "OK", *, off: bool = False) -> str:
+    """The act's done report: under pay, the execution slots as executed (the HO's values; ``off``: the tool paid
+    another amount, a report the sender's done check fails and answers with an undo)."""
     values = f" {PAY_VALUES}" if ho.profile == "pay" and out != "NOOP" else ""
+    if off:
+        values = values.replace("amt=5400.00", "amt=5100.00")
     p = " p=pay" if ho.profile == "pay" else ""
     return f"RW1 DN {actor}-0 re={ho.id}{p} from={actor} to={ho.from_} item={ho.item} out={out}{values}"
 
@@ -178,6 +182,14 @@ class NoWrongAct(RuleBasedStateMachine):
         self.to_confirm: list[tuple[str, Message]] = []
         self.to_reissue: list[tuple[str, Message]] = []
         self.to_answer: list[tuple[str, Message]] = []
+        self.to_echo: list[tuple[str, Message]] = []
+        self.changes: dict[str, Message] = {}  # ST let out -> the line
+        self.to_undo: list[tuple[str, Message]] = []
+        self.undo_later: list[tuple[str, str]] = []  # (agent, DN id) whose reversal send refused when it came
+        # agent -> HO id -> the changes (rb=all: an ST of its sender naming it) it received after that HO
+        self.changes_in: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        self.echo_of: dict[str, str] = {}  # echo let out -> the change it echoes
+        self.echo_pass: dict[str, bool] = {}  # echo (RB of a change) let out -> whether it passes its sender's check
         self.prepared: list[tuple[str, str]] = []  # (token, HO id)
         self.acts: dict[tuple[str, str], list[str]] = defaultdict(list)  # (sender, handoff key) -> how each act ran
         self.n_forged = FORGED_BASE
@@ -240,6 +252,9 @@ class NoWrongAct(RuleBasedStateMachine):
                 self.confirms_in[agent].add((message.from_, message.re))
             if message.type == "DN" and message.re and int(message.id.rsplit("-", 1)[1]) > FORGED_BASE:
                 self.forged_done.add((message.from_, message.re))
+            if message.type == "ST" and message.re in self.delivered[agent] and message.re in self.ho_by_id \
+                    and "all" in levels_of(self.ho_by_id[message.re]) and message.from_ == self.ho_by_id[message.re].from_:
+                self.changes_in[agent][message.re].append(message.id)
         for e in events:  # what an event offers to send is what send takes: a readback offered is of an open issue
             if isinstance(e, HandoffOffered) and e.readback is not None:
                 view = end.handoff(e.readback.re)
@@ -256,6 +271,10 @@ class NoWrongAct(RuleBasedStateMachine):
                 self.send_offered(agent, end, e.confirm)
             elif isinstance(e, Cancelled) and e.reply is not None and self.prompt:
                 self.send_offered(agent, end, e.reply)
+            elif isinstance(e, ChangeToEcho) and e.echo is not None and self.prompt:
+                self.send_offered(agent, end, e.echo)
+            elif isinstance(e, DoneReport) and e.undo is not None and self.prompt:
+                self.send_offered(agent, end, e.undo)
             elif isinstance(e, ReadbackVoid) and e.reissue is not None and self.prompt:
                 earlier = next((h for h, rbs in self.rb_of.items() if e.reissue.re in rbs), "")
                 kept = self.kept.get(earlier)
@@ -274,6 +293,12 @@ class NoWrongAct(RuleBasedStateMachine):
                 self.to_reissue.append((agent, e.reissue))
             elif isinstance(e, Cancelled) and e.reply is not None:
                 self.to_answer.append((agent, e.reply))
+            elif isinstance(e, ChangeToEcho) and e.echo is not None:
+                self.to_echo.append((agent, e.echo))
+            elif isinstance(e, DoneReport) and e.undo is not None:
+                self.to_undo.append((agent, e.undo))
+            elif isinstance(e, DoneReport) and e.refused is not None:
+                self.undo_later.append((agent, e.message.id))
             if isinstance(e, (ReadbackPassed, ReadbackVoid)) and e.message.id in self.rb_pass:
                 judged = isinstance(e, ReadbackPassed)
                 assert judged == self.rb_pass[e.message.id], \
@@ -301,6 +326,11 @@ class NoWrongAct(RuleBasedStateMachine):
         if message.type == "HO":
             self.hos.append(message)
             self.ho_by_id[message.id] = message
+        elif message.type == "ST":
+            self.changes[message.id] = message
+        elif message.type == "RB" and message.re in self.changes:
+            self.echo_of[message.id] = message.re
+            self.echo_pass[message.id] = check_echo(self.changes[message.re], message, profiles=PROFILES).passed
         elif message.type == "RB" and message.re in self.ho_by_id:
             ho = self.ho_by_id[message.re]
             # judged as the endpoints judge it, before any exp= (expiry is the clock's rule, checked on each act)
@@ -375,6 +405,10 @@ class NoWrongAct(RuleBasedStateMachine):
         if "exec" in levels_of(ho):
             assert any((ho.from_, rb) in self.confirms_in[actor] for rb in passing), \
                 f"{actor} acted ({how}) on {key} under rb=exec before {ho.from_}'s AN val=Y"
+        unechoed = [c for i in issues for c in self.changes_in[actor].get(i, ())
+                    if not any(self.echo_pass.get(rb) for rb in self.let_out[actor] if self.echo_of.get(rb) == c)]
+        assert not unechoed, f"{actor} acted ({how}) on {key} under rb=all before it echoed the change {unechoed}; " \
+            f"its journal:\n" + "\n".join(line for _, line in self.ends[actor].journal())
         exp = min((self.ho_by_id[i].get("exp") for i in issues if self.ho_by_id[i].get("exp")), default=None)
         assert exp is None or self.now <= parse_time(exp), \
             f"{actor} acted ({how}) on {key} at {stamp(self.now)}, after its exp={exp}"
@@ -554,6 +588,41 @@ class NoWrongAct(RuleBasedStateMachine):
         agent, reply = self.pick(data, self.to_answer, "answer")
         self.send(agent, reply, number=reply.type != "DN")
 
+    @precondition(lambda self: self.hos)
+    @rule(data=st.data(), right=st.booleans())
+    def change(self, data, right):
+        """Under rb=all, the sender changes what its receiver will do (an ST naming the live issue); the
+        receiver echoes it before it acts (spec 5 rule 1)."""
+        views = sorted((v.id for name, end in self.ends.items() for v in end.open_handoffs() if v.sender == name
+                        and v.id in self.ho_by_id and "all" in levels_of(self.ho_by_id[v.id])))
+        live = self.pick(data, views, "change")
+        if live is None:
+            return
+        ho = self.ho_by_id[live]
+        eta = "20261008" if right else "20261009"
+        self.send(ho.from_, f"RW1 ST {ho.from_}-0 re={live} from={ho.from_} to={ho.to} item={ho.item} eta={eta} "
+                            "// sooner", number=True)
+
+    @precondition(lambda self: self.to_echo)
+    @rule(data=st.data(), right=st.booleans())
+    def echo(self, data, right):
+        """The receiver sends the echo it was offered, late, or a wrong one (another eta)."""
+        agent, rb = self.pick(data, self.to_echo, "echo")
+        if not right:
+            rb = rb.replace(slots={k: ("20261001" if k == "eta" else v) for k, v in rb.slots.items()})
+        self.send(agent, rb, number=True)
+
+    @precondition(lambda self: self.to_undo or self.undo_later)
+    @rule(data=st.data())
+    def undo(self, data):
+        """The sender reverses an act whose done report contradicts the plan (ask=UNDO), late: as offered, or
+        composed again where send refused it when the DN came."""
+        agent, ho = self.pick(data, self.to_undo + self.undo_later, "undo")
+        if isinstance(ho, str):
+            ho = self.ends[agent].undo(ho)
+        if ho is not None:
+            self.send_ho(agent, ho, None)
+
     def handoffs_to(self, agent: str) -> list[str]:
         return sorted(h.id for h in self.ends[agent].open_handoffs() if h.receiver == agent)
 
@@ -567,13 +636,16 @@ class NoWrongAct(RuleBasedStateMachine):
         self.send(agent, dn_line(agent, self.ho_by_id[ho_id]), number=True)
 
     @precondition(lambda self: self.hos)
-    @rule(agent=st.sampled_from(AGENTS), data=st.data(), out=st.sampled_from(["OK", "NOOP"]))
+    @rule(agent=st.sampled_from(AGENTS), data=st.data(), out=st.sampled_from(["OK", "NOOP", "OFF"]))
     def report_done(self, agent, data, out):
+        """A DN sent without asking ``may_act`` (``OFF``: the act ran with another amount than the plan's)."""
         ho_id = self.pick(data, self.handoffs_to(agent), "handoff")
         if ho_id is None or ho_id not in self.ho_by_id:
             return
+        off = out == "OFF"
+        out = "OK" if off else out
         try:
-            line = self.ends[agent].send(dn_line(agent, self.ho_by_id[ho_id], out), number=True)
+            line = self.ends[agent].send(dn_line(agent, self.ho_by_id[ho_id], out, off=off), number=True)
         except ProtocolError:
             return
         if out == "OK":
