@@ -11,7 +11,9 @@ report in the receiver's name, a line with an unknown code). The agents send
 handoffs at every readback level (``echo``, ``all``, ``acc`` with the criteria
 kept back, ``exec`` under the pay profile; some with ``exp=``), read back
 (composed by code, or wrong), confirm, re-issue, re-send, cancel, answer
-cancels, act and advance a fake clock. They act three ways: when ``may_act``
+cancels, change an ``rb=all`` handoff and echo the change (or echo it wrong),
+act (sometimes with another amount than the plan's), reverse such an act
+(``ask=UNDO``), send what ``tick`` offers and advance a fake clock. They act three ways: when ``may_act``
 says so, by sending ``DN out=OK`` without asking, and through the tool's
 ``prepare`` and ``commit`` (sometimes while another process of ``c`` takes a
 line from the transport between the tool's question and its act).
@@ -26,6 +28,9 @@ invariants are about what gets out and what runs):
 * no act before wilco: the actor let out a readback of the handoff that passes
   its sender's check, and under ``rb=exec`` it received the sender's
   ``AN val=Y`` to it;
+* under ``rb=all``, no act before the actor let out, for every change of the
+  handoff it received (an ST of its sender naming an issue it held), an echo
+  that passes the sender's check;
 * at most one act per handoff;
 * a cancel the actor received before the act, in whatever order it came,
   prevents the act;
