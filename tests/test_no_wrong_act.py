@@ -257,7 +257,7 @@ class NoWrongAct(RuleBasedStateMachine):
                 self.confirms_in[agent].add((message.from_, message.re))
             if message.type == "DN" and message.re and int(message.id.rsplit("-", 1)[1]) > FORGED_BASE:
                 self.forged_done.add((message.from_, message.re))
-            if message.type == "ST" and message.re in self.delivered[agent] and message.re in self.ho_by_id \
+            if message.type in ("ST", "AN") and message.re in self.delivered[agent] and message.re in self.ho_by_id \
                     and "all" in levels_of(self.ho_by_id[message.re]) and message.from_ == self.ho_by_id[message.re].from_:
                 self.changes_in[agent][message.re].append(message.id)
         for e in events:  # what an event offers to send is what send takes: a readback offered is of an open issue
@@ -331,7 +331,7 @@ class NoWrongAct(RuleBasedStateMachine):
         if message.type == "HO":
             self.hos.append(message)
             self.ho_by_id[message.id] = message
-        elif message.type == "ST":
+        elif message.type == "ST" or (message.type == "AN" and message.re in self.ho_by_id):
             self.changes[message.id] = message
         elif message.type == "RB" and message.re in self.changes:
             self.echo_of[message.id] = message.re
@@ -594,27 +594,33 @@ class NoWrongAct(RuleBasedStateMachine):
         self.send(agent, reply, number=reply.type != "DN")
 
     @precondition(lambda self: self.hos)
-    @rule(data=st.data(), right=st.booleans())
-    def change(self, data, right):
-        """Under rb=all, the sender changes what its receiver will do (an ST naming the live issue); the
-        receiver echoes it before it acts (spec 5 rule 1)."""
-        views = sorted((v.id for name, end in self.ends.items() for v in end.open_handoffs() if v.sender == name
-                        and v.id in self.ho_by_id and "all" in levels_of(self.ho_by_id[v.id])))
-        live = self.pick(data, views, "change")
-        if live is None:
+    @rule(data=st.data(), right=st.booleans(), how=st.sampled_from(["ST", "AN", "ST-key"]))
+    def change(self, data, right, how):
+        """Under rb=all, the sender changes what its receiver will do (an ST or an AN naming the live issue, or an
+        ST naming the handoff's first); the receiver echoes it before it acts (spec 5 rule 1)."""
+        views = sorted(((v.id, v.key) for name, end in self.ends.items() for v in end.open_handoffs()
+                        if v.sender == name and v.id in self.ho_by_id and "all" in levels_of(self.ho_by_id[v.id])))
+        picked = self.pick(data, views, "change")
+        if picked is None:
             return
+        live, key = picked
         ho = self.ho_by_id[live]
-        eta = "20261008" if right else "20261009"
-        self.send(ho.from_, f"RW1 ST {ho.from_}-0 re={live} from={ho.from_} to={ho.to} item={ho.item} eta={eta} "
-                            "// sooner", number=True)
+        named = key if how == "ST-key" else live
+        if how == "AN":
+            line = f"RW1 AN {ho.from_}-0 re={named} from={ho.from_} to={ho.to} val={'Y' if right else 'N'} // go on"
+        else:
+            eta = "20261008" if right else "20261009"
+            line = f"RW1 ST {ho.from_}-0 re={named} from={ho.from_} to={ho.to} item={ho.item} eta={eta} // sooner"
+        self.send(ho.from_, line, number=True)
 
     @precondition(lambda self: self.to_echo)
     @rule(data=st.data(), right=st.booleans())
     def echo(self, data, right):
-        """The receiver sends the echo it was offered, late, or a wrong one (another eta)."""
+        """The receiver sends the echo it was offered, late, or a wrong one (another eta, the other val)."""
         agent, rb = self.pick(data, self.to_echo, "echo")
         if not right:
-            rb = rb.replace(slots={k: ("20261001" if k == "eta" else v) for k, v in rb.slots.items()})
+            wrong = {"eta": "20261001", "val": "N" if rb.get("val") == "Y" else "Y"}
+            rb = rb.replace(slots={k: wrong.get(k, v) for k, v in rb.slots.items()})
         self.send(agent, rb, number=True)
 
     @precondition(lambda self: self.to_undo or self.undo_later)
@@ -632,13 +638,14 @@ class NoWrongAct(RuleBasedStateMachine):
         return sorted(h.id for h in self.ends[agent].open_handoffs() if h.receiver == agent)
 
     @precondition(lambda self: self.hos)
-    @rule(agent=st.sampled_from(AGENTS), data=st.data())
-    def act_when_may(self, agent, data):
+    @rule(agent=st.sampled_from(AGENTS), data=st.data(), off=st.booleans())
+    def act_when_may(self, agent, data, off):
+        """An act ``may_act`` allows (``off``: under pay, it paid another amount than the plan's)."""
         ho_id = self.pick(data, self.handoffs_to(agent), "handoff")
         if ho_id is None or not self.ends[agent].may_act(ho_id):
             return
         self.acted(agent, ho_id, "may_act")
-        self.send(agent, dn_line(agent, self.ho_by_id[ho_id]), number=True)
+        self.send(agent, dn_line(agent, self.ho_by_id[ho_id], off=off), number=True)
 
     @precondition(lambda self: self.hos)
     @rule(agent=st.sampled_from(AGENTS), data=st.data(), out=st.sampled_from(["OK", "NOOP", "OFF"]))
