@@ -1338,7 +1338,7 @@ class Endpoint:
         if link is None and repeated is None and (not mine or not live):  # (a replay: the receiver's order)
             late = self._resent_before(ho)
             if late is not None:  # a cancel held for it applies to the handoff it joins, as the thread check reads it
-                return [] if mine else self._apply_early_cancels(ho, late, [Redelivered(message=ho)], at, live=live)
+                return [] if mine else self._apply_held(ho, late, [Redelivered(message=ho)], at, live=live)
         if link is not None and link[1] == "resend":
             between = self._resent_between(ho, link[0])
             if between is not None:
@@ -1353,7 +1353,7 @@ class Endpoint:
                 self._join_resends(self._messages[repeated.live], repeated, via=ho)
             if not mine:
                 events.append(self._offered(ho, h))
-                return self._apply_early_cancels(ho, h, events, at, live=live)
+                return self._apply_held(ho, h, events, at, live=live)
             return events
         earlier, how = link
         h = self._handoffs[earlier]
@@ -1398,7 +1398,7 @@ class Endpoint:
                                    resend_of=earlier if how == "resend" else None)]
         if how == "resend" and (live or self._ahead):
             events += self._answer_resends_of_closed(ho, h, at, ho.id, live=live)
-        return self._apply_early_cancels(ho, h, events, at, live=live)
+        return self._apply_held(ho, h, events, at, live=live)
 
     def _answer_resends_of_closed(self, ho: Message, h: Handoff, at: str, cause: str, *, live: bool) -> list[Any]:
         """The re-sends of ``ho`` that came before it and that this end read back as handoffs of their own (their
@@ -1646,9 +1646,9 @@ class Endpoint:
             resend = up
         return None
 
-    def _apply_early_cancels(self, ho: Message, h: Handoff, events: list[Any], at: str, *, live: bool) -> list[Any]:
+    def _apply_held(self, ho: Message, h: Handoff, events: list[Any], at: str, *, live: bool) -> list[Any]:
         """The CXs that named ``ho`` before it arrived, applied now (spec 5.4: the receiver abandons what a
-        cancel names); a handoff they cancel is offered no readback."""
+        cancel names; a handoff they cancel is offered no readback), then the changes that did."""
         held = self._early_cancels.pop(ho.id, ())
         if held:
             cancels: list[Any] = []
