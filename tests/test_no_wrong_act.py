@@ -13,10 +13,11 @@ kept back, ``exec`` under the pay profile; some with ``exp=``), read back
 (composed by code, or wrong), confirm, re-issue, re-send, cancel, answer
 cancels, change an ``rb=all`` handoff and echo the change (or echo it wrong),
 act (sometimes with another amount than the plan's), reverse such an act
-(``ask=UNDO``), send what ``tick`` offers and advance a fake clock. They act three ways: when ``may_act``
-says so, by sending ``DN out=OK`` without asking, and through the tool's
-``prepare`` and ``commit`` (sometimes while another process of ``c`` takes a
-line from the transport between the tool's question and its act).
+(``ask=UNDO``), send what ``tick`` offers and advance a fake clock. They act
+three ways: when ``may_act`` says so, by sending ``DN out=OK`` without
+asking, and through the tool's ``prepare`` and ``commit`` (sometimes while
+another process of ``c`` takes a line from the transport between the tool's
+question and its act).
 
 What must hold (an act the endpoint or the tool refuses is no act: the
 invariants are about what gets out and what runs):
@@ -29,7 +30,7 @@ invariants are about what gets out and what runs):
   its sender's check, and under ``rb=exec`` it received the sender's
   ``AN val=Y`` to it;
 * under ``rb=all``, no act before the actor let out, for every change of the
-  handoff it received (an ST of its sender naming an issue it held), an echo
+  handoff it received (an ST or AN of its sender naming an issue it held), an echo
   that passes the sender's check;
 * at most one act per handoff;
 * a cancel the actor received before the act, in whatever order it came,
@@ -188,13 +189,12 @@ class NoWrongAct(RuleBasedStateMachine):
         self.to_reissue: list[tuple[str, Message]] = []
         self.to_answer: list[tuple[str, Message]] = []
         self.to_echo: list[tuple[str, Message]] = []
-        self.changes: dict[str, Message] = {}  # ST let out -> the line
+        self.changes: dict[str, Message] = {}  # a change let out (an ST, or an AN naming an HO) -> the line
         self.to_undo: list[tuple[str, Message]] = []
         self.undo_later: list[tuple[str, str]] = []  # (agent, DN id) whose reversal send refused when it came
-        # agent -> HO id -> the changes (rb=all: an ST of its sender naming it) it received after that HO
+        # agent -> HO id -> the changes (rb=all: an ST or AN of its sender naming it) it received after that HO
         self.changes_in: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-        self.echo_of: dict[str, str] = {}  # echo let out -> the change it echoes
-        self.echo_pass: dict[str, bool] = {}  # echo (RB of a change) let out -> whether it passes its sender's check
+        self.echoed: set[tuple[str, str]] = set()  # (agent, change id) it let out an echo of that passes the check
         self.prepared: list[tuple[str, str]] = []  # (token, HO id)
         self.acts: dict[tuple[str, str], list[str]] = defaultdict(list)  # (sender, handoff key) -> how each act ran
         self.n_forged = FORGED_BASE
@@ -334,8 +334,8 @@ class NoWrongAct(RuleBasedStateMachine):
         elif message.type == "ST" or (message.type == "AN" and message.re in self.ho_by_id):
             self.changes[message.id] = message
         elif message.type == "RB" and message.re in self.changes:
-            self.echo_of[message.id] = message.re
-            self.echo_pass[message.id] = check_echo(self.changes[message.re], message, profiles=PROFILES).passed
+            if check_echo(self.changes[message.re], message, profiles=PROFILES).passed:
+                self.echoed.add((agent, message.re))
         elif message.type == "RB" and message.re in self.ho_by_id:
             ho = self.ho_by_id[message.re]
             # judged as the endpoints judge it, before any exp= (expiry is the clock's rule, checked on each act)
@@ -410,8 +410,7 @@ class NoWrongAct(RuleBasedStateMachine):
         if "exec" in levels_of(ho):
             assert any((ho.from_, rb) in self.confirms_in[actor] for rb in passing), \
                 f"{actor} acted ({how}) on {key} under rb=exec before {ho.from_}'s AN val=Y"
-        unechoed = [c for i in issues for c in self.changes_in[actor].get(i, ())
-                    if not any(self.echo_pass.get(rb) for rb in self.let_out[actor] if self.echo_of.get(rb) == c)]
+        unechoed = [c for i in issues for c in self.changes_in[actor].get(i, ()) if (actor, c) not in self.echoed]
         assert not unechoed, f"{actor} acted ({how}) on {key} under rb=all before it echoed the change {unechoed}; " \
             f"its journal:\n" + "\n".join(line for _, line in self.ends[actor].journal())
         exp = min((self.ho_by_id[i].get("exp") for i in issues if self.ho_by_id[i].get("exp")), default=None)
