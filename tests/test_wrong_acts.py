@@ -1448,6 +1448,29 @@ def test_a_resend_that_came_before_a_resend_answered_dup_of_the_reissue_stays_in
     assert ("closed-twice", "b-41") in {(f.kind, f.token) for f in check_thread(acted, now="20261001T0000Z").findings}
 
 
+def test_a_resend_that_came_before_a_chain_of_resends_answered_dup_stays_in_the_reissued_handoff():
+    """As above, with a-35 re-sending a-30, itself a re-send of a-24 that came after b answered a-24 UN
+    why=DUP, and answered so in turn: live, a-35 is the open issue of a-1's handoff. The thread check of
+    b's journal reads it so too (it once followed the chain one step only, to a-24's own handoff, and
+    read a-35 as closed by the UN that answered a-24, and a-5 as the open issue)."""
+    b = Endpoint("b")
+    b.receive(HO)
+    b.send("RW1 RB b-3 re=a-1 from=b to=a item=x:1 ask=TEST")
+    b.receive("RW1 HO a-35 re=a-30 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 HO a-5 re=b-3 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 HO a-24 re=a-5 from=a to=b item=x:1 ask=FIX")
+    b.send("RW1 UN b-32 re=a-24 from=b to=a item=x:1 why=DUP")
+    b.receive("RW1 HO a-30 re=a-24 from=a to=b item=x:1 ask=FIX")
+    b.send("RW1 UN b-33 re=a-30 from=b to=a item=x:1 why=DUP")
+    assert b.handoff("a-35").key == b.handoff("a-5").key == "a-1" and b.handoff("a-1").issues[-1] == "a-35"
+    lines = [line for _, line in b.journal()]
+    report = check_thread(lines, now="20261001T0000Z")
+    assert {(f.kind, f.key) for f in report.findings} == {("open", "a-35")}
+    rows = {row["id"]: row for row in report.ledger.to_json()["handoffs"]}
+    assert rows["a-35"]["state"] == "awaiting-readback" and rows["a-5"]["next"] == "a-35"
+    assert (rows["a-24"]["by"], rows["a-24"]["closer"]) == ("UN", "b-32")
+
+
 def test_a_later_handoff_to_me_read_back_then_cancelled_does_not_give_back_an_item_i_handed_on():
     """p holds x:1 by s-1 and hands it on to a (a reads it back and acts). s hands x:1 to p again (s-2), p reads
     it back, and s cancels it: the item stays where it was before s-2 (spec 5.4), with a, so p may not act on

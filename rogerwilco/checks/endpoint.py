@@ -1312,9 +1312,9 @@ class Endpoint:
         if self._peers is not None and not mine:
             return []  # a replay that keeps each handoff at its sender's end alone (its receiver's is the same)
         link = self.continues(ho)
-        repeated = None  # (a replay) the handoff a re-send answered UN why=DUP repeated
+        repeated = None  # (a replay) the handoff a re-send answered UN why=DUP repeated, through a chain of them
         if ho.id in self._duplicates and link is not None and link[1] == "resend":
-            repeated = self._handoffs.get(link[0]) if not live else None
+            repeated = self._repeated_by(ho) if not live else None
             link = None  # answered UN why=DUP: the re-send is a handoff of its own, which that UN closes
         hops: set[str] = set()
         while link is not None and link[1] == "resend" and (link[0] in self._duplicates or link[0] in self._dup_of) \
