@@ -1429,19 +1429,29 @@ def test_a_resend_of_an_untraced_resend_answered_dup_stays_with_it_when_what_it_
     assert {(f.kind, f.key) for f in report.findings if not f.failed} == {("open", "a-5")}
 
 
+def _reissued_then_resent_before(*, chain: bool) -> list[str]:
+    """b's journal: a-1 read back wrong, a-35 (a re-send of a-24, or with ``chain`` of a-30) comes first, the
+    re-issue a-5, its re-send a-24 answered UN why=DUP, and with ``chain`` a-30 (a re-send of a-24) answered so
+    too; live, a-35 is the open issue of a-1's handoff, which a-5 re-issued."""
+    b = Endpoint("b")
+    b.receive(HO)
+    b.send("RW1 RB b-3 re=a-1 from=b to=a item=x:1 ask=TEST")
+    b.receive(f"RW1 HO a-35 re={'a-30' if chain else 'a-24'} from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 HO a-5 re=b-3 from=a to=b item=x:1 ask=FIX")
+    b.receive("RW1 HO a-24 re=a-5 from=a to=b item=x:1 ask=FIX")
+    b.send("RW1 UN b-32 re=a-24 from=b to=a item=x:1 why=DUP")
+    if chain:
+        b.receive("RW1 HO a-30 re=a-24 from=a to=b item=x:1 ask=FIX")
+        b.send("RW1 UN b-33 re=a-30 from=b to=a item=x:1 why=DUP")
+    assert b.handoff("a-35").key == b.handoff("a-5").key == "a-1" and b.handoff("a-1").issues[-1] == "a-35"
+    return [line for _, line in b.journal()]
+
+
 def test_a_resend_that_came_before_a_resend_answered_dup_of_the_reissue_stays_in_the_reissued_handoff():
     """a-35 re-sends a-24 and comes first; the re-issue a-5 comes, then a-24 (a re-send of a-5), which takes
     a-35 into a-1's handoff; b answers a-24 UN why=DUP, which splits a-24 off: a-35 stays the live issue of
     a-1's handoff, live and in the thread check, so acts on a-5 and on a-35 are one handoff's two closes."""
-    b = Endpoint("b")
-    b.receive(HO)
-    b.send("RW1 RB b-3 re=a-1 from=b to=a item=x:1 ask=TEST")
-    b.receive("RW1 HO a-35 re=a-24 from=a to=b item=x:1 ask=FIX")
-    b.receive("RW1 HO a-5 re=b-3 from=a to=b item=x:1 ask=FIX")
-    b.receive("RW1 HO a-24 re=a-5 from=a to=b item=x:1 ask=FIX")
-    b.send("RW1 UN b-32 re=a-24 from=b to=a item=x:1 why=DUP")
-    assert b.handoff("a-35").key == b.handoff("a-5").key == "a-1" and b.handoff("a-1").issues[-1] == "a-35"
-    lines = [line for _, line in b.journal()]
+    lines = _reissued_then_resent_before(chain=False)
     assert {(f.kind, f.key) for f in check_thread(lines, now="20261001T0000Z").findings} == {("open", "a-35")}
     acted = lines + ["RW1 RB b-42 re=a-5 from=b to=a item=x:1 ask=FIX", "RW1 DN b-43 re=a-5 from=b to=a item=x:1 out=OK",
                      "RW1 RB b-40 re=a-35 from=b to=a item=x:1 ask=FIX", "RW1 DN b-41 re=a-35 from=b to=a item=x:1 out=OK"]
@@ -1453,17 +1463,7 @@ def test_a_resend_that_came_before_a_chain_of_resends_answered_dup_stays_in_the_
     why=DUP, and answered so in turn: live, a-35 is the open issue of a-1's handoff. The thread check of
     b's journal reads it so too (it once followed the chain one step only, to a-24's own handoff, and
     read a-35 as closed by the UN that answered a-24, and a-5 as the open issue)."""
-    b = Endpoint("b")
-    b.receive(HO)
-    b.send("RW1 RB b-3 re=a-1 from=b to=a item=x:1 ask=TEST")
-    b.receive("RW1 HO a-35 re=a-30 from=a to=b item=x:1 ask=FIX")
-    b.receive("RW1 HO a-5 re=b-3 from=a to=b item=x:1 ask=FIX")
-    b.receive("RW1 HO a-24 re=a-5 from=a to=b item=x:1 ask=FIX")
-    b.send("RW1 UN b-32 re=a-24 from=b to=a item=x:1 why=DUP")
-    b.receive("RW1 HO a-30 re=a-24 from=a to=b item=x:1 ask=FIX")
-    b.send("RW1 UN b-33 re=a-30 from=b to=a item=x:1 why=DUP")
-    assert b.handoff("a-35").key == b.handoff("a-5").key == "a-1" and b.handoff("a-1").issues[-1] == "a-35"
-    lines = [line for _, line in b.journal()]
+    lines = _reissued_then_resent_before(chain=True)
     report = check_thread(lines, now="20261001T0000Z")
     assert {(f.kind, f.key) for f in report.findings} == {("open", "a-35")}
     rows = {row["id"]: row for row in report.ledger.to_json()["handoffs"]}
