@@ -431,8 +431,12 @@ def _bad_value(line: str) -> str | None:
 
 
 def _id_not_from(line: str) -> str | None:
-    version, kind, msgid, rest = line.split(" ", 3)
-    return f"{version} {kind} x{msgid} {rest}"  # the id's <from> is not the line's from=
+    """The id prefixed with ``x`` (its ``<from>`` is not the line's ``from=``), or None for a line with no slots."""
+    tokens = line.split(" ", 3)
+    if len(tokens) < 4:
+        return None
+    version, kind, msgid, rest = tokens
+    return f"{version} {kind} x{msgid} {rest}"
 
 
 def _profile_rule(line: str) -> str | None:
