@@ -7,10 +7,10 @@ machine's load touches every path alike):
 
 * ``rogerwilco.loads``: line -> validated Message (what users call), with the
   accept path the package uses (``rogerwilco.speedups.active``), then the
-  pure and the compiled accept paths' ``loads_line`` side by side;
+  pure accept path's ``loads_line`` and the C scanner's side by side;
 * ``check_line``: line -> LineResult with every finding;
 * batch: ``json_forms``: lines -> JSON forms, no Message objects (the path
-  ``scan`` and ``to_arrow`` take), pure, compiled, and with the C scanner
+  ``scan`` and ``to_arrow`` take), pure, and with the C scanner
   first (its ``form`` entry point builds the form itself) where it is built;
 * ``json.loads`` of the JSON forms (the baseline every ratio is against);
 * ``orjson.loads`` of the same (parsing only, no validation);
@@ -24,7 +24,7 @@ and what writing costs: ``rogerwilco.dumps`` (a message to its checked line)
 and ``line_from_json`` (a JSON form to its checked line), against
 ``json.dumps`` and ``orjson.dumps`` of the same JSON forms.
 
-The compiled accept path is the extension ``rogerwilco.core._accept_c``
+The compiled path is the C scanner, the extension ``rogerwilco.core._scan``
 (``pip install .``, or ``python hatch_build.py --inplace`` in a clone); when
 it is not built, its rows say so. Then how the cost per line grows with the tail's length (0, 100,
 300 characters) and the number of slots (5, 30), against json.loads of the
@@ -39,7 +39,6 @@ peer that is not installed is reported as such and left out.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import random
@@ -262,22 +261,17 @@ def corpora(names: list[str], size: int, pay_only: bool) -> dict[str, list[str]]
 
 
 def implementations() -> dict[str, Any]:
-    """The accept paths: pure, and the compiled twin where it is built."""
-    from rogerwilco import speedups
+    """The Python accept path (the C scanner's rows are the package's own, from rogerwilco.speedups)."""
     from rogerwilco.core import accept as pure
 
-    try:
-        twin: Any = importlib.import_module(speedups.COMPILED_MODULE)
-    except ImportError:
-        return {"pure": pure}
-    return {"pure": pure, "compiled": twin}
+    return {"pure": pure}
 
 
 def active() -> str:
     """The accept path ``rogerwilco.loads`` takes: the C scanner first where it is built."""
     from rogerwilco import speedups
 
-    return speedups.active + (" + C scanner" if speedups.scanning else "")
+    return "C scanner" if speedups.scanning else "pure"
 
 
 def emptying_memos(impls: dict[str, Any], receiver: Any) -> Callable[[], None]:
@@ -633,7 +627,6 @@ def main() -> None:
     names = ["package", "realistic"] if args.corpus == "both" else [args.corpus]
     print(f"rogerwilco.speedups: {speedups.active}{' (' + speedups.reason + ')' if speedups.reason else ''}; "
           f"C scanner: {'built' if speedups.scanning else speedups.scan_reason}; "
-          f"compiled twin: {'built' if 'compiled' in impls else 'not built (python hatch_build.py --inplace)'}; "
           f"median of {args.rounds} interleaved rounds, {'wall clock' if args.wall else 'CPU time'}; "
           f"load average {os.getloadavg()[0]:.2f}; memo cold: the accept path's slot memo emptied before each pass, off the clock")
     missing: list[str] = []

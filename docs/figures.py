@@ -110,6 +110,14 @@ def _digest_length() -> int:
     return len(rogerwilco.loads("RW1 HO a-1 from=a to=b item=x ask=FIX").digest())
 
 
+def _scanner_limits() -> tuple[str, str]:
+    """The keys a plan of the C scanner holds (half its table) and the longest key it looks up, from _scan.c."""
+    source = (ROOT / "rogerwilco" / "core" / "_scan.c").read_text(encoding="utf-8")
+    bits = int(re.search(r"#define TABLE_BITS (\d+)", source).group(1))  # type: ignore[union-attr]
+    key_max = re.search(r"#define KEY_MAX (\d+)", source).group(1)  # type: ignore[union-attr]
+    return str((1 << bits) // 2), key_max
+
+
 def _kib(n: int) -> str:
     return f"{n // 1024} KiB" if n < 1024 * 1024 else f"{n // (1024 * 1024)} MiB"
 
@@ -246,6 +254,8 @@ FIGURES: list[Figure] = [
     # the suite and the ports
     Figure("docs/ports.md", _RUN, _ALL_PASS, "the cases the JavaScript port passes (all: tests/test_port_js.py)"),
     # the language
+    Figure("README.md", r"a type of more than (\d+) keys, or\s+a key of more than (\d+) characters",
+           lambda m: _scanner_limits(), "the C scanner's table limits (TABLE_BITS, KEY_MAX in _scan.c)"),
     Figure("README.md", r"\b([Nn]ine) types\b", _word(_types), "message types in profiles/rw1.json"),
     Figure("README.md", r"corpus (?:package|realistic): \d+ lines, (\d+) types", _one(_types),
            "types in parse_bench's corpora (all of them)"),

@@ -356,6 +356,39 @@ def test_the_benchmark_corpus_is_settled_by_the_scanner_alone(scan) -> None:
     assert all(settles(scan, line, receiver) for line in corpus(300))
 
 
+def _written_lines() -> list[str]:
+    """Every distinct RW1 line written in the conformance cases, the tests' sources, the examples and the docs."""
+    import ast
+
+    found = set(conformance_lines())
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("RW1"):
+                found.update(node.value.splitlines())
+    for path in [*ROOT.glob("examples/**/*.rw1"), *ROOT.glob("examples/**/*.log"), *ROOT.glob("docs/*.md"),
+                 ROOT / "README.md"]:
+        found.update(m.group(0).rstrip() for m in re.finditer(r"RW1 [A-Z]{2} [^`\n]*", path.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def test_every_line_the_python_accept_path_takes_is_settled_by_the_scanner(scan) -> None:
+    """Two paths, not three: no valid line needs a compiled Python accept path behind the scanner, because the
+    scanner settles every line the Python accept path takes (a line it is not sure of is one to refuse)."""
+    lines = _written_lines()
+    assert len(lines) > 1000
+    lines += corpus(2000) + _bench.corpora(["realistic"], 2000, False)["realistic"]
+    taken = 0
+    for receiver in RECEIVERS:
+        for line in lines:
+            if python_path.accept(line, receiver, 3) is not None:
+                taken += 1
+                assert scan.scan.accept(line, receiver, 3) is not None, (line, receiver.names)
+                assert scan.scan.form(line, receiver) is not None, (line, receiver.names)
+            if python_path.accept_quiet(line, receiver, 3) is not None:
+                assert scan.scan.accept(line, receiver, 3, None, True) is not None, (line, receiver.names)
+    assert taken > 10000
+
+
 def _hostile_variants(line: str) -> list[str]:
     out = []
     for piece in HOSTILE + INVISIBLE:
@@ -497,14 +530,40 @@ def test_a_line_that_is_not_a_str_is_a_type_error(scan) -> None:
 
 
 def test_the_package_reads_lines_with_the_scanner_where_it_is_built() -> None:
+    """The path the environment asks for: pure with RW1_PURE set, else the scanner wherever it is built (CI sets
+    RW1_EXPECT_COMPILED=1 and builds it, so there it must be in use)."""
+    import rogerwilco
     from rogerwilco.core import speedups
 
     forced_pure = os.environ.get("RW1_PURE", "") not in ("", "0")
+    expected = os.environ.get("RW1_EXPECT_COMPILED", "") not in ("", "0")
     if forced_pure:
-        assert (speedups.scanning, speedups.scan_reason) == (False, "RW1_PURE is set")
+        assert (speedups.compiled, speedups.active, speedups.reason) == (False, "pure", "RW1_PURE is set")
+        assert speedups.loads_line is python_path.loads_line
+    elif expected:
+        assert (speedups.compiled, speedups.active, speedups.reason) == (True, "compiled", ""), \
+            "RW1_EXPECT_COMPILED is set: run python hatch_build.py --inplace"
+        assert speedups.loads_line is not python_path.loads_line
     else:
-        assert speedups.scanning == (importlib.util.find_spec("rogerwilco.core._scan") is not None)
-    assert (speedups.scan_reason == "") == speedups.scanning
+        assert speedups.compiled == (importlib.util.find_spec(speedups.COMPILED_MODULE) is not None)
+    assert speedups.active == ("compiled" if speedups.compiled else "pure")
+    assert (speedups.reason == "") == speedups.compiled
+    assert (speedups.scanning, speedups.scan_reason) == (speedups.compiled, speedups.reason)
+    assert speedups.implementation is python_path and rogerwilco.speedups is speedups
+
+
+def test_a_scanner_built_from_other_sources_is_left_unused(scan, monkeypatch) -> None:
+    """A build of another _scan.c (a clone edited since ``python hatch_build.py --inplace``) is not used: the
+    package reads lines on the Python path, and says why."""
+    import types
+
+    sources = "".join((ROOT / "rogerwilco/core" / name).read_text(encoding="utf-8") for name in scanner_module.SOURCES)
+    assert scan.scan.BUILT_FROM == scanner_module.source_stamp(sources), "stale: python hatch_build.py --inplace"
+    assert scanner_module.built_from_here(scan.scan)
+    stale = types.SimpleNamespace(BUILT_FROM=scanner_module.source_stamp(sources + "\n"))
+    assert not scanner_module.built_from_here(stale)
+    monkeypatch.setattr(scanner_module.importlib, "import_module", lambda name: stale)
+    assert scanner_module.load() == (None, "the C scanner was built from another _scan.c (python hatch_build.py --inplace)")
 
 
 # ---- JSON text: json.dumps's, to the character ---------------------------------
@@ -986,13 +1045,14 @@ def test_a_refused_line_leaves_nothing_for_the_collector(scan) -> None:
 
 
 def test_a_type_beyond_the_scanners_tables_is_left_to_python(scan) -> None:
-    """A profile with a key longer than 64 characters, or more than 128 keys on a type: its lines go to Python."""
+    """A profile with a key longer than 64 characters, or more than 512 keys on a type: its lines go to Python."""
     long_key = ("k" * 65, scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0, True)
     with pytest.raises(ValueError):
         scan.scan.make_plan("ST", None, (long_key,), (), 300)
-    many = tuple((f"k{i}", scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0, True) for i in range(129))
+    many = tuple((f"k{i}", scan.scan.KEEP, scan.scan.KEEP, False, None, None, 0, 0, True) for i in range(513))
     with pytest.raises(ValueError):
         scan.scan.make_plan("ST", None, many, (), 300)
+    assert scan.scan.make_plan("ST", None, many[:512], (), 300) is not None
 
     class Refusing:
         def __getattr__(self, name):
@@ -1002,6 +1062,18 @@ def test_a_type_beyond_the_scanners_tables_is_left_to_python(scan) -> None:
             raise ValueError("too many keys for one plan")
 
     assert scanner_module.compile_plans(Refusing(), Receiver().vocabulary()) == {}
+
+
+def test_a_profile_of_hundreds_of_slots_is_read_by_the_scanner(scan) -> None:
+    """A type with 300 keys past the core's fits the scanner's tables: its lines are not handed to Python."""
+    wide = {"profile": "wide", "version": "0.1", "extends": "RW1",
+            "slots": [{"key": f"w{i}", "type": "int:0-99", "on": ["ST"], "required": False} for i in range(300)]}
+    receiver = Receiver.load([wide])
+    line = "RW1 ST a-1 p=wide from=a to=b item=x " + " ".join(f"w{i}={i % 100}" for i in range(0, 300, 7))
+    message = scan.scan.accept(line, receiver, 1)
+    assert message is not None and message == python_path.accept(line, receiver, 1)
+    assert message.slots["w287"] == 87
+    assert scan.scan.accept(line.replace("w287=87", "w287=100"), receiver, 1) is None  # out of its range
 
 
 # ---- a refused line's first fault ----------------------------------------------

@@ -38,13 +38,19 @@
 
 #include "_scan_classes.h"
 
+/* The stamp of the sources it was built from, _scan.c then _scan_classes.h (hatch_build.py passes it;
+ * rogerwilco.core.scanner leaves a build of other sources unused). */
+#ifndef RW1_BUILT_FROM
+#define RW1_BUILT_FROM ""
+#endif
+
 enum {
     K_KEEP, K_SET, K_AGENT, K_MSGID, K_DATE, K_TIME, K_MONEY, K_NUM, K_DIGEST,
     K_BOOL, K_INT, K_DAYS, K_CONSTRAINT, K_LIST, K_CALL, K_COUNT
 };
 
 #define KEY_MAX 64          /* a key longer than this is looked up by the Python path */
-#define TABLE_BITS 8
+#define TABLE_BITS 10
 #define TABLE_SIZE (1 << TABLE_BITS)   /* open addressing: at most TABLE_SIZE / 2 keys per plan */
 #define NATIVE_DIGITS 18    /* an integer of more digits goes to the Python decoder */
 #define FIELDS 10           /* type, id, re, from_, to, item, slots, tail, v, source */
@@ -2247,6 +2253,7 @@ PyMODINIT_FUNC PyInit__scan(void) {
                                       FAULT_RULE, EXPECT_SPACE, EXPECT_SLOT_OR_MARK, EXPECT_TAIL, EXPECT_END};
     for (int i = 0; i < 10; i++)
         if (PyModule_AddIntConstant(m, faults[i], fault_codes[i]) < 0) { Py_DECREF(m); return NULL; }
+    if (PyModule_AddStringConstant(m, "BUILT_FROM", RW1_BUILT_FROM) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&PlanType);
     if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0) { Py_DECREF(&PlanType); Py_DECREF(m); return NULL; }
     return m;

@@ -38,10 +38,10 @@ slots are not matched again. The pieces accept exactly the lines the
 whole-line regex accepts (a slot holds no space, so the tail starts at the
 first " // ").
 
-This module is also compiled: ``pip install .`` builds it with mypyc as the
-extension ``rogerwilco.core._accept_c`` (hatch_build.py), the same text under
-a second name, and :mod:`rogerwilco.core.speedups` picks the one the package
-uses. So it is typed throughout and keeps to what mypyc compiles well.
+Where the C scanner is built (:mod:`rogerwilco.core.scanner`), it reads each
+line first, with tables made from this module's plans and this module's rule
+closures, and only a line it is not sure of comes here;
+:mod:`rogerwilco.core.speedups` binds the entry points the package calls.
 """
 
 from __future__ import annotations
@@ -73,7 +73,6 @@ def _written(slots: Sequence[str]) -> dict[str, str]:
         out[key] = value
     return out
 
-# Module constants are Final: compiled, each is a C static rather than a look-up in the module's dict.
 # The grammar's terminals (derived from it, tests/test_syntax.py), each matching one whole piece of a line.
 _SLOT: Final = re.compile(TERMINALS["SLOT"]).fullmatch
 _MSGID: Final = re.compile(TERMINALS["MSGID"]).fullmatch
@@ -408,7 +407,7 @@ def accept_quiet(text: str, receiver: Receiver, line: int | None = None, file: s
 
 def loads_line(text: str, profiles: Any = None, line_number: int | None = None) -> Message:
     """``rogerwilco.loads``: the accept path, and the full pass only for a line it is not sure of."""
-    if not isinstance(text, str):  # what the compiled twin's argument check says, in both paths
+    if not isinstance(text, str):  # what the C scanner's argument check says, in both paths
         raise TypeError(f"str object expected; got {'None' if text is None else type(text).__name__}")
     receiver = profiles if profiles.__class__ is _RECEIVER else as_receiver(profiles)
     message = accept(text, receiver, line_number)

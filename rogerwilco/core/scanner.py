@@ -68,6 +68,7 @@ from __future__ import annotations
 import importlib
 import re
 import sys
+import zlib
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Final, Iterable, Iterator, Mapping
@@ -268,12 +269,34 @@ def foreign_required(receiver: Receiver, key: str, profile: str | None) -> bool:
     return owner is not None and owner != profile
 
 
+#: the sources the extension is built from, in the order its stamp reads them (hatch_build.py stamps it)
+SOURCES = ("_scan.c", "_scan_classes.h")
+
+
+def source_stamp(text: str) -> str:
+    """A stamp of a source text: its CRC-32 and its length in UTF-8, as hex."""
+    data = text.encode("utf-8")
+    return f"{zlib.crc32(data):08x}{len(data):08x}"
+
+
+def built_from_here(native: ModuleType) -> bool:
+    """Whether the extension was built from the sources beside this module (True where they are not there)."""
+    here = Path(__file__).parent
+    try:
+        text = "".join((here / name).read_text(encoding="utf-8") for name in SOURCES)
+    except OSError:
+        return True
+    return getattr(native, "BUILT_FROM", None) == source_stamp(text)
+
+
 def load() -> tuple[Scanner | None, str]:
-    """(the configured scanner, "") or (None, why it is not there)."""
+    """(the configured scanner, "") or (None, why it is not in use)."""
     try:
         native = importlib.import_module("rogerwilco.core._scan")
     except ImportError:
         return None, "the C scanner is not built (pip install . builds it where a C compiler exists)"
+    if not built_from_here(native):
+        return None, "the C scanner was built from another _scan.c (python hatch_build.py --inplace)"
     return Scanner(native), ""
 
 
@@ -305,9 +328,9 @@ def loads_with(scanner: Scanner, python_loads: Any) -> Any:
     """``loads_line`` through the scanner, handing a line it is not sure of to ``python_loads``.
 
     A line the scanner declines and whose first fault it is sure of (a syntax fault, a repeated key, a
-    refusal it names) is refused straight away, with the error the Python path raises for it: the compiled
+    refusal it names) is refused straight away, with the error the Python path raises for it: the Python
     accept path and the grammar would only decline it again. A line where only a profile rule fails and whose
-    rule Python does not find from the line alone goes straight to the full pass, past the compiled accept path,
+    rule Python does not find from the line alone goes straight to the full pass, past the Python accept path,
     which would decline it.
     """
     accept, fault, rule = scanner.scan.accept, scanner.scan.fault, scanner.scan.FAULT_RULE
