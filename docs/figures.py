@@ -254,7 +254,7 @@ FIGURES: list[Figure] = [
     # the suite and the ports
     Figure("docs/ports.md", _RUN, _ALL_PASS, "the cases the JavaScript port passes (all: tests/test_port_js.py)"),
     # the language
-    Figure("README.md", r"a type of more than (\d+) keys, or\s+a key of more than (\d+) characters",
+    Figure("README.md", r"a\s+type\s+of\s+more\s+than\s+(\d+)\s+keys,\s+or\s+a\s+key\s+of\s+more\s+than\s+(\d+)\s+characters",
            lambda m: _scanner_limits(), "the C scanner's table limits (TABLE_BITS, KEY_MAX in _scan.c)"),
     Figure("README.md", r"\b([Nn]ine) types\b", _word(_types), "message types in profiles/rw1.json"),
     Figure("README.md", r"corpus (?:package|realistic): \d+ lines, (\d+) types", _one(_types),
