@@ -101,10 +101,12 @@ def scan(tmp_path_factory: pytest.TempPathFactory) -> scanner_module.Scanner:
 
 
 def settles(scan: scanner_module.Scanner, line: str, receiver: Receiver) -> bool:
-    """The property: None, or exactly the Message the Python path builds of a line the full pass accepts."""
+    """The property: None, or exactly the Message the Python path builds of a line the full pass accepts; and None
+    only for a line the Python accept path does not take either (no valid line is left to a slower path)."""
     got = scan.scan.accept(line, receiver, 3)
     if got is None:
         assert scan.scan.form(line, receiver) is None, line  # the batch entry point is not sure either
+        assert python_path.accept(line, receiver, 3) is None, line
         return False
     full = check_line(line, receiver, line_number=3)
     assert full.valid and full.message is not None, (line, full.findings)
@@ -133,9 +135,11 @@ def assert_same_form(scan: scanner_module.Scanner, line: str, receiver: Receiver
 
 
 def settles_quietly(scan: scanner_module.Scanner, line: str, receiver: Receiver) -> bool:
-    """The quiet property: None, or the Message of a line the full pass takes with no finding, not even a note."""
+    """The quiet property: None, or the Message of a line the full pass takes with no finding, not even a note;
+    None only for a line the Python quiet attempt does not take either."""
     got = scan.scan.accept(line, receiver, 3, "f.rw1", True)
     if got is None:
+        assert python_path.accept_quiet(line, receiver, 3, "f.rw1") is None, line
         return False
     full = check_line(line, receiver, line_number=3, file="f.rw1")
     assert full.findings == () and full.message is not None, (line, full.findings)
