@@ -6,6 +6,9 @@ Times, as medians of interleaved runs (bytecode cached, one warm-up run each):
 * ``python -c "import attrs"``: the floor the package stands on (attrs, its data-class library, imports
   ``typing``, ``inspect`` and ``platform``);
 * ``python -c "import rogerwilco"``: the library's import;
+* a program's first ``rogerwilco.loads`` of a valid line (the row ``first
+  loads``): the import, then the accept path (and the C scanner where it is
+  built) bound on first use;
 * ``python -m rogerwilco validate`` of a one-line file, valid and refused;
 * ``rogerwilco --version`` (the row ``--version``);
 * the installed ``rogerwilco`` command (the console script beside the
@@ -52,6 +55,8 @@ def commands(valid: str, refused: str) -> dict[str, list[str]]:
         "python -c pass": [py, "-c", "pass"],
         "import attrs": [py, "-c", "import attrs"],
         "import rogerwilco": [py, "-c", "import rogerwilco"],
+        # a program's first loads: the library's cold start (the accept path, and the C scanner where it is built)
+        "first loads (valid line)": [py, "-c", f"import rogerwilco; rogerwilco.loads({VALID.strip()!r})"],
         "--version": [py, "-m", "rogerwilco", "--version"],
         "validate (valid line)": [py, "-m", "rogerwilco", "validate", valid],
         "validate (refused line)": [py, "-m", "rogerwilco", "validate", refused],

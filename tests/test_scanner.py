@@ -156,7 +156,7 @@ def settles_quietly(scan: scanner_module.Scanner, line: str, receiver: Receiver)
 # ---- the character classes, derived again ---------------------------------
 
 def test_the_class_header_is_derived_from_the_grammar() -> None:
-    assert scanner_module.HEADER.read_text(encoding="utf-8") == scanner_module.classes_header()
+    assert Path(scanner_module.HEADER).read_text(encoding="utf-8") == scanner_module.classes_header()
 
 
 def test_the_slot_value_class_is_the_terminals_for_every_code_point(scan) -> None:

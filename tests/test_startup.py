@@ -101,6 +101,16 @@ def test_loads_binds_the_accept_path_on_first_use() -> None:
     assert out.strip() == "False True True loads a-1"
 
 
+def test_the_first_loads_loads_no_module_it_does_not_use() -> None:
+    """A program's first ``loads`` binds the accept path (and the C scanner where it is built), not pathlib (with
+    urllib.parse and ipaddress) nor decimal, which only a sum rule the scanner leaves to Python uses."""
+    unused = ("pathlib", "urllib.parse", "ipaddress", "decimal")
+    out = _run("import sys, rogerwilco\n"
+               f"rogerwilco.loads({VALID!r})\n"
+               f"print('rogerwilco.core.speedups' in sys.modules, [m for m in {unused!r} if m in sys.modules])")
+    assert out.strip() == "True []"
+
+
 def test_importing_the_package_loads_no_scan_no_rich_no_lark() -> None:
     out = _run("import sys, rogerwilco\n"
                "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'lark') or m.startswith('rogerwilco.io.scan')))")

@@ -47,7 +47,6 @@ closures, and only a line it is not sure of comes here;
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
 from typing import Any, Callable, Final, Iterable, Iterator, Mapping, Optional, Sequence
 
@@ -198,6 +197,8 @@ def compile_rule(rule: ProfileRule) -> RuleCheck:
                 if text is not None and not pattern.fullmatch(text):
                     return False
         if sums is not None and total in values and all(k in values for k in parts):
+            from decimal import Decimal, InvalidOperation  # here: only a line the sum rule applies to needs it
+
             written = _written(slots)
             try:
                 got = sum((Decimal(written[k]) for k in parts), Decimal(0))

@@ -66,10 +66,10 @@ by ``python -m rogerwilco.core.scanner --write``; a test derives them again.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import sys
 import zlib
-from pathlib import Path
 from types import ModuleType
 from typing import Any, Final, Iterable, Iterator, Mapping
 
@@ -82,7 +82,9 @@ from .semantics import (repeat_refusal, requiring_profile, rule_refusal, scanned
 from .syntax import END_OF_LINE
 from .vocab import ProfileRule, Receiver, Vocabulary, as_receiver, core_vocabulary
 
-HEADER: Final = Path(__file__).with_name("_scan_classes.h")
+# (paths through os.path: a process that reads lines through the scanner does not load pathlib)
+HERE: Final = os.path.dirname(os.path.abspath(__file__))
+HEADER: Final = os.path.join(HERE, "_scan_classes.h")
 # A slot type's name -> the scanner's native check for it (the kinds of _scan.c).
 NATIVE_KINDS: Final = {"agent": "AGENT", "msgid": "MSGID", "date": "DATE", "time": "TIME", "money": "MONEY",
                        "num": "NUM", "digest": "DIGEST", "bool": "BOOL", "days": "DAYS", "constraint": "CONSTRAINT"}
@@ -281,9 +283,11 @@ def source_stamp(text: str) -> str:
 
 def built_from_here(native: ModuleType) -> bool:
     """Whether the extension was built from the sources beside this module (True where they are not there)."""
-    here = Path(__file__).parent
     try:
-        text = "".join((here / name).read_text(encoding="utf-8") for name in SOURCES)
+        text = ""
+        for name in SOURCES:
+            with open(os.path.join(HERE, name), encoding="utf-8") as source:
+                text += source.read()
     except OSError:
         return True
     return getattr(native, "BUILT_FROM", None) == source_stamp(text)
@@ -435,8 +439,9 @@ def main(argv: list[str]) -> int:
     if argv != ["--write"]:
         print("usage: python -m rogerwilco.core.scanner --write", file=sys.stderr)
         return 2
-    HEADER.write_text(classes_header(), encoding="utf-8")
-    print(f"wrote {HEADER.name}")
+    with open(HEADER, "w", encoding="utf-8", newline="\n") as header:
+        header.write(classes_header())
+    print(f"wrote {os.path.basename(HEADER)}")
     return 0
 
 
