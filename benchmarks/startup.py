@@ -25,6 +25,11 @@ heavy modules the valid-line run imported (Lark should not be among them).
 which the machine's load does not change at all.
 
     python benchmarks/startup.py [--runs 21] [--importtime] [--callgrind]
+
+It times the package the children import: from a clone's root that is the
+clone (``python -c`` and ``python -m`` put the current folder first on the
+path); to time another tree, run it from elsewhere with ``PYTHONPATH`` naming
+that tree.
 """
 
 from __future__ import annotations
