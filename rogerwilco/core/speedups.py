@@ -84,7 +84,7 @@ _FORCED_PURE = os.environ.get("RW1_PURE", "") not in ("", "0")
 
 implementation: ModuleType = _pure
 
-# The entry points the package calls, from the module in use (typed as the pure module's).
+# The entry points the package calls: the Python accept path's, wrapped by the C scanner below where it is built.
 loads_line = _pure.loads_line
 # lint's and check-thread's first try: the Message of a line with no finding at all (not even a note), or None
 accept_quiet = _pure.accept_quiet
@@ -125,7 +125,7 @@ scanning, scan_reason = compiled, reason
 if _scan is not None:
     loads_line = _scanner.loads_with(_scan, loads_line)
     accept_quiet = _scanner.quiet_with(_scan, accept_quiet)
-    json_forms = _scanner.forms_with(_scan, json_form, implementation.form_or_result)
+    json_forms = _scanner.forms_with(_scan, json_form, _pure.form_or_result)
     json_form = _scanner.form_with(_scan, json_form)
     json_text = _scanner.text_with(_scan, json_text)
     json_object = _scan.scan.dumps_object
