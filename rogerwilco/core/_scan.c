@@ -985,8 +985,17 @@ static int same_text(PyObject *name, const Text *t, Py_ssize_t s, Py_ssize_t e) 
     return 1;
 }
 
-/* resolve(receiver, name), remembered: a new reference to the plans, or to None (not held); NULL on an error. */
+/* resolve(receiver, name), remembered: a new reference to the plans, or to None (not held); NULL on an error.
+ * A receiver that is a dict is verdict()'s: profile name -> plans, the profiles held, read as it is. */
 static PyObject *profile_plans(PyObject *receiver, PyObject *text, const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    if (PyDict_CheckExact(receiver)) {
+        PyObject *name = substring(text, s, e);
+        if (name == NULL) return NULL;
+        PyObject *plans = PyDict_GetItemWithError(receiver, name);
+        Py_DECREF(name);
+        if (plans == NULL && PyErr_Occurred()) return NULL;
+        return Py_NewRef(plans == NULL ? Py_None : plans);
+    }
     for (int i = 0; i < PROFILE_CACHE; i++) {
         if (profile_cache[i].receiver == receiver && same_text(profile_cache[i].name, t, s, e)) {
             Py_INCREF(profile_cache[i].plans);
@@ -1046,6 +1055,8 @@ static PyObject *first_absent(const Plan *plan, PyObject *const *head, PyObject 
     }
     return NULL;
 }
+
+#define FORM_VERDICT 2  /* scan_line's form: True for a line it is sure of, nothing built */
 
 static ALWAYS_INLINE PyObject *scan_line_as(int kind, PyObject *text, PyObject *plans, PyObject *receiver,
                                              PyObject *line, PyObject *file, int quiet, int form, Py_ssize_t *refusal,
@@ -1199,7 +1210,8 @@ static ALWAYS_INLINE PyObject *scan_line_as(int kind, PyObject *text, PyObject *
     }
     if (!plan->head_apart && take_head(values, head) < 0) goto fail;
     if (head[1] == NULL || head[2] == NULL) goto unsure;  /* the Python path words a type without its sender or receiver */
-    result = form ? build_form(plan, msgid, head, values, tail, lists)
+    result = form == FORM_VERDICT ? Py_NewRef(Py_True)
+           : form ? build_form(plan, msgid, head, values, tail, lists)
                   : build_message(text, plan, msgid, head, values, tail, line, file);
     goto done;
 unsure:
@@ -1431,6 +1443,24 @@ static PyObject *form(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     if (!line_argument(args[0])) return NULL;
     return scan_line(args[0], core_plans, args[1], Py_None, Py_None, 0, 1, NULL, NULL);
+}
+
+/* verdict(text, plans, profiles): True where the quiet scan is sure the line is valid and the full pass has
+ * nothing to say of it (no finding, no note), under plans (type name -> make_plan's tables: the core's) and
+ * profiles (profile name -> such plans: the profiles held); None: not sure. Nothing is built and nothing need be
+ * configured: a plan made from data alone (no decoder, a rule only its closure decides declining) serves, which
+ * is how `rogerwilco validate` settles a short input of valid lines before the package is loaded
+ * (rogerwilco.front.quick). */
+static PyObject *verdict(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyDict_CheckExact(args[1]) || !PyDict_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "verdict(text, plans, profiles): plans and profiles are dicts");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_Format(PyExc_TypeError, "str object expected; got %s", Py_TYPE(args[0])->tp_name);
+        return NULL;
+    }
+    return scan_line(args[0], args[1], args[2], Py_None, Py_None, 1, FORM_VERDICT, NULL, NULL);
 }
 
 /* forms(lines, receiver, rest): the batch path as one iterator, each line's JSON form where the scanner is sure of
@@ -2178,6 +2208,9 @@ static PyMethodDef methods[] = {
      "FAULT_RULE, column, end, what a Python decoder's ValueError said of a refused value, the sender an id does not "
      "start with, the first required key missing, the index of the rule that does not hold, or None), "
      "or None: not sure."},
+    {"verdict", (PyCFunction)(void (*)(void))verdict, METH_FASTCALL,
+     "verdict(text, plans, profiles): True where the quiet scan is sure of the line under plans (type name -> "
+     "plan) and profiles (profile name -> plans), or None: not sure. Nothing is built; nothing need be configured."},
     {"dumps", dumps, METH_O,
      "dumps(value): its JSON text as json.dumps(value, ensure_ascii=True) writes it, or None: not sure."},
     {"dumps_object", (PyCFunction)(void (*)(void))dumps_object, METH_FASTCALL,

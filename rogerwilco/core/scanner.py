@@ -69,11 +69,11 @@ import importlib
 import os
 import re
 import sys
-import zlib
 from types import ModuleType
 from typing import Any, Final, Iterable, Iterator, Mapping
 
 from . import accept as _accept
+from . import verdict as _verdict
 from ._fastpath import TERMINALS
 from .message import FIELD_SETTERS, Message, Source
 from .errors import RW1Error
@@ -176,7 +176,7 @@ def _spec(scan: ModuleType, key: str, decode: Any, vocab: Vocabulary, required: 
     elif slot is not None and decode is slot.type.decode:
         name = slot.type.name
         element = name[5:] if slot.type.is_list else name
-        if element.startswith("enum:"):
+        if element.startswith("enum:") or element == "rb":  # rb: a readback level or a slot's key, a closed set
             inner, codes = scan.SET, frozenset(slot.type.codes)
         elif element in ("token", "ref", "text"):
             inner = scan.KEEP
@@ -217,19 +217,78 @@ def _rule_row(rule: ProfileRule, closure: Any) -> tuple[Any, ...]:
     return closure, conditions, tuple(rule.require), bool(rule.require_tail), tuple(rule.sum["parts"]), rule.sum["total"]
 
 
-def compile_plans(scan: ModuleType, vocab: Vocabulary) -> dict[str, Any]:
-    """The scanner's plans for a vocabulary: type name -> its tables."""
-    plans: dict[str, Any] = {}
+def plan_rows(scan: ModuleType, vocab: Vocabulary) -> dict[str, tuple[Any, ...]]:
+    """Type name -> the arguments of ``make_plan`` for it: (name, profile, specs, rules, tail_max, required)."""
+    rows: dict[str, tuple[Any, ...]] = {}
     for name, plan in _accept.plans_for(vocab).items():
         specs = tuple(_spec(scan, key, plan.decoders[key], vocab, key in plan.required, key in plan.own)
                       for key in plan.known)
         rules = tuple(map(_rule_row, vocab.types[name].rules, plan.rules))
+        rows[name] = (name, plan.profile, specs, rules, plan.tail_max, tuple(vocab.types[name].required))
+    return rows
+
+
+def compile_plans(scan: ModuleType, vocab: Vocabulary) -> dict[str, Any]:
+    """The scanner's plans for a vocabulary: type name -> its tables."""
+    plans: dict[str, Any] = {}
+    for name, row in plan_rows(scan, vocab).items():
         try:
-            plans[name] = scan.make_plan(name, plan.profile, specs, rules, plan.tail_max,
-                                         tuple(vocab.types[name].required))
+            plans[name] = scan.make_plan(*row)
         except ValueError:
             continue  # more keys, or a longer key, than the scanner's tables hold: its lines go to Python
     return plans
+
+
+# ---- the quick path's tables (verdict.py) ---------------------------------
+
+VERDICT_TABLES: Final = os.path.join(HERE, "_verdict_tables.py")
+
+
+def _literal(value: Any) -> str:
+    """Python source for a table's value, the same text in every run (a set's members sorted)."""
+    if isinstance(value, frozenset):
+        return f"frozenset({_literal(tuple(sorted(value)))})"
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(_literal(item) for item in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if value is None or isinstance(value, (bool, int, str)):
+        return repr(value)
+    raise ValueError(f"a table value that is not data: {value!r}")
+
+
+def _data_rows(scan: ModuleType, vocab: Vocabulary) -> dict[str, tuple[Any, ...]]:
+    """plan_rows as data alone: kinds by name, no decoder, no closure (verdict.make_plans puts them back)."""
+    kinds = {getattr(scan, name): name for name in ("KEEP", "SET", "CALL", "INT", "LIST", *NATIVE_KINDS.values())}
+    rows = {}
+    for name, (_, profile, specs, rules, tail_max, required) in plan_rows(scan, vocab).items():
+        data_specs = tuple((key, kinds[kind], kinds[inner], needed, codes, lo, hi, own, words)
+                           for key, kind, inner, needed, codes, _decode, lo, hi, own, words in sorted(specs))
+        data_rules = tuple((None if conditions is None else
+                            tuple((key, how, tuple(arg) if isinstance(arg, list) else arg) for key, how, arg in conditions),
+                            *rest) for _closure, conditions, *rest in rules)
+        rows[name] = (profile, data_specs, data_rules, tail_max, required)
+    return rows
+
+
+def verdict_tables(scan: ModuleType) -> str:
+    """``_verdict_tables.py``: the plans' data for the core vocabulary and every bundled profile."""
+    receiver = Receiver.all_bundled()
+
+    def table(rows: dict[str, tuple[Any, ...]], indent: str) -> str:
+        return "{\n" + "".join(f"{indent}    {name!r}: {_literal(row)},\n" for name, row in rows.items()) + indent + "}"
+
+    profiles = "".join(f"    {name!r}: {table(_data_rows(scan, receiver.vocabulary(name)), '    ')},\n"
+                       for name in receiver.names)
+    return (
+        '"""The C scanner\'s plans as data, for the quick path (rogerwilco.core.verdict): the core vocabulary and\n'
+        "every bundled profile. Generated by python -m rogerwilco.core.scanner --write; do not edit.\n"
+        "Each type: (profile, specs, rules, tail_max, required); a spec (key, kind, inner kind, required, codes,\n"
+        'lo, hi, own, words); a rule (conditions or None: its closure decides, require, require_tail, parts, total)."""\n'
+        "\nfrom __future__ import annotations\n\n"
+        "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from typing import Any\n\n# fmt: off\n"
+        f"CORE: dict[str, Any] = {table(_data_rows(scan, core_vocabulary()), '')}\n\n"
+        f"PROFILES: dict[str, dict[str, Any]] = {{\n{profiles}}}\n"
+    )
 
 
 class Scanner:
@@ -272,25 +331,8 @@ def foreign_required(receiver: Receiver, key: str, profile: str | None) -> bool:
 
 
 #: the sources the extension is built from, in the order its stamp reads them (hatch_build.py stamps it)
-SOURCES = ("_scan.c", "_scan_classes.h")
-
-
-def source_stamp(text: str) -> str:
-    """A stamp of a source text: its CRC-32 and its length in UTF-8, as hex."""
-    data = text.encode("utf-8")
-    return f"{zlib.crc32(data):08x}{len(data):08x}"
-
-
-def built_from_here(native: ModuleType) -> bool:
-    """Whether the extension was built from the sources beside this module (True where they are not there)."""
-    try:
-        text = ""
-        for name in SOURCES:
-            with open(os.path.join(HERE, name), encoding="utf-8") as source:
-                text += source.read()
-    except OSError:
-        return True
-    return getattr(native, "BUILT_FROM", None) == source_stamp(text)
+# The sources' stamp (verdict.py, which the quick path loads without the package): named here too.
+SOURCES, source_stamp, built_from_here = _verdict.SOURCES, _verdict.source_stamp, _verdict.built_from_here
 
 
 def load() -> tuple[Scanner | None, str]:
@@ -435,13 +477,22 @@ def quiet_with(scanner: Scanner, python_quiet: Any) -> Any:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m rogerwilco.core.scanner --write``: regenerate ``_scan_classes.h`` from the grammar."""
+    """``python -m rogerwilco.core.scanner --write``: regenerate ``_scan_classes.h`` from the grammar and
+    ``_verdict_tables.py`` from the vocabulary (the latter needs the scanner built: hatch_build.py --inplace)."""
     if argv != ["--write"]:
         print("usage: python -m rogerwilco.core.scanner --write", file=sys.stderr)
         return 2
     with open(HEADER, "w", encoding="utf-8", newline="\n") as header:
         header.write(classes_header())
     print(f"wrote {os.path.basename(HEADER)}")
+    try:
+        scan = importlib.import_module("rogerwilco.core._scan")
+    except ImportError:
+        print(f"{os.path.basename(VERDICT_TABLES)} not written: the C scanner is not built", file=sys.stderr)
+        return 1
+    with open(VERDICT_TABLES, "w", encoding="utf-8", newline="\n") as tables:
+        tables.write(verdict_tables(scan))
+    print(f"wrote {os.path.basename(VERDICT_TABLES)}")
     return 0
 
 

@@ -75,7 +75,7 @@ class SlotType:
     encode: Callable[[Any], str]
     enum: str | None = None  # the enum name, for enum types and lists of them
     is_list: bool = False
-    codes: frozenset[str] = frozenset()  # the enum's codes, for enum types
+    codes: frozenset[str] = frozenset()  # the enum's codes (rb's levels and slot keys), or its elements'
 
 
 # A slot type's two halves: text to value, value to text.
@@ -236,7 +236,7 @@ def compile_type(
         if inner.is_list:
             raise ValueError(f"nested list type {name!r}")
         dec, enc = _list_codec(inner)
-        return SlotType(name, dec, enc, enum=inner.enum, is_list=True)
+        return SlotType(name, dec, enc, enum=inner.enum, is_list=True, codes=inner.codes)
     if name.startswith("enum:"):
         enum = name[5:]
         if enum not in enums:
@@ -258,7 +258,7 @@ def compile_type(
         return SlotType(name, _bool_decode, _bool_encode)
     if name == "rb":
         dec, enc = _member_codec(rb_codes, "readback level or slot")
-        return SlotType(name, dec, enc)
+        return SlotType(name, dec, enc, codes=frozenset(rb_codes))
     checks = {
         "token": None,
         "ref": None,
