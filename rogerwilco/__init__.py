@@ -21,18 +21,21 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import _public
 
 _public.install()  # rogerwilco.endpoint, rogerwilco.scan ...: the documented paths into the layer folders
 
-from .core.errors import EncodeError, ProfileError, RefusedError, RW1Error, RW1SyntaxError  # noqa: E402
-from .core.findings import Finding  # noqa: E402
-from .core.message import Message, Source  # noqa: E402
-from .core.semantics import LineResult, check_line, refusal  # noqa: E402
-from .io.stream import read_lines, validate_stream  # noqa: E402
-from .core.vocab import Receiver  # noqa: E402
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing: `import rogerwilco` stays light)
+if TYPE_CHECKING:
+    from typing import IO, Any, Callable, Iterable, Iterator
+
+    from .core.errors import EncodeError, ProfileError, RefusedError, RW1Error, RW1SyntaxError
+    from .core.findings import Finding
+    from .core.message import Message, Source
+    from .core.semantics import LineResult, check_line, refusal
+    from .core.vocab import Receiver
+    from .io.stream import read_lines, validate_stream
 
 from .core._version import __version__
 
@@ -50,8 +53,15 @@ __all__ = [
 ]
 
 
-# Imported on first use, so that a process reading lines pays only for what it uses.
-_LAZY = {"Endpoint": "checks.endpoint", "ProtocolError": "checks.endpoint", "scan": "scan", "to_arrow": "scan",
+# Imported on first use, so that a process pays only for what it uses: `import rogerwilco` loads neither
+# attrs nor the vocabulary, and a `rogerwilco validate` whose lines the C scanner settles never does
+# (rogerwilco.front.quick).
+_LAZY = {"EncodeError": "core.errors", "ProfileError": "core.errors", "RefusedError": "core.errors",
+         "RW1Error": "core.errors", "RW1SyntaxError": "core.errors", "Finding": "core.findings",
+         "Message": "core.message", "Source": "core.message", "LineResult": "core.semantics",
+         "check_line": "core.semantics", "refusal": "core.semantics", "Receiver": "core.vocab",
+         "read_lines": "io.stream", "validate_stream": "io.stream",
+         "Endpoint": "checks.endpoint", "ProtocolError": "checks.endpoint", "scan": "scan", "to_arrow": "scan",
          **{name: "front.reference_api" for name in _REFERENCE}}
 
 
@@ -115,6 +125,8 @@ def dumps(message: Message) -> str:
 
 def load(fp: IO[str] | IO[bytes], profiles: Receiver | Iterable[Any] | None = None) -> Iterator[LineResult]:
     """Every line of a stream, checked: one LineResult per input line, none dropped."""
+    from .io.stream import validate_stream
+
     return validate_stream(fp, profiles)
 
 

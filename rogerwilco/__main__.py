@@ -1,3 +1,3 @@
-from .front.cli import run
+from .front.quick import run
 
 run()

@@ -21,9 +21,11 @@ import importlib.machinery
 import sys
 import warnings
 from types import ModuleType
-from typing import TYPE_CHECKING, Sequence
 
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing on every run)
 if TYPE_CHECKING:
+    from typing import Sequence
+
     from importlib.abc import Loader as _Loader, MetaPathFinder as _Finder
 else:
     # The import system asks a finder and a loader only for their methods. importlib.abc
@@ -37,7 +39,7 @@ PUBLIC: dict[str, str] = {
     "integrations": "front", "iregexp": "core", "ledger": "checks", "legend": "core", "lint": "io",
     "readback": "checks", "records": "io", "scan": "io", "slottypes": "core", "speedups": "core", "testing": "front",
     "thread": "checks", "tool": "front", "tools": "front", "vocab": "core",
-    # installed console scripts name rogerwilco.cli:run
+    # console scripts installed by earlier releases name rogerwilco.cli:run
     "cli": "front",
 }
 

@@ -17,6 +17,7 @@ from typing import Any, NoReturn, Sequence
 from . import commands
 from ..core._version import __version__
 from ..core.errors import RW1Error, printable
+from .quick import stdout_to_devnull
 
 
 class _EscapingWriter:
@@ -62,19 +63,10 @@ class _PipeWriter:
 
     def _reader_gone(self) -> None:
         self.closed_by_reader = True
-        _stdout_to_devnull()
+        stdout_to_devnull()
 
     def __getattr__(self, name: str):
         return getattr(self.unwrapped, name)
-
-
-def _stdout_to_devnull() -> None:
-    """Point file descriptor 1 at the null device: the interpreter's last flush then has nowhere to fail."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # a stdout with no descriptor (a test's capture)
-        pass
 
 
 def _degrade_encoding(stream) -> None:
@@ -372,7 +364,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             # the reader went away (| head) under a write that bypassed the text stream: not an error of ours
-            _stdout_to_devnull()
+            stdout_to_devnull()
             return 0
         sys.stderr.write(f"rogerwilco: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}\n")
         return 2

@@ -11,14 +11,11 @@ from typing import IO, Iterator
 
 from ...core.errors import RW1Error
 from ...core.vocab import BUNDLED_PROFILES, Receiver
+from ..quick import COMPRESSED, LINE_PREFIX  # (what the quick path reads as the command does)
 
 
 class UsageError(RW1Error):
     """An argument given in the wrong place (a line where a file goes, a file where a line goes): exit 2."""
-
-
-#: how a line given as an argument starts; what does not, is not a line
-LINE_PREFIX = "RW1 "
 
 
 def is_line_argument(value: str | None) -> bool:
@@ -69,7 +66,6 @@ def add_format(parser: argparse.ArgumentParser, choices=("text", "json")) -> Non
     parser.add_argument("--format", "-f", choices=choices, default=choices[0], help="output format")
 
 
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst")
 
 
 @contextmanager
@@ -94,7 +90,7 @@ def open_input(name: str | None) -> Iterator[IO[bytes]]:
     if os.path.isdir(path):
         raise RW1Error(f"{name} is a directory: `rogerwilco scan {name}` reads every file in it "
                        "(and `rogerwilco lint` lints them)")
-    if os.path.splitext(path)[1].lower() in _COMPRESSED and os.path.isfile(path):
+    if os.path.splitext(path)[1].lower() in COMPRESSED and os.path.isfile(path):
         raise RW1Error(f"{name} is compressed: `rogerwilco scan {name}` reads it "
                        f"(or decompress it first: zcat {name} | rogerwilco COMMAND -)")
     try:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import IO, TYPE_CHECKING
 
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing: the quick path reads this module)
 if TYPE_CHECKING:
+    from typing import IO
+
     from rich.console import Console
 
 
