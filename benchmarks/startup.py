@@ -9,11 +9,14 @@ Times, as medians of interleaved runs (bytecode cached, one warm-up run each):
 * a program's first ``rogerwilco.loads`` of a valid line (the row ``first
   loads``): the import, then the accept path (and the C scanner where it is
   built) bound on first use;
-* ``python -m rogerwilco validate`` of a one-line file, valid and refused;
+* ``python -m rogerwilco validate`` of a one-line file, valid and refused,
+  and of the valid line on standard input (the row ``validate < valid
+  line``: an agent piping the line it is about to send);
 * ``rogerwilco --version`` (the row ``--version``);
 * the installed ``rogerwilco`` command (the console script beside the
   interpreter, which is what a person or an agent runs) validating the same
-  files: the goal, 50 ms for a valid line on a quiet machine, is read on it.
+  files and the line piped to it: the goal, 50 ms for a valid line on a
+  quiet machine, is read on it.
   ``python -m`` also loads ``runpy`` and ``importlib.util``, which it does not.
 
 Prints milliseconds for each (wall clock, and CPU time of the child, which a
@@ -66,11 +69,17 @@ def commands(valid: str, refused: str) -> dict[str, list[str]]:
         "validate (valid line)": [py, "-m", "rogerwilco", "validate", valid],
         "validate (refused line)": [py, "-m", "rogerwilco", "validate", refused],
     }
+    table["validate < valid line"] = [py, "-m", "rogerwilco", "validate"]
     script = console_script()
     if script is not None:  # python -m adds runpy and importlib.util, which the installed command does not load
         table["rogerwilco validate (valid)"] = [script, "validate", valid]
         table["rogerwilco validate (refused)"] = [script, "validate", refused]
+        table["rogerwilco validate < valid"] = [script, "validate"]
     return table
+
+
+#: the rows whose command reads the valid line on standard input (as an agent pipes a line to the command)
+FROM_STDIN = ("validate < valid line", "rogerwilco validate < valid")
 
 
 # Bytecode cached, as on an installed package: PYTHONDONTWRITEBYTECODE is
@@ -84,13 +93,14 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def time_once(argv: list[str]) -> tuple[float, float]:
-    """(wall-clock ms, CPU ms) of one run. On a loaded machine the CPU time
-    (user + system, of the child) moves far less than the wall clock."""
-    cpu = _children_cpu()
-    start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
-    return (time.perf_counter() - start) * 1000, (_children_cpu() - cpu) * 1000
+def time_once(argv: list[str], stdin: str | None = None) -> tuple[float, float]:
+    """(wall-clock ms, CPU ms) of one run, reading the file ``stdin`` on standard input where given. On a loaded
+    machine the CPU time (user + system, of the child) moves far less than the wall clock."""
+    with open(stdin or os.devnull, "rb") as source:
+        cpu = _children_cpu()
+        start = time.perf_counter()
+        subprocess.run(argv, stdin=source, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+        return (time.perf_counter() - start) * 1000, (_children_cpu() - cpu) * 1000
 
 
 def importtimes(argv: list[str], runs: int) -> dict[str, tuple[int, int]]:
@@ -105,11 +115,12 @@ def importtimes(argv: list[str], runs: int) -> dict[str, tuple[int, int]]:
     return best
 
 
-def instructions(argv: list[str]) -> int | None:
+def instructions(argv: list[str], stdin: str | None = None) -> int | None:
     """Instructions of one run under valgrind's callgrind, or None where valgrind cannot run it."""
     try:
-        proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
-                              capture_output=True, text=True, env={**ENV, "PYTHONHASHSEED": "0"})
+        with open(stdin or os.devnull, "rb") as source:
+            proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+                                  stdin=source, capture_output=True, text=True, env={**ENV, "PYTHONHASHSEED": "0"})
     except FileNotFoundError:
         return None
     m = re.search(r"Collected\s*:\s*(\d+)", proc.stderr)
@@ -129,13 +140,14 @@ def main() -> int:
         with open(refused, "w", encoding="utf-8") as fh:
             fh.write(REFUSED)
         cmds = commands(valid, refused)
-        for argv in cmds.values():  # warm-up: bytecode written, files cached
-            time_once(argv)
+        stdin = {name: valid if name in FROM_STDIN else None for name in cmds}
+        for name, argv in cmds.items():  # warm-up: bytecode written, files cached
+            time_once(argv, stdin[name])
         samples: dict[str, list[float]] = {name: [] for name in cmds}
         cpu: dict[str, list[float]] = {name: [] for name in cmds}
         for _ in range(args.runs):  # interleaved, so load changes touch every command alike
             for name, argv in cmds.items():
-                wall, used = time_once(argv)
+                wall, used = time_once(argv, stdin[name])
                 samples[name].append(wall)
                 cpu[name].append(used)
         probe = subprocess.run([sys.executable, "-c",
@@ -147,7 +159,7 @@ def main() -> int:
                                 "print(','.join(heavy), file=sys.stderr)" % valid],
                                capture_output=True, text=True, env=ENV)
         imports = importtimes(cmds["validate (valid line)"], args.runs) if args.importtime else {}
-        counts = {name: instructions(argv) for name, argv in cmds.items()} if args.callgrind else {}
+        counts = {name: instructions(argv, stdin[name]) for name, argv in cmds.items()} if args.callgrind else {}
     base = statistics.median(samples["python -c pass"])
     cpu_base = statistics.median(cpu["python -c pass"])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

@@ -26,7 +26,8 @@ from . import _public
 
 _public.install()  # rogerwilco.endpoint, rogerwilco.scan ...: the documented paths into the layer folders
 
-TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing: `import rogerwilco` stays light)
+from ._public import TYPE_CHECKING  # (False: typing is not imported, so `import rogerwilco` stays light)
+
 if TYPE_CHECKING:
     from typing import IO, Any, Callable, Iterable, Iterator
 
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
     from .core.semantics import LineResult, check_line, refusal
     from .core.vocab import Receiver
     from .io.stream import read_lines, validate_stream
+
+    def loads(line: str, profiles: Receiver | Iterable[Any] | None = None) -> Message:
+        """Parse and validate one line into a Message (raises an RW1Error)."""
+del TYPE_CHECKING
 
 from .core._version import __version__
 
@@ -98,11 +103,6 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY) | {"loads"})
-
-
-if TYPE_CHECKING:
-    def loads(line: str, profiles: Receiver | Iterable[Any] | None = None) -> Message:
-        """Parse and validate one line into a Message (raises an RW1Error)."""
 
 
 def _bound_loads() -> Callable[..., Message]:
