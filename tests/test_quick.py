@@ -44,9 +44,7 @@ def verdicts(scan) -> verdict_module.Verdicts:  # noqa: F811 - the fixture impor
     """The verdicts made from the shipped tables with the scanner the tests use (built here where it is not)."""
     from rogerwilco.core._verdict_tables import CORE, PROFILES
 
-    native = scan.scan
-    return verdict_module.Verdicts(native, verdict_module.make_plans(native, CORE),
-                                   {name: verdict_module.make_plans(native, rows) for name, rows in PROFILES.items()})
+    return verdict_module.Verdicts(scan.scan, CORE, PROFILES)
 
 
 def takes(verdicts: verdict_module.Verdicts, line: str) -> bool:

@@ -245,9 +245,7 @@ VERDICT_TABLES: Final = os.path.join(HERE, "_verdict_tables.py")
 
 
 def _literal(value: Any) -> str:
-    """Python source for a table's value, the same text in every run (a set's members sorted)."""
-    if isinstance(value, frozenset):
-        return f"frozenset({_literal(tuple(sorted(value)))})"
+    """Python source for a table's value (a constant: None, bool, int, str or a tuple of them)."""
     if isinstance(value, (tuple, list)):
         inner = ", ".join(_literal(item) for item in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
@@ -261,7 +259,8 @@ def _data_rows(scan: ModuleType, vocab: Vocabulary) -> dict[str, tuple[Any, ...]
     kinds = {getattr(scan, name): name for name in ("KEEP", "SET", "CALL", "INT", "LIST", *NATIVE_KINDS.values())}
     rows = {}
     for name, (_, profile, specs, rules, tail_max, required) in plan_rows(scan, vocab).items():
-        data_specs = tuple((key, kinds[kind], kinds[inner], needed, codes, lo, hi, own, words)
+        data_specs = tuple((key, kinds[kind], kinds[inner], needed, None if codes is None else tuple(sorted(codes)),
+                            lo, hi, own, words)
                            for key, kind, inner, needed, codes, _decode, lo, hi, own, words in sorted(specs))
         data_rules = tuple((None if conditions is None else
                             tuple((key, how, tuple(arg) if isinstance(arg, list) else arg) for key, how, arg in conditions),
@@ -271,7 +270,9 @@ def _data_rows(scan: ModuleType, vocab: Vocabulary) -> dict[str, tuple[Any, ...]
 
 
 def verdict_tables(scan: ModuleType) -> str:
-    """``_verdict_tables.py``: the plans' data for the core vocabulary and every bundled profile."""
+    """``_verdict_tables.py``: the plans' data for the core vocabulary and every bundled profile, all of it
+    constants (an enum's codes a sorted tuple, made a frozenset when its plan is made), so that importing the
+    module only reads it."""
     receiver = Receiver.all_bundled()
 
     def table(rows: dict[str, tuple[Any, ...]], indent: str) -> str:

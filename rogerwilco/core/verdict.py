@@ -78,7 +78,8 @@ def make_plans(native: ModuleType, rows: dict[str, Any]) -> dict[str, Any]:
     """Type name -> the scanner's plan, from one vocabulary's rows in ``_verdict_tables``."""
     plans: dict[str, Any] = {}
     for name, (profile, specs, rules, tail_max, required) in rows.items():
-        made = tuple((key, getattr(native, kind), getattr(native, inner), needed, codes, None, lo, hi, own, words)
+        made = tuple((key, getattr(native, kind), getattr(native, inner), needed,
+                      None if codes is None else frozenset(codes), None, lo, hi, own, words)
                      for key, kind, inner, needed, codes, lo, hi, own, words in specs)
         closures = tuple((_decline, *rule) for rule in rules)
         try:
@@ -89,14 +90,22 @@ def make_plans(native: ModuleType, rows: dict[str, Any]) -> dict[str, Any]:
 
 
 class Verdicts:
-    """``verdicts(line)``: True where the scanner is sure the line is valid with nothing to say."""
+    """``verdicts(line)``: True where the scanner is sure the line is valid with nothing to say.
+
+    ``profiles``: profile name -> its rows in ``_verdict_tables``, the profiles held; a profile's plans are made
+    the first time a line may name it (a line the scanner reads ``p=NAME`` in holds `` p=NAME``)."""
 
     def __init__(self, native: ModuleType, core: dict[str, Any], profiles: dict[str, Any]) -> None:
+        self._native = native
         self._verdict = native.verdict
-        self._core = core
-        self._profiles = profiles
+        self._core = make_plans(native, core)
+        self._rows = dict(profiles)
+        self._profiles: dict[str, Any] = {}
 
     def __call__(self, text: str) -> bool:
+        if self._rows and " p=" in text:
+            for name in [name for name in self._rows if f" p={name}" in text]:
+                self._profiles[name] = make_plans(self._native, self._rows.pop(name))
         return self._verdict(text, self._core, self._profiles) is True
 
 
@@ -113,5 +122,4 @@ def load() -> Verdicts | None:
         return None
     from ._verdict_tables import CORE, PROFILES
 
-    profiles = {name: make_plans(native, rows) for name, rows in PROFILES.items()}
-    return Verdicts(native, make_plans(native, CORE), profiles)
+    return Verdicts(native, CORE, PROFILES)
