@@ -17,7 +17,11 @@ verdict against the Python path, which stays the reference:
   path refuses, with the very error ``loads`` then raises (class, words,
   column, token, findings), unless Python does not find that refusal there
   (then the full pass decides);
-* otherwise it says "not sure" (None) from both entry points, and ``loads`` gives the Python verdict.
+* otherwise it says "not sure" (None) from both entry points, and ``loads`` gives the Python verdict;
+* its verdict from plans made of data alone (``verdict``, what ``rogerwilco
+  validate`` answers with before the package loads: rogerwilco.core.verdict)
+  takes only a line the quiet scan settles and the full pass accepts with no
+  finding at all, under the bundled profiles.
 
 The mutator knows the line's structure: character flips, token splices from
 other lines, repeated and dropped tokens, 64 KiB values and tails, thousands of
@@ -306,6 +310,21 @@ def time_differs(utc_time: Callable[[str, int, bool], Any], text: str) -> str:
     return ""
 
 
+def verdict_differs(verdicts: Callable[[str], bool], module: ModuleType, line: str, bundled: Any) -> str:
+    """The quick path's verdict (plans made of data alone, rogerwilco.core.verdict): True only for a line the
+    quiet scan settles and the full pass accepts with no finding at all, under the bundled profiles."""
+    from rogerwilco.core.semantics import check_line
+
+    if not verdicts(line):
+        return ""
+    if module.accept(line, bundled, 1, None, True) is None:
+        return "the verdict took a line the quiet scan does not settle"
+    full = check_line(line, bundled, line_number=1)
+    if not full.valid or full.findings:
+        return f"the verdict took a line the full pass has something to say of: {full.findings[:1]!r}"
+    return ""
+
+
 def receivers() -> list[Any]:
     from rogerwilco.core.vocab import Receiver
 
@@ -321,6 +340,10 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
     module = module or load_scanner()
     scanner = configured(module)
     check = checker(scanner.scan.accept, scanner, module.form)
+    from rogerwilco.core._verdict_tables import CORE, PROFILES
+    from rogerwilco.core.verdict import Verdicts
+
+    verdicts = Verdicts(module, CORE, PROFILES)
     failures: list[dict[str, str]] = []
     done = settled_count = 0
     start = time.monotonic()
@@ -337,6 +360,7 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
                                                   {"slots": line}])
         texts = texts or strings_differs(module.strings, json.dumps({"m": line, "k~/": [line, {"n": form}]}))
         texts = texts or strings_differs(module.strings, line)  # a mutated line is no JSON: walked without harm
+        texts = texts or verdict_differs(verdicts, module, line, held[0])
         stamp = mutate(rng, rng.choice(STAMPS), STAMPS)  # a time, mutated as a line is, before the line
         texts = texts or time_differs(module.utc_time, stamp) or time_differs(module.utc_time, f"{stamp} {line}")
         # the batch iterator over the line twice: form()'s answer each time, else rest's with the line's number
