@@ -280,6 +280,16 @@ def test_a_run_it_settles_loads_neither_attrs_nor_the_vocabulary(tmp_path) -> No
     assert mixed.stdout.startswith("<stdin>:2:8: fail") and mixed.stderr == "loaded attrs: True\n"
 
 
+def test_version_alone_is_answered_without_the_command(tmp_path, capsys) -> None:
+    """``rogerwilco --version`` prints the command's line, without loading argparse or attrs."""
+    with pytest.raises(SystemExit):
+        cli.main(["--version"])
+    said = capsys.readouterr().out
+    assert said == quick.VERSION_LINE + "\n" and said.startswith("rogerwilco ")
+    done = _run(["--version"], tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, said, "loaded attrs: False\n")
+
+
 def test_import_rogerwilco_is_light_and_its_names_are_there() -> None:
     """``import rogerwilco`` loads neither attrs nor typing; every documented name is there on first use."""
     code = ("import sys, rogerwilco\nlight = not {'attr', 'typing'} & set(sys.modules)\n"

@@ -17,7 +17,7 @@ from typing import Any, NoReturn, Sequence
 from . import commands
 from ..core._version import __version__
 from ..core.errors import RW1Error, printable
-from .quick import stdout_to_devnull
+from .quick import VERSION_LINE, stdout_to_devnull
 
 
 class _EscapingWriter:
@@ -228,17 +228,12 @@ def _command_module_names() -> list[str]:
     return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
 
 
-#: what ``rogerwilco --version`` says: the reference codec 0.3.0 on the package index has the same name
-_VERSION_LINE = (f"rogerwilco {__version__}: the RW1 reference implementation, successor to the "
-                "rogerwilco 0.3.0 reference codec")
-
-
 class _Version(argparse.Action):
     """``--version``: one line, unwrapped (argparse's own action wraps it to the terminal)."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
                  option_string: str | None = None) -> None:
-        sys.stdout.write(_VERSION_LINE + "\n")
+        sys.stdout.write(VERSION_LINE + "\n")
         parser.exit()
 
 

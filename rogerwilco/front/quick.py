@@ -31,6 +31,8 @@ import io
 import os
 import sys
 
+from ..core._version import __version__
+
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing)
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -47,9 +49,16 @@ _SAME_SUMMARY = ("-q", "--quiet", "--strict")
 LINE_PREFIX = "RW1 "
 
 
+#: what ``rogerwilco --version`` says: the reference codec 0.3.0 on the package index has the same name
+VERSION_LINE = (f"rogerwilco {__version__}: the RW1 reference implementation, successor to the "
+                "rogerwilco 0.3.0 reference codec")
+
+
 def run() -> None:
-    """The console script (and ``python -m rogerwilco``): the quick path where it settles the run, else the
-    command (:func:`rogerwilco.front.cli.main`)."""
+    """The console script (and ``python -m rogerwilco``): the quick path where it settles the run (``validate``
+    of valid lines, or ``--version`` alone), else the command (:func:`rogerwilco.front.cli.main`)."""
+    if sys.argv[1:] == ["--version"]:
+        raise SystemExit(_write(VERSION_LINE + "\n", 0))
     try:
         code = quick_validate(sys.argv[1:])
     except KeyboardInterrupt:  # Ctrl-C before anything was written
@@ -89,13 +98,17 @@ def quick_validate(argv: list[str]) -> int | None:
     if count is None:
         return None
     counts = {"lines": count, "valid": count, "refused": 0, "notes": 0}
-    summary = ", ".join(counted(n, name) for name, n in counts.items()) + "\n"
+    return _write(", ".join(counted(n, name) for name, n in counts.items()) + "\n", 0)
+
+
+def _write(text: str, code: int) -> int:
+    """``text`` on stdout, then ``code``: the exit status stays what was found when the reader has gone (| head)."""
     try:
-        sys.stdout.write(summary)
+        sys.stdout.write(text)
         sys.stdout.flush()
-    except BrokenPipeError:  # the reader has gone (| head): the status still says what was found
+    except BrokenPipeError:
         stdout_to_devnull()
-    return 0
+    return code
 
 
 def _sure(raw: bytes, first: bool, verdicts: Callable[[str], bool]) -> bool:
