@@ -331,8 +331,8 @@ def foreign_required(receiver: Receiver, key: str, profile: str | None) -> bool:
     return owner is not None and owner != profile
 
 
-#: the sources the extension is built from, in the order its stamp reads them (hatch_build.py stamps it)
-# The sources' stamp (verdict.py, which the quick path loads without the package): named here too.
+# The sources the extension is built from, in the order its stamp reads them (hatch_build.py stamps it), and
+# the check of the stamp: defined in verdict.py, which the quick path loads without the package.
 SOURCES, source_stamp, built_from_here = _verdict.SOURCES, _verdict.source_stamp, _verdict.built_from_here
 
 
