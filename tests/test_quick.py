@@ -290,6 +290,22 @@ def test_version_alone_is_answered_without_the_command(tmp_path, capsys) -> None
     assert (done.returncode, done.stdout, done.stderr) == (0, said, "loaded attrs: False\n")
 
 
+@pytest.mark.parametrize("pure", ["", "1"])
+def test_a_closed_stream_is_no_error(tmp_path, pure) -> None:
+    """Started with stdout or stdin closed (``>&-``, ``<&-``), the command writes nowhere or reads nothing, and its
+    exit status says what it found, with or without the quick path."""
+    (tmp_path / "valid.rw1").write_text(VALID + "\n", encoding="utf-8")
+    (tmp_path / "bad.rw1").write_text("RW1 HO x\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RW1_PURE": pure}
+    for args, closed, status in [("validate valid.rw1", ">&-", 0), ("validate bad.rw1", ">&-", 1),
+                                 ("--version", ">&-", 0), ("validate", "<&-", 0), ("validate -", "<&-", 0),
+                                 ("validate valid.rw1", "<&-", 0), ("validate bad.rw1", "2>&- >&-", 1)]:
+        done = subprocess.run(["sh", "-c", f"exec {sys.executable} -m rogerwilco {args} {closed}"], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=HANG)
+        assert done.returncode == status and "Traceback" not in done.stderr, (args, closed, done.stderr)
+        assert "error" not in done.stderr, (args, closed, done.stderr)
+
+
 def test_import_rogerwilco_is_light_and_its_names_are_there() -> None:
     """``import rogerwilco`` loads neither attrs nor typing; every documented name is there on first use."""
     code = ("import sys, rogerwilco\nlight = not {'attr', 'typing'} & set(sys.modules)\n"

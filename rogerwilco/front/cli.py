@@ -17,7 +17,7 @@ from typing import Any, NoReturn, Sequence
 from . import commands
 from ..core._version import __version__
 from ..core.errors import RW1Error, printable
-from .quick import VERSION_LINE, stdout_to_devnull
+from .quick import VERSION_LINE, closed_streams_to_devnull, stdout_to_devnull
 
 
 class _EscapingWriter:
@@ -322,6 +322,7 @@ def _options_of(parser: argparse.ArgumentParser, command: str | None) -> list[st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    closed_streams_to_devnull()
     _degrade_encoding(sys.stdout)
     _degrade_encoding(sys.stderr)
     stderr, stdout = sys.stderr, sys.stdout

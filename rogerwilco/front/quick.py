@@ -57,6 +57,7 @@ VERSION_LINE = (f"rogerwilco {__version__}: the RW1 reference implementation, su
 def run() -> None:
     """The console script (and ``python -m rogerwilco``): the quick path where it settles the run (``validate``
     of valid lines, or ``--version`` alone), else the command (:func:`rogerwilco.front.cli.main`)."""
+    closed_streams_to_devnull()
     if sys.argv[1:] == ["--version"]:
         raise SystemExit(_write(VERSION_LINE + "\n", 0))
     try:
@@ -219,6 +220,14 @@ def _give_back(head: bytes, rest: Any) -> None:
     stdin = sys.stdin
     sys.stdin = io.TextIOWrapper(io.BufferedReader(_Replay(head, rest, stdin)), encoding=stdin.encoding,
                                  errors=stdin.errors, line_buffering=bool(stdin.line_buffering))
+
+
+def closed_streams_to_devnull() -> None:
+    """A process started with stdin, stdout or stderr closed (``>&-``) has None there: it reads nothing from a
+    closed stdin and what it writes to a closed stream goes nowhere, its exit status unchanged."""
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115 - the process's own stream
 
 
 def stdout_to_devnull() -> None:
