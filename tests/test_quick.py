@@ -73,6 +73,24 @@ def test_written_lines_and_both_corpora_agree(verdicts) -> None:
     assert taken > 3000
 
 
+@pytest.mark.parametrize("held", [(), ("pay",), ("clin", "pform"), ("deploy",)])
+def test_a_receiver_holding_fewer_profiles_agrees(scan, held) -> None:  # noqa: F811
+    """``--core-only`` and ``--profile NAME``: the verdict made for the profiles held takes only lines the full
+    pass, under a receiver holding those, has nothing to say of."""
+    from rogerwilco.core._verdict_tables import CORE, PROFILES
+
+    verdicts = verdict_module.Verdicts(scan.scan, CORE, {name: PROFILES[name] for name in held})
+    receiver = Receiver.load(list(held))
+    lines = _written_lines() + _bench.corpora(["realistic"], 1500, False)["realistic"]
+    taken = 0
+    for line in lines:
+        if verdicts(line):
+            taken += 1
+            full = check_line(line, receiver, line_number=1)
+            assert full.valid and not full.findings, (line, held, full.findings)
+    assert taken > 300
+
+
 def test_the_verdict_settles_most_of_what_the_quiet_scanner_does(scan, verdicts) -> None:  # noqa: F811
     """Plans made from data decline what only a Python decoder or a rule's closure settles: few lines."""
     lines = _bench.corpora(["realistic"], 3000, False)["realistic"] + corpus(1000)
@@ -166,7 +184,13 @@ def test_the_command_answers_the_same_either_way(tmp_path, capsys, monkeypatch, 
                                           [VALID + "\n"], [VALID + " zz=1"], ["valid.rw1", "--quiet"],
                                           ["-q", "valid.rw1", "--strict"], ["--strict", "noted.rw1"],
                                           ["--quiet", "noted.rw1"], ["--format", "json", "valid.rw1"],
-                                          ["--core-only", "two.rw1"], ["--stric", "valid.rw1"]]
+                                          ["--core-only", "two.rw1"], ["--stric", "valid.rw1"],
+                                          ["--core-only", "valid.rw1"], ["-p", "pay", "two.rw1"],
+                                          ["--profile=clin", "two.rw1"], ["--profile", "clin", "valid.rw1"],
+                                          ["-p", "nosuch", "valid.rw1"], ["-p", "pay", "--core-only", "two.rw1"],
+                                          ["-ppay", "valid.rw1"], ["--prof", "pay", "valid.rw1"], ["-p"],
+                                          ["valid.rw1", "-p"], ["-p", "pay", "-p", "clin", "realistic.rw1"],
+                                          ["-p", "../pay.json", "valid.rw1"]]
     settled = 0
     for files in runs:
         argv = ["validate", *files]
@@ -176,12 +200,15 @@ def test_the_command_answers_the_same_either_way(tmp_path, capsys, monkeypatch, 
             continue
         settled += 1
         assert (code, out, err) == _command(argv, capsys), argv
-    assert settled >= 10
+    assert settled >= 14
     for files in (["valid.rw1"], ["realistic.rw1"], ["tail.rw1"], [VALID], ["valid.rw1", "two.rw1", PAID]):
         assert quick.quick_validate(["validate", *files]) == 0, files
-    assert quick.quick_validate(["validate", "--quiet", "valid.rw1", "--strict"]) == 0
+    for files in (["--quiet", "valid.rw1", "--strict"], ["--core-only", "valid.rw1"], ["-p", "pay", "two.rw1"],
+                  ["--profile=clin", "--profile", "pay", "valid.rw1"]):
+        assert quick.quick_validate(["validate", *files]) == 0, files
     for files in (["noted.rw1"], ["refused.rw1"], ["big.rw1"], ["crlf.rw1"], ["bom.rw1"], ["empty.rw1"],
-                  ["--core-only", "valid.rw1"], ["-p", "pay", "valid.rw1"], ["--format=json", "valid.rw1"]):
+                  ["--core-only", "two.rw1"], ["-p", "clin", "two.rw1"], ["--format=json", "valid.rw1"],
+                  ["-p", "nosuch", "valid.rw1"], ["-ppay", "valid.rw1"]):
         assert quick.quick_validate(["validate", *files]) is None, files
     capsys.readouterr()
 

@@ -109,9 +109,10 @@ class Verdicts:
         return self._verdict(text, self._core, self._profiles) is True
 
 
-def load() -> Verdicts | None:
-    """The verdicts under the core vocabulary and every bundled profile (the receiver ``validate`` uses when no
-    ``--profile`` is given), or None: no C scanner, one built from other sources, or ``RW1_PURE`` set."""
+def load(held: tuple[str, ...] | None = None) -> Verdicts | None:
+    """The verdicts of a receiver holding the bundled profiles named in ``held`` (None: every one, the receiver
+    ``validate`` uses when no ``--profile`` is given; (): the core alone), or None: no C scanner, one built from
+    other sources, ``RW1_PURE`` set, or a name that is not a bundled profile's."""
     if forced_pure():
         return None
     try:
@@ -122,4 +123,6 @@ def load() -> Verdicts | None:
         return None
     from ._verdict_tables import CORE, PROFILES
 
-    return Verdicts(native, CORE, PROFILES)
+    if held is not None and not set(held) <= set(PROFILES):
+        return None
+    return Verdicts(native, CORE, PROFILES if held is None else {name: PROFILES[name] for name in held})

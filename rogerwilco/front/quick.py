@@ -13,8 +13,9 @@ It then writes the summary ``validate`` writes for such an input
 
 Anything else goes to the command, with nothing written: another command,
 any option but ``--quiet`` and ``--strict`` (which change nothing for such
-an input), standard input beside other inputs or on a terminal, a terminal
-or forced colour on stdout, a file that is not a regular file, inputs larger
+an input), ``--core-only`` and ``--profile NAME`` of a bundled profile (the
+receiver the verdict is made for), standard input beside other inputs or
+on a terminal, a terminal or forced colour on stdout, a file that is not a regular file, inputs larger
 than :data:`QUICK_MAX_BYTES` together, a byte-order mark, a carriage return,
 bytes that are not UTF-8, a blank line, no C scanner (or ``RW1_PURE`` set),
 and any line the scanner is not sure of. Standard input is judged line by
@@ -43,7 +44,7 @@ QUICK_MAX_BYTES = 64 * 1024
 #: names of compressed files, which validate does not read (it names the command that does)
 COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst")
 #: validate's options that change nothing for an input of valid lines with nothing to say: no notes to leave
-#: out (--quiet) or to fail on (--strict)
+#: out (--quiet) or to fail on (--strict); --core-only and --profile NAME (a bundled profile) are read too
 _SAME_SUMMARY = ("-q", "--quiet", "--strict")
 #: how a FILE|LINE argument that is a line starts (commands._common.is_line_argument)
 LINE_PREFIX = "RW1 "
@@ -77,10 +78,13 @@ def quick_validate(argv: list[str]) -> int | None:
     written, and standard input, where some of it was read, given back to the command whole."""
     if not argv or argv[0] != "validate":
         return None
-    given = [value for value in argv[1:] if value not in _SAME_SUMMARY]
+    read = _options(argv[1:])
+    if read is None:
+        return None
+    given, held = read
     stdin = given in ([], ["-"])
     if not stdin and any(not value or value.startswith("-") for value in given):
-        return None  # another option, or standard input beside other inputs
+        return None  # standard input beside other inputs
     from .render import counted, plain_output
 
     if not plain_output():
@@ -90,7 +94,7 @@ def quick_validate(argv: list[str]) -> int | None:
     try:
         from ..core.verdict import load
 
-        verdicts = load()
+        verdicts = load(held)
         if verdicts is None:
             return None
         count = _from_stdin(verdicts) if stdin else _from_inputs(given, verdicts)
@@ -100,6 +104,30 @@ def quick_validate(argv: list[str]) -> int | None:
         return None
     counts = {"lines": count, "valid": count, "refused": 0, "notes": 0}
     return _write(", ".join(counted(n, name) for name, n in counts.items()) + "\n", 0)
+
+
+def _options(args: list[str]) -> tuple[list[str], tuple[str, ...] | None] | None:
+    """(the inputs, the bundled profiles held: None every one, () none) of validate's arguments, where every option
+    among them is one the quick path reads (``--quiet``, ``--strict``, ``--core-only``, ``--profile NAME`` of a
+    bundled profile, each as the command reads it); else None."""
+    given: list[str] = []
+    named: list[str] = []
+    core_only = False
+    values = iter(args)
+    for value in values:
+        if value in _SAME_SUMMARY:
+            continue
+        if value == "--core-only":
+            core_only = True
+        elif value in ("-p", "--profile"):
+            named.append(next(values, ""))
+        elif value.startswith("--profile="):
+            named.append(value[len("--profile="):])
+        elif value.startswith("-") and value != "-":
+            return None  # another option, or one written another way (argparse reads -pNAME, --prof NAME too)
+        else:
+            given.append(value)
+    return given, () if core_only else tuple(named) if named else None
 
 
 def _write(text: str, code: int) -> int:
