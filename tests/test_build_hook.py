@@ -42,14 +42,16 @@ def test_the_wheel_carries_the_c_scanner(tmp_path: Path) -> None:
     assert "rogerwilco/core/accept.py" in names
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    code = "import rogerwilco, rogerwilco.speedups as s; print(s.active, s.scanning, rogerwilco.__file__)"
+    # the quick path of `rogerwilco validate` too: its tables and the scanner's sources ship beside the extension
+    code = ("import rogerwilco, rogerwilco.speedups as s, rogerwilco.core.verdict as v\n"
+            "print(s.active, s.scanning, v.load() is not None, rogerwilco.__file__)")
     for pure, want, scanning in (("", "compiled", "True"), ("1", "pure", "False")):
         env = {**os.environ, "PYTHONPATH": str(site), "RW1_PURE": pure}
         proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                               timeout=HANG)
         assert proc.returncode == 0, proc.stderr
-        active, scans, where = proc.stdout.split()
-        assert (active, scans, Path(where).is_relative_to(site)) == (want, scanning, True)
+        active, scans, quick, where = proc.stdout.split()
+        assert (active, scans, quick, Path(where).is_relative_to(site)) == (want, scanning, scanning, True)
 
 
 def test_a_compiler_that_fails_gives_a_pure_wheel_and_a_note(tmp_path: Path) -> None:
