@@ -44,7 +44,6 @@ commonest form (``utc_time``).
 from __future__ import annotations
 
 import json
-import os
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -54,6 +53,7 @@ if TYPE_CHECKING:
 from . import accept as _pure
 from . import scanner as _scanner
 from .scanner import source_stamp
+from .verdict import forced_pure
 
 __all__ = [
     "COMPILED_MODULE",
@@ -79,8 +79,8 @@ __all__ = [
 COMPILED_MODULE = "rogerwilco.core._scan"
 
 
-#: RW1_PURE set: the pure accept path alone, no C scanner
-_FORCED_PURE = os.environ.get("RW1_PURE", "") not in ("", "0")
+#: RW1_PURE set: the pure accept path alone, no C scanner (read as the quick path of `validate` reads it)
+_FORCED_PURE = forced_pure()
 
 implementation: ModuleType = _pure
 

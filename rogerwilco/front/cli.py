@@ -15,7 +15,6 @@ import sys
 from typing import Any, NoReturn, Sequence
 
 from . import commands
-from ..core._version import __version__
 from ..core.errors import RW1Error, printable
 from .quick import VERSION_LINE, closed_streams_to_devnull, stdout_to_devnull
 
