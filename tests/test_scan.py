@@ -7,6 +7,7 @@ import re
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,8 @@ from rogerwilco.front.cli import main
 from rogerwilco.io.scan import frames as frames_module
 from rogerwilco.io.scan import records as records_module
 from rogerwilco.io.scan.frames import _may_hold
+
+from .test_scanner import scan as built_scan  # the fixture: the built scanner, or one built for the run
 from rogerwilco.io.scan import (
     CANDIDATE_RE, COLUMNS, Chunk, Record, Tally, _csv_cell, decode_json_string, format_csv, format_jsonl,
     iter_chunks, iter_file_chunks, records_of_chunk, records_of_line, run_scan, scan, to_arrow,
@@ -740,3 +743,127 @@ def test_the_json_column_is_each_forms_json_dumps(forms, json_column, writers):
     assert got.type == want.type
     assert got.to_pylist() == want.to_pylist()
     assert got.equals(want)
+
+
+# ---- JSON Lines written from the line: no Record for what the C scanner settles --------------------------------
+
+def _scan_jsonl(path: Path, receiver, options=None) -> tuple[str, list]:
+    """The JSON Lines text and the tallies of a scan to JSON Lines, chunk by chunk, as the command runs it."""
+    from rogerwilco.io.scan.engine import run_scan
+    from rogerwilco.io.scan.sources import iter_file_chunks
+
+    texts, tallies = [], []
+    for text, tally in run_scan(iter_file_chunks([path]), "jsonl", receiver=receiver, options=options):
+        texts.append(text)
+        tallies.append(tally)
+    return "".join(texts), tallies
+
+
+@pytest.mark.parametrize("receiver", [RECEIVER, Receiver(), Receiver.load(["pay"])],
+                         ids=lambda r: "+".join(r.names) or "core")
+@pytest.mark.parametrize("zone", [None, "+02:00"])
+def test_json_lines_written_from_the_line_are_the_records_written_one_by_one(tmp_path, monkeypatch, built_scan,
+                                                                            receiver, zone):
+    """The mixed log, conformance and hostile lines (bare, behind a log prefix, in JSON, in a quote): the scan to
+    JSON Lines with the C scanner writing whole rows is byte for byte the one that builds a Record a candidate, its
+    tallies too; and the rows written from a whole line are most of the log's messages (the road is taken)."""
+    from rogerwilco.io.scan import engine
+    from rogerwilco.io.scan.engine import ScanOptions
+
+    path = _differential_log(tmp_path)
+    options = ScanOptions(tz=zone, year=2026 if zone else None)
+    taken = {"line": 0, "candidate": 0}
+    whole, rows = built_scan.scan.line_row, built_scan.scan.row
+
+    def counting(count, write):
+        def wrapped(*args):
+            got = write(*args)
+            taken[count] += got is not None
+            return got
+        return wrapped
+
+    monkeypatch.setattr(records_module, "line_row", counting("line", whole))
+    monkeypatch.setattr(records_module, "json_row", counting("candidate", rows))
+    monkeypatch.setattr(engine, "json_row", rows)
+    fast, fast_tallies = _scan_jsonl(path, receiver, options)
+    monkeypatch.setattr(engine, "json_row", None)
+    slow, slow_tallies = _scan_jsonl(path, receiver, options)
+    assert fast == slow and fast.count("\n") > 2000
+    assert [attrs.asdict(t) for t in fast_tallies] == [attrs.asdict(t) for t in slow_tallies]
+    messages = fast.count('{"record": "message"')
+    assert taken["line"] >= messages // 2 and taken["line"] + taken["candidate"] >= messages * 9 // 10, (taken, messages)
+
+
+_PREFIXES = st.sampled_from([
+    "", " ", "\t", "2026-10-01T09:14:03Z ", "2026-10-01T09:14:03.123456789Z INFO ", "2026-10-01 09:14:03z [ops] ",
+    "2026-10-01T09:14:03 ", "2026-10-01T09:14:03+02:00 ", "2026-02-30T09:14:03Z ", "2026-10-01T23:59:60Z ",
+    "2026-10-01T09:14:03Z1 ", "Oct  1 09:14:03 host app: ", "[01/Oct/2026:09:14:03 +0000] ", "1790000000 ",
+    "ops: ", "> ", "[ops] ", "\u0663 ", "\u00a0", "\u3000", "id=7 ", "x", "9", "RWx ", "RW ", "RW1", "RW12 ", "`", "'",
+    '"', "*", "_", "(", "[", "<", "**", "{", '{"a": ', "[1, ", "[ ]", "{ }", "\ud800 ", "\udc85 ", "\u2028",
+])
+_BODIES = st.sampled_from([
+    "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX // tail",
+    "RW1 RB dev-2 re=ops-1 from=dev to=ops item=jira:OPS-7 ask=FIX due=20261002 h=c40bba4360dc",
+    "RW1 AN a-1 re=b-2 from=a to=b val=plain",
+    "RW1 HO a-1 from=a to=b item=x ask=DRAFT p=pay amt=EUR:12.50 net=EUR:10.00 vat=EUR:2.50",
+    "RW1 HO a-1 from=a to=b item=x ask=DRAFTT",
+    "RW1 ST a-3 from=a to=b item=x pct=40 eta=20261003 x_k=v // \u00e9 \U0001f600",
+    "RW1 HO a-1 from=a to=b item=x ask=FIX` and more", "RW1 DN a-1 re=b-1 from=a to=b item=x out=OK art=sha256:9f3e1c **",
+    "RW2 ST a-1 from=a to=b item=x", "RW1 hello", "RW1  HO a-1 from=a to=b item=x ask=FIX", "rw1 HO a-1",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PREFIXES, _PREFIXES, _BODIES, st.sampled_from(["", " ", "\r", "x", "\u0085", "\udcff", '"}', " RW1 AN a-2"]),
+       st.sampled_from([RECEIVER, Receiver()]))
+def test_a_line_written_in_one_call_is_the_record_the_python_path_writes(built_scan, first, second, body, end,
+                                                                          receiver):
+    """A plain line the C scanner writes whole (``line_row``) gives the one record ``records_of_line`` gives, to the
+    byte, with the type counted; a line it is not sure of (JSON-shaped, quoted, a time only Python reads, a second
+    candidate's shape) it leaves alone."""
+    from rogerwilco.io.records import COLUMNS, RECORDS_VERSION
+    from rogerwilco.io.scan.timestamps import Clock
+
+    text = first + second + body + end
+    got = built_scan.scan.line_row(text, receiver, COLUMNS, "f.log", 3, RECORDS_VERSION)
+    clock = Clock()
+    reference = records_module.records_of_line(text, receiver, file="f.log", line=3, clock=clock)
+    if got is None:
+        return
+    assert len(reference) == 1 and reference[0].is_message and clock.unreadable == 0
+    assert got == (reference[0].type, reference[0].to_jsonl())
+
+
+def test_a_line_written_in_one_call_covers_the_common_log_line(built_scan) -> None:
+    """The road is taken where it should be: a time in UTC or no digit before the candidate."""
+    from rogerwilco.io.records import COLUMNS, RECORDS_VERSION
+
+    body = "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX // tail"
+    for prefix in ("", "2026-10-01T09:14:03Z INFO [ops] ", "2026-10-01 09:14:03.5Z ", "ops: ", "INFO sent "):
+        got = built_scan.scan.line_row(prefix + body, RECEIVER, COLUMNS, "f", 1, RECORDS_VERSION)
+        assert got is not None and got[0] == "HO" and f'"column": {len(prefix) + 1},' in got[1]
+    for prefix in ("2026-10-01T09:14:03 ", "[ops] ", "`", '{"m": 1} ', "id=7 "):
+        assert built_scan.scan.line_row(prefix + body, RECEIVER, COLUMNS, "f", 1, RECORDS_VERSION) is None
+
+
+def test_every_pair_of_prefixes_written_in_one_call_is_the_python_record(built_scan) -> None:
+    """Every line of two prefixes and a body above (about 23,000): each the C scanner writes whole is the record
+    the Python path writes, and it writes a share of them (those with a time in UTC or no digit before a valid
+    candidate)."""
+    from rogerwilco.io.records import COLUMNS, RECORDS_VERSION
+    from rogerwilco.io.scan.timestamps import Clock
+
+    settled = 0
+    for first in _PREFIXES.elements:
+        for second in _PREFIXES.elements:
+            for body in _BODIES.elements:
+                text = first + second + body
+                got = built_scan.scan.line_row(text, RECEIVER, COLUMNS, "f.log", 3, RECORDS_VERSION)
+                if got is None:
+                    continue
+                clock = Clock()
+                reference = records_module.records_of_line(text, RECEIVER, file="f.log", line=3, clock=clock)
+                assert len(reference) == 1 and clock.unreadable == 0, text
+                assert got == (reference[0].type, reference[0].to_jsonl()), text
+                settled += 1
+    assert settled >= 1000

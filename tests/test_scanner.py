@@ -595,9 +595,15 @@ def test_the_json_text_of_a_value_is_json_dumps(scan, value) -> None:
     assert scan.scan.dumps(value) == json.dumps(value, ensure_ascii=True)
 
 
+@pytest.mark.parametrize("value", [(1, 2), {"a": ("x", "\u00e9")}, [(), ("a", ("b",))]])
+def test_a_tuple_is_written_as_json_dumps_writes_it_a_list(scan, value) -> None:
+    """A list slot's value as the scan decodes it (a tuple), written where it stands in a record's row."""
+    assert scan.scan.dumps(value) == json.dumps(value, ensure_ascii=True)
+    assert scan.scan.compact(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 @pytest.mark.parametrize("value", [1.5, [1, 2.0], {"a": float("nan")}, {1: "a"}, {"a": {2: 3}}, 2**63, -(2**63) - 1,
-                                   {"a": (1, 2)},
-                                   type("Text", (str,), {})("x"), type("Number", (int,), {})(3)])
+                                   {"a": (1, 2.5)}, type("Text", (str,), {})("x"), type("Number", (int,), {})(3)])
 def test_a_value_the_json_text_is_not_sure_of_goes_to_json_dumps(scan, value) -> None:
     assert scan.scan.dumps(value) is None
     assert speedups.json_text(value) == json.JSONEncoder(ensure_ascii=True).encode(value)
@@ -663,7 +669,7 @@ def test_the_compact_text_of_a_value_is_json_dumps_or_not_sure_of_a_surrogate(sc
     assert scan.scan.compact(value) == (None if has_surrogate(value) else compact_dumps(value))
 
 
-@pytest.mark.parametrize("value", [1.5, [1, 2.0], {"a": float("nan")}, {1: "a"}, {"a": {2: 3}}, 2**63, {"a": (1, 2)},
+@pytest.mark.parametrize("value", [1.5, [1, 2.0], {"a": float("nan")}, {1: "a"}, {"a": {2: 3}}, 2**63, {"a": (1, 2.5)},
                                    "\ud800", {"\udfff": 1}, type("Text", (str,), {})("x")])
 def test_a_value_the_compact_text_is_not_sure_of(scan, value) -> None:
     assert scan.scan.compact(value) is None

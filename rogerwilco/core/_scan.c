@@ -1057,6 +1057,14 @@ static PyObject *first_absent(const Plan *plan, PyObject *const *head, PyObject 
 }
 
 #define FORM_VERDICT 2  /* scan_line's form: True for a line it is sure of, nothing built */
+#define FORM_PARTS 3    /* scan_line's form: the JSON form's values after v, as a tuple (row() writes them) */
+
+/* (type, id, re, from, to, item, slots, tail) of a line the scanner is sure of: its JSON form's values in the
+ * form's order, no dict built (a list value left a tuple, which the JSON writer writes as a list). */
+static PyObject *form_parts(const Plan *plan, PyObject *msgid, PyObject **head, PyObject *values, PyObject *tail) {
+    return PyTuple_Pack(8, plan->name, msgid, head[0] ? head[0] : Py_None, head[1] ? head[1] : Py_None,
+                        head[2] ? head[2] : Py_None, head[3] ? head[3] : Py_None, values, tail);
+}
 
 static ALWAYS_INLINE PyObject *scan_line_as(int kind, PyObject *text, PyObject *plans, PyObject *receiver,
                                              PyObject *line, PyObject *file, int quiet, int form, Py_ssize_t *refusal,
@@ -1211,6 +1219,7 @@ static ALWAYS_INLINE PyObject *scan_line_as(int kind, PyObject *text, PyObject *
     if (!plan->head_apart && take_head(values, head) < 0) goto fail;
     if (head[1] == NULL || head[2] == NULL) goto unsure;  /* the Python path words a type without its sender or receiver */
     result = form == FORM_VERDICT ? Py_NewRef(Py_True)
+           : form == FORM_PARTS ? form_parts(plan, msgid, head, values, tail)
            : form ? build_form(plan, msgid, head, values, tail, lists)
                   : build_message(text, plan, msgid, head, values, tail, line, file);
     goto done;
@@ -1749,11 +1758,11 @@ static int out_json(Out *out, PyObject *value, int depth, const Style *style, in
         return out_ascii(out, digits, written) < 0 ? -1 : 1;
     }
     if (depth >= JSON_DEPTH) return 0;
-    if (PyList_CheckExact(value)) {
+    if (PyList_CheckExact(value) || PyTuple_CheckExact(value)) {   /* a tuple as json.dumps writes it: a list */
         if (out_ascii(out, "[", 1) < 0) return -1;
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {   /* the size read again: nothing here runs Python */
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(value); i++) {   /* read again: nothing here runs Python */
             if (i > 0 && out_ascii(out, style->comma, style->comma_len) < 0) return -1;
-            int done = out_json(out, PyList_GET_ITEM(value, i), depth + 1, style, wide);
+            int done = out_json(out, PySequence_Fast_GET_ITEM(value, i), depth + 1, style, wide);
             if (done <= 0) return done;
         }
         return out_ascii(out, "]", 1) < 0 ? -1 : 1;
@@ -1850,6 +1859,83 @@ static PyObject *dumps_object(PyObject *module, PyObject *const *args, Py_ssize_
     if (!datetime_ready()) return NULL;
     Out out = {NULL, 0, 0};
     return written(&out, out_object(&out, args[0], args[1]));
+}
+
+/* ---- a scan's message record, written from the line ------------------------------------------------------ */
+
+#define ROW_FIELDS 20   /* a record's columns (rogerwilco.io.records.COLUMNS) */
+#define ROW_JSON 12     /* the json column's index among them */
+static PyObject *record_message = NULL;   /* "message" */
+
+/* The JSON form of parts (form_parts' tuple) as json.dumps writes it, ensure_ascii: 1, 0: not sure, -1. */
+static int out_form(Out *out, PyObject *parts) {
+    PyObject *names[FORM_FIELDS] = {key_v, key_type, key_id, key_re, key_from, key_to, key_item, key_slots, key_tail};
+    if (out_ascii(out, "{", 1) < 0) return -1;
+    for (int i = 0; i < FORM_FIELDS; i++) {
+        int wide = 0;
+        if ((i > 0 && out_ascii(out, ", ", 2) < 0) || out_text(out, names[i], &ASCII_STYLE, &wide) < 0
+                || out_ascii(out, ": ", 2) < 0)
+            return -1;
+        int done = out_value(out, i == 0 ? version : PyTuple_GET_ITEM(parts, i - 1), 2);
+        if (done <= 0) return done;
+    }
+    return out_ascii(out, "}", 1) < 0 ? -1 : 1;
+}
+
+/* row(text, receiver, keys, file, line, column, field, ts, version): the line of JSON Lines (its newline
+ * included) of the message record of a candidate the scanner is sure of, as Record.to_jsonl writes it, or None:
+ * not sure (the candidate goes the Python way: json_form, Record, to_jsonl). No Message, no form dict and no Record
+ * are built: the values the scan decoded are written where they stand. keys: the record's columns in order (their
+ * values are the candidate's: record "message", file, line, column, field, text, the envelope, the form, why,
+ * reason, token and message null, version, ts, unvalidated false); ts a time in UTC, or None. */
+/* The row of text (a candidate) with the other cells given, or None: not sure; *type set to the message's type
+ * (a new reference) where type is not NULL and a row is written. */
+static PyObject *write_row(PyObject *text, PyObject *receiver, PyObject *keys, PyObject *file, PyObject *line,
+                           PyObject *column, PyObject *field, PyObject *ts, PyObject *version, PyObject **type) {
+    if (PyTuple_GET_SIZE(keys) != ROW_FIELDS) {
+        PyErr_SetString(PyExc_TypeError, "a record's keys: a tuple of its 20 columns");
+        return NULL;
+    }
+    if (ts != Py_None && !PyDateTime_Check(ts)) Py_RETURN_NONE;
+    PyObject *parts = scan_line(text, core_plans, receiver, Py_None, Py_None, 0, FORM_PARTS, NULL, NULL);
+    if (parts == NULL || parts == Py_None) return parts;
+    PyObject *const *p = &PyTuple_GET_ITEM(parts, 0);
+    PyObject *cells[ROW_FIELDS] = {record_message, file, line, column, field, text, p[0], p[1], p[3], p[4], p[2],
+                                   p[5], NULL, Py_None, Py_None, Py_None, Py_None, version, ts, Py_False};
+    Out out = {NULL, 0, 0};
+    int done = out_ascii(&out, "{", 1) < 0 ? -1 : 1;
+    for (int i = 0; done == 1 && i < ROW_FIELDS; i++) {
+        PyObject *key = PyTuple_GET_ITEM(keys, i);
+        int wide = 0;
+        if (!PyUnicode_CheckExact(key)) { done = 0; break; }
+        if ((i > 0 && out_ascii(&out, ", ", 2) < 0) || out_text(&out, key, &ASCII_STYLE, &wide) < 0
+                || out_ascii(&out, ": ", 2) < 0) {
+            done = -1;
+            break;
+        }
+        PyObject *cell = cells[i];
+        done = i == ROW_JSON ? out_form(&out, parts)
+             : cell != Py_None && PyDateTime_Check(cell) ? out_utc(&out, cell) : out_value(&out, cell, 1);
+    }
+    if (done == 1 && out_ascii(&out, "}\n", 2) < 0) done = -1;
+    if (done == 1 && type != NULL) *type = Py_NewRef(p[0]);
+    Py_DECREF(parts);
+    return written(&out, done);
+}
+
+/* row(text, receiver, keys, file, line, column, field, ts, version): the line of JSON Lines (its newline
+ * included) of the message record of a candidate the scanner is sure of, as Record.to_jsonl writes it, or None:
+ * not sure (the candidate goes the Python way: json_form, Record, to_jsonl). No Message, no form dict and no Record
+ * are built: the values the scan decoded are written where they stand. keys: the record's columns in order (their
+ * values are the candidate's: record "message", file, line, column, field, text, the envelope, the form, why,
+ * reason, token and message null, version, ts, unvalidated false); ts a time in UTC, or None. */
+static PyObject *row(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 9 || !PyTuple_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "row(text, receiver, keys, file, line, column, field, ts, version)");
+        return NULL;
+    }
+    if (!line_argument(args[0]) || !datetime_ready()) return NULL;
+    return write_row(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], NULL);
 }
 
 static PyObject *dumps(PyObject *module, PyObject *value) {
@@ -2000,20 +2086,9 @@ static int ascii_digits(const Text *tp, Py_ssize_t at, int count, int *value) {
     return 1;
 }
 
-static PyObject *utc_time(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || !PyUnicode_Check(args[0]) || !PyLong_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "utc_time(text, end, whole)");
-        return NULL;
-    }
-    if (!datetime_ready()) return NULL;
-    Text t;
-    if (!read_text(args[0], &t)) return NULL;
-    const Text *tp = &t;
-    Py_ssize_t end = PyLong_AsSsize_t(args[1]);
-    if (end == -1 && PyErr_Occurred()) return NULL;
-    int whole = PyObject_IsTrue(args[2]);
-    if (whole < 0) return NULL;
-    if (end > t.len) end = t.len;
+/* The time in UTC that text[:end] starts with (whole: is), or None: not sure; datetime_ready() called. */
+static PyObject *utc_prefix(const Text *tp, Py_ssize_t end, int whole) {
+    if (end > tp->len) end = tp->len;
     if (end < 20) Py_RETURN_NONE;
     int year, month, day, hour, minute, second, micro = 0;
     if (!ascii_digits(tp, 0, 4, &year) || AT(tp, 4) != '-' || !ascii_digits(tp, 5, 2, &month) || AT(tp, 7) != '-'
@@ -2042,6 +2117,121 @@ static PyObject *utc_time(PyObject *module, PyObject *const *args, Py_ssize_t na
         Py_RETURN_NONE;
     }
     return ts;
+}
+
+static PyObject *utc_time(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyUnicode_Check(args[0]) || !PyLong_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "utc_time(text, end, whole)");
+        return NULL;
+    }
+    if (!datetime_ready()) return NULL;
+    Text t;
+    if (!read_text(args[0], &t)) return NULL;
+    Py_ssize_t end = PyLong_AsSsize_t(args[1]);
+    if (end == -1 && PyErr_Occurred()) return NULL;
+    int whole = PyObject_IsTrue(args[2]);
+    if (whole < 0) return NULL;
+    return utc_prefix(&t, end, whole);
+}
+
+/* ---- a scan's plain log line, from its bytes' text to its record --------------------------------------------
+ *
+ * line_row(text, receiver, keys, file, line, version): (type, the line of JSON Lines of its one record) for a log
+ * line that is its own frame and holds one candidate, the scanner sure of it, its time read; None: not sure (the
+ * line goes through rogerwilco.io.scan.records.records_of_line). Sure means each step is the one the Python path
+ * takes, by a narrower road:
+ * - the frame: the line does not start (past whitespace) with { [ or ", and nothing in it is JSON-shaped (frames'
+ *   _EMBEDDED_JSON: { then whitespace then " or }, [ then whitespace then one of "{[]0-9tfn-);
+ * - the candidate: the first "RW" with no letter or digit before it is followed by digits, one space and an
+ *   uppercase letter (CANDIDATE_RE's wire form; any other "RW" that could start a match: not sure); the character
+ *   before it opens no code span, quote or wrapper, so the candidate runs to the line's end; it holds no undecodable
+ *   byte (U+DC80..U+DCFF);
+ * - the time: the prefix starts with a time utc_time reads, or holds no ASCII digit (no time); any other: not sure.
+ * The record's column is the candidate's (1-based), its field null. */
+static int json_shaped(const Text *tp) {
+    for (Py_ssize_t i = 0; i < tp->len; i++) {
+        Py_UCS4 c = AT(tp, i);
+        if (c != '{' && c != '[') continue;
+        Py_ssize_t j = i + 1;
+        while (j < tp->len && Py_UNICODE_ISSPACE(AT(tp, j))) j++;
+        if (j >= tp->len) continue;
+        Py_UCS4 d = AT(tp, j);
+        if (c == '{' ? (d == '"' || d == '}')
+                     : (d == '"' || d == '{' || d == '[' || d == ']' || is_digit(d) || d == 't' || d == 'f'
+                        || d == 'n' || d == '-'))
+            return 1;
+    }
+    return 0;
+}
+
+/* The candidate's start, -1: none can start here (no RW with digits after it), -2: not sure. */
+static Py_ssize_t plain_candidate(const Text *tp) {
+    for (Py_ssize_t i = 0; i + 1 < tp->len; i++) {
+        if (AT(tp, i) != 'R' || AT(tp, i + 1) != 'W') continue;
+        if (i > 0) {
+            Py_UCS4 b = AT(tp, i - 1);
+            if (is_digit(b) || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) continue;
+        }
+        Py_ssize_t j = i + 2;
+        while (j < tp->len && is_digit(AT(tp, j))) j++;
+        if (j == i + 2) continue;
+        if (j + 1 < tp->len && AT(tp, j) == ' ' && AT(tp, j + 1) >= 'A' && AT(tp, j + 1) <= 'Z') return i;
+        return -2;
+    }
+    return -1;
+}
+
+static PyObject *write_row(PyObject *text, PyObject *receiver, PyObject *keys, PyObject *file, PyObject *line,
+                           PyObject *column, PyObject *field, PyObject *ts, PyObject *version, PyObject **type);
+
+static PyObject *line_row(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 || !PyTuple_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "line_row(text, receiver, keys, file, line, version)");
+        return NULL;
+    }
+    if (!line_argument(args[0]) || !datetime_ready()) return NULL;
+    Text t;
+    if (!read_text(args[0], &t)) return NULL;
+    const Text *tp = &t;
+    Py_ssize_t lead = 0;
+    while (lead < t.len && Py_UNICODE_ISSPACE(AT(tp, lead))) lead++;
+    if (lead < t.len && (AT(tp, lead) == '{' || AT(tp, lead) == '[' || AT(tp, lead) == '"')) Py_RETURN_NONE;
+    if (json_shaped(tp)) Py_RETURN_NONE;
+    Py_ssize_t start = plain_candidate(tp);
+    if (start < 0) Py_RETURN_NONE;
+    if (start > 0) {
+        Py_UCS4 opener = AT(tp, start - 1);
+        if (opener == '`' || opener == '\'' || opener == '"' || opener == '*' || opener == '_' || opener == '('
+                || opener == '[' || opener == '<')
+            Py_RETURN_NONE;
+    }
+    for (Py_ssize_t i = start; i < t.len; i++) {
+        Py_UCS4 c = AT(tp, i);
+        if (c >= 0xDC80 && c <= 0xDCFF) Py_RETURN_NONE;
+    }
+    PyObject *ts = utc_prefix(tp, start, 0);
+    if (ts == NULL) return NULL;
+    if (ts == Py_None) {
+        for (Py_ssize_t i = 0; i < start; i++)
+            if (is_digit(AT(tp, i))) return ts;   /* a time another reader may read: not sure */
+    }
+    PyObject *cand = PyUnicode_Substring(args[0], start, t.len);
+    PyObject *column = cand == NULL ? NULL : PyLong_FromSsize_t(start + 1);
+    PyObject *type = NULL, *result = NULL;
+    if (column != NULL) {
+        PyObject *text = write_row(cand, args[1], args[2], args[3], args[4], column, Py_None, ts, args[5], &type);
+        if (text != NULL && text != Py_None) {
+            result = PyTuple_Pack(2, type, text);
+            Py_DECREF(text);
+        } else {
+            result = text;
+        }
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(column);
+    Py_XDECREF(cand);
+    Py_DECREF(ts);
+    return result;
 }
 
 /* ---- the string values of a JSON text, for scan's frames ---------------------------------------------------
@@ -2220,6 +2410,12 @@ static PyMethodDef methods[] = {
     {"verdict", (PyCFunction)(void (*)(void))verdict, METH_FASTCALL,
      "verdict(text, plans, profiles): True where the quiet scan is sure of the line under plans (type name -> "
      "plan) and profiles (profile name -> plans), or None: not sure. Nothing is built; nothing need be configured."},
+    {"row", (PyCFunction)(void (*)(void))row, METH_FASTCALL,
+     "row(text, receiver, keys, file, line, column, field, ts, version): the line of JSON Lines (newline included) "
+     "of the message record of a candidate the scanner is sure of, as Record.to_jsonl writes it, or None: not sure."},
+    {"line_row", (PyCFunction)(void (*)(void))line_row, METH_FASTCALL,
+     "line_row(text, receiver, keys, file, line, version): (type, the line of JSON Lines of its one message "
+     "record) for a plain log line holding one candidate the scanner is sure of, its time read, or None: not sure."},
     {"dumps", dumps, METH_O,
      "dumps(value): its JSON text as json.dumps(value, ensure_ascii=True) writes it, or None: not sure."},
     {"dumps_object", (PyCFunction)(void (*)(void))dumps_object, METH_FASTCALL,
@@ -2260,6 +2456,7 @@ PyMODINIT_FUNC PyInit__scan(void) {
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL) return NULL;
     version = PyUnicode_InternFromString("RW1");
+    record_message = PyUnicode_InternFromString("message");
     key_re = PyUnicode_InternFromString("re");
     key_from = PyUnicode_InternFromString("from");
     key_to = PyUnicode_InternFromString("to");
@@ -2273,7 +2470,7 @@ PyMODINIT_FUNC PyInit__scan(void) {
     str_tilde0 = PyUnicode_InternFromString("~0");
     str_slash = PyUnicode_InternFromString("/");
     str_tilde1 = PyUnicode_InternFromString("~1");
-    if (version == NULL || key_re == NULL || key_from == NULL || key_to == NULL || key_item == NULL || key_v == NULL
+    if (version == NULL || record_message == NULL || key_re == NULL || key_from == NULL || key_to == NULL || key_item == NULL || key_v == NULL
             || key_type == NULL || key_id == NULL || key_slots == NULL || key_tail == NULL || str_tilde == NULL
             || str_tilde0 == NULL || str_slash == NULL || str_tilde1 == NULL) {
         Py_DECREF(m);

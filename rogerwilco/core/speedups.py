@@ -36,7 +36,9 @@ It also writes the JSON text of ``scan``'s records (what
 ``json.dumps(value, ensure_ascii=True)`` writes, to the character), the json
 column of their Arrow batches column by column (``json_compact``,
 ``json_struct_columns``: what ``json.dumps(value, ensure_ascii=False,
-separators=(",", ":"))`` writes), and finds the string values of a JSON line
+separators=(",", ":"))`` writes), a message record's whole line of JSON Lines
+from a plain log line or a candidate it is sure of, no Record built
+(``line_row``, ``json_row``), and finds the string values of a JSON line
 that may hold a message (``json_strings``) and reads a log line's time in its
 commonest form (``utc_time``).
 """
@@ -65,6 +67,8 @@ __all__ = [
     "json_form",
     "json_forms",
     "json_object",
+    "json_row",
+    "line_row",
     "json_strings",
     "json_struct_columns",
     "json_text",
@@ -98,6 +102,15 @@ json_text = json.JSONEncoder(ensure_ascii=True).encode
 # microseconds and "Z" (a record's ts), or None: not sure (the caller writes it then); only the C scanner writes it
 # (without it, None: a record's line is written field by field)
 json_object: Callable[[tuple[str, ...], tuple[Any, ...]], str | None] | None = None
+# row(text, receiver, keys, file, line, column, field, ts, version): the line of JSON Lines (newline included) of a
+# scan's message record for a candidate the C scanner is sure of, what Record.to_jsonl writes, with no Message, form
+# dict or Record built; or None: not sure (the candidate goes through json_form and a Record); only the C scanner
+# writes it
+json_row: Callable[[str, Any, tuple[str, ...], str, int, int, str | None, datetime | None, int], str | None] | None = None
+# line_row(text, receiver, keys, file, line, version): (type, the line of JSON Lines of its one record) for a plain
+# log line (its own frame) holding one candidate the C scanner is sure of, its time read as the Python path reads
+# it; or None: not sure (the line goes through records_of_line); only the C scanner writes it
+line_row: Callable[[str, Any, tuple[str, ...], str, int, int], tuple[str, str] | None] | None = None
 # json.dumps(value, ensure_ascii=False, separators=(",", ":")), or None: not sure (a float, a subclass, a lone
 # surrogate: the caller writes it then); a record's JSON form in Parquet's json column; only the C scanner writes it
 json_compact: Callable[[Any], str | None] | None = None
@@ -129,6 +142,8 @@ if _scan is not None:
     json_form = _scanner.form_with(_scan, json_form)
     json_text = _scanner.text_with(_scan, json_text)
     json_object = _scan.scan.dumps_object
+    json_row = _scan.scan.row
+    line_row = _scan.scan.line_row
     json_compact = _scan.scan.compact
     json_struct_columns = _scan.scan.struct_columns
     json_strings = _scan.scan.strings

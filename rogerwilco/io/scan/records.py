@@ -8,8 +8,8 @@ from typing import Any, Iterable, Iterator
 
 import attrs
 
-from ..records import Record
-from ...core.speedups import json_form
+from ..records import COLUMNS, RECORDS_VERSION, Record
+from ...core.speedups import json_form, json_row, line_row
 from ...core.semantics import check_line
 from ...core.syntax import RawLine
 from ...core.vocab import Receiver, as_receiver
@@ -99,12 +99,17 @@ def _said(finding: Any) -> str:
 
 
 def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slack: bool = False,
-                    strings: list[tuple[str, str, int]] | None = None, clock: Clock | None = None) -> list[Record]:
+                    strings: list[tuple[str, str, int]] | None = None, clock: Clock | None = None,
+                    jsonl: Counter | None = None) -> list[Record]:
     """Every record of one decoded physical line, each with the line's time (``clock`` reads it; UTC by default).
 
-    In a Slack export (``slack``) the time is the message's ``ts``, set by the Slack reader.
+    In a Slack export (``slack``) the time is the message's ``ts``, set by the Slack reader. With ``jsonl`` (a
+    scan writing JSON Lines), a message the C scanner is sure of is given as its record's line of JSON Lines
+    (a ``str``, what :meth:`Record.to_jsonl` writes), no Record built, and its type is counted in ``jsonl``.
     """
-    out: list[Record] = []
+    out: list[Any] = []
+    rows = json_row if jsonl is not None else None
+    types: Counter = Counter() if jsonl is None else jsonl
     keep: dict = {}
     ts = None
     timed = slack
@@ -123,6 +128,12 @@ def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slac
                                        token=f"\\x{byte:02x}", ts=ts,
                                        message=f"byte 0x{byte:02x} at column {bad + 1} of the candidate is not UTF-8"))
                 continue
+            if rows is not None:  # the whole record's line written from the candidate
+                row = rows(cand, receiver, COLUMNS, file, line, column, frame.field, ts, RECORDS_VERSION)
+                if row is not None:
+                    out.append(row)
+                    types[cand[4:cand.index(" ", 4)]] += 1
+                    continue
             form = json_form(cand, receiver)  # the batch path: a valid line straight to its JSON form
             if form is not None:
                 out.append(Record.of("message", file, line, column, cand, frame.field, form["type"], form["id"],
@@ -143,11 +154,14 @@ def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slac
     return out
 
 
-def records_of_chunk(chunk: Chunk, receiver: Receiver, clock: Clock | None = None) -> tuple[list[Record], int]:
+def records_of_chunk(chunk: Chunk, receiver: Receiver, clock: Clock | None = None, *,
+                     jsonl: Counter | None = None) -> tuple[list[Record], int]:
     """The records of a chunk, in order, and its number of lines.
 
     ``clock`` reads the lines' times (default: zone-less times are UTC, no
-    syslog year) and counts those it cannot read.
+    syslog year) and counts those it cannot read. ``jsonl``: as
+    :func:`records_of_line` takes it (a message may be given as its line of
+    JSON Lines).
     """
     clock = clock or Clock()
     if chunk.problem is not None:
@@ -162,9 +176,11 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver, clock: Clock | None = Non
         lines = chunk.data.split(b"\n")
         lines.pop()  # data ends with "\n"
         return _slack_records(chunk, lines, receiver, clock), len(lines)
-    out: list[Record] = []
+    out: list[Any] = []
     limit = chunk.max_line_bytes
     data = chunk.data
+    whole = line_row if jsonl is not None else None
+    types: Counter = Counter() if jsonl is None else jsonl
     for i, raw in _lines_to_read(data, chunk.overlong):
         if not _may_hold(raw):
             if i in chunk.overlong and chunk.overlong[i][1]:
@@ -178,7 +194,13 @@ def records_of_chunk(chunk: Chunk, receiver: Receiver, clock: Clock | None = Non
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         text = raw.decode("utf-8", "surrogateescape")
-        out.extend(records_of_line(text, receiver, file=chunk.file, line=number, clock=clock))
+        if whole is not None:  # a plain line's one record, written in one call
+            got = whole(text, receiver, COLUMNS, chunk.file, number, RECORDS_VERSION)
+            if got is not None:
+                types[got[0]] += 1
+                out.append(got[1])
+                continue
+        out.extend(records_of_line(text, receiver, file=chunk.file, line=number, clock=clock, jsonl=jsonl))
     return out, data.count(b"\n")
 
 
