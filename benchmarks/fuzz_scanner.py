@@ -291,6 +291,11 @@ STAMPS = ["2026-10-01T00:00:17.017Z", "1999-12-31 23:59:59,5z", "2026-10-01T00:0
           "2026-12-31T23:59:60Z", "2026-02-29T12:00:00Z", "0001-01-01T00:00:00Z"]
 
 
+#: what stands before a message in a log line: a plain line the scanner writes whole, or one it must leave to Python
+PREFIXES = ["", "INFO [ops] ", "ops: ", "> ", "`", "'", "(", "**", "[", "{", '{"m": ', "[1, ", "\u00a0", "\u0663 ",
+            "RW ", "RW1x ", "id=7 ", "\udc85 ", "\ud800 ", "2026-10-01T09:14:03 ", "Oct  1 09:14:03 h: "]
+
+
 def time_differs(utc_time: Callable[[str, int, bool], Any], text: str) -> str:
     """"" when the scanner reads the time ``text`` starts with (and ``text`` whole) as scan's Python does (or is not
     sure), else what differs."""
@@ -325,6 +330,43 @@ def verdict_differs(verdicts: Callable[[str], bool], module: ModuleType, line: s
     return ""
 
 
+def rows_differ(module: ModuleType, text: str, receiver: Any, columns: Any, written: list[Any]) -> str:
+    """"" when the scanner writes the log line ``text`` whole (``line_row``, ``Columns.line``) as scan's Python path
+    writes its one record (or is not sure), else what differs; a record ``Columns`` wrote is added to ``written``
+    (the Arrow batch of ``columns`` is compared with theirs at the end). The JSON Lines writer may be unsure where
+    the columns are not (a time before the year 1000, which it leaves to Python's text)."""
+    from rogerwilco.io.records import COLUMNS, RECORDS_VERSION
+    from rogerwilco.io.scan.records import records_of_line
+    from rogerwilco.io.scan.timestamps import Clock
+
+    got = module.line_row(text, receiver, COLUMNS, "f.log", 7, RECORDS_VERSION)
+    typ = columns.line(text, receiver, "f.log", 7)
+    if got is None and typ is None:
+        return ""
+    clock = Clock()
+    want = records_of_line(text, receiver, file="f.log", line=7, clock=clock)
+    if len(want) != 1 or clock.unreadable or not want[0].is_message:
+        return f"a row written whole where the Python path gives {[r.to_jsonl() for r in want]!r}"
+    if got is not None and got != (want[0].type, want[0].to_jsonl()):
+        return f"a row other than the Python path's: {got!r} != {want[0].to_jsonl()!r}"
+    if typ is not None:
+        if typ != want[0].type:
+            return f"Columns.line gave the type {typ!r}, not {want[0].type!r}"
+        written.append(want[0])
+    return ""
+
+
+def arrow_differs(columns: Any, written: list[Any]) -> str:
+    """"" when the Arrow batch of the rows written whole is ``to_arrow_batch``'s of their records."""
+    from rogerwilco.io.records import to_arrow_batch
+    from rogerwilco.io.scan.rows import batch_of
+
+    if not written:
+        return ""
+    batch, want = batch_of(columns.buffers()), to_arrow_batch(written)
+    return "" if batch.equals(want) else "the Arrow batch of the rows written whole is not to_arrow_batch's"
+
+
 def receivers() -> list[Any]:
     from rogerwilco.core.vocab import Receiver
 
@@ -344,6 +386,7 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
     from rogerwilco.core.verdict import Verdicts
 
     verdicts = Verdicts(module, CORE, PROFILES)
+    columns, written = module.Columns(), []  # the rows written whole from log lines, and their records
     failures: list[dict[str, str]] = []
     done = settled_count = 0
     start = time.monotonic()
@@ -363,6 +406,8 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
         texts = texts or verdict_differs(verdicts, module, line, held[0])
         stamp = mutate(rng, rng.choice(STAMPS), STAMPS)  # a time, mutated as a line is, before the line
         texts = texts or time_differs(module.utc_time, stamp) or time_differs(module.utc_time, f"{stamp} {line}")
+        texts = texts or rows_differ(module, f"{stamp} {line}", receiver, columns, written)
+        texts = texts or rows_differ(module, f"{rng.choice(PREFIXES)}{line}", receiver, columns, written)
         # the batch iterator over the line twice: form()'s answer each time, else rest's with the line's number
         batch = list(module.forms([line, line], receiver, lambda text, held, number: ("rest", number)))
         if batch != [("rest", n) if form is None else form for n in (1, 2)]:
@@ -375,8 +420,11 @@ def run(seconds: float, executions: int, seed: int, module: ModuleType | None = 
             failures.append({"line": line[:400], "failure": said[:400]})
         elif rng.random() < 0.05 and len(line) < 4000:
             lines.append(line)  # a mutant that kept the scanner honest becomes a seed too
+    arrow = arrow_differs(columns, written)
+    if arrow:
+        failures.append({"line": f"{len(written)} rows", "failure": arrow})
     return {"executions": done, "seconds": round(time.monotonic() - start, 1), "failures": failures,
-            "settled": settled_count, "scanner": module.__file__}
+            "settled": settled_count, "rows written whole": len(written), "scanner": module.__file__}
 
 
 def asan_child(argv: list[str]) -> int:

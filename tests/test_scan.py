@@ -745,53 +745,108 @@ def test_the_json_column_is_each_forms_json_dumps(forms, json_column, writers):
     assert got.equals(want)
 
 
-# ---- JSON Lines written from the line: no Record for what the C scanner settles --------------------------------
+# ---- rows written as they are found: no Record for what the C scanner settles -----------------------------------
 
-def _scan_jsonl(path: Path, receiver, options=None) -> tuple[str, list]:
-    """The JSON Lines text and the tallies of a scan to JSON Lines, chunk by chunk, as the command runs it."""
+def _scan_output(path: Path, fmt: str, receiver, options=None) -> tuple[object, list]:
+    """The output (JSON Lines text, or an Arrow table) and the tallies of a scan, chunk by chunk, as the command
+    runs it."""
     from rogerwilco.io.scan.engine import run_scan
     from rogerwilco.io.scan.sources import iter_file_chunks
 
-    texts, tallies = [], []
-    for text, tally in run_scan(iter_file_chunks([path]), "jsonl", receiver=receiver, options=options):
-        texts.append(text)
+    parts, tallies = [], []
+    for produced, tally in run_scan(iter_file_chunks([path]), fmt, receiver=receiver, options=options):
+        parts.append(produced)
         tallies.append(tally)
-    return "".join(texts), tallies
+    if fmt == "jsonl":
+        return "".join(parts), tallies
+    import pyarrow as pa
+
+    return pa.Table.from_batches([b for b in parts if b is not None]), tallies
+
+
+@pytest.fixture
+def rows_of(monkeypatch, built_scan):
+    """The rows module writing with the built scanner (also where the package runs pure), and what it wrote."""
+    from rogerwilco.io.scan import rows
+
+    taken = {"line": 0, "candidate": 0}
+    monkeypatch.setattr(rows, "available", True)
+    monkeypatch.setattr(rows, "line_row", built_scan.scan.line_row)
+    monkeypatch.setattr(rows, "json_row", built_scan.scan.row)
+    monkeypatch.setattr(rows, "_columns_type", lambda: built_scan.scan.Columns)
+    for sink in (rows.JsonLinesRows, rows.ArrowRows):
+        for road in ("line", "candidate"):
+            def counted(self, *args, _write=getattr(sink, road), _road=road):
+                wrote = _write(self, *args)
+                taken[_road] += wrote
+                return wrote
+            monkeypatch.setattr(sink, road, counted)
+    return rows, taken
 
 
 @pytest.mark.parametrize("receiver", [RECEIVER, Receiver(), Receiver.load(["pay"])],
                          ids=lambda r: "+".join(r.names) or "core")
 @pytest.mark.parametrize("zone", [None, "+02:00"])
-def test_json_lines_written_from_the_line_are_the_records_written_one_by_one(tmp_path, monkeypatch, built_scan,
-                                                                            receiver, zone):
-    """The mixed log, conformance and hostile lines (bare, behind a log prefix, in JSON, in a quote): the scan to
-    JSON Lines with the C scanner writing whole rows is byte for byte the one that builds a Record a candidate, its
-    tallies too; and the rows written from a whole line are most of the log's messages (the road is taken)."""
-    from rogerwilco.io.scan import engine
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_rows_written_as_found_are_the_records_written_one_by_one(tmp_path, monkeypatch, rows_of, receiver, zone,
+                                                                  fmt):
+    """The mixed log, conformance and hostile lines (bare, behind a log prefix, in JSON, in a quote): the scan with
+    the C scanner writing rows as it finds them is the one that builds a Record a candidate, JSON Lines byte for
+    byte and the Arrow batches value for value, schema and metadata, the tallies too; and the rows written whole
+    from a line or a candidate are most of the log's messages (the road is taken)."""
     from rogerwilco.io.scan.engine import ScanOptions
 
+    rows, taken = rows_of
     path = _differential_log(tmp_path)
     options = ScanOptions(tz=zone, year=2026 if zone else None)
-    taken = {"line": 0, "candidate": 0}
-    whole, rows = built_scan.scan.line_row, built_scan.scan.row
-
-    def counting(count, write):
-        def wrapped(*args):
-            got = write(*args)
-            taken[count] += got is not None
-            return got
-        return wrapped
-
-    monkeypatch.setattr(records_module, "line_row", counting("line", whole))
-    monkeypatch.setattr(records_module, "json_row", counting("candidate", rows))
-    monkeypatch.setattr(engine, "json_row", rows)
-    fast, fast_tallies = _scan_jsonl(path, receiver, options)
-    monkeypatch.setattr(engine, "json_row", None)
-    slow, slow_tallies = _scan_jsonl(path, receiver, options)
-    assert fast == slow and fast.count("\n") > 2000
+    fast, fast_tallies = _scan_output(path, fmt, receiver, options)
+    monkeypatch.setattr(rows, "available", False)
+    slow, slow_tallies = _scan_output(path, fmt, receiver, options)
     assert [attrs.asdict(t) for t in fast_tallies] == [attrs.asdict(t) for t in slow_tallies]
-    messages = fast.count('{"record": "message"')
+    if fmt == "jsonl":
+        assert fast == slow and fast.count("\n") > 2000
+        messages = fast.count('{"record": "message"')
+    else:
+        assert fast.schema.equals(slow.schema, check_metadata=True) and fast.num_rows > 2000
+        assert fast.equals(slow)
+        assert any("\\ud800" in text for text in fast.column("text").to_pylist())  # a surrogate, escaped
+        messages = fast.column("record").to_pylist().count("message")
     assert taken["line"] >= messages // 2 and taken["line"] + taken["candidate"] >= messages * 9 // 10, (taken, messages)
+
+
+def test_an_arrow_row_of_any_record_is_the_batch_to_arrow_batch_builds(built_scan) -> None:
+    """Records the scan does not write whole (diagnostics, a time in another zone or none, lone surrogates, null
+    envelope fields, a form whose slots only json.dumps writes) written by Columns.record: the batch is
+    to_arrow_batch's."""
+    from datetime import datetime, timedelta, timezone
+
+    from rogerwilco.io.records import Record, to_arrow_batch
+    from rogerwilco.io.scan import rows
+
+    form = {"v": "RW1", "type": "HO", "id": "a-1", "re": None, "from": "a", "to": "b", "item": "x\ud800",
+            "slots": {"ask": "FIX", "n": 1.5, "k": ["\u00e9", "\udfff"]}, "tail": "t\u2028"}
+    made = [
+        Record(record="message", file="f\udc80.log", line=1, column=2, text="RW1 HO a-1", type="HO", id="a-1",
+               from_="a", to="b", item="x", json=form, ts=datetime(2026, 10, 1, 9, 0, tzinfo=timezone(timedelta(hours=2)))),
+        Record(record="diagnostic", file="f", line=2**40, column=0, text="", why="UNK", reason="too-long", token="",
+               message="line is long", unvalidated=True),
+        Record(record="message", file="f", line=3, column=1, text="RW1 AN a-2", json={"v": "RW1"},
+               ts=datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=timezone.utc)),
+        Record(record="message", file="f", line=4, column=1, text="", json={"v": "RW1", "slots": {}},
+               ts=datetime(1, 1, 1, tzinfo=timezone.utc)),
+    ]
+    columns = built_scan.scan.Columns()
+    for record in made:
+        columns.record((record.record, record.file, record.line, record.column, record.field, record.text,
+                        record.type, record.id, record.from_, record.to, record.re, record.item, record.why,
+                        record.reason, record.token, record.message, record.unvalidated),
+                       None if record.json is None else rows._struct_texts(record.json), rows._micros(record.ts))
+    assert columns.rows == len(made)
+    batch, reference = rows.batch_of(columns.buffers()), to_arrow_batch(made)
+    assert batch.schema.equals(reference.schema, check_metadata=True)
+    assert batch.equals(reference)
+    with pytest.raises(TypeError):
+        columns.record(("message",) * 17, None, None)  # line and column must be ints
 
 
 _PREFIXES = st.sampled_from([
@@ -824,14 +879,21 @@ def test_a_line_written_in_one_call_is_the_record_the_python_path_writes(built_s
     from rogerwilco.io.records import COLUMNS, RECORDS_VERSION
     from rogerwilco.io.scan.timestamps import Clock
 
+    from rogerwilco.io.records import to_arrow_batch
+    from rogerwilco.io.scan.rows import batch_of
+
     text = first + second + body + end
     got = built_scan.scan.line_row(text, receiver, COLUMNS, "f.log", 3, RECORDS_VERSION)
+    columns = built_scan.scan.Columns()
+    typ = columns.line(text, receiver, "f.log", 3)
     clock = Clock()
     reference = records_module.records_of_line(text, receiver, file="f.log", line=3, clock=clock)
-    if got is None:
+    if got is None and typ is None:
+        assert columns.rows == 0
         return
     assert len(reference) == 1 and reference[0].is_message and clock.unreadable == 0
-    assert got == (reference[0].type, reference[0].to_jsonl())
+    assert got is None or got == (reference[0].type, reference[0].to_jsonl())
+    assert typ is None or (typ == reference[0].type and batch_of(columns.buffers()).equals(to_arrow_batch(reference)))
 
 
 def test_a_line_written_in_one_call_covers_the_common_log_line(built_scan) -> None:
@@ -853,17 +915,25 @@ def test_every_pair_of_prefixes_written_in_one_call_is_the_python_record(built_s
     from rogerwilco.io.records import COLUMNS, RECORDS_VERSION
     from rogerwilco.io.scan.timestamps import Clock
 
-    settled = 0
+    from rogerwilco.io.records import to_arrow_batch
+    from rogerwilco.io.scan.rows import batch_of
+
+    settled, columns, records = 0, built_scan.scan.Columns(), []
     for first in _PREFIXES.elements:
         for second in _PREFIXES.elements:
             for body in _BODIES.elements:
                 text = first + second + body
-                got = built_scan.scan.line_row(text, RECEIVER, COLUMNS, "f.log", 3, RECORDS_VERSION)
+                got = built_scan.scan.line_row(text, RECEIVER, COLUMNS, "f.log", settled, RECORDS_VERSION)
+                typ = columns.line(text, RECEIVER, "f.log", settled)
+                assert typ == (None if got is None else got[0]), text  # no time here only one writer takes
                 if got is None:
                     continue
                 clock = Clock()
-                reference = records_module.records_of_line(text, RECEIVER, file="f.log", line=3, clock=clock)
+                reference = records_module.records_of_line(text, RECEIVER, file="f.log", line=settled, clock=clock)
                 assert len(reference) == 1 and clock.unreadable == 0, text
                 assert got == (reference[0].type, reference[0].to_jsonl()), text
+                records += reference
                 settled += 1
-    assert settled >= 1000
+    assert settled >= 1000 and columns.rows == settled
+    batch, reference_batch = batch_of(columns.buffers()), to_arrow_batch(records)
+    assert batch.schema.equals(reference_batch.schema, check_metadata=True) and batch.equals(reference_batch)

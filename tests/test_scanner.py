@@ -786,6 +786,22 @@ times = sum(scan.scan.utc_time(stamp, n, whole) is not None for stamp in stamps 
             for whole in (False, True))
 assert times == 7  # the first whole and as a prefix, at its length and at 20; the second as a prefix; the third both
 assert sum(found is not None for found in strings) >= len(lines)
+from rogerwilco.io.records import COLUMNS
+logs = [f"2026-10-01T00:00:{n % 60:02d}Z INFO {line}" for n, line in enumerate(lines)]
+logs += ["x: " + line for line in lines[:50]] + ["{" + line for line in lines[:5]] + ["`" + line for line in lines[:5]]
+cells = scan.scan.Columns()
+whole = sum(scan.scan.line_row(text, receiver, COLUMNS, "f.log", n, 2) is not None for n, text in enumerate(logs))
+rows = sum(scan.scan.row(line, receiver, COLUMNS, "f.log", n, 1, None, None, 2) is not None
+           for n, line in enumerate(lines))
+assert whole == sum(cells.line(text, receiver, "f.log", n) is not None for n, text in enumerate(logs)) > 0
+assert rows == sum(cells.candidate(line, receiver, "f\\udc80", n, 1, "/m", None) is not None
+                   for n, line in enumerate(lines)) > 0
+cells.record(("diagnostic", "f\\udc80", 1, 2, None, "x\\ud800", None, None, None, None, None, None, "UNK", "syntax",
+              "", "m", True), None, -5)
+cells.record(("message", "f", 1, 2, "/m", "t", "HO", "a-1", "a", "b", None, "x", None, None, None, None, False),
+             ("RW1",) * 7 + ('{"k":"\\udfff"}', None), None)
+buffers = cells.buffers()
+assert buffers[0] == cells.rows == whole + rows + 2, (buffers[0], whole, rows)
 checks = sum(fault is not None and fault[0] >= scan.scan.FAULT_VALUE for fault in found)
 faults = sum(fault is not None for fault in found)
 # the control: CPython 3.11 makes a zero from four zero bytes without writing its digit, and a collection an

@@ -1679,9 +1679,13 @@ typedef struct {
     const char *comma, *colon;
     Py_ssize_t comma_len, colon_len;
     int ascii;
+    int escape_surrogates;   /* compact: a lone surrogate written \udXXX (what Arrow's text takes), not "not sure" */
 } Style;
-static const Style ASCII_STYLE = {", ", ": ", 2, 2, 1};
-static const Style COMPACT_STYLE = {",", ":", 1, 1, 0};
+static const Style ASCII_STYLE = {", ", ": ", 2, 2, 1, 0};
+static const Style COMPACT_STYLE = {",", ":", 1, 1, 0, 0};
+/* compact, then a lone surrogate as the six characters \udXXX: the text json.dumps(ensure_ascii=False,
+ * separators=(",", ":")) writes, then encoded as Arrow's columns are (UTF-8, backslashreplace) */
+static const Style ARROW_STYLE = {",", ":", 1, 1, 0, 1};
 
 /* A string as the style writes it: 1, 0: not sure (a lone surrogate, which UTF-8 cannot carry), -1. ASCII: the
  * short escapes, \u00XX for the other controls and for DEL and above, a code point past the BMP as its surrogate
@@ -1720,7 +1724,11 @@ static int out_text(Out *out, PyObject *s, const Style *style, int *wide) {
             }
             continue;
         }
-        if (c >= 0xD800 && c <= 0xDFFF) return 0;   /* a lone surrogate: json.dumps writes it */
+        if (c >= 0xD800 && c <= 0xDFFF) {   /* a lone surrogate: json.dumps writes it, or its escape for Arrow */
+            if (!style->escape_surrogates) return 0;
+            put_unit(p, c); p += 6;
+            continue;
+        }
         *wide = 1;
         if (c < 0x800) {
             *p++ = (char)(0xC0 | (c >> 6));
@@ -2184,38 +2192,50 @@ static Py_ssize_t plain_candidate(const Text *tp) {
 static PyObject *write_row(PyObject *text, PyObject *receiver, PyObject *keys, PyObject *file, PyObject *line,
                            PyObject *column, PyObject *field, PyObject *ts, PyObject *version, PyObject **type);
 
+/* 1: text is a plain line with one candidate the steps above are sure of, which starts at *start, its time *ts (a
+ * new reference: a time in UTC, or None); 0: not sure; -1: an error. datetime_ready() called. */
+static int plain_line(PyObject *text, Py_ssize_t *start_at, PyObject **ts_at) {
+    Text t;
+    if (!read_text(text, &t)) return -1;
+    const Text *tp = &t;
+    Py_ssize_t lead = 0;
+    while (lead < t.len && Py_UNICODE_ISSPACE(AT(tp, lead))) lead++;
+    if (lead < t.len && (AT(tp, lead) == '{' || AT(tp, lead) == '[' || AT(tp, lead) == '"')) return 0;
+    if (json_shaped(tp)) return 0;
+    Py_ssize_t start = plain_candidate(tp);
+    if (start < 0) return 0;
+    if (start > 0) {
+        Py_UCS4 opener = AT(tp, start - 1);
+        if (opener == '`' || opener == '\'' || opener == '"' || opener == '*' || opener == '_' || opener == '('
+                || opener == '[' || opener == '<')
+            return 0;
+    }
+    for (Py_ssize_t i = start; i < t.len; i++) {
+        Py_UCS4 c = AT(tp, i);
+        if (c >= 0xDC80 && c <= 0xDCFF) return 0;
+    }
+    PyObject *ts = utc_prefix(tp, start, 0);
+    if (ts == NULL) return -1;
+    if (ts == Py_None) {
+        for (Py_ssize_t i = 0; i < start; i++)
+            if (is_digit(AT(tp, i))) { Py_DECREF(ts); return 0; }   /* a time another reader may read */
+    }
+    *start_at = start;
+    *ts_at = ts;
+    return 1;
+}
+
 static PyObject *line_row(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 6 || !PyTuple_CheckExact(args[2])) {
         PyErr_SetString(PyExc_TypeError, "line_row(text, receiver, keys, file, line, version)");
         return NULL;
     }
     if (!line_argument(args[0]) || !datetime_ready()) return NULL;
-    Text t;
-    if (!read_text(args[0], &t)) return NULL;
-    const Text *tp = &t;
-    Py_ssize_t lead = 0;
-    while (lead < t.len && Py_UNICODE_ISSPACE(AT(tp, lead))) lead++;
-    if (lead < t.len && (AT(tp, lead) == '{' || AT(tp, lead) == '[' || AT(tp, lead) == '"')) Py_RETURN_NONE;
-    if (json_shaped(tp)) Py_RETURN_NONE;
-    Py_ssize_t start = plain_candidate(tp);
-    if (start < 0) Py_RETURN_NONE;
-    if (start > 0) {
-        Py_UCS4 opener = AT(tp, start - 1);
-        if (opener == '`' || opener == '\'' || opener == '"' || opener == '*' || opener == '_' || opener == '('
-                || opener == '[' || opener == '<')
-            Py_RETURN_NONE;
-    }
-    for (Py_ssize_t i = start; i < t.len; i++) {
-        Py_UCS4 c = AT(tp, i);
-        if (c >= 0xDC80 && c <= 0xDCFF) Py_RETURN_NONE;
-    }
-    PyObject *ts = utc_prefix(tp, start, 0);
-    if (ts == NULL) return NULL;
-    if (ts == Py_None) {
-        for (Py_ssize_t i = 0; i < start; i++)
-            if (is_digit(AT(tp, i))) return ts;   /* a time another reader may read: not sure */
-    }
-    PyObject *cand = PyUnicode_Substring(args[0], start, t.len);
+    Py_ssize_t start = 0;
+    PyObject *ts = NULL;
+    int plain = plain_line(args[0], &start, &ts);
+    if (plain <= 0) return plain < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *cand = PyUnicode_Substring(args[0], start, PyUnicode_GET_LENGTH(args[0]));
     PyObject *column = cand == NULL ? NULL : PyLong_FromSsize_t(start + 1);
     PyObject *type = NULL, *result = NULL;
     if (column != NULL) {
@@ -2233,6 +2253,347 @@ static PyObject *line_row(PyObject *module, PyObject *const *args, Py_ssize_t na
     Py_DECREF(ts);
     return result;
 }
+
+/* ---- a scan's records as Arrow columns, written row by row ---------------------------------------------------
+ *
+ * Columns(): the buffers of a batch of records with rogerwilco.io.records.arrow_schema("struct"), filled a row at a
+ * time in input order: line(text, receiver, file, line) and candidate(text, receiver, file, line, column, field,
+ * ts) write a message the scanner is sure of (as line_row and row: None when not sure, nothing written), record(
+ * cells, json, ts) any other record, as Python gives its cells. buffers() gives them to pyarrow's from_buffers:
+ * per text column its validity bitmap, int32 offsets and UTF-8 data (a lone surrogate as the six characters
+ * \udXXX, as the Python path's backslashreplace writes it), the int64 line and column, ts as int64 microseconds
+ * since the epoch in UTC with its validity, unvalidated as a bitmap, and the json struct's validity. No Record,
+ * Message, dict or Python list a row.
+ *
+ * Hostile input: every buffer grows through out_room, which checks the room before each write; an offset past
+ * INT32_MAX (more than 2 GiB of text in one column of one batch) is an OverflowError, not a wrapped offset. */
+
+enum { C_RECORD, C_FILE, C_FIELD, C_TEXT, C_TYPE, C_ID, C_FROM, C_TO, C_RE, C_ITEM, C_WHY, C_REASON, C_TOKEN,
+       C_MESSAGE, C_JSON, TEXT_COLUMNS = C_JSON + FORM_FIELDS };
+#define RECORD_CELLS 17   /* record(cells): record file line column field text type id from to re item why reason
+                             token message unvalidated */
+
+typedef struct {
+    Out offsets, data, valid;   /* valid: one byte a row, packed into a bitmap by buffers() */
+    Py_ssize_t nulls;
+} TextColumn;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t rows;
+    TextColumn text[TEXT_COLUMNS];
+    Out line, column, ts, ts_valid, unvalidated, json_valid;
+    Py_ssize_t ts_nulls, json_nulls;
+} Columns;
+
+static void columns_dealloc(Columns *self) {
+    for (int i = 0; i < TEXT_COLUMNS; i++) {
+        PyMem_Free(self->text[i].offsets.data);
+        PyMem_Free(self->text[i].data.data);
+        PyMem_Free(self->text[i].valid.data);
+    }
+    Out *outs[] = {&self->line, &self->column, &self->ts, &self->ts_valid, &self->unvalidated, &self->json_valid};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) PyMem_Free(outs[i]->data);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int put_int32(Out *out, int32_t v) { return out_ascii(out, (const char *)&v, 4); }
+static int put_int64(Out *out, int64_t v) { return out_ascii(out, (const char *)&v, 8); }
+static int put_flag(Out *out, int v) { char b = (char)(v != 0); return out_ascii(out, &b, 1); }
+
+static PyObject *columns_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    if (PyTuple_GET_SIZE(args) != 0 || (kwds != NULL && PyDict_GET_SIZE(kwds) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "Columns() takes no arguments");
+        return NULL;
+    }
+    Columns *self = (Columns *)type->tp_alloc(type, 0);   /* zeroed: every buffer empty */
+    if (self == NULL) return NULL;
+    for (int i = 0; i < TEXT_COLUMNS; i++)
+        if (put_int32(&self->text[i].offsets, 0) < 0) { Py_DECREF(self); return NULL; }
+    return (PyObject *)self;
+}
+
+/* A str's UTF-8, a lone surrogate as \udXXX: 0, or -1 with the error set. */
+static int put_utf8(Out *out, PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (PyUnicode_IS_ASCII(s)) return out_ascii(out, (const char *)PyUnicode_DATA(s), n);
+    if (n > (PY_SSIZE_T_MAX / 2) / 6) { PyErr_NoMemory(); return -1; }
+    if (out_room(out, 6 * n) < 0) return -1;
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    char *p = out->data + out->len;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 0x80) {
+            *p++ = (char)c;
+        } else if (c < 0x800) {
+            *p++ = (char)(0xC0 | (c >> 6));
+            *p++ = (char)(0x80 | (c & 0x3F));
+        } else if (c >= 0xD800 && c <= 0xDFFF) {
+            put_unit(p, c); p += 6;
+        } else if (c < 0x10000) {
+            *p++ = (char)(0xE0 | (c >> 12));
+            *p++ = (char)(0x80 | ((c >> 6) & 0x3F));
+            *p++ = (char)(0x80 | (c & 0x3F));
+        } else {
+            *p++ = (char)(0xF0 | (c >> 18));
+            *p++ = (char)(0x80 | ((c >> 12) & 0x3F));
+            *p++ = (char)(0x80 | ((c >> 6) & 0x3F));
+            *p++ = (char)(0x80 | (c & 0x3F));
+        }
+    }
+    out->len = p - out->data;
+    return 0;
+}
+
+/* The end of a text column's row: its offset, checked to fit int32. */
+static int text_end(TextColumn *column) {
+    if (column->data.len > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "more than 2 GiB of text in one column of a batch");
+        return -1;
+    }
+    return put_int32(&column->offsets, (int32_t)column->data.len);
+}
+
+/* One text cell: a str, or None (null). */
+static int text_cell(TextColumn *column, PyObject *value) {
+    if (value == Py_None) {
+        column->nulls++;
+        return put_flag(&column->valid, 0) < 0 ? -1 : text_end(column);
+    }
+    if (!PyUnicode_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "a record's text cell is str or None, not %s", Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    if (put_flag(&column->valid, 1) < 0 || put_utf8(&column->data, value) < 0) return -1;
+    return text_end(column);
+}
+
+/* Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* A time in UTC (a datetime whose tzinfo is UTC) as microseconds since the epoch: 1, 0: not sure (another zone). */
+static int utc_micros(PyObject *ts, int64_t *micros) {
+    if (!PyDateTime_Check(ts) || PyDateTime_DATE_GET_TZINFO(ts) != PyDateTime_TimeZone_UTC) return 0;
+    int64_t days = days_from_civil(PyDateTime_GET_YEAR(ts), PyDateTime_GET_MONTH(ts), PyDateTime_GET_DAY(ts));
+    int64_t seconds = days * 86400 + PyDateTime_DATE_GET_HOUR(ts) * 3600 + PyDateTime_DATE_GET_MINUTE(ts) * 60
+                      + PyDateTime_DATE_GET_SECOND(ts);
+    *micros = seconds * 1000000 + PyDateTime_DATE_GET_MICROSECOND(ts);
+    return 1;
+}
+
+/* ts: None, or microseconds (an int, or *micros where has_micros). */
+static int ts_cell(Columns *self, int present, int64_t micros) {
+    if (!present) {
+        self->ts_nulls++;
+        return put_flag(&self->ts_valid, 0) < 0 || put_int64(&self->ts, 0) < 0 ? -1 : 0;
+    }
+    return put_flag(&self->ts_valid, 1) < 0 || put_int64(&self->ts, micros) < 0 ? -1 : 0;
+}
+
+/* A message row from form_parts' tuple: 1 written, 0: not sure (nothing written), -1. */
+static int columns_message(Columns *self, PyObject *parts, PyObject *file, PyObject *text, Py_ssize_t line,
+                           Py_ssize_t column, PyObject *field, PyObject *ts) {
+    int64_t micros = 0;
+    if (ts != Py_None && !utc_micros(ts, &micros)) return 0;
+    Out slots = {NULL, 0, 0};
+    int wide = 0;
+    int done = out_json(&slots, PyTuple_GET_ITEM(parts, 6), 1, &ARROW_STYLE, &wide);
+    if (done <= 0) { PyMem_Free(slots.data); return done; }
+    PyObject *const *p = &PyTuple_GET_ITEM(parts, 0);
+    /* type id re from to item slots tail, and the record's columns */
+    PyObject *cells[C_JSON] = {record_message, file, field, text, p[0], p[1], p[3], p[4], p[2], p[5], Py_None,
+                               Py_None, Py_None, Py_None};
+    PyObject *json[FORM_FIELDS] = {version, p[0], p[1], p[2], p[3], p[4], p[5], NULL, p[7]};
+    int failed = 0;
+    for (int i = 0; !failed && i < C_JSON; i++) failed = text_cell(&self->text[i], cells[i]) < 0;
+    for (int i = 0; !failed && i < FORM_FIELDS; i++) {
+        TextColumn *c = &self->text[C_JSON + i];
+        if (json[i] != NULL) {
+            failed = text_cell(c, json[i]) < 0;
+        } else {   /* the slots' JSON text: UTF-8 already */
+            failed = put_flag(&c->valid, 1) < 0 || out_ascii(&c->data, slots.data, slots.len) < 0 || text_end(c) < 0;
+        }
+    }
+    PyMem_Free(slots.data);
+    if (failed || put_int64(&self->line, line) < 0 || put_int64(&self->column, column) < 0
+            || ts_cell(self, ts != Py_None, micros) < 0 || put_flag(&self->unvalidated, 0) < 0
+            || put_flag(&self->json_valid, 1) < 0)
+        return -1;
+    self->rows++;
+    return 1;
+}
+
+static int64_t as_int64(PyObject *value, int *ok) {
+    long long v = PyLong_Check(value) ? PyLong_AsLongLong(value) : -1;
+    *ok = PyLong_Check(value) && !(v == -1 && PyErr_Occurred());
+    if (!PyLong_Check(value)) PyErr_Format(PyExc_TypeError, "an int is expected, not %s", Py_TYPE(value)->tp_name);
+    return v;
+}
+
+/* line(text, receiver, file, line): the type of the message written from a plain log line, or None: not sure. */
+static PyObject *columns_line(Columns *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyUnicode_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "line(text, receiver, file, line)");
+        return NULL;
+    }
+    if (!line_argument(args[0]) || !datetime_ready()) return NULL;
+    int ok;
+    int64_t number = as_int64(args[3], &ok);
+    if (!ok) return NULL;
+    Py_ssize_t start = 0;
+    PyObject *ts = NULL;
+    int plain = plain_line(args[0], &start, &ts);
+    if (plain <= 0) return plain < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *result = NULL;
+    PyObject *cand = PyUnicode_Substring(args[0], start, PyUnicode_GET_LENGTH(args[0]));
+    PyObject *parts = cand == NULL ? NULL
+                    : scan_line(cand, core_plans, args[1], Py_None, Py_None, 0, FORM_PARTS, NULL, NULL);
+    if (parts != NULL && parts != Py_None) {
+        int done = columns_message(self, parts, args[2], cand, (Py_ssize_t)number, start + 1, Py_None, ts);
+        result = done < 0 ? NULL : Py_NewRef(done ? PyTuple_GET_ITEM(parts, 0) : Py_None);
+    } else {
+        result = parts == NULL ? NULL : Py_NewRef(Py_None);
+    }
+    Py_XDECREF(parts);
+    Py_XDECREF(cand);
+    Py_DECREF(ts);
+    return result;
+}
+
+/* candidate(text, receiver, file, line, column, field, ts): the type of the message written from a candidate, or
+ * None: not sure. */
+static PyObject *columns_candidate(Columns *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 7 || !PyUnicode_Check(args[2]) || (args[5] != Py_None && !PyUnicode_Check(args[5]))) {
+        PyErr_SetString(PyExc_TypeError, "candidate(text, receiver, file, line, column, field, ts)");
+        return NULL;
+    }
+    if (!line_argument(args[0]) || !datetime_ready()) return NULL;
+    int ok_line, ok_column;
+    int64_t number = as_int64(args[3], &ok_line);
+    if (!ok_line) return NULL;
+    int64_t column = as_int64(args[4], &ok_column);
+    if (!ok_column) return NULL;
+    PyObject *parts = scan_line(args[0], core_plans, args[1], Py_None, Py_None, 0, FORM_PARTS, NULL, NULL);
+    if (parts == NULL || parts == Py_None) return parts;
+    int done = columns_message(self, parts, args[2], args[0], (Py_ssize_t)number, (Py_ssize_t)column, args[5],
+                               args[6]);
+    PyObject *result = done < 0 ? NULL : Py_NewRef(done ? PyTuple_GET_ITEM(parts, 0) : Py_None);
+    Py_DECREF(parts);
+    return result;
+}
+
+/* record(cells, json, ts): any record, its 17 cells (record file line column field text type id from to re item
+ * why reason token message unvalidated) as Python gives them, json None or its struct's 9 texts (v type id re
+ * from to item slots tail; the slots already JSON text), ts None or microseconds since the epoch in UTC. */
+static PyObject *columns_record(Columns *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyTuple_CheckExact(args[0]) || PyTuple_GET_SIZE(args[0]) != RECORD_CELLS
+            || (args[1] != Py_None && (!PyTuple_CheckExact(args[1]) || PyTuple_GET_SIZE(args[1]) != FORM_FIELDS))
+            || (args[2] != Py_None && !PyLong_Check(args[2]))) {
+        PyErr_SetString(PyExc_TypeError, "record(cells: 17-tuple, json: 9-tuple or None, ts: int or None)");
+        return NULL;
+    }
+    PyObject *const *cells = &PyTuple_GET_ITEM(args[0], 0);
+    int ok_line, ok_column, ok_ts = 1;
+    int64_t line = as_int64(cells[2], &ok_line);
+    if (!ok_line) return NULL;
+    int64_t column = as_int64(cells[3], &ok_column);
+    if (!ok_column) return NULL;
+    int64_t micros = args[2] == Py_None ? 0 : as_int64(args[2], &ok_ts);
+    if (!ok_ts) return NULL;
+    int unvalidated = PyObject_IsTrue(cells[16]);
+    if (unvalidated < 0) return NULL;
+    /* the text cells' order among cells: record file field text type id from to re item why reason token message */
+    static const int at[C_JSON] = {0, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    for (int i = 0; i < C_JSON; i++)
+        if (text_cell(&self->text[i], cells[at[i]]) < 0) return NULL;
+    for (int i = 0; i < FORM_FIELDS; i++)
+        if (text_cell(&self->text[C_JSON + i], args[1] == Py_None ? Py_None : PyTuple_GET_ITEM(args[1], i)) < 0)
+            return NULL;
+    if (args[1] == Py_None) self->json_nulls++;
+    if (put_int64(&self->line, line) < 0 || put_int64(&self->column, column) < 0
+            || ts_cell(self, args[2] != Py_None, micros) < 0 || put_flag(&self->unvalidated, unvalidated) < 0
+            || put_flag(&self->json_valid, args[1] != Py_None) < 0)
+        return NULL;
+    self->rows++;
+    Py_RETURN_NONE;
+}
+
+/* A bitmap of one byte a row (Arrow's validity: bit i of byte i / 8, least significant first), as bytes. */
+static PyObject *bitmap(const Out *flags) {
+    Py_ssize_t n = flags->len;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (n + 7) / 8);
+    if (out == NULL) return NULL;
+    unsigned char *bits = (unsigned char *)PyBytes_AS_STRING(out);
+    memset(bits, 0, (size_t)((n + 7) / 8));
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (flags->data[i]) bits[i >> 3] |= (unsigned char)(1u << (i & 7));
+    return out;
+}
+
+static PyObject *as_bytes(const Out *out) {
+    return PyBytes_FromStringAndSize(out->data == NULL ? "" : out->data, out->len);
+}
+
+/* buffers(): (rows, [(validity, offsets, data, nulls) of each text column: record file field text type id from
+ * to re item why reason token message, then the json struct's v type id re from to item slots tail], line,
+ * column, (ts validity, ts, nulls), unvalidated bitmap, (json validity, nulls)); a validity is None where no
+ * row is null. */
+static PyObject *columns_buffers(Columns *self, PyObject *unused) {
+    PyObject *texts = PyList_New(TEXT_COLUMNS);
+    if (texts == NULL) return NULL;
+    for (int i = 0; i < TEXT_COLUMNS; i++) {
+        TextColumn *c = &self->text[i];
+        PyObject *item = Py_BuildValue("(NNNn)", c->nulls ? bitmap(&c->valid) : Py_NewRef(Py_None),
+                                       as_bytes(&c->offsets), as_bytes(&c->data), c->nulls);
+        if (item == NULL) { Py_DECREF(texts); return NULL; }
+        PyList_SET_ITEM(texts, i, item);
+    }
+    return Py_BuildValue("(nNNN(NNn)N(Nn))", self->rows, texts, as_bytes(&self->line), as_bytes(&self->column),
+                         self->ts_nulls ? bitmap(&self->ts_valid) : Py_NewRef(Py_None), as_bytes(&self->ts),
+                         self->ts_nulls, bitmap(&self->unvalidated),
+                         self->json_nulls ? bitmap(&self->json_valid) : Py_NewRef(Py_None), self->json_nulls);
+}
+
+static PyObject *columns_rows(Columns *self, void *unused) { return PyLong_FromSsize_t(self->rows); }
+
+static PyMethodDef columns_methods[] = {
+    {"line", (PyCFunction)(void (*)(void))columns_line, METH_FASTCALL,
+     "line(text, receiver, file, line): the type of the message record written from a plain log line holding one "
+     "candidate the scanner is sure of (as line_row), or None: not sure, nothing written."},
+    {"candidate", (PyCFunction)(void (*)(void))columns_candidate, METH_FASTCALL,
+     "candidate(text, receiver, file, line, column, field, ts): the type of the message record written from a "
+     "candidate the scanner is sure of, ts a time in UTC or None; or None: not sure, nothing written."},
+    {"record", (PyCFunction)(void (*)(void))columns_record, METH_FASTCALL,
+     "record(cells, json, ts): any record written from its 17 cells, its json struct's 9 texts or None, and ts "
+     "as microseconds since the epoch in UTC or None."},
+    {"buffers", (PyCFunction)columns_buffers, METH_NOARGS, "buffers(): the columns' buffers, for from_buffers."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef columns_getset[] = {
+    {"rows", (getter)columns_rows, NULL, "the rows written", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject ColumnsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "rogerwilco.core._scan.Columns",
+    .tp_basicsize = sizeof(Columns),
+    .tp_dealloc = (destructor)columns_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A batch of a scan's records as Arrow buffers, written row by row.",
+    .tp_new = columns_new,
+    .tp_methods = columns_methods,
+    .tp_getset = columns_getset,
+};
 
 /* ---- the string values of a JSON text, for scan's frames ---------------------------------------------------
  *
@@ -2447,7 +2808,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__scan(void) {
-    if (PyType_Ready(&PlanType) < 0 || PyType_Ready(&FormsType) < 0) return NULL;
+    if (PyType_Ready(&PlanType) < 0 || PyType_Ready(&FormsType) < 0 || PyType_Ready(&ColumnsType) < 0) return NULL;
     for (int c = 0; c < 256; c++) {
         tail_byte[c] = (unsigned char)tail_char((Py_UCS4)c);
         tail_or_space[c] = (unsigned char)(c == ' ' ? 3 : tail_byte[c]);
@@ -2493,5 +2854,11 @@ PyMODINIT_FUNC PyInit__scan(void) {
     if (PyModule_AddStringConstant(m, "BUILT_FROM", RW1_BUILT_FROM) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&PlanType);
     if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0) { Py_DECREF(&PlanType); Py_DECREF(m); return NULL; }
+    Py_INCREF(&ColumnsType);
+    if (PyModule_AddObject(m, "Columns", (PyObject *)&ColumnsType) < 0) {
+        Py_DECREF(&ColumnsType);
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter, deque
+from collections import deque
 from typing import Any, Iterable, Iterator
 
 import attrs
 
-from ...core.speedups import json_row
 from ...core.vocab import Receiver
+from . import rows
 from .outputs import format_csv, format_jsonl, to_arrow_batch
 from .records import Tally, records_of_chunk
 from .sources import Chunk
@@ -42,17 +42,13 @@ def _work(chunk: Chunk, fmt: str, receiver: Receiver | None = None,
     assert receiver is not None
     options = options or ScanOptions()
     clock = options.clock()
-    if fmt == "jsonl" and json_row is not None:
-        # a message the C scanner is sure of comes as its line of JSON Lines, no Record built (its type counted)
-        types: Counter = Counter()
-        found = records_of_chunk(chunk, receiver, clock, jsonl=types)
-        rows: list[Any] = found[0]  # Records, and the lines of JSON Lines written in their stead (str)
-        nlines = found[1]
-        tally = Tally(lines=nlines, unreadable_ts=clock.unreadable, messages=types)
-        for row in rows:
-            if row.__class__ is not str:
-                tally.count(row)
-        return "".join([row if row.__class__ is str else row.to_jsonl() for row in rows]), tally
+    if rows.available and (fmt == "jsonl" or (fmt == "parquet" and options.json_column == "struct")):
+        # each record written as it is found; a message the C scanner is sure of with no Record built
+        tally = Tally()
+        sink = rows.JsonLinesRows(tally) if fmt == "jsonl" else rows.ArrowRows(tally)
+        tally.lines = records_of_chunk(chunk, receiver, clock, sink=sink)[1]
+        tally.unreadable_ts = clock.unreadable
+        return sink.output(), tally
     records, nlines = records_of_chunk(chunk, receiver, clock)
     tally = Tally(lines=nlines, unreadable_ts=clock.unreadable)
     for record in records:

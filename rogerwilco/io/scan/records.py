@@ -8,8 +8,8 @@ from typing import Any, Iterable, Iterator
 
 import attrs
 
-from ..records import COLUMNS, RECORDS_VERSION, Record
-from ...core.speedups import json_form, json_row, line_row
+from ..records import Record
+from ...core.speedups import json_form
 from ...core.semantics import check_line
 from ...core.syntax import RawLine
 from ...core.vocab import Receiver, as_receiver
@@ -100,16 +100,17 @@ def _said(finding: Any) -> str:
 
 def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slack: bool = False,
                     strings: list[tuple[str, str, int]] | None = None, clock: Clock | None = None,
-                    jsonl: Counter | None = None) -> list[Record]:
+                    sink: Any = None) -> list[Record]:
     """Every record of one decoded physical line, each with the line's time (``clock`` reads it; UTC by default).
 
-    In a Slack export (``slack``) the time is the message's ``ts``, set by the Slack reader. With ``jsonl`` (a
-    scan writing JSON Lines), a message the C scanner is sure of is given as its record's line of JSON Lines
-    (a ``str``, what :meth:`Record.to_jsonl` writes), no Record built, and its type is counted in ``jsonl``.
+    In a Slack export (``slack``) the time is the message's ``ts``, set by the Slack reader. With ``sink`` (a
+    scan's rows being written: :mod:`rogerwilco.io.scan.rows`), every record goes to it instead, in order, and
+    the list returned is empty: a message the C scanner is sure of is written by ``sink.candidate`` with no
+    Record built, any other record by ``sink.record``.
     """
-    out: list[Any] = []
-    rows = json_row if jsonl is not None else None
-    types: Counter = Counter() if jsonl is None else jsonl
+    out: list[Record] = []
+    emit = out.append if sink is None else sink.record
+    sure = None if sink is None else sink.candidate
     keep: dict = {}
     ts = None
     timed = slack
@@ -124,30 +125,26 @@ def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slac
                 bad = undecodable.start()
                 byte = ord(cand[bad]) - 0xDC00
                 shown = _SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", cand)
-                out.append(_diagnostic(file, line, column, shown, frame.field, why="UNK", reason="encoding",
-                                       token=f"\\x{byte:02x}", ts=ts,
-                                       message=f"byte 0x{byte:02x} at column {bad + 1} of the candidate is not UTF-8"))
+                emit(_diagnostic(file, line, column, shown, frame.field, why="UNK", reason="encoding",
+                                 token=f"\\x{byte:02x}", ts=ts,
+                                 message=f"byte 0x{byte:02x} at column {bad + 1} of the candidate is not UTF-8"))
                 continue
-            if rows is not None:  # the whole record's line written from the candidate
-                row = rows(cand, receiver, COLUMNS, file, line, column, frame.field, ts, RECORDS_VERSION)
-                if row is not None:
-                    out.append(row)
-                    types[cand[4:cand.index(" ", 4)]] += 1
-                    continue
+            if sure is not None and sure(cand, receiver, file, line, column, frame.field, ts):
+                continue  # the row written whole from the candidate
             form = json_form(cand, receiver)  # the batch path: a valid line straight to its JSON form
             if form is not None:
-                out.append(Record.of("message", file, line, column, cand, frame.field, form["type"], form["id"],
+                emit(Record.of("message", file, line, column, cand, frame.field, form["type"], form["id"],
                                      form["from"], form["to"], form["re"], form["item"], form, None, None, None, None,
                                      ts, False))
                 continue
             result = check_line(cand, receiver, line_number=line, file=file)
             msg = result.message
             if msg is not None:
-                out.append(Record.of("message", file, line, column, cand, frame.field, msg.type, msg.id, msg.from_,
+                emit(Record.of("message", file, line, column, cand, frame.field, msg.type, msg.id, msg.from_,
                                      msg.to, msg.re, msg.item, msg.to_json(), None, None, None, None, ts, False))
                 continue
             first = result.refusal
-            out.append(_diagnostic(
+            emit(_diagnostic(
                 file, line, column, cand, frame.field, why=(first.why if first else None) or "UNK",
                 reason=first.kind if first else "syntax", token=(first.token if first else "") or "",
                 message=_said(first), raw=result.raw, ts=ts))
@@ -155,53 +152,59 @@ def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slac
 
 
 def records_of_chunk(chunk: Chunk, receiver: Receiver, clock: Clock | None = None, *,
-                     jsonl: Counter | None = None) -> tuple[list[Record], int]:
+                     sink: Any = None) -> tuple[list[Record], int]:
     """The records of a chunk, in order, and its number of lines.
 
     ``clock`` reads the lines' times (default: zone-less times are UTC, no
-    syslog year) and counts those it cannot read. ``jsonl``: as
-    :func:`records_of_line` takes it (a message may be given as its line of
-    JSON Lines).
+    syslog year) and counts those it cannot read. With ``sink``, as
+    :func:`records_of_line` takes it, every record goes to it and the list
+    returned is empty; a plain log line the C scanner is sure of is written
+    whole by ``sink.line``.
     """
     clock = clock or Clock()
     if chunk.problem is not None:
-        return [_unreadable(chunk.file, chunk.problem)], 0
+        return _given([_unreadable(chunk.file, chunk.problem)], sink), 0
     if chunk.elements is not None:
         from .slack import _compact_records  # the Slack reader builds on records_of_line
 
-        return _compact_records(chunk, receiver, clock), chunk.physical_lines
+        return _given(_compact_records(chunk, receiver, clock), sink), chunk.physical_lines
     if chunk.slack:
         from .slack import _slack_records  # the Slack reader builds on records_of_line
 
         lines = chunk.data.split(b"\n")
         lines.pop()  # data ends with "\n"
-        return _slack_records(chunk, lines, receiver, clock), len(lines)
-    out: list[Any] = []
+        return _given(_slack_records(chunk, lines, receiver, clock), sink), len(lines)
+    out: list[Record] = []
+    emit = out.append if sink is None else sink.record
+    whole = None if sink is None else sink.line
     limit = chunk.max_line_bytes
     data = chunk.data
-    whole = line_row if jsonl is not None else None
-    types: Counter = Counter() if jsonl is None else jsonl
     for i, raw in _lines_to_read(data, chunk.overlong):
         if not _may_hold(raw):
             if i in chunk.overlong and chunk.overlong[i][1]:
                 size = chunk.overlong[i][0]
-                out.append(_too_long(chunk.file, chunk.first + i, size, limit))
+                emit(_too_long(chunk.file, chunk.first + i, size, limit))
             continue
         number = chunk.first + i
         if len(raw) > limit:
-            out.append(_too_long(chunk.file, number, len(raw), limit))
+            emit(_too_long(chunk.file, number, len(raw), limit))
             continue
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         text = raw.decode("utf-8", "surrogateescape")
-        if whole is not None:  # a plain line's one record, written in one call
-            got = whole(text, receiver, COLUMNS, chunk.file, number, RECORDS_VERSION)
-            if got is not None:
-                types[got[0]] += 1
-                out.append(got[1])
-                continue
-        out.extend(records_of_line(text, receiver, file=chunk.file, line=number, clock=clock, jsonl=jsonl))
+        if whole is not None and whole(text, receiver, chunk.file, number):
+            continue  # a plain line's one record, written whole
+        out.extend(records_of_line(text, receiver, file=chunk.file, line=number, clock=clock, sink=sink))
     return out, data.count(b"\n")
+
+
+def _given(records: list[Record], sink: Any) -> list[Record]:
+    """``records``, or with a sink, each given to it and nothing returned."""
+    if sink is None:
+        return records
+    for record in records:
+        sink.record(record)
+    return []
 
 
 # a JSON escape, which could spell a version token (the other half of _may_hold's test)
