@@ -937,3 +937,20 @@ def test_every_pair_of_prefixes_written_in_one_call_is_the_python_record(built_s
     assert settled >= 1000 and columns.rows == settled
     batch, reference_batch = batch_of(columns.buffers()), to_arrow_batch(records)
     assert batch.schema.equals(reference_batch.schema, check_metadata=True) and batch.equals(reference_batch)
+
+
+@pytest.mark.parametrize("dictionary", [True, False])
+def test_a_cluster_task_writes_its_rows_as_found_and_gives_the_same_table(tmp_path, monkeypatch, rows_of,
+                                                                          dictionary):
+    """Dask's and Spark's task (``scan_table``, dictionary columns or plain strings as Spark takes them): the table
+    written row by row is the one built from the scan's Records, and its messages took the C road."""
+    from rogerwilco.io.scan.partitioned import scan_table
+
+    rows, taken = rows_of
+    path = str(_differential_log(tmp_path))
+    fast = scan_table([path, path], dictionary=dictionary)
+    monkeypatch.setattr(rows, "available", False)
+    slow = scan_table([path, path], dictionary=dictionary)
+    assert fast.schema.equals(slow.schema, check_metadata=True) and fast.num_rows > 4000
+    assert fast.equals(slow)
+    assert taken["line"] + taken["candidate"] >= fast.column("record").to_pylist().count("message") * 9 // 10

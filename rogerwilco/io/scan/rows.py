@@ -68,13 +68,15 @@ class JsonLinesRows:
 
 
 class ArrowRows:
-    """A chunk's records as the buffers of one Arrow batch (``arrow_schema("struct")``), the tally counted."""
+    """A chunk's records as the buffers of one Arrow batch (``arrow_schema("struct", dictionary=dictionary)``), the
+    tally counted."""
 
-    __slots__ = ("columns", "tally")
+    __slots__ = ("columns", "tally", "dictionary")
 
-    def __init__(self, tally: Any) -> None:
+    def __init__(self, tally: Any, *, dictionary: bool = True) -> None:
         self.columns = _columns_type()()
         self.tally = tally
+        self.dictionary = dictionary
 
     def line(self, text: str, receiver: Any, file: str, number: int) -> bool:
         typ = self.columns.line(text, receiver, file, number)
@@ -100,7 +102,7 @@ class ArrowRows:
 
     def output(self) -> Any:
         """The batch, or None when the chunk had no record."""
-        return batch_of(self.columns.buffers()) if self.columns.rows else None
+        return batch_of(self.columns.buffers(), dictionary=self.dictionary) if self.columns.rows else None
 
 
 def _columns_type() -> Any:
@@ -129,8 +131,8 @@ def _micros(ts: datetime | None) -> int | None:
     return (ts - _EPOCH) // _MICROSECOND
 
 
-def batch_of(buffers: tuple) -> Any:
-    """The Arrow RecordBatch (``arrow_schema("struct")``) of ``Columns.buffers()``."""
+def batch_of(buffers: tuple, *, dictionary: bool = True) -> Any:
+    """The Arrow RecordBatch (``arrow_schema("struct", dictionary=dictionary)``) of ``Columns.buffers()``."""
     pa = import_pyarrow()
     rows, texts, line, column, (ts_valid, ts, ts_nulls), unvalidated, (json_valid, json_nulls) = buffers
 
@@ -139,7 +141,7 @@ def batch_of(buffers: tuple) -> Any:
         return pa.Array.from_buffers(pa.string(), rows, [None if valid is None else pa.py_buffer(valid),
                                                           pa.py_buffer(offsets), pa.py_buffer(data)], null_count=nulls)
 
-    schema = arrow_schema("struct")
+    schema = arrow_schema("struct", dictionary=dictionary)
     struct_type = schema.field("json").type
     by_name = dict(zip(_TEXT_COLUMNS, range(len(_TEXT_COLUMNS))))
     json_array = pa.Array.from_buffers(struct_type, rows, [None if json_valid is None else pa.py_buffer(json_valid)],
