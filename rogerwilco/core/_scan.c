@@ -1679,12 +1679,13 @@ typedef struct {
     const char *comma, *colon;
     Py_ssize_t comma_len, colon_len;
     int ascii;
-    int escape_surrogates;   /* compact: a lone surrogate written \udXXX (what Arrow's text takes), not "not sure" */
+    int escape_surrogates;   /* compact: a lone surrogate as its escape (\ud800), for Arrow */
 } Style;
 static const Style ASCII_STYLE = {", ", ": ", 2, 2, 1, 0};
 static const Style COMPACT_STYLE = {",", ":", 1, 1, 0, 0};
-/* compact, then a lone surrogate as the six characters \udXXX: the text json.dumps(ensure_ascii=False,
- * separators=(",", ":")) writes, then encoded as Arrow's columns are (UTF-8, backslashreplace) */
+/* compact, then a lone surrogate as the six characters of its escape (U+D800: \ud800): the text
+ * json.dumps(ensure_ascii=False, separators=(",", ":")) writes, encoded as Arrow's columns are (UTF-8,
+ * backslashreplace) */
 static const Style ARROW_STYLE = {",", ":", 1, 1, 0, 1};
 
 /* A string as the style writes it: 1, 0: not sure (a lone surrogate, which UTF-8 cannot carry), -1. ASCII: the
@@ -2260,10 +2261,10 @@ static PyObject *line_row(PyObject *module, PyObject *const *args, Py_ssize_t na
  * time in input order: line(text, receiver, file, line) and candidate(text, receiver, file, line, column, field,
  * ts) write a message the scanner is sure of (as line_row and row: None when not sure, nothing written), record(
  * cells, json, ts) any other record, as Python gives its cells. buffers() gives them to pyarrow's from_buffers:
- * per text column its validity bitmap, int32 offsets and UTF-8 data (a lone surrogate as the six characters
- * \udXXX, as the Python path's backslashreplace writes it), the int64 line and column, ts as int64 microseconds
- * since the epoch in UTC with its validity, unvalidated as a bitmap, and the json struct's validity. No Record,
- * Message, dict or Python list a row.
+ * per text column its validity bitmap, int32 offsets and UTF-8 data (a lone surrogate as the six characters of
+ * its escape, \ud800 for U+D800, as the Python path's backslashreplace writes it), the int64 line and column, ts
+ * as int64 microseconds since the epoch in UTC with its validity, unvalidated as a bitmap, and the json struct's
+ * validity. No Record, Message, dict or Python list a row.
  *
  * Hostile input: every buffer grows through out_room, which checks the room before each write; an offset past
  * INT32_MAX (more than 2 GiB of text in one column of one batch) is an OverflowError, not a wrapped offset. */
@@ -2313,7 +2314,7 @@ static PyObject *columns_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-/* A str's UTF-8, a lone surrogate as \udXXX: 0, or -1 with the error set. */
+/* A str's UTF-8, a lone surrogate as its escape (\ud800): 0, or -1 with the error set. */
 static int put_utf8(Out *out, PyObject *s) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(s);
     if (PyUnicode_IS_ASCII(s)) return out_ascii(out, (const char *)PyUnicode_DATA(s), n);
@@ -2831,8 +2832,8 @@ PyMODINIT_FUNC PyInit__scan(void) {
     str_tilde0 = PyUnicode_InternFromString("~0");
     str_slash = PyUnicode_InternFromString("/");
     str_tilde1 = PyUnicode_InternFromString("~1");
-    if (version == NULL || record_message == NULL || key_re == NULL || key_from == NULL || key_to == NULL || key_item == NULL || key_v == NULL
-            || key_type == NULL || key_id == NULL || key_slots == NULL || key_tail == NULL || str_tilde == NULL
+    if (version == NULL || record_message == NULL || key_re == NULL || key_from == NULL || key_to == NULL
+            || key_item == NULL || key_v == NULL || key_type == NULL || key_id == NULL || key_slots == NULL || key_tail == NULL || str_tilde == NULL
             || str_tilde0 == NULL || str_slash == NULL || str_tilde1 == NULL) {
         Py_DECREF(m);
         return NULL;

@@ -134,14 +134,14 @@ def records_of_line(text: str, receiver: Receiver, *, file: str, line: int, slac
             form = json_form(cand, receiver)  # the batch path: a valid line straight to its JSON form
             if form is not None:
                 emit(Record.of("message", file, line, column, cand, frame.field, form["type"], form["id"],
-                                     form["from"], form["to"], form["re"], form["item"], form, None, None, None, None,
-                                     ts, False))
+                               form["from"], form["to"], form["re"], form["item"], form, None, None, None, None,
+                               ts, False))
                 continue
             result = check_line(cand, receiver, line_number=line, file=file)
             msg = result.message
             if msg is not None:
                 emit(Record.of("message", file, line, column, cand, frame.field, msg.type, msg.id, msg.from_,
-                                     msg.to, msg.re, msg.item, msg.to_json(), None, None, None, None, ts, False))
+                               msg.to, msg.re, msg.item, msg.to_json(), None, None, None, None, ts, False))
                 continue
             first = result.refusal
             emit(_diagnostic(

@@ -1,4 +1,4 @@
-"""A scan's rows written as they are found: JSON Lines text, or Arrow buffers, with no Record where the C scanner is sure.
+"""A scan's rows written as they are found (JSON Lines, Arrow buffers), no Record where the C scanner is sure.
 
 :func:`~rogerwilco.io.scan.records.records_of_chunk` hands each record of a
 chunk to a sink, in input order. A message the C scanner is sure of (every
