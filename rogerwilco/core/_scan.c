@@ -150,8 +150,6 @@ typedef struct {
     Py_ssize_t len;
 } Text;
 
-#define AT(t, i) PyUnicode_READ((t)->kind, (t)->data, (i))
-
 #if defined(__GNUC__) || defined(__clang__)
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 #elif defined(_MSC_VER)
@@ -159,6 +157,17 @@ typedef struct {
 #else
 #define ALWAYS_INLINE inline
 #endif
+
+/* A character of a str's data: PyUnicode_READ, always inlined, so that where the kind is a constant (each copy of
+ * scan_line_as) the read is one load. (PyUnicode_READ is an inline function of CPython's headers, which the compiler
+ * may leave out of line once enough code reads characters, and then every character costs a call.) */
+static ALWAYS_INLINE Py_UCS4 read_char(int kind, const void *data, Py_ssize_t i) {
+    if (kind == PyUnicode_1BYTE_KIND) return ((const Py_UCS1 *)data)[i];
+    if (kind == PyUnicode_2BYTE_KIND) return ((const Py_UCS2 *)data)[i];
+    return ((const Py_UCS4 *)data)[i];
+}
+
+#define AT(t, i) read_char((t)->kind, (t)->data, (i))
 
 /* A str's characters as the scanner reads them; 0 with an error set where it cannot be read. */
 static int read_text(PyObject *text, Text *t) {
@@ -1704,7 +1713,7 @@ static int out_text(Out *out, PyObject *s, const Style *style, int *wide) {
     char *p = out->data + out->len;
     *p++ = '"';
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        Py_UCS4 c = read_char(kind, data, i);
         if (c >= ' ' && c < plain_below && c != '\\' && c != '"') { *p++ = (char)c; continue; }
         switch (c) {
         case '\\': *p++ = '\\'; *p++ = '\\'; continue;
@@ -2324,7 +2333,7 @@ static int put_utf8(Out *out, PyObject *s) {
     const void *data = PyUnicode_DATA(s);
     char *p = out->data + out->len;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        Py_UCS4 c = read_char(kind, data, i);
         if (c < 0x80) {
             *p++ = (char)c;
         } else if (c < 0x800) {
