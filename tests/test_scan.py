@@ -305,6 +305,43 @@ def test_csv_cells_cannot_start_a_formula():
     assert "\r" not in _csv_cell("a\rb") and "\n" not in _csv_cell("a\nb")
 
 
+def _reference_cell(value):
+    """A CSV cell as it was written before its fast paths: every text through printable, a dict through json.dumps."""
+    from rogerwilco.core.errors import printable
+
+    if value is None:
+        return ""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":")) if isinstance(value, dict) else str(value)
+    text = printable(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+_CELL_TEXT = st.text(st.characters(blacklist_categories=())) | st.sampled_from(["=1", "+x", "-", "@a", "\tb", "\rc"])
+_CELLS = (st.none() | st.booleans() | st.integers() | _CELL_TEXT | _CELL_TEXT.map(type("Sub", (str,), {}))
+          | st.dictionaries(_CELL_TEXT, st.none() | _CELL_TEXT | st.floats() | st.integers() | st.lists(_CELL_TEXT),
+                            max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_CELLS)
+def test_a_csv_cell_is_the_cell_written_without_fast_paths(value):
+    """The fast paths (printable ASCII as it is, a dict's text from the C writer) change no cell: controls,
+    invisible characters, lone surrogates, floats, str subclasses and formula starts alike."""
+    assert _csv_cell(value) == _reference_cell(value)
+
+
+def test_csv_of_the_mixed_log_is_the_csv_written_without_fast_paths(tmp_path):
+    import csv as csv_module
+
+    records = list(scan([_differential_log(tmp_path)]))
+    buf = io.StringIO()
+    writer = csv_module.writer(buf, lineterminator="\n")
+    for r in records:
+        d = r.to_dict()
+        writer.writerow([_reference_cell(d[c]) for c in COLUMNS])
+    assert format_csv(records) == buf.getvalue() and len(records) > 2000
+
+
 def test_csv_output_neutralises_a_formula_from_a_log():
     member = '    "=HYPERLINK(1)": "RW1 ST a-1 from=a to=b item=x:1",\n'
     text = format_csv(scan([member]), header=True)

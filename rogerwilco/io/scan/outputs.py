@@ -8,6 +8,7 @@ import json
 from typing import Any, Iterable
 
 from ...core.errors import printable
+from ...core.speedups import json_compact
 from ..records import COLUMNS, Record, arrow_schema, to_arrow_batch
 from .._pyarrow import import_pyarrow
 
@@ -21,14 +22,22 @@ def _csv_cell(value: Any) -> str:
     """
     if value is None:
         return ""
-    if isinstance(value, dict):
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if value.__class__ is str:  # most cells: printable ASCII is shown as it is (printable's own first test)
+        text = value if value.isascii() and value.isprintable() else printable(value)
+    elif isinstance(value, dict):
+        written = json_compact(value) if json_compact is not None else None  # json.dumps's text, in C
+        if written is None:
+            written = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        text = printable(written)
     else:
-        text = str(value)
-    text = printable(text)
-    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        text = printable(str(value))
+    if text[:1] in _FORMULA_STARTS:
         text = "'" + text
     return text
+
+
+#: what a cell may not start with: a spreadsheet would read it as a formula (a tab or CR, as it strips them first)
+_FORMULA_STARTS = frozenset(("=", "+", "-", "@", "\t", "\r"))
 
 
 def format_jsonl(records: Iterable[Record]) -> str:
