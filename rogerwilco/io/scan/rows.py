@@ -1,9 +1,10 @@
 """A scan's rows written as they are found (JSON Lines, Arrow buffers), no Record where the C scanner is sure.
 
 :func:`~rogerwilco.io.scan.records.records_of_chunk` hands each record of a
-chunk to a sink, in input order. A message the C scanner is sure of (every
-valid message of a plain log line, most of the others) is written by the
-scanner itself, from the line or the candidate: no Message, no JSON form
+chunk to a sink, in input order. A message the C scanner is sure of (a
+valid message of a plain log line behind a time in UTC or no time, most of
+the others) is written by the scanner itself, from the line or the
+candidate (``docs/scan.md`` says which lines): no Message, no JSON form
 dict and no :class:`~rogerwilco.io.records.Record` are built. Any other
 record (a diagnostic, a message the scanner leaves to Python) is built as
 before and written from its fields. Either way the output is, to the byte
