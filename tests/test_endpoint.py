@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 
 from rogerwilco import Endpoint, ProtocolError
 from rogerwilco.checks.endpoint import (
-    CLOSE_STATES, READBACK_STATES, TRANSITIONS, Cancelled, Confirmed, DoneReport, Duplicate, HandoffClosed,
+    CLOSE_STATES, READBACK_STATES, TRANSITIONS, Cancelled, ChangeToEcho, Confirmed, DoneReport, Duplicate, HandoffClosed,
     HandoffOffered, Orphaned, ReadbackOverdue, ReadbackPassed, ReadbackVoid, Redelivered, Reply, Unreadable,
     mermaid, replies, table_rows,
 )
@@ -398,6 +398,67 @@ def test_tick_never_leaves_a_hold_or_a_question():
     assert late[0].refuse.to_line() == "RW1 UN lead-3 re=dev-2 from=lead to=dev why=TIMEOUT // cannot answer in time"
     assert [e.message.id for e in lead.tick("20261005T0000Z") if type(e).__name__ == "QuestionUnanswered"] \
         == ["dev-2", "dev-3"]
+
+
+class Refusing(Endpoint):
+    """An endpoint whose ``send`` refuses every line of the types in ``refusing`` (as a rule it holds would)."""
+
+    refusing: frozenset[str] = frozenset()
+
+    def _guard(self, msg, now=None):
+        if msg.type in self.refusing:
+            raise ProtocolError(f"{msg.type} {msg.id} is refused here", kind="closed", token=msg.id)
+        super()._guard(msg, now)
+
+
+def test_every_offer_is_held_to_what_send_takes_then():
+    """Each line an event offers (tick's cancel, re-send, re-issue and refusal; a cancel's answer; a change's
+    echo) is None, with the refusal's words, where ``send`` would refuse it at that moment."""
+    clock = [_dt.datetime(2026, 10, 3, 9, 0, tzinfo=_dt.timezone.utc)]
+    lead = Refusing("lead", clock=lambda: clock[0], readback_within=_dt.timedelta(minutes=10),
+                    answer_within=_dt.timedelta(minutes=30))
+    lead.send(HO)
+    lead.receive("RW1 AQ dev-2 from=dev to=lead need=YESNO // ok?")
+    lead.refusing = frozenset({"HO", "CX", "UN"})
+    overdue, unanswered = lead.tick(clock[0] + _dt.timedelta(minutes=31))
+    assert isinstance(overdue, ReadbackOverdue) and overdue.resend is None
+    assert overdue.refused == "HO lead-2 is refused here"
+    assert unanswered.refuse is None and unanswered.refused == "UN lead-2 is refused here"
+    (orphan, _) = lead.tick("20261011T0000Z")
+    assert isinstance(orphan, Orphaned) and orphan.cancel is None and orphan.refused == "CX lead-2 is refused here"
+    lead.refusing = frozenset()
+    (orphan, _) = lead.tick("20261011T0000Z")
+    assert orphan.cancel is not None and orphan.refused is None
+
+    lead = Refusing("lead", clock=lambda: clock[0], readback_within=_dt.timedelta(minutes=10))
+    lead.send(HO)
+    lead.receive(BAD_RB)
+    lead.refusing = frozenset({"HO", "CX"})
+    (held,) = lead.tick(clock[0] + _dt.timedelta(minutes=11))
+    assert held.reissue is None and held.cancel is None
+    assert held.refused == "HO lead-2 is refused here; CX lead-2 is refused here"
+
+    lead, dev = Endpoint("lead"), Refusing("dev")
+    dev.receive(lead.send(HO))
+    dev.refusing = frozenset({"AN"})
+    (cancelled,) = dev.receive(lead.send(CX))
+    assert isinstance(cancelled, Cancelled) and cancelled.reply is None
+    assert cancelled.refused == "AN dev-1 is refused here"
+
+    lead, dev = Endpoint("lead"), Refusing("dev")
+    dev.receive(lead.send(HO))
+    lead.receive(dev.send(dev.readback("lead-1"), number=True))
+    act = dev.send(DN)
+    dev.refusing = frozenset({"DN"})
+    (cancelled,) = dev.receive(lead.send(CX))  # answered with the act's DN, sent already: nothing to refuse
+    assert cancelled.reply is not None and cancelled.reply.to_line() == act and cancelled.refused is None
+
+    lead, dev = Endpoint("lead"), Refusing("dev")
+    dev.receive(lead.send(ALL_HO))
+    lead.receive(dev.send(dev.readback("lead-1"), number=True))
+    dev.refusing = frozenset({"RB"})
+    (change,) = dev.receive(lead.send(CHANGE))
+    assert isinstance(change, ChangeToEcho) and change.echo is None and change.refused == "RB dev-2 is refused here"
 
 
 # ---- rb=all: a change is echoed before the act ---------------------------------------------

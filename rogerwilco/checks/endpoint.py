@@ -288,11 +288,13 @@ class HandoffClosed(Event):
 @attrs.frozen(kw_only=True)
 class Cancelled(Event):
     """The sender withdrew a handoff to me. Abandon what ``abandon`` names, then send ``reply``:
-    ``AN val=Y``, or the act's DN where the act already ran."""
+    ``AN val=Y``, or the act's DN where the act already ran (None, with ``refused`` saying why, where ``send``
+    would refuse it now)."""
 
     handoff: str = ""
     abandon: tuple[str, ...] = ()
     reply: Message | None = None
+    refused: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -317,28 +319,34 @@ class Noted(Event):
 
 @attrs.frozen(kw_only=True)
 class Orphaned(Event):
-    """(tick) My handoff is open past its ``exp=`` or ``due=``: ``cancel`` is the CX to send."""
+    """(tick) My handoff is open past its ``exp=`` or ``due=``: ``cancel`` is the CX to send (None, with
+    ``refused`` saying why, where ``send`` would refuse it now)."""
 
     handoff: str = ""
     reason: str = ""
     cancel: Message | None = None
+    refused: str | None = None
 
 
 @attrs.frozen(kw_only=True)
 class ReadbackOverdue(Event):
-    """(tick) No readback came within the deadline: ``resend`` is the same HO, ``re=`` the original."""
+    """(tick) No readback came within the deadline: ``resend`` is the same HO, ``re=`` the original (None, with
+    ``refused`` saying why, where ``send`` would refuse it now)."""
 
     handoff: str = ""
     resend: Message | None = None
+    refused: str | None = None
 
 
 @attrs.frozen(kw_only=True)
 class ChangeToEcho(Event):
     """Under ``rb=all``, the sender's ST or AN changes what I will do: send ``echo`` (composed by code,
-    ``number=True``) before acting on it."""
+    ``number=True``) before acting on it (None, with ``refused`` saying why, where ``send`` would refuse it
+    now)."""
 
     handoff: str = ""
     echo: Message | None = None
+    refused: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -352,8 +360,8 @@ class EchoChecked(Event):
 @attrs.frozen(kw_only=True)
 class Held(Event):
     """(tick) My handoff's readback failed and was not re-issued: send ``reissue`` or ``cancel``, never leave it
-    (``reissue`` None, with ``refused`` saying why, where send would refuse it: the void readback is of an issue
-    a re-send carried forward)."""
+    (either None, with ``refused`` saying why, where send would refuse it: the void readback is of an issue
+    a re-send carried forward, say)."""
 
     handoff: str = ""
     reissue: Message | None = None
@@ -361,10 +369,6 @@ class Held(Event):
     refused: str | None = None
 
 
-#: the events that offer a line to send, and the field that holds it (None, with ``refused``, where send
-#: would refuse it: :meth:`Endpoint._sendable`)
-_OFFERS: dict[type, str] = {HandoffOffered: "readback", ReadbackPassed: "confirm", ReadbackVoid: "reissue",
-                            Held: "reissue", DoneReport: "undo"}
 
 
 @attrs.frozen(kw_only=True)
@@ -372,7 +376,16 @@ class QuestionUnanswered(Event):
     """(tick) An AQ to me still unanswered past its ``by=`` (or the wait): answer it, or send ``refuse``."""
 
     by: str | None = None
-    refuse: Message | None = None
+    refuse: Message | None = None  # None, with ``refused`` saying why, where ``send`` would refuse it now
+    refused: str | None = None
+
+
+#: every event that offers a line to send, and the fields that hold it (each None, with the event's ``refused``
+#: saying why, where send would refuse it: :meth:`Endpoint._sendable`)
+_OFFERS: dict[type, tuple[str, ...]] = {
+    HandoffOffered: ("readback",), ReadbackPassed: ("confirm",), ReadbackVoid: ("reissue",), DoneReport: ("undo",),
+    Cancelled: ("reply",), ChangeToEcho: ("echo",), Held: ("reissue", "cancel"), Orphaned: ("cancel",),
+    ReadbackOverdue: ("resend",), QuestionUnanswered: ("refuse",)}
 
 
 # --------------------------------------------------------------------------
@@ -948,13 +961,18 @@ class Endpoint:
         as None, with the refusal's words in ``refused``."""
         out = []
         for e in events:
-            field = _OFFERS.get(type(e), "")
-            if getattr(e, field, None) is not None:
+            withheld: dict[str, Any] = {}
+            reasons: list[str] = []
+            for field in _OFFERS.get(type(e), ()):
+                offer = getattr(e, field)
+                if offer is None or (self._dir.get(offer.id) == "out" and self._messages[offer.id] == offer):
+                    continue  # (a line sent already, offered again as it went: the act's DN answering a cancel)
                 try:
-                    self._guard(getattr(e, field), self.clock())
+                    self._guard(offer, self.clock())
                 except ProtocolError as exc:
-                    e = attrs.evolve(e, **{field: None, "refused": exc.message})
-            out.append(e)
+                    withheld[field] = None
+                    reasons.append(exc.message)
+            out.append(attrs.evolve(e, **withheld, refused="; ".join(reasons)) if reasons else e)
         return out
 
     def _take(self, text: str, message: Message | None, at: str, *, live: bool,
