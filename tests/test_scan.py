@@ -16,6 +16,7 @@ from rogerwilco import Receiver, check_line
 from rogerwilco.front.cli import main
 from rogerwilco.io.scan import frames as frames_module
 from rogerwilco.io.scan import records as records_module
+from rogerwilco.io.records import struct_texts
 from rogerwilco.io.scan.frames import _may_hold
 
 from .test_scanner import scan as built_scan  # the fixture: the built scanner, or one built for the run
@@ -877,7 +878,7 @@ def test_an_arrow_row_of_any_record_is_the_batch_to_arrow_batch_builds(built_sca
         columns.record((record.record, record.file, record.line, record.column, record.field, record.text,
                         record.type, record.id, record.from_, record.to, record.re, record.item, record.why,
                         record.reason, record.token, record.message, record.unvalidated),
-                       None if record.json is None else rows._struct_texts(record.json), rows._micros(record.ts))
+                       None if record.json is None else struct_texts(record.json), rows._micros(record.ts))
     assert columns.rows == len(made)
     batch, reference = rows.batch_of(columns.buffers()), to_arrow_batch(made)
     assert batch.schema.equals(reference.schema, check_metadata=True)

@@ -2235,6 +2235,17 @@ static int plain_line(PyObject *text, Py_ssize_t *start_at, PyObject **ts_at) {
     return 1;
 }
 
+/* The candidate of a plain log line (plain_line), cut from it: 1 with *cand_at its text from *start_at to the
+ * line's end and *ts_at its time (new references), 0: not sure, -1: the error set. */
+static int line_candidate(PyObject *text, PyObject **cand_at, Py_ssize_t *start_at, PyObject **ts_at) {
+    int plain = plain_line(text, start_at, ts_at);
+    if (plain <= 0) return plain;
+    *cand_at = PyUnicode_Substring(text, *start_at, PyUnicode_GET_LENGTH(text));
+    if (*cand_at != NULL) return 1;
+    Py_CLEAR(*ts_at);
+    return -1;
+}
+
 static PyObject *line_row(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 6 || !PyTuple_CheckExact(args[2])) {
         PyErr_SetString(PyExc_TypeError, "line_row(text, receiver, keys, file, line, version)");
@@ -2242,11 +2253,10 @@ static PyObject *line_row(PyObject *module, PyObject *const *args, Py_ssize_t na
     }
     if (!line_argument(args[0]) || !datetime_ready()) return NULL;
     Py_ssize_t start = 0;
-    PyObject *ts = NULL;
-    int plain = plain_line(args[0], &start, &ts);
+    PyObject *ts = NULL, *cand = NULL;
+    int plain = line_candidate(args[0], &cand, &start, &ts);
     if (plain <= 0) return plain < 0 ? NULL : Py_NewRef(Py_None);
-    PyObject *cand = PyUnicode_Substring(args[0], start, PyUnicode_GET_LENGTH(args[0]));
-    PyObject *column = cand == NULL ? NULL : PyLong_FromSsize_t(start + 1);
+    PyObject *column = PyLong_FromSsize_t(start + 1);
     PyObject *type = NULL, *result = NULL;
     if (column != NULL) {
         PyObject *text = write_row(cand, args[1], args[2], args[3], args[4], column, Py_None, ts, args[5], &type);
@@ -2259,7 +2269,7 @@ static PyObject *line_row(PyObject *module, PyObject *const *args, Py_ssize_t na
     }
     Py_XDECREF(type);
     Py_XDECREF(column);
-    Py_XDECREF(cand);
+    Py_DECREF(cand);
     Py_DECREF(ts);
     return result;
 }
@@ -2442,9 +2452,13 @@ static int columns_message(Columns *self, PyObject *parts, PyObject *file, PyObj
 }
 
 static int64_t as_int64(PyObject *value, int *ok) {
-    long long v = PyLong_Check(value) ? PyLong_AsLongLong(value) : -1;
-    *ok = PyLong_Check(value) && !(v == -1 && PyErr_Occurred());
-    if (!PyLong_Check(value)) PyErr_Format(PyExc_TypeError, "an int is expected, not %s", Py_TYPE(value)->tp_name);
+    if (!PyLong_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "an int is expected, not %s", Py_TYPE(value)->tp_name);
+        *ok = 0;
+        return -1;
+    }
+    long long v = PyLong_AsLongLong(value);
+    *ok = !(v == -1 && PyErr_Occurred());
     return v;
 }
 
@@ -2459,13 +2473,11 @@ static PyObject *columns_line(Columns *self, PyObject *const *args, Py_ssize_t n
     int64_t number = as_int64(args[3], &ok);
     if (!ok) return NULL;
     Py_ssize_t start = 0;
-    PyObject *ts = NULL;
-    int plain = plain_line(args[0], &start, &ts);
+    PyObject *ts = NULL, *cand = NULL;
+    int plain = line_candidate(args[0], &cand, &start, &ts);
     if (plain <= 0) return plain < 0 ? NULL : Py_NewRef(Py_None);
     PyObject *result = NULL;
-    PyObject *cand = PyUnicode_Substring(args[0], start, PyUnicode_GET_LENGTH(args[0]));
-    PyObject *parts = cand == NULL ? NULL
-                    : scan_line(cand, core_plans, args[1], Py_None, Py_None, 0, FORM_PARTS, NULL, NULL);
+    PyObject *parts = scan_line(cand, core_plans, args[1], Py_None, Py_None, 0, FORM_PARTS, NULL, NULL);
     if (parts != NULL && parts != Py_None) {
         int done = columns_message(self, parts, args[2], cand, (Py_ssize_t)number, start + 1, Py_None, ts);
         result = done < 0 ? NULL : Py_NewRef(done ? PyTuple_GET_ITEM(parts, 0) : Py_None);

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import operator
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
@@ -237,6 +237,19 @@ def _json_value(form: dict | None, json_column: str) -> Any:
 #: the json struct's fields read from the form as they are (the slots are written as JSON text)
 _STRUCT_KEYS = ("v",) + _ENVELOPE + ("tail",)
 
+
+def struct_texts(form: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The ``json`` struct's nine fields of a JSON form, in the struct's order (``v``, the envelope, ``slots``,
+    ``tail``): each as it is, the slots as compact JSON text (the C writer's where it is sure, else
+    ``json.dumps``'s, the same text)."""
+    from ..core.speedups import json_compact
+
+    slots = form.get("slots") or {}
+    text = json_compact(slots) if json_compact is not None else None
+    if text is None:
+        text = json.dumps(slots, ensure_ascii=False, separators=(",", ":"))
+    return (*(form.get(key) for key in ("v",) + _ENVELOPE), text, form.get("tail"))
+
 #: each column but ``json`` and ``version``, and how it is read from a record
 _GETTERS = tuple((c, operator.attrgetter(_FIELD_OF.get(c, c))) for c in COLUMNS if c not in ("json", "version"))
 
@@ -258,10 +271,9 @@ def _json_array(pa: Any, forms: list, json_column: str) -> Any:
         columns = [[None] * len(forms) for _ in range(len(_STRUCT_KEYS) + 1)]
         unsure = [i for i, form in enumerate(forms) if form is not None]
     for i in unsure:  # (every form, without the C scanner)
-        value = _json_value(forms[i], "struct")
-        for j, key in enumerate(_STRUCT_KEYS):
-            columns[j][i] = value[key]
-        columns[-1][i] = value["slots"]
+        *envelope, slots, tail = struct_texts(forms[i])
+        for j, value in enumerate((*envelope, tail, slots)):  # (the order of _STRUCT_KEYS, then the slots)
+            columns[j][i] = value
     by_name = dict(zip(_STRUCT_KEYS + ("slots",), columns))
     typ = _json_struct_type()
     children = [_array(pa, by_name[typ.field(j).name], pa.string()) for j in range(typ.num_fields)]
@@ -400,5 +412,6 @@ __all__ = [
     "pandas_dtypes",
     "polars_schema",
     "spark_schema",
+    "struct_texts",
     "to_arrow_batch",
 ]

@@ -18,13 +18,12 @@ the scan builds its Records and writes them.
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from ...core.speedups import COMPILED_MODULE, compiled, json_compact, json_row, line_row
-from ..records import COLUMNS, RECORDS_VERSION, Record, arrow_schema
+from ...core.speedups import COMPILED_MODULE, compiled, json_row, line_row
+from ..records import COLUMNS, RECORDS_VERSION, Record, arrow_schema, struct_texts
 from .._pyarrow import import_pyarrow
 
 #: whether rows can be written (the C scanner is built and in use)
@@ -99,7 +98,7 @@ class ArrowRows:
         r = record
         self.columns.record((r.record, r.file, r.line, r.column, r.field, r.text, r.type, r.id, r.from_, r.to, r.re,
                              r.item, r.why, r.reason, r.token, r.message, r.unvalidated),
-                            None if r.json is None else _struct_texts(r.json), _micros(r.ts))
+                            None if r.json is None else struct_texts(r.json), _micros(r.ts))
 
     def output(self) -> Any:
         """The batch, or None when the chunk had no record."""
@@ -110,17 +109,6 @@ def _columns_type() -> Any:
     import importlib
 
     return importlib.import_module(COMPILED_MODULE).Columns
-
-
-def _struct_texts(form: dict) -> tuple:
-    """The json struct's nine texts of a form, as ``to_arrow_batch`` writes them: the envelope and the tail as they
-    are, the slots as compact JSON text."""
-    slots = form.get("slots") or {}
-    text = json_compact(slots) if json_compact is not None else None
-    if text is None:
-        text = json.dumps(slots, ensure_ascii=False, separators=(",", ":"))
-    return (form.get("v"), form.get("type"), form.get("id"), form.get("re"), form.get("from"), form.get("to"),
-            form.get("item"), text, form.get("tail"))
 
 
 def _micros(ts: datetime | None) -> int | None:
