@@ -2344,7 +2344,8 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
                   and is_duplicate_answer(m, m.get("why"), shared[m.re], issue_link(shared[m.re], shared.get))}
 
     # each message's place as it arrived (a cancel held for an HO listed after it takes that HO's place)
-    places = {m.id: place for place, m in enumerate(_in_arrival_order(ordered))}
+    arrived = list(_in_arrival_order(ordered))
+    places = {m.id: place for place, m in enumerate(arrived)}
 
     def end(name: str) -> Endpoint:
         found = ends.get(name)
@@ -2419,7 +2420,7 @@ def replay_indexed(ordered: list[Any], receiver: Receiver, shared: dict[str, Any
                 heapq.heappush(ready, entry)
     for _, message in sorted(entry for entries in waiting.values() for entry in entries):
         deliver(message)  # a loop of re= among HOs: in the order given
-    for message in _in_arrival_order(ordered):
+    for message in arrived:
         if message.type == "HO":
             deliver_later(message.id)
             continue

@@ -428,6 +428,7 @@ def check_thread(
     *,
     now: str | _dt.datetime | None = None,
     profiles: Receiver | Iterable | None = None,
+    ledger: bool = True,
 ) -> ThreadReport:
     """Rebuild the threads of a conversation and report what did not close right.
 
@@ -436,6 +437,8 @@ def check_thread(
     order: read the lines, index them (replies to nothing), replay them
     through every party's endpoint, then for each handoff its close findings
     and each issue's state, then the questions, then the owners.
+    ``ledger=False`` gives the findings alone, the same ones (the report's
+    ledger is empty: no handoff's state and no item's owner is built).
     """
     at = parse_now(now)
     receiver = as_receiver(profiles)
@@ -444,7 +447,7 @@ def check_thread(
 
     try:
         with no_cycle_collection():
-            return _check(enumerate(lines, start=1), at, receiver, kept, places=False).report()
+            return _check(enumerate(lines, start=1), at, receiver, kept, places=False, ledger=ledger).report()
     finally:
         kept.close()
 
@@ -475,7 +478,7 @@ class _Keyed:
 
 
 def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Receiver, kept: SpooledLines | None,
-           *, places: bool, refused: set[str] | None = None) -> _Keyed:
+           *, places: bool, refused: set[str] | None = None, ledger: bool = True) -> _Keyed:
     refused = set() if refused is None else refused  # ids of refused lines (a part's: the whole stream's)
     messages, read, by_id, place = _read(numbered, receiver, kept, places=places, refused=refused)
     findings = [(_READ, number, f) for number, f in read]
@@ -488,9 +491,10 @@ def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Rece
     several = {i for _, handoff, _ in groups if len(handoff.issues) > 1 for i in handoff.issues}
     position = {ho.id: i for i, ho in enumerate(hos) if ho.id in several}  # stream order, among the HOs
     states: dict[str, HandoffStatus] = {}
-    not_owner = _not_owner(messages, hos, ends)
-    again = _read_back_again(messages, by_id, ends)
-    owners_twice = _two_owners(messages, hos, groups, ends)
+    order = {m.id: i for i, m in enumerate(messages)}  # each message's place among them
+    not_owner = _not_owner(messages, hos, ends, order)
+    again = _read_back_again(messages, by_id, ends, order)
+    owners_twice = _two_owners(messages, hos, ends, order)
     # a cancel its receiver answered (an AN naming it): answered, whichever handoff the cancel went to
     answered = {m.re for m in messages if m.type == "AN" and m.re is not None
                 and (cx := by_id.get(m.re)) is not None and cx.type == "CX" and m.from_ == cx.to}
@@ -506,15 +510,21 @@ def _check(numbered: Iterable[tuple[int, Any]], at: _dt.datetime, receiver: Rece
         findings += [(_HANDOFFS, where, attrs.evolve(f, key=key)) for f in again.get(id(handoff), ())]
         findings += [(_HANDOFFS, where, f) for f in _close_findings(handoff, key, conversation, answered)]
         for ho_id in members:
-            state, found = _issue_state(conversation.get(ho_id), handoff, end, conversation, ends, at)
-            states[ho_id] = state
+            state, found = _issue_state(conversation.get(ho_id), handoff, end, conversation, ends, at, ledger=ledger)
+            if state is not None:
+                states[ho_id] = state
             findings += [(_HANDOFFS, where, f) for f in found]
     findings += [(_QUESTIONS, place[aq.id], f) for aq, f in _questions(messages, ends, at)]
-    owners, firsts = _owners(hos, ends, firsts=places)
-    return _Keyed(findings=findings, handoffs=[states[ho.id] for ho in hos], items=owners,
-                  handoff_places=[place[ho.id] for ho in hos] if places else [],
-                  item_places=[(place[first], default, -1 if last is None else place[last])
-                               for first, default, last in firsts])
+    if not ledger:
+        keyed = _Keyed(findings=findings, handoffs=[], items=[], handoff_places=[], item_places=[])
+    else:
+        owners, firsts = _owners(hos, ends, firsts=places)
+        keyed = _Keyed(findings=findings, handoffs=[states[ho.id] for ho in hos], items=owners,
+                       handoff_places=[place[ho.id] for ho in hos] if places else [],
+                       item_places=[(place[first], default, -1 if last is None else place[last])
+                                    for first, default, last in firsts])
+    ends.clear()  # each end holds the others (a replay's senders' ends): let go without the cyclic collector
+    return keyed
 
 
 def check_thread_spooled(
@@ -723,16 +733,12 @@ def _handoffs(hos: list[Any], ends: Mapping[str, Endpoint]) -> list[tuple[str, H
     return groups
 
 
-def _two_owners(messages: list[Any], hos: list[Any], groups: list[tuple[str, Handoff, Endpoint]],
-                ends: Mapping[str, Endpoint]) -> dict[int, list[Finding]]:
+def _two_owners(messages: list[Any], hos: list[Any], ends: Mapping[str, Endpoint], at: Mapping[str, int]
+                ) -> dict[int, list[Finding]]:
     """By handoff (``id()``): an HO that starts a handoff of an item while a handoff of it its sender made to
     another agent is still open (no close of it earlier in the stream): its receiver owns the item, or may yet
     (spec 5 rule 1), so the item would have two owners. The live endpoint refuses the HO (``two-owners``)."""
     messages_by_id = {m.id: m for m in messages if m.type == "CX"}
-    # a handoff withdrawn by a cancel stands until its receiver answers it (the live endpoint's rule: the
-    # receiver may have acted, or may yet, before the cancel reaches it)
-    closers = {_stood_until(handoff, messages_by_id) for _, handoff, _ in groups} - {None}
-    at = {m.id: i for i, m in enumerate(messages) if m.type == "HO" or m.id in closers}
     standing: dict[tuple[str, str], list[tuple[Handoff, str, int | None]]] = {}
     seen: set[int] = set()
     found: dict[int, list[Finding]] = {}
@@ -751,20 +757,22 @@ def _two_owners(messages: list[Any], hos: list[Any], groups: list[tuple[str, Han
                 kind="two-owners", key=ho.id, token=ho.id,
                 message=f"HO {ho.id} hands {ho.item} to {ho.to} while {other[0].live} (to {other[1]}) is still open: "
                         f"two agents could own {ho.item}; {ho.from_} withdraws {other[0].live} first (CX)"))
+        # a handoff withdrawn by a cancel stands until its receiver answers it (the live endpoint's rule: the
+        # receiver may have acted, or may yet, before the cancel reaches it)
         until = _stood_until(handoff, messages_by_id)
         close = at[until] if until is not None else None
         earlier.append((handoff, ho.to, close))
     return found
 
 
-def _not_owner(messages: list[Any], hos: list[Any], ends: Mapping[str, Endpoint]) -> dict[int, Finding]:
+def _not_owner(messages: list[Any], hos: list[Any], ends: Mapping[str, Endpoint], at: Mapping[str, int]
+               ) -> dict[int, Finding]:
     """By handoff (``id()``): an HO that starts a handoff of an item while a handoff of it to its sender is open
     and not read back (no passing readback earlier in the stream), and the item is not the sender's by its own
     record then (the ``to`` of its latest HO of the item whose readback passed and that no cancel withdrew,
     else its first HO's sender): that handoff's sender owns the item (spec 5 rule 1, "Until then the sender
     owns the item"). The live endpoint refuses the HO (``not-owner``); the two-owners rule then has nothing
     to add about it."""
-    at = {m.id: i for i, m in enumerate(messages)}
     confirmed: dict[tuple[str, str], int] = {}  # (an agent, an RB) -> where the agent first answered it val=Y
     for i, m in enumerate(messages):
         if m.type == "AN" and m.re is not None and (m.from_, m.re) not in confirmed and m.get("val") == "Y":
@@ -797,14 +805,13 @@ def _not_owner(messages: list[Any], hos: list[Any], ends: Mapping[str, Endpoint]
     return found
 
 
-def _read_back_again(messages: list[Any], by_id: Mapping[str, Any], ends: Mapping[str, Endpoint]
-                     ) -> dict[int, list[Finding]]:
+def _read_back_again(messages: list[Any], by_id: Mapping[str, Any], ends: Mapping[str, Endpoint],
+                     at: Mapping[str, int]) -> dict[int, list[Finding]]:
     """By handoff (``id()``): a readback of an HO whose ``re=`` names an HO of its sender's that the stream lacks,
     the first issue of its handoff, when an original HO (no ``re=``) of the same sender, receiver, item and slots
     came before it, read back or not, open or closed since: a re-send of that handoff, it may be, so reading it
     back makes two acts of one handoff, or an act on a handoff the original's close closed (spec 5 rule 1). The
     live endpoint refuses the RB (``read-back``, or ``closed`` after a close with no readback)."""
-    at = {m.id: i for i, m in enumerate(messages)}
     originals: dict[tuple[str, str, str], list[Any]] = {}  # (from, to, item) -> its original HOs so far
     found: dict[int, list[Finding]] = {}
     for m in messages:
@@ -886,15 +893,19 @@ def _close_findings(handoff: Handoff, key: str, conversation: Conversation, answ
 
 
 def _issue_state(ho: Any, handoff: Handoff, end: Endpoint, conversation: Conversation, ends: Mapping[str, Endpoint],
-                 at: _dt.datetime) -> tuple[HandoffStatus, list[Finding]]:
-    """One issue's state in the ledger (one of :data:`HANDOFF_STATES`), and, while it is open, its findings."""
+                 at: _dt.datetime, *, ledger: bool = True) -> tuple[HandoffStatus | None, list[Finding]]:
+    """One issue's state in the ledger (one of :data:`HANDOFF_STATES`), and, while it is open, its findings
+    (without ``ledger``, the findings alone: no state, None)."""
     rb_state, rb_id = end._readbacks.get(ho.id, (None, None))
+    carried = ho.id in end._carried
+    closer = None if carried else conversation.get(handoff.first_closer)
+    if not ledger and (carried or closer is not None):
+        return None, []
     common = dict(id=ho.id, item=ho.item, from_=ho.from_, to=ho.to, ask=ho.get("ask"),
                   readback=rb_state, rb=rb_id, exp=ho.get("exp"), due=ho.get("due"),
                   **_reversal(ho, conversation.by_id, ends))
-    if ho.id in end._carried:
+    if carried:
         return HandoffStatus(state="reissued", next=end._carried[ho.id], **common), []
-    closer = conversation.get(handoff.first_closer)
     if closer is not None:
         return HandoffStatus(state="closed", by=closer.type, closer=closer.id, **common), []
     late = []

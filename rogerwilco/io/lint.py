@@ -493,7 +493,7 @@ def _part_findings(messages: Iterable[Message | LineResult], file: str, *, recei
                    enabled: frozenset[str], refused: Container[str] = ()) -> list[LintFinding]:
     """The rules of a part of the stream that touches nothing else (all but RW101)."""
     out: list[LintFinding] = []
-    by_id: dict[str, _Seen] = {}
+    by_id: dict[str, Message] = {}  # (the part is in memory while it is checked; a finding's place, from its message)
 
     def unique() -> Iterator[Message | LineResult]:
         for entry in messages:
@@ -502,29 +502,26 @@ def _part_findings(messages: Iterable[Message | LineResult], file: str, *, recei
                 continue
             earlier = by_id.get(m.id)
             if earlier is not None:
-                # the earlier message read again from its line (the same line, the same profiles): no digest
-                # of every message is kept for the few ids used twice
-                again = check_line(earlier.text, receiver).message
-                if again is None or _digest(again) != _digest(m):
+                if _digest(earlier) != _digest(m):
                     out.append(_at(_seen(m), file, "RW100", f"id {m.id} is already used by a different message on "
-                                                           f"line {earlier.line}", token=m.id))
+                                                           f"line {_seen(earlier).line}", token=m.id))
                 continue
-            by_id[m.id] = _seen(m)
+            by_id[m.id] = m
             yield entry
 
     report = None
     if enabled & set(THREAD_KINDS.values()):
         from ..checks.thread import check_thread
 
-        report = check_thread(unique(), now=now or "99991231T2359Z", profiles=receiver)
+        report = check_thread(unique(), now=now or "99991231T2359Z", profiles=receiver, ledger=False)
     else:
         for _ in unique():
             pass
 
-    for seen in by_id.values():
-        if seen.re is not None and seen.re not in by_id and seen.re not in refused:
-            out.append(_at(seen, file, "RW102", f"{seen.type} {seen.id} answers re={seen.re}, which names no message in the stream",
-                           token=f"re={seen.re}"))
+    for reply in by_id.values():
+        if reply.re is not None and reply.re not in by_id and reply.re not in refused:
+            out.append(_at(_seen(reply), file, "RW102", f"{reply.type} {reply.id} answers re={reply.re}, which names "
+                                                        "no message in the stream", token=f"re={reply.re}"))
 
     # HOs read back, refused, cancelled or carried forward (the lifecycle's one rule); AQs answered or refused
     answered: set[str] = set()
@@ -543,9 +540,10 @@ def _part_findings(messages: Iterable[Message | LineResult], file: str, *, recei
         if m.id in answered:
             continue
         if m.type == "HO":
-            out.append(_at(m, file, "RW103", f"HO {m.id} to {m.to} is never read back: no RB from {m.to} answers it"))
+            out.append(_at(_seen(m), file, "RW103", f"HO {m.id} to {m.to} is never read back: no RB from {m.to} "
+                                                    "answers it"))
         elif m.type == "AQ":
-            out.append(_unanswered(m, file, now))
+            out.append(_unanswered(_seen(m), file, now))
 
     if report is not None:
         out.extend(_thread_findings(report, by_id, file, now=now))
@@ -566,7 +564,7 @@ def _unanswered(aq: _Seen, file: str, now: str | None) -> LintFinding:
                                   + (f" yet (by={by})" if by else " yet"))
 
 
-def _thread_findings(report: Any, by_id: Mapping[str, _Seen], file: str, *, now: str | None) -> list[LintFinding]:
+def _thread_findings(report: Any, by_id: Mapping[str, Message], file: str, *, now: str | None) -> list[LintFinding]:
     out = []
     for f in report.findings:
         code = THREAD_KINDS.get(f.kind)
@@ -577,7 +575,7 @@ def _thread_findings(report: Any, by_id: Mapping[str, _Seen], file: str, *, now:
             continue
         offender = by_id.get(f.token) if code in _OFFENDER_RULES and f.token else None
         anchor = offender or handoff
-        out.append(_at(anchor, file, code, f.message, key=handoff.id))
+        out.append(_at(_seen(anchor), file, code, f.message, key=handoff.id))
     return out
 
 
