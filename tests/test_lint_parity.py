@@ -84,14 +84,22 @@ def inputs() -> dict[str, bytes]:
     return out
 
 
-def outputs(name: str, data: bytes) -> dict[str, str]:
-    """lint's findings and check-thread's reports on one input, as JSON text."""
+class Unseekable(io.BytesIO):
+    """Bytes read as from a pipe: no going back."""
+
+    def seekable(self) -> bool:
+        return False
+
+
+def outputs(name: str, data: bytes, *, seekable: bool = True) -> dict[str, str]:
+    """lint's findings and check-thread's reports on one input, as JSON text (``seekable``: lint reads it as a
+    file it can read again, else as a pipe)."""
     from rogerwilco.checks.thread import check_thread, check_thread_spooled
     from rogerwilco.io.lint import lint_stream
     from rogerwilco.io.stream import validate_stream
 
-    out = {"lint": json.dumps([f.to_json() for f in lint_stream(io.BytesIO(data), file=name, now=NOW)],
-                              ensure_ascii=True)}
+    given = io.BytesIO(data) if seekable else Unseekable(data)
+    out = {"lint": json.dumps([f.to_json() for f in lint_stream(given, file=name, now=NOW)], ensure_ascii=True)}
     if name.endswith(".rw1"):
         stream = validate_stream(io.BytesIO(data), None, file=name, quiet_first=True)  # as the command reads it
         with check_thread_spooled(stream, now=NOW, batch_lines=64) as report:
@@ -199,17 +207,49 @@ def test_findings_are_the_same_when_the_messages_or_the_lines_leave_memory(monke
     assert int(bound) < 1500 * (_components.held_by("x" * 80) + _components.kept_by("x" * 80))
 
 
-@pytest.mark.parametrize("bound", ["0", "60000"])
+@pytest.mark.parametrize("bound", ["0", "60000", None])
 def test_a_logs_findings_are_the_same_when_the_places_leave_memory(monkeypatch, bound):
-    """0: where each candidate sits goes to disk as it is read; 60000: every few dozen candidates (the places
-    may hold a third of the bound). The findings (their columns and physical lines) are those of the places
-    kept in memory."""
-    monkeypatch.setenv("RW1_PARTS_MEMORY_BYTES", bound)
+    """A log read from a pipe keeps where each candidate sits as it is read. 0: it goes to disk at once; 60000:
+    every few dozen candidates (the places may hold a third of the bound); None: the default bound, all in
+    memory. The findings (their columns and physical lines) are those of a file, whose lines a finding is
+    about are read again at the end."""
+    if bound is not None:
+        monkeypatch.setenv("RW1_PARTS_MEMORY_BYTES", bound)
     logs = {name: data for name, data in inputs().items() if not name.endswith(".rw1")}
     assert "generated/mixed.log" in logs
     for name, data in logs.items():
         recorded = json.loads(FIXTURE.read_text(encoding="utf-8"))[name]
-        assert outputs(name, data)["lint"] == recorded["lint"], f"lint of {name} changed"
+        assert outputs(name, data, seekable=False)["lint"] == recorded["lint"], f"lint of {name} changed"
+
+
+def test_a_log_rewritten_while_it_is_linted_keeps_each_findings_own_place(tmp_path):
+    """A file's lines are read again for its findings' places: a line rewritten in place since holds its
+    candidate no more, and the finding keeps the candidate's text and its column there (never another
+    line's)."""
+    from rogerwilco.io.lint import lint_stream
+
+    path = tmp_path / "app.log"
+    lines = ["2026-10-02T14:00:00Z INFO sent RW1 HO a-1 from=a to=b item=x ask=FIX",
+             "2026-10-02T14:00:01Z INFO sent RW1 HO a-2 from=a to=c item=y ask=FIX"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    class Rewritten(io.FileIO):
+        """The file, rewritten in place once it has been read through."""
+
+        def __next__(self) -> bytes:
+            try:
+                return super().__next__()
+            except StopIteration:
+                if not getattr(self, "done", False):
+                    self.done = True
+                    path.write_text("x" * 200 + "\n" + lines[1] + "\n", encoding="utf-8")
+                raise
+
+    with Rewritten(path, "r") as fh:
+        found = {f.line: (f.column, f.text) for f in lint_stream(fh, file="app.log")}
+    prefix = len("2026-10-02T14:00:01Z INFO sent ")
+    assert found[1] == (8, lines[0][prefix:])  # the id's column in the candidate's own text: its line changed
+    assert found[2] == (prefix + 8, lines[1])  # read again: the physical line, and the id's column in it
 
 
 def _validate(capsys, path: Path, *argv: str) -> tuple[int, str, str]:

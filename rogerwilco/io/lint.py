@@ -617,7 +617,7 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
         embedded = not is_stream_file(file)
     findings: list[LintFinding] = []
     refused: dict[str, _Refused] = {}  # the refused lines' ids: a reply to one names a message that was sent
-    places = _Places() if embedded else None
+    places = _places_of(fp) if embedded else None
 
     tally = counts if counts is not None else {}
     tally.setdefault("lines", 0)
@@ -653,6 +653,7 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
         findings.extend(across)
         kept = [f for f in findings if f.code in enabled]
         if places is not None:
+            places.want({(f.line, f.text) for f in kept})
             kept = [_in_physical_line(f, places) for f in kept]
     finally:
         if places is not None:
@@ -743,6 +744,9 @@ class _Places:
         self._recent.clear()
         self._held = 0
 
+    def want(self, keys: set[tuple[int, str]]) -> None:
+        """(Every place is kept: nothing to read.)"""
+
     def get(self, key: tuple[int, str]) -> tuple[str, Any, int] | None:
         from .scan.frames import Frame
 
@@ -765,7 +769,60 @@ class _Places:
             self._db.close()
 
 
-def _in_physical_line(f: LintFinding, places: _Places) -> LintFinding:
+class _Reread:
+    """Where the candidates of a log read from a file that can be read again sit: nothing is kept while the file
+    is read; the lines the findings are about are read again at the end (:meth:`want`), numbered and framed as
+    :func:`_embedded_results` numbered and framed them. A line that changed since (a file rewritten in place)
+    holds its candidate no more: its findings keep the candidate's own text and column."""
+
+    def __init__(self, fp: IO[bytes] | IO[str], offset: int) -> None:
+        self._fp, self._offset = fp, offset
+        self._found: dict[tuple[int, str], tuple[str, Any, int]] = {}
+
+    def put(self, line: int, text: str, physical: str, frame: Any, start: int) -> None:
+        """(Read again when a finding needs it.)"""
+
+    def want(self, keys: set[tuple[int, str]]) -> None:
+        if not keys:
+            return
+        from .scan.frames import candidates, frames_of
+
+        lines = {line for line, _ in keys}
+        last = max(lines)
+        self._fp.seek(self._offset)
+        for number, text in enumerate(_text_lines(self._fp), start=1):
+            if number > last:
+                break
+            if number not in lines:
+                continue
+            if number == 1 and text.startswith("\ufeff"):
+                text = text[1:]
+            for frame in frames_of(text):
+                for start, cand in candidates(frame.text):
+                    if (number, cand) in keys:
+                        self._found[(number, cand)] = (text, frame, start)  # the last one of a key wins
+
+    def get(self, key: tuple[int, str]) -> tuple[str, Any, int] | None:
+        return self._found.get(key)
+
+    def close(self) -> None:
+        self._found.clear()
+
+
+def _places_of(fp: IO[bytes] | IO[str] | Iterable[str]) -> _Places | _Reread:
+    """Where a log's candidates are kept: read again from a file that can seek (:class:`_Reread`), else kept as
+    they are read (:class:`_Places`: standard input from a pipe, lines given one by one)."""
+    seekable = getattr(fp, "seekable", None)
+    if seekable is not None and hasattr(fp, "tell"):
+        try:
+            if seekable():
+                return _Reread(cast("IO[bytes] | IO[str]", fp), cast("IO[bytes]", fp).tell())
+        except (OSError, ValueError):
+            pass
+    return _Places()
+
+
+def _in_physical_line(f: LintFinding, places: _Places | _Reread) -> LintFinding:
     """A finding on an embedded candidate, moved to the column of the physical line that holds it."""
     place = places.get((f.line, f.text))
     if place is None:
