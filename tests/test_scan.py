@@ -992,3 +992,49 @@ def test_a_cluster_task_writes_its_rows_as_found_and_gives_the_same_table(tmp_pa
     assert fast.schema.equals(slow.schema, check_metadata=True) and fast.num_rows > 4000
     assert fast.equals(slow)
     assert taken["line"] + taken["candidate"] >= fast.column("record").to_pylist().count("message") * 9 // 10
+
+
+def _plain_start_agrees(scan_module, text: str) -> bool:
+    """Whether ``plain_start`` of ``text`` is frames_of's and candidates' reading of it (its one frame the line,
+    its one candidate from there to the end) wherever it is sure; whether it was sure."""
+    from rogerwilco.io.scan.frames import Frame, candidates, frames_of
+
+    at = scan_module.plain_start(text)
+    if at < 0:
+        assert at == -1, text
+        return False
+    assert frames_of(text) == [Frame(text, 1)], text
+    assert list(candidates(text)) == [(at, text[at:])], text
+    return True
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PREFIXES, _PREFIXES, _BODIES, st.sampled_from(["", " ", "\r", "x", "\u0085", "\udcff", '"}', " RW1 AN a-2",
+                                                        " `RW1 AN a-2`", " {\"a\": 1}"]))
+def test_a_plain_lines_candidate_found_in_c_is_the_one_python_finds(built_scan, first, second, body, end):
+    """lint reads a log line the C scanner is sure of (``plain_start``) without frames_of and candidates: where it
+    is sure, its answer is theirs."""
+    _plain_start_agrees(built_scan.scan, first + second + body + end)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("RW1 2\t\u00a0hoHOsx-=:`\"'*_([<>]){}a-\udcff")), max_size=40))
+def test_plain_start_is_never_sure_of_a_line_python_reads_otherwise(built_scan, text):
+    _plain_start_agrees(built_scan.scan, text)
+
+
+def test_plain_start_is_sure_of_the_common_log_line(built_scan) -> None:
+    """Every line of two prefixes and a body above: the scanner's answer is Python's wherever it is sure, and it
+    is sure of a third of them (a candidate behind prefixes that open nothing), the common log line among them."""
+    sure = total = 0
+    for first in _PREFIXES.elements:
+        for second in _PREFIXES.elements:
+            for body in _BODIES.elements:
+                total += 1
+                sure += _plain_start_agrees(built_scan.scan, first + second + body)
+    assert sure > total // 3
+    body = "RW1 HO ops-1 from=ops to=builder item=jira:OPS-7 ask=FIX // tail"
+    for prefix in ("", "2026-10-01T09:14:03Z INFO [ops] ", "Oct  1 09:14:03 host app: ", "id=7 ", "> "):
+        assert built_scan.scan.plain_start(prefix + body) == len(prefix)
+    with pytest.raises(TypeError):
+        built_scan.scan.plain_start(b"RW1 HO a-1")

@@ -2204,26 +2204,37 @@ static PyObject *write_row(PyObject *text, PyObject *receiver, PyObject *keys, P
 
 /* 1: text is a plain line with one candidate the steps above are sure of, which starts at *start, its time *ts (a
  * new reference: a time in UTC, or None); 0: not sure; -1: an error. datetime_ready() called. */
-static int plain_line(PyObject *text, Py_ssize_t *start_at, PyObject **ts_at) {
-    Text t;
-    if (!read_text(text, &t)) return -1;
-    const Text *tp = &t;
+/* Where the one candidate of a line that is its own frame starts, running to the line's end (0-based), or -1: not
+ * sure (frames_of and candidates decide). Sure: the line does not start with '{', '[' or '"' and holds nothing
+ * JSON-shaped (frames_of gives the line itself), the first RW that could start a match starts one
+ * (plain_candidate), no backtick, quote or wrapper opens it (candidates runs it to the end), and it holds no
+ * undecodable byte. */
+static Py_ssize_t plain_frame(const Text *tp) {
     Py_ssize_t lead = 0;
-    while (lead < t.len && Py_UNICODE_ISSPACE(AT(tp, lead))) lead++;
-    if (lead < t.len && (AT(tp, lead) == '{' || AT(tp, lead) == '[' || AT(tp, lead) == '"')) return 0;
-    if (json_shaped(tp)) return 0;
+    while (lead < tp->len && Py_UNICODE_ISSPACE(AT(tp, lead))) lead++;
+    if (lead < tp->len && (AT(tp, lead) == '{' || AT(tp, lead) == '[' || AT(tp, lead) == '"')) return -1;
+    if (json_shaped(tp)) return -1;
     Py_ssize_t start = plain_candidate(tp);
-    if (start < 0) return 0;
+    if (start < 0) return -1;
     if (start > 0) {
         Py_UCS4 opener = AT(tp, start - 1);
         if (opener == '`' || opener == '\'' || opener == '"' || opener == '*' || opener == '_' || opener == '('
                 || opener == '[' || opener == '<')
-            return 0;
+            return -1;
     }
-    for (Py_ssize_t i = start; i < t.len; i++) {
+    for (Py_ssize_t i = start; i < tp->len; i++) {
         Py_UCS4 c = AT(tp, i);
-        if (c >= 0xDC80 && c <= 0xDCFF) return 0;
+        if (c >= 0xDC80 && c <= 0xDCFF) return -1;
     }
+    return start;
+}
+
+static int plain_line(PyObject *text, Py_ssize_t *start_at, PyObject **ts_at) {
+    Text t;
+    if (!read_text(text, &t)) return -1;
+    const Text *tp = &t;
+    Py_ssize_t start = plain_frame(tp);
+    if (start < 0) return 0;
     PyObject *ts = utc_prefix(tp, start, 0);
     if (ts == NULL) return -1;
     if (ts == Py_None) {
@@ -2233,6 +2244,14 @@ static int plain_line(PyObject *text, Py_ssize_t *start_at, PyObject **ts_at) {
     *start_at = start;
     *ts_at = ts;
     return 1;
+}
+
+/* plain_start(text): plain_frame's answer for a line (a str): where its one candidate starts, or -1. */
+static PyObject *plain_start(PyObject *module, PyObject *text) {
+    if (!line_argument(text)) return NULL;
+    Text t;
+    if (!read_text(text, &t)) return NULL;
+    return PyLong_FromSsize_t(plain_frame(&t));
 }
 
 /* The candidate of a plain log line (plain_line), cut from it: 1 with *cand_at its text from *start_at to the
@@ -2799,6 +2818,9 @@ static PyMethodDef methods[] = {
     {"line_row", (PyCFunction)(void (*)(void))line_row, METH_FASTCALL,
      "line_row(text, receiver, keys, file, line, version): (type, the line of JSON Lines of its one message "
      "record) for a plain log line holding one candidate the scanner is sure of, its time read, or None: not sure."},
+    {"plain_start", plain_start, METH_O,
+     "plain_start(text): where the one candidate of a log line that is its own frame starts (0-based; it runs to "
+     "the line's end, as frames_of and candidates read it), or -1: not sure."},
     {"dumps", dumps, METH_O,
      "dumps(value): its JSON text as json.dumps(value, ensure_ascii=True) writes it, or None: not sure."},
     {"dumps_object", (PyCFunction)(void (*)(void))dumps_object, METH_FASTCALL,

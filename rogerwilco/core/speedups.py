@@ -38,7 +38,8 @@ column of their Arrow batches column by column (``json_compact``,
 ``json_struct_columns``: what ``json.dumps(value, ensure_ascii=False,
 separators=(",", ":"))`` writes), a message record's whole line of JSON Lines
 from a plain log line or a candidate it is sure of, no Record built
-(``line_row``, ``json_row``), and finds the string values of a JSON line
+(``line_row``, ``json_row``), finds the one message of a plain log line
+(``plain_start``: lint's logs), and finds the string values of a JSON line
 that may hold a message (``json_strings``) and reads a log line's time in its
 commonest form (``utc_time``).
 """
@@ -70,6 +71,7 @@ __all__ = [
     "json_row",
     "line_row",
     "json_strings",
+    "plain_start",
     "json_struct_columns",
     "json_text",
     "loads_line",
@@ -111,6 +113,10 @@ json_row: Callable[[str, Any, tuple[str, ...], str, int, int, str | None, dateti
 # log line (its own frame) holding one candidate the C scanner is sure of, its time read as the Python path reads
 # it; or None: not sure (the line goes through records_of_line); only the C scanner writes it
 line_row: Callable[[str, Any, tuple[str, ...], str, int, int], tuple[str, str] | None] | None = None
+# plain_start(text): where the one candidate of a log line starts, running to its end, when the line is its own
+# frame (what frames_of and candidates give: [Frame(text, 1)] and that one candidate), or -1: not sure (they read
+# the line then); only the C scanner finds it
+plain_start: Callable[[str], int] | None = None
 # json.dumps(value, ensure_ascii=False, separators=(",", ":")), or None: not sure (a float, a subclass, a lone
 # surrogate: the caller writes it then); a record's JSON form in Parquet's json column; only the C scanner writes it
 json_compact: Callable[[Any], str | None] | None = None
@@ -144,6 +150,7 @@ if _scan is not None:
     json_object = _scan.scan.dumps_object
     json_row = _scan.scan.row
     line_row = _scan.scan.line_row
+    plain_start = _scan.scan.plain_start
     json_compact = _scan.scan.compact
     json_struct_columns = _scan.scan.struct_columns
     json_strings = _scan.scan.strings

@@ -69,7 +69,7 @@ from ..core.errors import RW1Error
 from ..core.files import BASELINE_MAX_BYTES, is_stream_file, read_limited
 from ..core.message import Message
 from ..core.semantics import LineResult, check_line
-from ..core.speedups import accept_quiet, loads_line
+from ..core.speedups import accept_quiet, loads_line, plain_start
 from .stream import validate_stream
 from ..core.vocab import Receiver, as_receiver
 
@@ -690,15 +690,19 @@ def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[str]:
 
 def _embedded_results(fp: IO[bytes] | IO[str] | Iterable[str], receiver: Receiver, file: str) -> Iterator[tuple]:
     """(result, physical line, frame, start) for every message candidate inside the lines of a log or document."""
-    from .scan.frames import candidates, frames_of
+    from .scan.frames import Frame, candidates, frames_of
 
     for number, text in enumerate(_text_lines(fp), start=1):
         if number == 1 and text.startswith("\ufeff"):
             text = text[1:]
         if "RW" not in text:
             continue
-        for frame in frames_of(text):
-            for start, cand in candidates(frame.text):
+        at = plain_start(text) if plain_start is not None else -1
+        # a plain log line: its one candidate, where the scanner found it (frames_of and candidates would give it)
+        found = (((Frame(text, 1), ((at, text[at:]),)),) if at >= 0
+                 else ((frame, candidates(frame.text)) for frame in frames_of(text)))
+        for frame, cands in found:
+            for start, cand in cands:
                 quiet = accept_quiet(cand, receiver, number, file)  # nothing to say: the accept path alone
                 result = (LineResult(text=cand, message=quiet, findings=(), line_number=number) if quiet is not None
                           else check_line(cand, receiver, line_number=number, file=file))
