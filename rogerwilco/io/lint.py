@@ -625,10 +625,13 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
 
     def valid() -> Iterator[Message | LineResult]:
         if places is not None:
+            put = places.put if isinstance(places, _Places) else None  # (a file's places are read again)
             for result, physical, frame, start in _embedded_results(fp, receiver, file):
                 tally["lines"] += 1
-                places.put(result.line_number or 1, result.text, physical, frame, start)
-                findings.extend(_with_causes(list(_line_findings(result, file)), result, refused))
+                if put is not None:
+                    put(result.line_number or 1, result.text, physical, frame, start)
+                if result.findings or result.raw is not None:  # (a candidate the accept path took alone has neither)
+                    findings.extend(_with_causes(list(_line_findings(result, file)), result, refused))
                 if result.message is not None:
                     tally["messages"] += 1
                     yield result  # read from its candidate's text: the thread check keeps it small
@@ -782,9 +785,6 @@ class _Reread:
     def __init__(self, fp: IO[bytes] | IO[str], offset: int) -> None:
         self._fp, self._offset = fp, offset
         self._found: dict[tuple[int, str], tuple[str, Any, int]] = {}
-
-    def put(self, line: int, text: str, physical: str, frame: Any, start: int) -> None:
-        """(Read again when a finding needs it.)"""
 
     def want(self, keys: set[tuple[int, str]]) -> None:
         if not keys:
