@@ -2202,8 +2202,6 @@ static Py_ssize_t plain_candidate(const Text *tp) {
 static PyObject *write_row(PyObject *text, PyObject *receiver, PyObject *keys, PyObject *file, PyObject *line,
                            PyObject *column, PyObject *field, PyObject *ts, PyObject *version, PyObject **type);
 
-/* 1: text is a plain line with one candidate the steps above are sure of, which starts at *start, its time *ts (a
- * new reference: a time in UTC, or None); 0: not sure; -1: an error. datetime_ready() called. */
 /* Where the one candidate of a line that is its own frame starts, running to the line's end (0-based), or -1: not
  * sure (frames_of and candidates decide). Sure: the line does not start with '{', '[' or '"' and holds nothing
  * JSON-shaped (frames_of gives the line itself), the first RW that could start a match starts one
@@ -2229,6 +2227,8 @@ static Py_ssize_t plain_frame(const Text *tp) {
     return start;
 }
 
+/* 1: text is a plain line with one candidate the steps above are sure of, which starts at *start, its time *ts (a
+ * new reference: a time in UTC, or None); 0: not sure; -1: an error. datetime_ready() called. */
 static int plain_line(PyObject *text, Py_ssize_t *start_at, PyObject **ts_at) {
     Text t;
     if (!read_text(text, &t)) return -1;

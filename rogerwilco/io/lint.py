@@ -691,25 +691,33 @@ def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[str]:
         yield from pieces
 
 
+def _log_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[tuple[int, str]]:
+    """(number, text) of each line of a log or document, the first without its byte order mark."""
+    for number, text in enumerate(_text_lines(fp), start=1):
+        yield number, text[1:] if number == 1 and text.startswith("\ufeff") else text
+
+
+def _candidates_in(text: str, frames: Any) -> Sequence[tuple[Any, int, str]]:
+    """(frame, start in the frame, text) of every message candidate in one line of a log or document (``frames``:
+    :mod:`rogerwilco.io.scan.frames`, imported once by the caller)."""
+    if "RW" not in text:
+        return ()
+    at = plain_start(text) if plain_start is not None else -1
+    if at >= 0:  # a plain log line: its one candidate, where the scanner found it (as frames_of and candidates would)
+        return ((frames.Frame(text, 1), at, text[at:]),)
+    return [(frame, start, cand) for frame in frames.frames_of(text) for start, cand in frames.candidates(frame.text)]
+
+
 def _embedded_results(fp: IO[bytes] | IO[str] | Iterable[str], receiver: Receiver, file: str) -> Iterator[tuple]:
     """(result, physical line, frame, start) for every message candidate inside the lines of a log or document."""
-    from .scan.frames import Frame, candidates, frames_of
+    from .scan import frames
 
-    for number, text in enumerate(_text_lines(fp), start=1):
-        if number == 1 and text.startswith("\ufeff"):
-            text = text[1:]
-        if "RW" not in text:
-            continue
-        at = plain_start(text) if plain_start is not None else -1
-        # a plain log line: its one candidate, where the scanner found it (frames_of and candidates would give it)
-        found = (((Frame(text, 1), ((at, text[at:]),)),) if at >= 0
-                 else ((frame, candidates(frame.text)) for frame in frames_of(text)))
-        for frame, cands in found:
-            for start, cand in cands:
-                quiet = accept_quiet(cand, receiver, number, file)  # nothing to say: the accept path alone
-                result = (LineResult(text=cand, message=quiet, findings=(), line_number=number) if quiet is not None
-                          else check_line(cand, receiver, line_number=number, file=file))
-                yield result, text, frame, start
+    for number, text in _log_lines(fp):
+        for frame, start, cand in _candidates_in(text, frames):
+            quiet = accept_quiet(cand, receiver, number, file)  # nothing to say: the accept path alone
+            result = (LineResult(text=cand, message=quiet, findings=(), line_number=number) if quiet is not None
+                      else check_line(cand, receiver, line_number=number, file=file))
+            yield result, text, frame, start
 
 
 class _Places:
@@ -789,22 +797,19 @@ class _Reread:
     def want(self, keys: set[tuple[int, str]]) -> None:
         if not keys:
             return
-        from .scan.frames import candidates, frames_of
+        from .scan import frames
 
         lines = {line for line, _ in keys}
         last = max(lines)
         self._fp.seek(self._offset)
-        for number, text in enumerate(_text_lines(self._fp), start=1):
+        for number, text in _log_lines(self._fp):
             if number > last:
                 break
             if number not in lines:
                 continue
-            if number == 1 and text.startswith("\ufeff"):
-                text = text[1:]
-            for frame in frames_of(text):
-                for start, cand in candidates(frame.text):
-                    if (number, cand) in keys:
-                        self._found[(number, cand)] = (text, frame, start)  # the last one of a key wins
+            for frame, start, cand in _candidates_in(text, frames):
+                if (number, cand) in keys:
+                    self._found[(number, cand)] = (text, frame, start)  # the last one of a key wins
 
     def get(self, key: tuple[int, str]) -> tuple[str, Any, int] | None:
         return self._found.get(key)
