@@ -65,6 +65,7 @@ __all__ = [
     "compiled",
     "implementation",
     "json_compact",
+    "json_compact_text",
     "json_form",
     "json_forms",
     "json_object",
@@ -120,6 +121,14 @@ plain_start: Callable[[str], int] | None = None
 # json.dumps(value, ensure_ascii=False, separators=(",", ":")), or None: not sure (a float, a subclass, a lone
 # surrogate: the caller writes it then); a record's JSON form in Parquet's json column; only the C scanner writes it
 json_compact: Callable[[Any], str | None] | None = None
+
+
+def json_compact_text(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``: the C scanner's text where it is sure
+    (:data:`json_compact`), else json.dumps's (the same text)."""
+    written = json_compact(value) if json_compact is not None else None
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")) if written is None else written
+
 # (columns, unsure) of the json struct column of Arrow records: for each key a list of forms[i].get(key), then the
 # slots' json_compact texts (None where the form is None), and the indexes of the forms it is not sure of (left
 # None in every column: the caller writes them); only the C scanner writes them

@@ -242,13 +242,10 @@ def struct_texts(form: Mapping[str, Any]) -> tuple[Any, ...]:
     """The ``json`` struct's nine fields of a JSON form, in the struct's order (``v``, the envelope, ``slots``,
     ``tail``): each as it is, the slots as compact JSON text (the C writer's where it is sure, else
     ``json.dumps``'s, the same text)."""
-    from ..core.speedups import json_compact
+    from ..core.speedups import json_compact_text
 
-    slots = form.get("slots") or {}
-    text = json_compact(slots) if json_compact is not None else None
-    if text is None:
-        text = json.dumps(slots, ensure_ascii=False, separators=(",", ":"))
-    return (*(form.get(key) for key in ("v",) + _ENVELOPE), text, form.get("tail"))
+    return (*(form.get(key) for key in ("v",) + _ENVELOPE), json_compact_text(form.get("slots") or {}),
+            form.get("tail"))
 
 #: each column but ``json`` and ``version``, and how it is read from a record
 _GETTERS = tuple((c, operator.attrgetter(_FIELD_OF.get(c, c))) for c in COLUMNS if c not in ("json", "version"))
@@ -256,15 +253,10 @@ _GETTERS = tuple((c, operator.attrgetter(_FIELD_OF.get(c, c))) for c in COLUMNS 
 
 def _json_array(pa: Any, forms: list, json_column: str) -> Any:
     """The ``json`` column of a batch: JSON text, or the struct built child by child (no dict a record)."""
-    from ..core.speedups import json_compact, json_struct_columns
+    from ..core.speedups import json_compact_text, json_struct_columns
 
     if json_column == "text":
-        texts: list[str | None] = [None] * len(forms)
-        for i, form in enumerate(forms):
-            if form is not None:
-                text = json_compact(form) if json_compact is not None else None
-                texts[i] = _json_value(form, "text") if text is None else text
-        return _array(pa, texts, pa.string())
+        return _array(pa, [None if form is None else json_compact_text(form) for form in forms], pa.string())
     if json_struct_columns is not None:
         columns, unsure = json_struct_columns(forms, _STRUCT_KEYS)
     else:

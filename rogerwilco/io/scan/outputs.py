@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from typing import Any, Iterable
 
 from ...core.errors import printable
-from ...core.speedups import json_compact
+from ...core.speedups import json_compact_text
 from ..records import COLUMNS, Record, arrow_schema, to_arrow_batch
 from .._pyarrow import import_pyarrow
 
@@ -25,10 +24,7 @@ def _csv_cell(value: Any) -> str:
     if value.__class__ is str:  # most cells: printable ASCII is shown as it is (printable's own first test)
         text = value if value.isascii() and value.isprintable() else printable(value)
     elif isinstance(value, dict):
-        written = json_compact(value) if json_compact is not None else None  # json.dumps's text, in C
-        if written is None:
-            written = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        text = printable(written)
+        text = printable(json_compact_text(value))
     else:
         text = printable(str(value))
     if text[:1] in _FORMULA_STARTS:
