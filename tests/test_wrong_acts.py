@@ -81,6 +81,60 @@ def test_a_cancel_from_a_third_party_held_for_a_handoff_cancels_nothing():
     assert b.may_act("a-1")
 
 
+# ---- a refusal this end sent before the handoff it names arrived ---------------------------
+
+UN = "RW1 UN b-1 re=a-1 from=b to=a why=BUSY"
+
+
+def test_a_handoff_refused_before_it_arrives_is_offered_no_readback_and_never_acted_on():
+    b = Endpoint("b")
+    assert b.send(UN) == UN  # (the receiver learned the id some other way, or the transport reordered)
+    events = b.receive(HO)
+    assert [type(e).__name__ for e in events] == ["Noted"]  # taken; nothing to read back or do
+    assert not b.may_act("a-1")
+    assert refused(b, RB.replace("b-1", "b-2")) == "closed"
+    assert refused(b, DN.replace("b-2", "b-3")) == "act-before-wilco"
+    # its sender took the handoff as closed by the UN; the thread check says so of a readback and act after it
+    a = Endpoint("a")
+    a.send(HO)
+    assert [type(e).__name__ for e in a.receive(UN)] == ["HandoffClosed"]
+    assert ("closed-twice", "b-3") in failed_kinds([HO, UN, RB.replace("b-1", "b-2"), DN.replace("b-2", "b-3")])
+
+
+def test_a_refusal_held_for_its_handoff_survives_a_restart(tmp_path):
+    path = tmp_path / "b.ledger"
+    Endpoint("b", ledger=path).send(UN)
+    b = Endpoint("b", ledger=path)
+    assert [type(e).__name__ for e in b.receive(HO)] == ["Noted"]
+    assert not b.may_act("a-1")
+    assert refused(b, RB.replace("b-1", "b-2")) == "closed"
+
+
+def test_a_held_refusal_and_a_held_cancel_close_the_handoff_in_the_order_this_end_took_them():
+    b = Endpoint("b")
+    b.receive(CX)  # the sender's cancel first, then this end's refusal, both before the HO
+    b.send(UN.replace("b-1", "b-5"))
+    events = b.receive(HO)
+    cancelled = next(e for e in events if isinstance(e, Cancelled))  # the cancel is answered as it came first
+    assert cancelled.reply is not None and not any(isinstance(e, HandoffOffered) for e in events)
+    assert not b.may_act("a-1")
+
+
+def test_a_refusal_held_for_another_id_leaves_the_handoff_open():
+    b = Endpoint("b")
+    b.send("RW1 UN b-1 re=a-9 from=b to=a why=BUSY")
+    offered = next(e for e in b.receive(HO) if isinstance(e, HandoffOffered))
+    assert b.send(offered.readback, number=True) and b.may_act("a-1")
+
+
+def test_a_question_refused_before_it_arrives_is_not_asked_again():
+    lead = Endpoint("lead")
+    lead.send("RW1 UN lead-1 re=dev-1 from=lead to=dev why=BUSY")
+    assert [type(e).__name__ for e in lead.receive("RW1 AQ dev-1 from=dev to=lead need=YESNO // ship it?")] \
+        == ["Noted"]
+    assert refused(lead, "RW1 AN lead-2 re=dev-1 from=lead to=dev val=Y") == "answered-twice"
+
+
 # ---- 3. no act on a readback the sender has not accepted -------------------------------------
 
 KEPT = "len:120w+tone:plain+no:em-dash+must:monday-problem"

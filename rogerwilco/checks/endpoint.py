@@ -616,6 +616,10 @@ class Endpoint:
         # an ST or AN that came before what it names: the id it names -> those lines, applied as changes when that
         # HO arrives (rb=all), so a change received before the act is echoed before it whatever the order
         self._early_changes: dict[str, tuple[str, ...]] = {}
+        # a UN this end sent naming what it had not received yet: the id it names -> those UNs, applied when that
+        # HO or AQ arrives, so a handoff this end refused is offered no readback and never acted on, whatever
+        # the order of arrival (its sender took the handoff as closed)
+        self._early_refusals: dict[str, tuple[str, ...]] = {}
         # a CX that named an HO whose re= names an HO this end never saw -> that HO: while the link stays
         # lost, every handoff that HO may re-send is withdrawn for the act (:meth:`_held_cancel`)
         self._untraced_cancels: dict[str, str] = {}
@@ -1095,7 +1099,11 @@ class Endpoint:
             return self._apply_ho(message, at, live=live, mine=mine)
         if kind == "AQ":
             self._questions.setdefault(message.id, None)
-            return [] if mine else [QuestionAsked(message=message)]
+            for un_id in self._early_refusals.pop(message.id, ()):  # refused here before it came
+                self._apply(self._messages[un_id], outgoing=True, at=at, live=live)
+            if mine:
+                return []
+            return [QuestionAsked(message=message)] if self._questions[message.id] is None else [Noted(message=message)]
         named = self._messages.get(message.re) if message.re else None
         if kind in ("ST", "AN") and named is None and message.re is not None and not mine and not self._observer:
             self._early_changes[message.re] = self._early_changes.get(message.re, ()) + (message.id,)
@@ -1120,6 +1128,8 @@ class Endpoint:
                 return [Refused(message=message)]
             if kind == "CX" and named is None and message.re is not None and not mine and not self._observer:
                 self._early_cancels[message.re] = self._early_cancels.get(message.re, ()) + (message.id,)
+            if kind == "UN" and named is None and message.re is not None and mine and not self._observer:
+                self._early_refusals[message.re] = self._early_refusals.get(message.re, ()) + (message.id,)
             return [] if mine else [Noted(message=message)]
         if kind == "UN" and message.get("why") == "DUP" and named is not None and named.type == "HO":
             split = self._split_dup(h, named, message)
@@ -1665,16 +1675,23 @@ class Endpoint:
         return None
 
     def _apply_held(self, ho: Message, h: Handoff, events: list[Any], at: str, *, live: bool) -> list[Any]:
-        """The CXs that named ``ho`` before it arrived, applied now (spec 5.4: the receiver abandons what a
-        cancel names; a handoff they cancel is offered no readback), then the changes that did."""
-        held = self._early_cancels.pop(ho.id, ())
+        """The CXs that named ``ho`` before it arrived, and the UNs this end sent naming it before it arrived,
+        applied now in the order this end took them (spec 5.4: the receiver abandons what a cancel names; a
+        handoff cancelled or refused is offered no readback), then the changes that named it."""
+        held = self._early_cancels.pop(ho.id, ()) + self._early_refusals.pop(ho.id, ())
         if held:
-            cancels: list[Any] = []
-            for cx in held:
-                cancels += self._apply(self._messages[cx], outgoing=False, at=at, live=live)
+            if len(held) > 1:
+                order = {msg_id: n for n, msg_id in enumerate(self._messages)}
+                held = tuple(sorted(held, key=order.__getitem__))
+            closes: list[Any] = []
+            for msg_id in held:
+                message = self._messages[msg_id]
+                closes += self._apply(message, outgoing=message.type == "UN", at=at, live=live)
             if h.close != "open":
                 events = [e for e in events if not isinstance(e, HandoffOffered)]
-            events = events + cancels
+            events = events + closes
+            if not events and not self._observer:  # refused here before it came: taken, nothing left to do
+                events = [Noted(message=ho)]
         return events + self._apply_early_changes(ho)
 
     def _apply_early_changes(self, ho: Message) -> list[Any]:
