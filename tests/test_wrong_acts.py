@@ -120,6 +120,32 @@ def test_a_held_refusal_and_a_held_cancel_close_the_handoff_in_the_order_this_en
     assert not b.may_act("a-1")
 
 
+@pytest.mark.parametrize("close", ["RW1 FL b-1 re=a-1 from=b to=a item=x:1 why=BUSY",
+                                   "RW1 DN b-1 re=a-1 from=b to=a item=x:1 out=NOOP"])
+def test_a_failure_or_no_act_reported_before_the_handoff_arrives_closes_it_on_arrival(close):
+    b = Endpoint("b")
+    b.send(close)
+    assert [type(e).__name__ for e in b.receive(HO)] == ["Noted"]
+    assert not b.may_act("a-1")
+    assert refused(b, RB.replace("b-1", "b-2")) == "closed"
+
+
+def test_no_act_is_reported_on_a_handoff_this_end_has_not_received():
+    b = Endpoint("b")
+    assert refused(b, DN) == "act-before-wilco"
+    # the thread check fails that act, in either order of the lines
+    assert ("act-before-wilco", "b-2") in failed_kinds([DN, HO])
+    assert ("act-before-wilco", "b-2") in failed_kinds([HO, DN])
+
+
+def test_no_go_ahead_is_sent_for_a_readback_this_end_has_not_received():
+    a = Endpoint("a")
+    a.send(HO)
+    assert refused(a, "RW1 AN a-2 re=b-1 from=a to=b val=Y") == "confirm-without-readback"
+    assert ("confirm-without-readback", "a-2") in failed_kinds([HO, "RW1 AN a-2 re=b-1 from=a to=b val=Y", RB])
+    assert a.send("RW1 AN a-3 re=b-1 from=a to=b val=N")  # a refusal of it goes: it lets nothing act
+
+
 def test_a_refusal_held_for_another_id_leaves_the_handoff_open():
     b = Endpoint("b")
     b.send("RW1 UN b-1 re=a-9 from=b to=a why=BUSY")
