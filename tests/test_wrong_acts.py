@@ -1,7 +1,8 @@
 """The ways to a wrong act: each reproducer stopped live, and reported the same by ``check_thread``.
 
 The property at the end runs hypothesis-generated conversations between three endpoints, every line
-delivered at once: what an end refuses of a kind the thread check knows, the thread check reports on the same
+delivered at once but the HOs a transport holds back (delivered by a later step, or at the end; meanwhile
+their receivers may refuse, close or act on what they have not received): what an end refuses of a kind the thread check knows, the thread check reports on the same
 lines, and what its receiver finds in it is among what the thread check reports; what the ends let out
 passes the thread check. ``RW_WRONG_ACTS_EXAMPLES`` raises the number of conversations (default 60).
 """
@@ -112,12 +113,18 @@ def test_a_refusal_held_for_its_handoff_survives_a_restart(tmp_path):
 
 def test_a_held_refusal_and_a_held_cancel_close_the_handoff_in_the_order_this_end_took_them():
     b = Endpoint("b")
-    b.receive(CX)  # the sender's cancel first, then this end's refusal, both before the HO
-    b.send(UN.replace("b-1", "b-5"))
+    b.send(UN.replace("b-1", "b-5"))  # this end's refusal first, then the sender's cancel, both before the HO
+    b.receive(CX)
     events = b.receive(HO)
-    cancelled = next(e for e in events if isinstance(e, Cancelled))  # the cancel is answered as it came first
-    assert cancelled.reply is not None and not any(isinstance(e, HandoffOffered) for e in events)
-    assert not b.may_act("a-1")
+    (cancelled,) = [e for e in events if isinstance(e, Cancelled)]  # the cancel crossed the refusal: a note
+    assert [(f.kind, f.severity, f.token) for f in cancelled.findings] == [("closed-twice", "note", "a-2")]
+    assert not any(isinstance(e, HandoffOffered) for e in events) and not b.may_act("a-1")
+    # the other order: a cancel held for the HO closed it first, so a refusal after it is a second close
+    c = Endpoint("b")
+    c.receive(CX)
+    assert refused(c, UN) == "closed-twice"
+    assert c.send(DN.replace("out=OK", "out=NOOP"))  # (the answer to the cancel)
+    assert ("closed-twice", "b-1") in failed_kinds([HO, CX, UN])
 
 
 @pytest.mark.parametrize("close", ["RW1 FL b-1 re=a-1 from=b to=a item=x:1 why=BUSY",
@@ -128,6 +135,17 @@ def test_a_failure_or_no_act_reported_before_the_handoff_arrives_closes_it_on_ar
     assert [type(e).__name__ for e in b.receive(HO)] == ["Noted"]
     assert not b.may_act("a-1")
     assert refused(b, RB.replace("b-1", "b-2")) == "closed"
+
+
+def test_what_this_end_holds_for_a_line_not_received_is_not_said_twice():
+    b = Endpoint("b")
+    b.send("RW1 DN b-1 re=a-1 from=b to=a item=x:1 out=NOOP")
+    assert refused(b, "RW1 UN b-2 re=a-1 from=b to=a why=BUSY") == "closed-twice"
+    assert ("closed-twice", "b-2") in failed_kinds([HO, "RW1 DN b-1 re=a-1 from=b to=a item=x:1 out=NOOP",
+                                                    "RW1 UN b-2 re=a-1 from=b to=a why=BUSY"])
+    lead = Endpoint("lead")
+    lead.send("RW1 AN lead-1 re=dev-1 from=lead to=dev val=N")
+    assert refused(lead, "RW1 AN lead-2 re=dev-1 from=lead to=dev val=N") == "answered-twice"
 
 
 def test_no_act_is_reported_on_a_handoff_this_end_has_not_received():
@@ -528,12 +546,18 @@ STEPS = st.lists(st.one_of(
     st.tuples(st.just("DN"), st.integers(0, 5), st.sampled_from(["OK", "NOOP"])),
     st.tuples(st.just("UN"), st.integers(0, 5)),
     st.tuples(st.just("CX"), st.integers(0, 5), st.sampled_from("ab")),
+    st.tuples(st.just("FL"), st.integers(0, 5)),
+    # an HO its receiver gets late (a transport that holds it back), and the step that delivers one held back:
+    # meanwhile the receiver may answer, close or act on what it has not received
+    st.tuples(st.just("HO-late"), st.sampled_from("bc"), st.sampled_from(["x:1", "x:2"]),
+              st.sampled_from(["echo", "exec"])),
+    st.tuples(st.just("ARRIVE"), st.integers(0, 5)),
 ), max_size=14)
 
 
 def _line(step, hos: list[tuple[str, str, str]], ends: dict[str, Endpoint]) -> tuple[str, str] | None:
     """The line a step writes (with the id its author's end gives next), and its author; None for no HO yet."""
-    if step[0] == "HO":
+    if step[0] in ("HO", "HO-late"):
         _, to, item, level = step
         return f"RW1 HO {ends['a']._peek_id()} from=a to={to} item={item} ask=FIX rb={level}", "a"
     if not hos:
@@ -548,6 +572,8 @@ def _line(step, hos: list[tuple[str, str, str]], ends: dict[str, Endpoint]) -> t
         return f"RW1 DN {ends[to]._peek_id()} re={ho} from={to} to=a item={item} out={step[2]}", to
     if step[0] == "UN":
         return f"RW1 UN {ends[to]._peek_id()} re={ho} from={to} to=a why=BUSY", to
+    if step[0] == "FL":
+        return f"RW1 FL {ends[to]._peek_id()} re={ho} from={to} to=a item={item} why=BUSY", to
     author = "a" if step[2] == "a" else to  # a CX from the receiver is from the wrong party
     addressee = "a" if author != "a" else to
     return f"RW1 CX {ends[author]._peek_id()} re={ho} from={author} to={addressee} item={item}", author
@@ -580,7 +606,15 @@ def test_what_the_endpoints_refuse_the_thread_check_reports_and_what_they_let_ou
     ends = {name: Endpoint(name) for name in "abc"}
     log: list[str] = []
     hos: list[tuple[str, str, str]] = []
-    for step in steps:
+    late: list[str] = []  # HOs sent and not yet delivered
+    for step in [*steps, *[("ARRIVE", 0)] * len(steps)]:  # (at the end, every HO held back arrives)
+        if step[0] == "ARRIVE":
+            if late:
+                line = late.pop(step[1] % len(late))
+                to = line.split(" to=")[1].split(" ")[0]
+                for event in ends[to].receive(line):
+                    assert not [f for f in event.findings if f.failed], (log, line, event)
+            continue
         made = _line(step, hos, ends)
         if made is None:
             continue
@@ -599,9 +633,12 @@ def test_what_the_endpoints_refuse_the_thread_check_reports_and_what_they_let_ou
             continue
         log.append(line)
         to = line.split(" to=")[1].split(" ")[0]
-        for event in ends[to].receive(line):  # delivered at once: the log's order is everyone's order
-            assert not [f for f in event.findings if f.failed], (log, event)
-        if step[0] == "HO":
+        if step[0] == "HO-late":
+            late.append(line)
+        else:
+            for event in ends[to].receive(line):  # delivered at once: the log's order is everyone's order
+                assert not [f for f in event.findings if f.failed], (log, event)
+        if step[0] in ("HO", "HO-late"):
             hos.append((token, step[1], step[2]))
         report = check_thread(log, now="20261001T0000Z")
         assert [f for f in report.findings if f.failed] == [], log

@@ -2221,6 +2221,23 @@ class Endpoint:
                 raise ProtocolError(f"{msg.id} reports an act on re={msg.re}, which {self.me} has not received: "
                                     "no act before the readback passes", kind="act-before-wilco",
                                     token=f"re={msg.re}")
+            if kind in ("UN", "FL"):  # a cancel of it held here (from its sender, by its id) closed it first
+                for cx_id in self._early_cancels.get(msg.re, ()):
+                    cx = self._messages[cx_id]
+                    if cx.to == self.me and msg.re.startswith(cx.from_ + "-"):
+                        raise ProtocolError(f"{msg.re} is closed more than once: {kind} {msg.id} after CX {cx_id} "
+                                            f"(held for {msg.re}, which {self.me} has not received); the answer "
+                                            "to the cancel is AN val=Y or DN out=NOOP", kind="closed-twice",
+                                            token=msg.id)
+            for sent_id in self._early_closes.get(msg.re, ()):  # what this end sent naming it already
+                sent = self._messages[sent_id].type
+                if kind in ("UN", "FL", "DN") and sent in ("UN", "FL", "DN"):
+                    raise ProtocolError(f"{msg.re} is closed more than once: {kind} {msg.id} after {sent} {sent_id} "
+                                        f"(held for {msg.re}, which {self.me} has not received)",
+                                        kind="closed-twice", token=msg.id)
+                if (kind, sent) in (("AN", "AN"), ("AN", "UN"), ("UN", "AN")):
+                    raise ProtocolError(f"{msg.re} is already answered by {sent_id} (held for it: {self.me} has not "
+                                        "received it)", kind="answered-twice", token=msg.id)
         if kind in CLOSERS:
             ho = self._target(msg)
             h = self._handoffs.get(ho.id) if ho is not None else None
@@ -2249,16 +2266,16 @@ class Endpoint:
                     return
                 self._guard_untraced_close(msg, h)
                 event = kind if kind != "DN" else ("DN-noop" if msg.get("out") == "NOOP" else "DN-act")
-                held = self._held_cancel(h) if event == "DN-act" else None
-                if held is not None:
-                    raise ProtocolError(f"{held} from {h.sender} may cancel {h.live}: it names an HO of {h.item} this "
-                                        "end has not received, or one whose re= names an HO it never saw (a re-send "
-                                        f"of {h.live}, it may be): no act until that HO comes; the answer to the "
-                                        "cancel is out=NOOP", kind="act-after-cancel", token=msg.id)
                 if event == "DN-act" and h.rb != "wilco" and h.close == "open":  # out=NOOP reports no act
                     raise ProtocolError(f"{h.live} is not wilco ({h.rb}): no DN before the readback passes"
                                         + (" and AN val=Y comes" if waits_for_verdict(levels_of(self._messages[h.live]))
                                            else ""), kind="act-before-wilco", token=msg.id)
+                held = self._held_cancel(h) if event == "DN-act" else None
+                if held is not None:  # (judged after the readback: an act before it is act-before-wilco first)
+                    raise ProtocolError(f"{held} from {h.sender} may cancel {h.live}: it names an HO of {h.item} this "
+                                        "end has not received, or one whose re= names an HO it never saw (a re-send "
+                                        f"of {h.live}, it may be): no act until that HO comes; the answer to the "
+                                        "cancel is out=NOOP", kind="act-after-cancel", token=msg.id)
             findings = self._evaluate(h, event, msg)
             if findings:
                 first = findings[0]
