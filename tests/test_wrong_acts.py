@@ -2,9 +2,9 @@
 
 The property at the end runs hypothesis-generated conversations between three endpoints, every line
 delivered at once but the HOs a transport holds back (delivered by a later step, or at the end; meanwhile
-their receivers may refuse, close or act on what they have not received): what an end refuses of a kind the thread check knows, the thread check reports on the same
-lines, and what its receiver finds in it is among what the thread check reports; what the ends let out
-passes the thread check. ``RW_WRONG_ACTS_EXAMPLES`` raises the number of conversations (default 60).
+their receivers may refuse, close or act on what they have not received): what an end refuses of a kind
+the thread check knows, the thread check reports on the same lines, and what its receiver finds in it is
+among what the thread check reports; what the ends let out passes the thread check. ``RW_WRONG_ACTS_EXAMPLES`` raises the number of conversations (default 60).
 """
 
 from __future__ import annotations

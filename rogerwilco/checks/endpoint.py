@@ -460,7 +460,8 @@ def _utcnow() -> _dt.datetime:
 #: (``_guard_expiry``, ``may_act``, ``tick``) and check_thread's at its ``now`` (``open-past-exp``); the day the
 #: check happens to run on must not void a readback in a journal or a replay
 _BEFORE_ANY_EXP = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-#: what this end may send naming a line it has not received yet, held until that line comes (:meth:`Endpoint._apply_held`)
+#: what this end may send naming a line it has not received yet, held until that line comes
+#: (:meth:`Endpoint._apply_held`)
 _HELD_OUT = ("UN", "FL", "DN", "AN")
 
 
