@@ -13,7 +13,8 @@ kept back, ``exec`` under the pay profile; some with ``exp=``), read back
 (composed by code, or wrong), confirm, re-issue, re-send, cancel, answer
 cancels, change an ``rb=all`` handoff and echo the change (or echo it wrong),
 act (sometimes with another amount than the plan's), reverse such an act
-(``ask=UNDO``), send what ``tick`` offers and advance a fake clock. They act
+(``ask=UNDO``), refuse, fail, close or act on an HO their end has not
+received yet, send what ``tick`` offers and advance a fake clock. They act
 three ways: when ``may_act`` says so, by sending ``DN out=OK`` without
 asking, and through the tool's ``prepare`` and ``commit`` (sometimes while
 another process of ``c`` takes a line from the transport between the tool's
@@ -662,6 +663,29 @@ class NoWrongAct(RuleBasedStateMachine):
         if out == "OK":
             self.acted(agent, ho_id, "DN")
         self.out(agent, line)
+
+    @precondition(lambda self: self.hos)
+    @rule(agent=st.sampled_from(AGENTS), data=st.data(), how=st.sampled_from(["UN", "FL", "NOOP", "OK"]))
+    def close_unseen(self, agent, data, how):
+        """A refusal, a failure or a done report (``OK``: an act) naming an HO to ``agent`` that its end has not
+        received yet (it learned the id some other way; the transport holds the HO back)."""
+        unseen = sorted(ho.id for ho in self.hos if ho.to == agent and ho.id not in self.ends[agent]._messages)
+        ho_id = self.pick(data, unseen, "handoff not received")
+        if ho_id is None:
+            return
+        ho = self.ho_by_id[ho_id]
+        p = " p=pay" if ho.profile == "pay" else ""
+        if how in ("UN", "FL"):
+            line = f"RW1 {how} {agent}-0 re={ho.id}{p} from={agent} to={ho.from_} item={ho.item} why=BUSY"
+        else:
+            line = dn_line(agent, ho, how)
+        try:
+            sent = self.ends[agent].send(line, number=True)
+        except ProtocolError:
+            return
+        if how == "OK":
+            self.acted(agent, ho_id, "DN")
+        self.out(agent, sent)
 
     @precondition(lambda self: any(ho.to == TOOL_AGENT and ho.item == PAY_ITEM for ho in self.hos))
     @rule(data=st.data())

@@ -460,9 +460,6 @@ def _utcnow() -> _dt.datetime:
 #: (``_guard_expiry``, ``may_act``, ``tick``) and check_thread's at its ``now`` (``open-past-exp``); the day the
 #: check happens to run on must not void a readback in a journal or a replay
 _BEFORE_ANY_EXP = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-#: what this end may send naming a line it has not received yet, held until that line comes
-#: (:meth:`Endpoint._apply_held`)
-_HELD_OUT = ("UN", "FL", "DN", "AN")
 
 
 def _past_exp(message: Message, at: _dt.datetime) -> str | None:
@@ -619,11 +616,6 @@ class Endpoint:
         # an ST or AN that came before what it names: the id it names -> those lines, applied as changes when that
         # HO arrives (rb=all), so a change received before the act is echoed before it whatever the order
         self._early_changes: dict[str, tuple[str, ...]] = {}
-        # a UN, FL, DN out=NOOP or AN this end sent naming what it had not received yet: the id it names -> those
-        # lines, applied when that HO (the closes) or AQ (the answers) arrives, so a handoff this end closed is
-        # offered no readback and never acted on, and a question is not answered twice, whatever the order of
-        # arrival (their receiver took them as they came)
-        self._early_closes: dict[str, tuple[str, ...]] = {}
         # a CX that named an HO whose re= names an HO this end never saw -> that HO: while the link stays
         # lost, every handoff that HO may re-send is withdrawn for the act (:meth:`_held_cancel`)
         self._untraced_cancels: dict[str, str] = {}
@@ -1103,15 +1095,8 @@ class Endpoint:
             return self._apply_ho(message, at, live=live, mine=mine)
         if kind == "AQ":
             self._questions.setdefault(message.id, None)
-            for sent in self._early_closes.pop(message.id, ()):  # answered or refused here before it came
-                if self._messages[sent].type in ("AN", "UN"):
-                    self._apply(self._messages[sent], outgoing=True, at=at, live=live)
-            if mine:
-                return []
-            return [QuestionAsked(message=message)] if self._questions[message.id] is None else [Noted(message=message)]
+            return [] if mine else [QuestionAsked(message=message)]
         named = self._messages.get(message.re) if message.re else None
-        if kind in _HELD_OUT and named is None and message.re is not None and mine and not self._observer:
-            self._early_closes[message.re] = self._early_closes.get(message.re, ()) + (message.id,)
         if kind in ("ST", "AN") and named is None and message.re is not None and not mine and not self._observer:
             self._early_changes[message.re] = self._early_changes.get(message.re, ()) + (message.id,)
         if kind in ("ST", "AN"):
@@ -1680,23 +1665,16 @@ class Endpoint:
         return None
 
     def _apply_held(self, ho: Message, h: Handoff, events: list[Any], at: str, *, live: bool) -> list[Any]:
-        """The CXs that named ``ho`` before it arrived, and the closes this end sent naming it before it arrived,
-        applied now in the order this end took them (spec 5.4: the receiver abandons what a cancel names; a
-        handoff cancelled or refused is offered no readback), then the changes that named it."""
-        held = [(cx_id, False) for cx_id in self._early_cancels.pop(ho.id, ())]  # (id, whether this end sent it)
-        held += [(sent, True) for sent in self._early_closes.pop(ho.id, ()) if self._messages[sent].type != "AN"]
+        """The CXs that named ``ho`` before it arrived, applied now (spec 5.4: the receiver abandons what a
+        cancel names; a handoff they cancel is offered no readback), then the changes that did."""
+        held = self._early_cancels.pop(ho.id, ())
         if held:
-            if len(held) > 1:
-                order = {msg_id: n for n, msg_id in enumerate(self._messages)}
-                held.sort(key=lambda entry: order[entry[0]])
-            closes: list[Any] = []
-            for msg_id, sent in held:
-                closes += self._apply(self._messages[msg_id], outgoing=sent, at=at, live=live)
+            cancels: list[Any] = []
+            for cx in held:
+                cancels += self._apply(self._messages[cx], outgoing=False, at=at, live=live)
             if h.close != "open":
                 events = [e for e in events if not isinstance(e, HandoffOffered)]
-            events = events + closes
-            if not events and not self._observer:  # refused here before it came: taken, nothing left to do
-                events = [Noted(message=ho)]
+            events = events + cancels
         return events + self._apply_early_changes(ho)
 
     def _apply_early_changes(self, ho: Message) -> list[Any]:
@@ -2211,9 +2189,10 @@ class Endpoint:
                 return
         if kind == "AQ" and named is not None and named.type == "AQ":
             return
-        if named is None and msg.re is not None:
-            # what names a line this end has not received: a go-ahead would confirm a readback nobody checked,
-            # and an act would run on a handoff never read back (a refusal, a failure or out=NOOP is held for it)
+        if named is None and msg.re is not None and kind in ("AN", "UN", "FL", "DN"):
+            # an answer or a close of a line this end has not received: a go-ahead would confirm a readback
+            # nobody checked, an act would run on a handoff never read back, and a close may turn out, when
+            # the line comes, to close again a handoff it re-sends (nothing to answer or close yet)
             if kind == "AN" and msg.get("val") == "Y":
                 raise ProtocolError(f"{msg.id} answers re={msg.re} val=Y, but {self.me} has not received "
                                     f"{msg.re}: no go-ahead for a readback this end did not check (spec 5.3)",
@@ -2222,23 +2201,9 @@ class Endpoint:
                 raise ProtocolError(f"{msg.id} reports an act on re={msg.re}, which {self.me} has not received: "
                                     "no act before the readback passes", kind="act-before-wilco",
                                     token=f"re={msg.re}")
-            if kind in ("UN", "FL"):  # a cancel of it held here (from its sender, by its id) closed it first
-                for cx_id in self._early_cancels.get(msg.re, ()):
-                    cx = self._messages[cx_id]
-                    if cx.to == self.me and msg.re.startswith(cx.from_ + "-"):
-                        raise ProtocolError(f"{msg.re} is closed more than once: {kind} {msg.id} after CX {cx_id} "
-                                            f"(held for {msg.re}, which {self.me} has not received); the answer "
-                                            "to the cancel is AN val=Y or DN out=NOOP", kind="closed-twice",
-                                            token=msg.id)
-            for sent_id in self._early_closes.get(msg.re, ()):  # what this end sent naming it already
-                sent = self._messages[sent_id].type
-                if kind in ("UN", "FL", "DN") and sent in ("UN", "FL", "DN"):
-                    raise ProtocolError(f"{msg.re} is closed more than once: {kind} {msg.id} after {sent} {sent_id} "
-                                        f"(held for {msg.re}, which {self.me} has not received)",
-                                        kind="closed-twice", token=msg.id)
-                if (kind, sent) in (("AN", "AN"), ("AN", "UN"), ("UN", "AN")):
-                    raise ProtocolError(f"{msg.re} is already answered by {sent_id} (held for it: {self.me} has not "
-                                        "received it)", kind="answered-twice", token=msg.id)
+            raise ProtocolError(f"{msg.id} answers re={msg.re}, which {self.me} has not received: nothing to "
+                                f"answer or close yet (send it when {msg.re} comes)", kind="not-received",
+                                token=f"re={msg.re}")
         if kind in CLOSERS:
             ho = self._target(msg)
             h = self._handoffs.get(ho.id) if ho is not None else None
