@@ -127,6 +127,10 @@ def test_no_go_ahead_or_answer_is_sent_for_a_line_this_end_has_not_received():
     assert refused(a, "RW1 AN a-2 re=b-1 from=a to=b val=N") == "not-received"
     lead = Endpoint("lead")
     assert refused(lead, "RW1 UN lead-1 re=dev-1 from=lead to=dev why=BUSY") == "not-received"
+    # a line received and not taken was received: it may be refused again in the agent's own words
+    (unreadable, reply) = lead.receive("RW1 AQ dev-2 from=dev to=lead need=ZORK // ship it?")
+    assert reply.line.startswith("RW1 UN lead-1 re=dev-2 ")
+    assert lead.send("RW1 UN lead-2 re=dev-2 from=lead to=dev why=UNK // ZORK is no need code I know")
 
 
 def test_an_act_on_a_handoff_not_read_back_is_act_before_wilco_though_a_held_cancel_may_name_it():

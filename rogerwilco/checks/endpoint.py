@@ -2201,6 +2201,9 @@ class Endpoint:
                 raise ProtocolError(f"{msg.id} reports an act on re={msg.re}, which {self.me} has not received: "
                                     "no act before the readback passes", kind="act-before-wilco",
                                     token=f"re={msg.re}")
+            if kind == "UN" and any(self._messages[r].re == msg.re for replies in self._unreadable.values()
+                                    for r in replies if r in self._messages):
+                return  # a line received and not taken, which this end answered UN why=UNK|VER: refused again
             raise ProtocolError(f"{msg.id} answers re={msg.re}, which {self.me} has not received: nothing to "
                                 f"answer or close yet (send it when {msg.re} comes)", kind="not-received",
                                 token=f"re={msg.re}")
