@@ -14,7 +14,7 @@ kept back, ``exec`` under the pay profile; some with ``exp=``), read back
 cancels, change an ``rb=all`` handoff and echo the change (or echo it wrong),
 act (sometimes with another amount than the plan's), reverse such an act
 (``ask=UNDO``), refuse, fail, close or act on an HO their end has not
-received yet, send what ``tick`` offers and advance a fake clock. They act
+received yet, confirm a readback their end has not received, send what ``tick`` offers and advance a fake clock. They act
 three ways: when ``may_act`` says so, by sending ``DN out=OK`` without
 asking, and through the tool's ``prepare`` and ``commit`` (sometimes while
 another process of ``c`` takes a line from the transport between the tool's
@@ -686,6 +686,21 @@ class NoWrongAct(RuleBasedStateMachine):
         if how == "OK":
             self.acted(agent, ho_id, "DN")
         self.out(agent, sent)
+
+    @precondition(lambda self: self.rb_of)
+    @rule(data=st.data())
+    def confirm_unseen(self, data):
+        """An ``AN val=Y`` from an HO's sender to a readback of it its end has not received (nobody checked it)."""
+        unseen = sorted((ho.from_, rb) for ho_id, rbs in self.rb_of.items() for rb in rbs
+                        if (ho := self.ho_by_id[ho_id]).from_ in self.ends and rb not in self.ends[ho.from_]._messages)
+        picked = self.pick(data, unseen, "readback not received")
+        if picked is None:
+            return
+        sender, rb = picked
+        reader = rb.rsplit("-", 1)[0]
+        p = next((" p=pay" for ho_id, rbs in self.rb_of.items() if rb in rbs and self.ho_by_id[ho_id].profile == "pay"),
+                 "")
+        self.send(sender, f"RW1 AN {sender}-0 re={rb}{p} from={sender} to={reader} val=Y", number=True)
 
     @precondition(lambda self: any(ho.to == TOOL_AGENT and ho.item == PAY_ITEM for ho in self.hos))
     @rule(data=st.data())
