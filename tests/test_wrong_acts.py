@@ -567,6 +567,8 @@ def _rebuilt(line: str, log: list[str]) -> Endpoint:
 @example([("HO", "b", "x:1", "echo"), ("CX", 0, "b")])  # cancel-wrong-party
 @example([("HO", "b", "x:1", "exec"), ("RB", 0, "TEST"), ("AN", 0)])  # confirm-void
 @example([("HO", "b", "x:1", "echo"), ("RB", 0, "FIX"), ("HO", "c", "x:1", "echo")])  # two-owners
+# an act on a handoff refused, while a cancel held for an HO not received may name it: act-before-wilco
+@example([("HO", "b", "x:1", "echo"), ("UN", 0), ("HO-late", "b", "x:1", "echo"), ("CX", 1, "a"), ("DN", 0, "OK")])
 def test_what_the_endpoints_refuse_the_thread_check_reports_and_what_they_let_out_it_passes(steps):
     ends = {name: Endpoint(name) for name in "abc"}
     log: list[str] = []

@@ -2239,8 +2239,8 @@ class Endpoint:
                     raise ProtocolError(f"{h.live} is not wilco ({h.rb}): no DN before the readback passes"
                                         + (" and AN val=Y comes" if waits_for_verdict(levels_of(self._messages[h.live]))
                                            else ""), kind="act-before-wilco", token=msg.id)
-                held = self._held_cancel(h) if event == "DN-act" else None
-                if held is not None:  # (judged after the readback: an act before it is act-before-wilco first)
+                held = self._held_cancel(h) if event == "DN-act" and h.close == "open" else None
+                if held is not None:  # (after the readback and the close: act-before-wilco, closed-twice first)
                     raise ProtocolError(f"{held} from {h.sender} may cancel {h.live}: it names an HO of {h.item} this "
                                         "end has not received, or one whose re= names an HO it never saw (a re-send "
                                         f"of {h.live}, it may be): no act until that HO comes; the answer to the "
