@@ -450,8 +450,11 @@ def readback_passes(ho: Message, rb: Message, *, receiver: Receiver, now: _dt.da
     """Whether :func:`check_rb` of the same arguments passes: the same tiers, without the findings that can only
     be notes and cost work of their own (the digest of an HO whose readback carries no ``h=``). For a check
     that reads the verdict alone (a replay of a conversation)."""
-    if expect_acc is None and record is None and _echoed_verbatim(ho, rb):
-        return True
+    if expect_acc is None and record is None:
+        if _echoed_verbatim(ho, rb):
+            return True
+        if _misread(ho, rb, receiver):
+            return False
     return _check_rb(ho, rb, receiver, expect_acc=expect_acc, record=record, at=now, notes=False).passed
 
 
@@ -486,6 +489,35 @@ def _echoed_verbatim(ho: Message, rb: Message) -> bool:
         if key not in ho_slots and key not in _RB_OWN_UNCOMPARED:
             return False
     return True
+
+
+def verbatim_types(ho: Message) -> tuple[tuple[str, type], ...] | None:
+    """What a readback with ``ho``'s item and slots, equal as a mapping, needs beyond that to pass every tier at
+    once (:func:`_echoed_verbatim`'s case, read in one comparison): each slot of the HO that is not text, with
+    its type, which the RB's value must have too (``1`` equals ``True``). None where equal slots are not
+    enough: the HO carries a slot the tiers read beyond the echo (``h``, ``exp``, ``acc``...), readback
+    levels, or a value that is not text, a number or a flag. The receipt (``re``, ``from``, ``to``) is the
+    caller's to check."""
+    slots = ho.slots
+    if "rb" in slots or not _RB_OWN_SLOTS.isdisjoint(slots):
+        return None
+    typed = tuple((k, type(v)) for k, v in slots.items() if type(v) is not str)
+    if any(kind is not int and kind is not bool for _, kind in typed):
+        return None
+    return typed
+
+
+def _misread(ho: Message, rb: Message, receiver: Receiver) -> bool:
+    """Whether a slot the HO asks to have echoed is missing from ``rb`` or read back as another value: the
+    echo tier's failing finding, found without the rest of the report (:func:`_check_rb` would give it, so
+    the readback fails). Sufficient, not necessary, as :func:`_echoed_verbatim`; False where the HO's
+    execution slots are read by tier 5 instead."""
+    if not (isinstance(ho, Message) and isinstance(rb, Message) and ho.type == "HO" and rb.type == "RB"):
+        return False
+    if "exec" in levels_of(ho):
+        return False
+    vocab = vocabulary_of(ho, receiver)
+    return any(compare_slot(key, ho.get(key), rb, vocab, 3, require=True) for key in echo_set(ho))
 
 
 def _check_rb(ho: Message | str, rb: Message | str, receiver: Receiver, *, expect_acc: str | Iterable[str] | None,
@@ -807,5 +839,6 @@ __all__ = [
     "record_type_problems",
     "tier_digest",
     "tier_receipt",
+    "verbatim_types",
     "vocabulary_of",
 ]

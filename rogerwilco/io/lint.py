@@ -62,6 +62,7 @@ import attrs
 from ..checks import _components
 from ..checks._components import (Components, decoded, encoded, memory_bound, no_cycle_collection, on_disk,
                                   scratch_database, touches_of)
+from ..checks._plain import PlainThreads
 from ..checks.lifecycle import is_carried_forward
 
 from ..core import _deprecated
@@ -622,6 +623,7 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     tally = counts if counts is not None else {}
     tally.setdefault("lines", 0)
     tally.setdefault("messages", 0)
+    plain = _plain_stream(fp, receiver, file, now, enabled, tally) if places is None else None
 
     def valid() -> Iterator[Message | LineResult]:
         if places is not None:
@@ -652,8 +654,9 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
                 yield result  # the line it was read from goes along: the thread check keeps it small
 
     try:
-        across = stream_findings(valid(), file, receiver=receiver, now=now, enabled=enabled, refused=refused)
-        findings.extend(across)
+        if plain is None:
+            plain = stream_findings(valid(), file, receiver=receiver, now=now, enabled=enabled, refused=refused)
+        findings.extend(plain)
         kept = [f for f in findings if f.code in enabled]
         if places is not None:
             places.want({(f.line, f.text) for f in kept})
@@ -671,6 +674,48 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
         else:
             seen[identity] = 0
     return kept
+
+
+def _plain_stream(fp: Any, receiver: Receiver, file: str, now: str | None, enabled: frozenset[str],
+                  tally: dict[str, int]) -> list[LintFinding] | None:
+    """Lint's accept path: the findings of the stream ``fp`` (a file it can read again), read once on the
+    accept path, when every line reads with nothing to say and every message takes a step of a plain thread
+    (:mod:`rogerwilco.checks._plain`): the full rules read the threads left waiting alone. None where it
+    cannot tell, with ``fp`` back where it was and ``tally`` as it was, for the full pass."""
+    if not _rereadable(fp):
+        return None
+    start = fp.tell()
+    count = 0
+    threads = PlainThreads(receiver, memory_bytes=memory_bound())
+    take = threads.take
+    with no_cycle_collection():  # (the threads' records hold no cycle; a collection would walk them all)
+        for result in validate_stream(fp, receiver, file=file, quiet_first=True):
+            message = result.message
+            if message is None or result.findings or result.raw is not None or not take(message):
+                # a refusal, a note, a blank line, a message off the plain steps: the full pass reads it all
+                fp.seek(start)
+                return None
+            count += 1
+    tally["lines"] += count
+    tally["messages"] += count
+    waiting = sorted((m for thread in threads.unfinished(now) for m in thread), key=_line_of)
+    if not waiting:
+        return []
+    return stream_findings(waiting, file, receiver=receiver, now=now, enabled=enabled)
+
+
+def _line_of(m: Message) -> int:
+    source = m.source
+    return source.line if source is not None and source.line is not None else 0
+
+
+def _rereadable(fp: Any) -> bool:
+    if not hasattr(fp, "read"):
+        return False
+    try:
+        return bool(fp.seekable())
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[str]:

@@ -1,0 +1,303 @@
+"""Lint's accept path: a conversation made of plain threads, read in one pass.
+
+Most streams a linter reads are clean, and most of their threads take the
+same few steps: an HO, its readback, its DN; a question and its answer; a
+cancel and its ``AN val=Y``; a re-send answered ``UN why=DUP``; a re-issue
+after a void readback; a refusal. :class:`PlainThreads` follows those steps,
+message by message in stream order, in a few dict operations each. It
+reports no finding itself. Where a message takes any other step (a type, a
+slot, a party, a state it does not follow), :meth:`PlainThreads.take` says
+no, and lint reads the whole stream again the full way
+(:func:`rogerwilco.io.lint.lint_stream`). When the stream ends with every
+message taken, :meth:`PlainThreads.unfinished` gives the threads still
+waiting for something (an HO not read back, a question not answered, a
+cancel not acknowledged; given a ``now``, a handoff open with a date), whole,
+and lint gives those the full rules: a plain thread that waits for nothing
+has no finding, and each thread is a part of the conversation that touches
+nothing else (:mod:`rogerwilco.checks._components`), so the findings are the
+full pass's.
+
+Why a finished plain thread has no finding, rule by rule (each step says
+which rows it takes): every id is new and goes forward from its sender's
+last (RW100, RW101); every ``re=`` names a message already read, of the kind
+the step expects, from and to the parties it expects (RW102, RW109, RW117);
+every HO that starts a handoff is about an item no earlier HO named, so no
+owner rule (RW112, RW116) can read two HOs of one item; no HO carries
+``rb=``, ``ctx=`` or a profile, so no readback waits for a verdict (RW111,
+RW113, RW114); each handoff steps through the lifecycle's table
+(:data:`rogerwilco.checks.lifecycle.TRANSITIONS`) on rows that carry no
+finding (RW105, RW108); and a finished thread waits for no answer (RW103,
+RW104, RW110, RW115) and has no date left to pass (RW106, RW107). The
+differential tests (``tests/test_lint_plain.py``) hold the accept path to
+the full lint on generated conversations and on every stream the tests
+read.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Iterator
+
+from ..core.vocab import Receiver
+from .readback import readback_passes, verbatim_types
+
+#: the readback verdict is the replay's: as of a moment before any exp (the endpoint checks an RB so)
+_BEFORE_ANY_EXP = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+#: an HO's slots that take its handoff off the plain steps: a profile, readback levels (some wait for a
+#: verdict), an undo's context
+_NOT_PLAIN_HO = frozenset({"p", "rb", "ctx"})
+#: the memory the accept path may hold per message it keeps (an id and its record, or a message of a thread
+#: not finished: a message is about 1 KB), about; past lint's bound, the full pass takes over (it spills)
+_HELD = 240
+_KEPT = 1200
+
+# a thread: [sender, receiver, item, readback state, close state, live HO (the message, None once closed),
+# its id, answers it waits for, its messages (None once finished), dated, echo keys (None: read the tiers)]
+_FROM, _TO, _ITEM, _READBACK, _CLOSE, _LIVE, _LIVE_ID, _WAITS, _MESSAGES, _DATED, _ECHO = range(11)
+# what an id names
+_ISSUE, _RESEND, _RB_VOID, _DONE, _QUESTION, _CANCEL = range(6)
+
+
+def _thread(sender: str, to: str, item: Any, live: Any) -> list[Any]:
+    return [sender, to, item, "offered", "open", live, live.id if live is not None else None, 1, [live], False,
+            None]
+
+
+class PlainThreads:
+    """One stream's messages, taken in order while every one takes a plain step (the module's docstring).
+
+    :meth:`take` gives each message and says whether it took a plain step; at the first False the caller
+    stops (the object is spent) and reads the stream the full way. After the last message,
+    :meth:`unfinished` gives what the full rules must still read."""
+
+    __slots__ = ("_receiver", "_named", "_last", "_items", "_open", "_room")
+
+    def __init__(self, receiver: Receiver, *, memory_bytes: int) -> None:
+        self._receiver = receiver
+        #: what each id names: (kind, thread), for a question (kind, thread, asker, asked)
+        self._named: dict[str, tuple[Any, ...]] = {}
+        self._last: dict[str, int] = {}  # each sender's last id number
+        self._items: set[str] = set()
+        self._open: dict[int, list[Any]] = {}  # the threads not finished (keeping their messages), by id()
+        self._room = memory_bytes
+
+    def take(self, m: Any) -> bool:
+        """Take the next message (a :class:`rogerwilco.core.message.Message`); False where it is not plain."""
+        named = self._named
+        ident = m.id
+        if ident in named:  # a repeated id is RW100's (or a twin line: not plain either)
+            return False
+        self._room -= _HELD
+        if self._room < 0:
+            return False
+        sender = m.from_
+        head, dash, digits = ident.rpartition("-")
+        if head != sender or not (digits.isascii() and digits.isdigit()):
+            return False
+        number = int(digits)
+        last = self._last
+        if number <= last.get(sender, -1):  # RW101
+            return False
+        last[sender] = number
+        kind = m.type
+        re = m.re
+        if re is None:
+            if kind == "HO":
+                return self._new_handoff(m)
+            if kind == "AQ" and m.item is None:  # a question on nothing: a thread of its own, with no close
+                question = _thread(sender, m.to, None, None)
+                question[_CLOSE] = "closed"
+                question[_MESSAGES] = [m]
+                self._open[id(question)] = question
+                named[ident] = (_QUESTION, question, sender, m.to)
+                return self._keep(question, None)
+            return False
+        target = named.get(re)
+        if target is None:  # RW102
+            return False
+        what, t = target[0], target[1]
+        to = m.to
+        if kind == "RB":
+            # the receiver's readback of the live issue, before any other: the table's (offered, RB-pass) to
+            # wilco (the echo level waits for no verdict), (offered, RB-void) to void; either answers the HO
+            if what != _ISSUE or t[_LIVE_ID] != re or t[_READBACK] != "offered" or t[_CLOSE] != "open":
+                return False
+            if sender != t[_TO] or to != t[_FROM]:
+                return False
+            if self._echoes(t, m):
+                t[_READBACK] = "wilco"
+                t[_WAITS] -= 1
+                named[ident] = (_DONE, t)
+            else:
+                t[_READBACK] = "void"  # it waits on for the re-issue
+                named[ident] = (_RB_VOID, t)
+            return self._keep(t, m)
+        if kind == "DN":
+            # the act (or NOOP) on a handoff cleared to act and open: (wilco, DN-act), (open, DN-act) to done,
+            # (open, DN-noop) to closed; no finding on either row
+            if what != _ISSUE or t[_LIVE_ID] != re or t[_READBACK] != "wilco" or t[_CLOSE] != "open":
+                return False
+            if sender != t[_TO] or to != t[_FROM] or m.item != t[_ITEM]:
+                return False
+            t[_CLOSE] = "closed" if m.slots.get("out") == "NOOP" else "done"
+            t[_LIVE] = None
+            named[ident] = (_DONE, t)
+            return self._keep(t, m)
+        if kind == "UN":
+            if what == _RESEND:
+                # the receiver's UN why=DUP to a re-send of a handoff it read back: it closes the re-send alone
+                if t[_CLOSE] != "open" or sender != t[_TO] or to != t[_FROM] or m.slots.get("why") != "DUP":
+                    return False
+                named[re] = (_DONE, t)  # (answered: no second answer)
+                t[_WAITS] -= 1
+            elif what == _ISSUE:
+                # a refusal of the live issue, open, offered or cleared: (open, UN) to closed; it answers the HO
+                if t[_LIVE_ID] != re or t[_CLOSE] != "open" or t[_READBACK] == "void":
+                    return False
+                if sender != t[_TO] or to != t[_FROM] or m.item not in (None, t[_ITEM]):
+                    return False
+                if m.slots.get("why") in ("DUP", "UNK", "VER"):
+                    return False
+                if t[_READBACK] == "offered":
+                    t[_WAITS] -= 1
+                t[_CLOSE] = "closed"
+                t[_LIVE] = None
+            elif what == _QUESTION:
+                if not self._answers(m, target):
+                    return False
+            else:
+                return False
+            named[ident] = (_DONE, t)
+            return self._keep(t, m)
+        if kind == "AN":
+            if what == _QUESTION:
+                if not self._answers(m, target):
+                    return False
+            elif what == _CANCEL:
+                # the receiver's AN val=Y to the cancel
+                if sender != t[_TO] or to != t[_FROM] or m.slots.get("val") != "Y":
+                    return False
+                named[re] = (_DONE, t)
+                t[_WAITS] -= 1
+            else:
+                return False
+            named[ident] = (_DONE, t)
+            return self._keep(t, m)
+        if kind == "CX":
+            # the sender's cancel of the live issue, open, offered or cleared: (open, CX) to cancelled; it
+            # answers the HO and waits for the receiver's AN val=Y; nothing closes the handoff after it here
+            if what != _ISSUE or t[_LIVE_ID] != re or t[_CLOSE] != "open" or t[_READBACK] == "void":
+                return False
+            if sender != t[_FROM] or to != t[_TO] or m.item != t[_ITEM]:
+                return False
+            if t[_READBACK] == "offered":
+                t[_WAITS] -= 1
+            t[_CLOSE] = "cancelled"
+            t[_LIVE] = None
+            t[_WAITS] += 1
+            named[ident] = (_CANCEL, t)
+            return self._keep(t, m)
+        if kind == "AQ":
+            # a question about the live issue of an open handoff, between its two parties
+            if what != _ISSUE or t[_LIVE_ID] != re or t[_CLOSE] != "open" or m.item not in (None, t[_ITEM]):
+                return False
+            if not ((sender == t[_FROM] and to == t[_TO]) or (sender == t[_TO] and to == t[_FROM])):
+                return False
+            t[_WAITS] += 1
+            named[ident] = (_QUESTION, t, sender, to)
+            return self._keep(t, m)
+        if kind == "HO":
+            return self._carried(m, what, t)
+        return False
+
+    def _answers(self, m: Any, question: tuple[Any, ...]) -> bool:
+        """The asked agent's AN or UN to a question not answered yet (the question's thread waits no more)."""
+        _, t, asker, asked = question
+        if m.from_ != asked or m.to != asker:
+            return False
+        self._named[m.re] = (_DONE, t)
+        t[_WAITS] -= 1
+        return True
+
+    def _keep(self, t: list[Any], m: Any) -> bool:
+        """Keep ``m`` with its thread while the thread waits or is open; let the thread go once finished."""
+        kept = t[_MESSAGES]
+        if m is not None:
+            kept.append(m)
+            self._room -= _KEPT
+        if t[_WAITS] == 0 and t[_CLOSE] != "open":
+            self._room += _KEPT * len(kept)
+            t[_MESSAGES] = None
+            del self._open[id(t)]
+        return self._room >= 0
+
+    def _echoes(self, t: list[Any], rb: Any) -> bool:
+        """Whether the readback passes: where the HO's slots are plain values read back as the same ones
+        (:func:`rogerwilco.checks.readback._echoed_verbatim`'s case, read in one comparison), at once;
+        else by the tiers, as the replay reads them."""
+        ho = t[_LIVE]
+        typed = t[_ECHO]
+        if typed is not None and rb.item == ho.item and rb.slots == ho.slots:
+            rb_slots = rb.slots
+            if all(type(rb_slots[k]) is kind for k, kind in typed):
+                return True
+        return readback_passes(ho, rb, receiver=self._receiver, now=_BEFORE_ANY_EXP)
+
+    def _plain_ho(self, m: Any) -> bool:
+        slots = m.slots
+        return (isinstance(m.item, str) and m.from_ != m.to and _NOT_PLAIN_HO.isdisjoint(slots)
+                and slots.get("ask") != "UNDO")
+
+    def _issue(self, t: list[Any], m: Any) -> None:
+        """``m`` is the handoff's live issue now: read it for the echo at once, and its dates."""
+        slots = m.slots
+        t[_LIVE] = m
+        t[_LIVE_ID] = m.id
+        t[_DATED] = t[_DATED] or "due" in slots or "exp" in slots
+        t[_ECHO] = verbatim_types(m)
+
+    def _new_handoff(self, m: Any) -> bool:
+        """An HO that answers nothing, about an item no HO named before."""
+        item = m.item
+        if not self._plain_ho(m) or item in self._items:
+            return False
+        self._items.add(item)
+        t = _thread(m.from_, m.to, item, m)
+        self._room -= _KEPT
+        self._issue(t, m)
+        self._open[id(t)] = t
+        self._named[m.id] = (_ISSUE, t)
+        return self._keep(t, None)
+
+    def _carried(self, m: Any, what: int, t: list[Any]) -> bool:
+        """An HO whose ``re=`` names its own handoff: a re-send of the live issue once read back (the table's
+        (wilco, resend): it is answered UN why=DUP), or a re-issue naming the void readback ((void, reissue)
+        to offered)."""
+        if not self._plain_ho(m) or t[_CLOSE] != "open":
+            return False
+        if m.from_ != t[_FROM] or m.to != t[_TO] or m.item != t[_ITEM]:
+            return False
+        if what == _ISSUE:
+            live = t[_LIVE]
+            if t[_LIVE_ID] != m.re or t[_READBACK] != "wilco" or m.slots != live.slots or m.tail != live.tail:
+                return False
+            t[_WAITS] += 1
+            self._named[m.id] = (_RESEND, t)
+            return self._keep(t, m)
+        if what == _RB_VOID:  # (the void readback of the live issue: one a handoff, while it is void)
+            if t[_READBACK] != "void":
+                return False
+            self._named[m.re] = (_DONE, t)
+            t[_READBACK] = "offered"  # the re-issue waits for its readback in the void one's place
+            self._issue(t, m)
+            self._named[m.id] = (_ISSUE, t)
+            return self._keep(t, m)
+        return False
+
+    def unfinished(self, now: str | None) -> Iterator[list[Any]]:
+        """The messages of each thread the full rules must read: one waiting for an answer (an HO not read
+        back, a void readback not re-issued, a re-send, question or cancel not answered), and with ``now``
+        one still open (or cancelled) with a ``due=`` or ``exp=``; each thread's messages in stream order."""
+        for t in self._open.values():
+            if t[_WAITS] or t[_READBACK] == "void" or (now is not None and t[_DATED] and t[_CLOSE] not in ("done", "closed")):
+                yield t[_MESSAGES]
