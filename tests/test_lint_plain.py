@@ -25,6 +25,7 @@ from rogerwilco.io.lint import lint_stream
 from rogerwilco.io.stream import validate_stream
 
 from .strategies import messages, value_for
+from .test_scanner import scan  # noqa: F401  (the fixture: the C scanner, built for the test where it is not)
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ("ops", "dev", "qa", "lead")
@@ -259,3 +260,60 @@ def test_the_readback_shortcuts_agree_with_the_tiers(ho, data):
         assert passed
     if _misread(ho, rb, receiver):
         assert not passed
+
+
+def canonical(threads: PlainThreads) -> tuple:
+    """A PlainThreads' state with each thread as its place in the order its ids were named, each message as its id."""
+    order: dict[int, int] = {}
+    rows: list[list] = []
+
+    def thread(t):
+        if t is None:
+            return None
+        if id(t) not in order:
+            order[id(t)] = len(order)
+            rows.append(t)
+        return order[id(t)]
+
+    named = {k: (v[0], thread(v[1]), *v[2:]) for k, v in threads._named.items()}
+    opened = {k: thread(t) for k, t in threads._open.items()}
+    shown = [[getattr(x, "id", x) if not isinstance(x, list) else [m.id for m in x] for x in t] for t in rows]
+    return named, opened, shown, dict(threads._last), set(threads._items)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=threads(), cut=st.integers(0, 3))
+def test_the_c_steps_are_the_python_steps(scan, spec, cut):
+    """The C scanner's PlainSteps and PlainThreads.take, given the same messages: the same answer for each, and
+    the same state after each (the threads, what each id names, each sender's last number, the items)."""
+    from rogerwilco.checks import _plain
+
+    text = conversation(spec)
+    if cut:
+        kept = text.splitlines()
+        text = "\n".join(kept[: max(1, len(kept) - cut)]) + "\n"
+    receiver = Receiver.all_bundled()
+    messages = [r.message for r in validate_stream(io.BytesIO(text.encode()), receiver) if r.message is not None]
+    python, native = PlainThreads(receiver, memory_bytes=1 << 30), PlainThreads(receiver, memory_bytes=1 << 30)
+    step = scan.scan.PlainSteps(native._named, native._last, native._items, native._open, 1 << 30, _plain.HELD,
+                                _plain.KEPT, _plain._NOT_PLAIN_HO, native._readback, _plain.VERBATIM_BLOCKERS)
+    for m in messages:
+        took = python.take(m)
+        assert step(m) is took, m
+        assert canonical(native) == canonical(python), m
+        if not took:
+            break
+    assert [list(map(id, t)) for t in native.unfinished(None)] == [list(map(id, t)) for t in python.unfinished(None)]
+
+
+def test_the_c_steps_keep_to_the_memory_bound(scan):
+    from rogerwilco.checks import _plain
+
+    receiver = Receiver.all_bundled()
+    text = "".join(f"RW1 HO ops-{n} from=ops to=dev item=jira:OPS-{n} ask=FIX\n" for n in range(1, 200))
+    messages = [r.message for r in validate_stream(io.BytesIO(text.encode()), receiver)]
+    for room, all_taken in ((10 << 20, True), (50_000, False)):
+        t = PlainThreads(receiver, memory_bytes=room)
+        step = scan.scan.PlainSteps(t._named, t._last, t._items, t._open, room, _plain.HELD, _plain.KEPT,
+                                    _plain._NOT_PLAIN_HO, t._readback, _plain.VERBATIM_BLOCKERS)
+        assert all(step(m) for m in messages) is all_taken

@@ -36,37 +36,40 @@ read.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
+from ..core import speedups
 from ..core.vocab import Receiver
-from .readback import readback_passes, verbatim_types
+from .readback import VERBATIM_BLOCKERS, readback_passes, verbatim_types
 
 #: the readback verdict is the replay's: as of a moment before any exp (the endpoint checks an RB so)
 _BEFORE_ANY_EXP = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 #: an HO's slots that take its handoff off the plain steps: a profile, readback levels (some wait for a
 #: verdict), an undo's context
 _NOT_PLAIN_HO = frozenset({"p", "rb", "ctx"})
-#: the memory the accept path may hold per message it keeps (an id and its record, or a message of a thread
-#: not finished: a message is about 1 KB), about; past lint's bound, the full pass takes over (it spills)
-_HELD = 240
-_KEPT = 1200
+#: the memory the accept path may hold per message it names (an id and its record), and per message of a
+#: thread not finished (kept whole: about 1 KB), about; past lint's bound the full pass takes over (it spills)
+HELD = 240
+KEPT = 1200
 
-# a thread: [sender, receiver, item, readback state, close state, live HO (the message, None once closed),
-# its id, answers it waits for, its messages (None once finished), dated, echo keys (None: read the tiers)]
+# a thread: [sender, receiver, item, readback state, close state, live HO (None once closed), the live HO's id,
+# answers it waits for, its messages (None once finished), dated (a due= or exp= on an issue), the live HO's
+# verbatim_types (None: its readbacks are read by the tiers)]
 _FROM, _TO, _ITEM, _READBACK, _CLOSE, _LIVE, _LIVE_ID, _WAITS, _MESSAGES, _DATED, _ECHO = range(11)
-# what an id names
-_ISSUE, _RESEND, _RB_VOID, _DONE, _QUESTION, _CANCEL = range(6)
-
-
-def _thread(sender: str, to: str, item: Any, live: Any) -> list[Any]:
-    return [sender, to, item, "offered", "open", live, live.id if live is not None else None, 1, [live], False,
-            None]
+# the readback region's states, and the close region's, as the lifecycle's table names them
+OFFERED, VOID, WILCO = range(3)
+OPEN, DONE, CLOSED, CANCELLED = range(4)
+# what an id names: (kind, thread), a question (QUESTION, thread, asker, asked); an id answered (or an answer)
+# names nothing a step reads: one shared entry
+ISSUE, RESEND, RB_VOID, ANSWERED, QUESTION, CANCEL = range(6)
+_ANSWERED = (ANSWERED, None)
 
 
 class PlainThreads:
     """One stream's messages, taken in order while every one takes a plain step (the module's docstring).
 
-    :meth:`take` gives each message and says whether it took a plain step; at the first False the caller
+    :meth:`stepper` gives the function that takes each message and says whether it took a plain step (the C
+    scanner's, where it is built: step for step this class's :meth:`take`); at the first False the caller
     stops (the object is spent) and reads the stream the full way. After the last message,
     :meth:`unfinished` gives what the full rules must still read."""
 
@@ -74,12 +77,23 @@ class PlainThreads:
 
     def __init__(self, receiver: Receiver, *, memory_bytes: int) -> None:
         self._receiver = receiver
-        #: what each id names: (kind, thread), for a question (kind, thread, asker, asked)
         self._named: dict[str, tuple[Any, ...]] = {}
         self._last: dict[str, int] = {}  # each sender's last id number
         self._items: set[str] = set()
-        self._open: dict[int, list[Any]] = {}  # the threads not finished (keeping their messages), by id()
+        self._open: dict[str, list[Any]] = {}  # the threads not finished (keeping their messages), by first id
         self._room = memory_bytes
+
+    def stepper(self, *, native: bool = True) -> Callable[[Any], bool]:
+        """The function that takes the next message: the C scanner's where it is built (and ``native``), else
+        :meth:`take`. One object is stepped by one of them alone."""
+        steps = speedups.plain_steps if native else None
+        if steps is None:
+            return self.take
+        return steps(self._named, self._last, self._items, self._open, self._room, HELD, KEPT, _NOT_PLAIN_HO,
+                     self._readback, VERBATIM_BLOCKERS)
+
+    def _readback(self, ho: Any, rb: Any) -> bool:
+        return readback_passes(ho, rb, receiver=self._receiver, now=_BEFORE_ANY_EXP)
 
     def take(self, m: Any) -> bool:
         """Take the next message (a :class:`rogerwilco.core.message.Message`); False where it is not plain."""
@@ -87,7 +101,7 @@ class PlainThreads:
         ident = m.id
         if ident in named:  # a repeated id is RW100's (or a twin line: not plain either)
             return False
-        self._room -= _HELD
+        self._room -= HELD
         if self._room < 0:
             return False
         sender = m.from_
@@ -105,11 +119,9 @@ class PlainThreads:
             if kind == "HO":
                 return self._new_handoff(m)
             if kind == "AQ" and m.item is None:  # a question on nothing: a thread of its own, with no close
-                question = _thread(sender, m.to, None, None)
-                question[_CLOSE] = "closed"
-                question[_MESSAGES] = [m]
-                self._open[id(question)] = question
-                named[ident] = (_QUESTION, question, sender, m.to)
+                question = [sender, m.to, None, OFFERED, CLOSED, None, None, 1, [m], False, None]
+                self._open[ident] = question
+                named[ident] = (QUESTION, question, sender, m.to)
                 return self._keep(question, None)
             return False
         target = named.get(re)
@@ -120,91 +132,93 @@ class PlainThreads:
         if kind == "RB":
             # the receiver's readback of the live issue, before any other: the table's (offered, RB-pass) to
             # wilco (the echo level waits for no verdict), (offered, RB-void) to void; either answers the HO
-            if what != _ISSUE or t[_LIVE_ID] != re or t[_READBACK] != "offered" or t[_CLOSE] != "open":
+            if what != ISSUE or t[_LIVE_ID] != re or t[_READBACK] != OFFERED or t[_CLOSE] != OPEN:
                 return False
             if sender != t[_TO] or to != t[_FROM]:
                 return False
             if self._echoes(t, m):
-                t[_READBACK] = "wilco"
+                t[_READBACK] = WILCO
                 t[_WAITS] -= 1
-                named[ident] = (_DONE, t)
+                named[ident] = _ANSWERED
             else:
-                t[_READBACK] = "void"  # it waits on for the re-issue
-                named[ident] = (_RB_VOID, t)
+                t[_READBACK] = VOID  # it waits on, for the re-issue
+                named[ident] = (RB_VOID, t)
             return self._keep(t, m)
         if kind == "DN":
             # the act (or NOOP) on a handoff cleared to act and open: (wilco, DN-act), (open, DN-act) to done,
             # (open, DN-noop) to closed; no finding on either row
-            if what != _ISSUE or t[_LIVE_ID] != re or t[_READBACK] != "wilco" or t[_CLOSE] != "open":
+            if what != ISSUE or t[_LIVE_ID] != re or t[_READBACK] != WILCO or t[_CLOSE] != OPEN:
                 return False
             if sender != t[_TO] or to != t[_FROM] or m.item != t[_ITEM]:
                 return False
-            t[_CLOSE] = "closed" if m.slots.get("out") == "NOOP" else "done"
+            t[_CLOSE] = CLOSED if m.slots.get("out") == "NOOP" else DONE
             t[_LIVE] = None
-            named[ident] = (_DONE, t)
+            named[ident] = _ANSWERED
             return self._keep(t, m)
         if kind == "UN":
-            if what == _RESEND:
+            if what == RESEND:
                 # the receiver's UN why=DUP to a re-send of a handoff it read back: it closes the re-send alone
-                if t[_CLOSE] != "open" or sender != t[_TO] or to != t[_FROM] or m.slots.get("why") != "DUP":
+                if t[_CLOSE] != OPEN or sender != t[_TO] or to != t[_FROM] or m.slots.get("why") != "DUP":
                     return False
-                named[re] = (_DONE, t)  # (answered: no second answer)
+                named[re] = _ANSWERED  # (no second answer)
                 t[_WAITS] -= 1
-            elif what == _ISSUE:
+            elif what == ISSUE:
                 # a refusal of the live issue, open, offered or cleared: (open, UN) to closed; it answers the HO
-                if t[_LIVE_ID] != re or t[_CLOSE] != "open" or t[_READBACK] == "void":
+                if t[_LIVE_ID] != re or t[_CLOSE] != OPEN or t[_READBACK] == VOID:
                     return False
-                if sender != t[_TO] or to != t[_FROM] or m.item not in (None, t[_ITEM]):
+                if sender != t[_TO] or to != t[_FROM] or (m.item is not None and m.item != t[_ITEM]):
                     return False
                 if m.slots.get("why") in ("DUP", "UNK", "VER"):
                     return False
-                if t[_READBACK] == "offered":
+                if t[_READBACK] == OFFERED:
                     t[_WAITS] -= 1
-                t[_CLOSE] = "closed"
+                t[_CLOSE] = CLOSED
                 t[_LIVE] = None
-            elif what == _QUESTION:
+            elif what == QUESTION:
                 if not self._answers(m, target):
                     return False
             else:
                 return False
-            named[ident] = (_DONE, t)
+            named[ident] = _ANSWERED
             return self._keep(t, m)
         if kind == "AN":
-            if what == _QUESTION:
+            if what == QUESTION:
                 if not self._answers(m, target):
                     return False
-            elif what == _CANCEL:
+            elif what == CANCEL:
                 # the receiver's AN val=Y to the cancel
                 if sender != t[_TO] or to != t[_FROM] or m.slots.get("val") != "Y":
                     return False
-                named[re] = (_DONE, t)
+                named[re] = _ANSWERED
                 t[_WAITS] -= 1
             else:
                 return False
-            named[ident] = (_DONE, t)
+            named[ident] = _ANSWERED
             return self._keep(t, m)
         if kind == "CX":
             # the sender's cancel of the live issue, open, offered or cleared: (open, CX) to cancelled; it
             # answers the HO and waits for the receiver's AN val=Y; nothing closes the handoff after it here
-            if what != _ISSUE or t[_LIVE_ID] != re or t[_CLOSE] != "open" or t[_READBACK] == "void":
+            if what != ISSUE or t[_LIVE_ID] != re or t[_CLOSE] != OPEN or t[_READBACK] == VOID:
                 return False
             if sender != t[_FROM] or to != t[_TO] or m.item != t[_ITEM]:
                 return False
-            if t[_READBACK] == "offered":
+            if t[_READBACK] == OFFERED:
                 t[_WAITS] -= 1
-            t[_CLOSE] = "cancelled"
+            t[_CLOSE] = CANCELLED
             t[_LIVE] = None
             t[_WAITS] += 1
-            named[ident] = (_CANCEL, t)
+            named[ident] = (CANCEL, t)
             return self._keep(t, m)
         if kind == "AQ":
             # a question about the live issue of an open handoff, between its two parties
-            if what != _ISSUE or t[_LIVE_ID] != re or t[_CLOSE] != "open" or m.item not in (None, t[_ITEM]):
+            if what != ISSUE or t[_LIVE_ID] != re or t[_CLOSE] != OPEN:
+                return False
+            if m.item is not None and m.item != t[_ITEM]:
                 return False
             if not ((sender == t[_FROM] and to == t[_TO]) or (sender == t[_TO] and to == t[_FROM])):
                 return False
             t[_WAITS] += 1
-            named[ident] = (_QUESTION, t, sender, to)
+            named[ident] = (QUESTION, t, sender, to)
             return self._keep(t, m)
         if kind == "HO":
             return self._carried(m, what, t)
@@ -215,7 +229,7 @@ class PlainThreads:
         _, t, asker, asked = question
         if m.from_ != asked or m.to != asker:
             return False
-        self._named[m.re] = (_DONE, t)
+        self._named[m.re] = _ANSWERED
         t[_WAITS] -= 1
         return True
 
@@ -224,36 +238,36 @@ class PlainThreads:
         kept = t[_MESSAGES]
         if m is not None:
             kept.append(m)
-            self._room -= _KEPT
-        if t[_WAITS] == 0 and t[_CLOSE] != "open":
-            self._room += _KEPT * len(kept)
+            self._room -= KEPT
+        if t[_WAITS] == 0 and t[_CLOSE] != OPEN:
+            self._room += KEPT * len(kept)
             t[_MESSAGES] = None
-            del self._open[id(t)]
+            del self._open[kept[0].id]
         return self._room >= 0
 
     def _echoes(self, t: list[Any], rb: Any) -> bool:
-        """Whether the readback passes: where the HO's slots are plain values read back as the same ones
-        (:func:`rogerwilco.checks.readback._echoed_verbatim`'s case, read in one comparison), at once;
-        else by the tiers, as the replay reads them."""
+        """Whether the readback passes: at once where it reads back the HO's item and slots as the same
+        values (:func:`rogerwilco.checks.readback.verbatim_types`), else by the tiers, as the replay reads it."""
         ho = t[_LIVE]
         typed = t[_ECHO]
         if typed is not None and rb.item == ho.item and rb.slots == ho.slots:
-            rb_slots = rb.slots
-            if all(type(rb_slots[k]) is kind for k, kind in typed):
+            slots = rb.slots
+            if all(type(slots[k]) is kind for k, kind in typed):
                 return True
-        return readback_passes(ho, rb, receiver=self._receiver, now=_BEFORE_ANY_EXP)
+        return self._readback(ho, rb)
 
     def _plain_ho(self, m: Any) -> bool:
         slots = m.slots
-        return (isinstance(m.item, str) and m.from_ != m.to and _NOT_PLAIN_HO.isdisjoint(slots)
+        return (type(m.item) is str and m.from_ != m.to and _NOT_PLAIN_HO.isdisjoint(slots)
                 and slots.get("ask") != "UNDO")
 
     def _issue(self, t: list[Any], m: Any) -> None:
-        """``m`` is the handoff's live issue now: read it for the echo at once, and its dates."""
+        """``m`` is the handoff's live issue now: its id, its dates, how its readback is read."""
         slots = m.slots
         t[_LIVE] = m
         t[_LIVE_ID] = m.id
-        t[_DATED] = t[_DATED] or "due" in slots or "exp" in slots
+        if "due" in slots or "exp" in slots:
+            t[_DATED] = True
         t[_ECHO] = verbatim_types(m)
 
     def _new_handoff(self, m: Any) -> bool:
@@ -262,42 +276,44 @@ class PlainThreads:
         if not self._plain_ho(m) or item in self._items:
             return False
         self._items.add(item)
-        t = _thread(m.from_, m.to, item, m)
-        self._room -= _KEPT
+        t = [m.from_, m.to, item, OFFERED, OPEN, None, None, 1, [m], False, None]
+        self._room -= KEPT
         self._issue(t, m)
-        self._open[id(t)] = t
-        self._named[m.id] = (_ISSUE, t)
+        self._open[m.id] = t
+        self._named[m.id] = (ISSUE, t)
         return self._keep(t, None)
 
     def _carried(self, m: Any, what: int, t: list[Any]) -> bool:
         """An HO whose ``re=`` names its own handoff: a re-send of the live issue once read back (the table's
         (wilco, resend): it is answered UN why=DUP), or a re-issue naming the void readback ((void, reissue)
         to offered)."""
-        if not self._plain_ho(m) or t[_CLOSE] != "open":
+        if what != ISSUE and what != RB_VOID:
+            return False
+        if not self._plain_ho(m) or t[_CLOSE] != OPEN:
             return False
         if m.from_ != t[_FROM] or m.to != t[_TO] or m.item != t[_ITEM]:
             return False
-        if what == _ISSUE:
+        if what == ISSUE:
             live = t[_LIVE]
-            if t[_LIVE_ID] != m.re or t[_READBACK] != "wilco" or m.slots != live.slots or m.tail != live.tail:
+            if t[_LIVE_ID] != m.re or t[_READBACK] != WILCO or m.slots != live.slots or m.tail != live.tail:
                 return False
             t[_WAITS] += 1
-            self._named[m.id] = (_RESEND, t)
+            self._named[m.id] = (RESEND, t)
             return self._keep(t, m)
-        if what == _RB_VOID:  # (the void readback of the live issue: one a handoff, while it is void)
-            if t[_READBACK] != "void":
+        if what == RB_VOID:  # (the void readback of the live issue: one a handoff, while it is void)
+            if t[_READBACK] != VOID:
                 return False
-            self._named[m.re] = (_DONE, t)
-            t[_READBACK] = "offered"  # the re-issue waits for its readback in the void one's place
+            self._named[m.re] = _ANSWERED
+            t[_READBACK] = OFFERED  # the re-issue waits for its readback in the void one's place
             self._issue(t, m)
-            self._named[m.id] = (_ISSUE, t)
+            self._named[m.id] = (ISSUE, t)
             return self._keep(t, m)
         return False
 
     def unfinished(self, now: str | None) -> Iterator[list[Any]]:
         """The messages of each thread the full rules must read: one waiting for an answer (an HO not read
         back, a void readback not re-issued, a re-send, question or cancel not answered), and with ``now``
-        one still open (or cancelled) with a ``due=`` or ``exp=``; each thread's messages in stream order."""
+        one still open with a ``due=`` or ``exp=``; each thread's messages in stream order."""
         for t in self._open.values():
-            if t[_WAITS] or t[_READBACK] == "void" or (now is not None and t[_DATED] and t[_CLOSE] not in ("done", "closed")):
+            if t[_WAITS] or t[_READBACK] == VOID or (now is not None and t[_DATED] and t[_CLOSE] == OPEN):
                 yield t[_MESSAGES]

@@ -268,14 +268,21 @@ def compare_slot(key: str, ho_value: Any, rb: Message, vocab: Vocabulary, tier: 
         if require:
             return [fail(kind="missing", message=f"{key} not read back", tier=tier, key=key, sender_value=shown(key, ho_value))]
         return []
-    if got == ho_value and type(got) is type(ho_value) and type(got) in _PLAIN:
-        return []  # the same text or number: decoded alike, so the same value (decoding is a function of the text)
-    want = decode(vocab, key, ho_value)
-    got = decode(vocab, key, got)
-    if not same(want, got):
+    differs = _differs(key, ho_value, got, vocab)
+    if differs is not None:
+        want, got = differs
         return [fail(kind="mismatch", message=f"{key}: read back {shown(key, got)}, sent {shown(key, want)}", tier=tier, key=key,
                      sender_value=shown(key, want), receiver_value=shown(key, got))]
     return []
+
+
+def _differs(key: str, ho_value: Any, got: Any, vocab: Vocabulary) -> tuple[Any, Any] | None:
+    """The two values decoded, where the value read back (not None) is another than the HO's; None where the same."""
+    if got == ho_value and type(got) is type(ho_value) and type(got) in _PLAIN:
+        return None  # the same text or number: decoded alike, so the same value (decoding is a function of the text)
+    want = decode(vocab, key, ho_value)
+    got = decode(vocab, key, got)
+    return None if same(want, got) else (want, got)
 
 
 #: values compare_slot takes as equal without decoding them, when equal and of one type
@@ -491,6 +498,11 @@ def _echoed_verbatim(ho: Message, rb: Message) -> bool:
     return True
 
 
+#: the HO's slots that no readback echoes verbatim, for :func:`verbatim_types`: those the tiers read beyond the
+#: echo, and the readback levels
+VERBATIM_BLOCKERS = _RB_OWN_SLOTS | {"rb"}
+
+
 def verbatim_types(ho: Message) -> tuple[tuple[str, type], ...] | None:
     """What a readback with ``ho``'s item and slots, equal as a mapping, needs beyond that to pass every tier at
     once (:func:`_echoed_verbatim`'s case, read in one comparison): each slot of the HO that is not text, with
@@ -499,7 +511,7 @@ def verbatim_types(ho: Message) -> tuple[tuple[str, type], ...] | None:
     levels, or a value that is not text, a number or a flag. The receipt (``re``, ``from``, ``to``) is the
     caller's to check."""
     slots = ho.slots
-    if "rb" in slots or not _RB_OWN_SLOTS.isdisjoint(slots):
+    if not VERBATIM_BLOCKERS.isdisjoint(slots):
         return None
     typed = tuple((k, type(v)) for k, v in slots.items() if type(v) is not str)
     if any(kind is not int and kind is not bool for _, kind in typed):
@@ -517,7 +529,11 @@ def _misread(ho: Message, rb: Message, receiver: Receiver) -> bool:
     if "exec" in levels_of(ho):
         return False
     vocab = vocabulary_of(ho, receiver)
-    return any(compare_slot(key, ho.get(key), rb, vocab, 3, require=True) for key in echo_set(ho))
+    for key in echo_set(ho):  # compare_slot(..., require=True) failing, without its finding made
+        got = rb.get(key)
+        if got is None or _differs(key, ho.get(key), got, vocab) is not None:
+            return True
+    return False
 
 
 def _check_rb(ho: Message | str, rb: Message | str, receiver: Receiver, *, expect_acc: str | Iterable[str] | None,
@@ -826,6 +842,7 @@ __all__ = [
     "ReadbackInputError",
     "ReadbackReport",
     "TIERS",
+    "VERBATIM_BLOCKERS",
     "check_dn",
     "check_ho",
     "check_rb",

@@ -2794,6 +2794,570 @@ static PyObject *json_strings(PyObject *module, PyObject *const *args, Py_ssize_
     return out;
 }
 
+/* ---- lint's accept path: rogerwilco.checks._plain's plain steps, step for step ---------------------------
+ *
+ * PlainSteps(named, last, items, open, room, held, kept, not_plain_ho, readback, blockers) is a callable
+ * taking one Message: True where it takes a plain step, False where it does not (the caller stops and reads the
+ * stream the full way). It reads and writes the same dicts, set and thread lists as PlainThreads.take, in the
+ * same layout (the thread's fields, the states and the kinds of what an id names, as _plain.py numbers them),
+ * so PlainThreads.unfinished reads what either wrote; readback(ho, rb) is the Python function a readback the
+ * steps do not read at once goes to, blockers readback.VERBATIM_BLOCKERS (verbatim_types is read here). tests/test_lint_plain.py holds the two to the same state, message for
+ * message. A Message of another type than the one configure() gave is not plain here (the full pass reads it). */
+
+enum { T_FROM, T_TO, T_ITEM, T_READBACK, T_CLOSE, T_LIVE, T_LIVE_ID, T_WAITS, T_MESSAGES, T_DATED, T_ECHO, T_FIELDS };
+enum { RB_OFFERED, RB_VOID, RB_WILCO };
+enum { CL_OPEN, CL_DONE, CL_CLOSED, CL_CANCELLED };
+enum { N_ISSUE, N_RESEND, N_RB_VOID, N_ANSWERED, N_QUESTION, N_CANCEL };
+enum { F_TYPE, F_ID, F_RE, F_FROM, F_TO, F_ITEM, F_SLOTS, F_TAIL };
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *named, *last, *items, *open;   /* dict, dict, set, dict: PlainThreads' own */
+    PyObject *not_plain_ho;                   /* frozenset of the slots that take an HO off the plain steps */
+    PyObject *readback;                       /* Python callable: the tiers' verdict */
+    PyObject *blockers;                       /* frozenset: readback.VERBATIM_BLOCKERS */
+    Py_ssize_t room, held, kept;
+} PlainSteps;
+
+static PyObject *small[8];                    /* 0..7, the states and kinds as ints */
+static PyObject *p_HO, *p_RB, *p_DN, *p_UN, *p_AN, *p_CX, *p_AQ;
+static PyObject *p_out, *p_why, *p_val, *p_ask, *p_due, *p_exp, *p_NOOP, *p_DUP, *p_UNK, *p_VER, *p_Y, *p_UNDO;
+
+/* A Message's field, borrowed: the slot's own reference (the message holds it while the step runs). */
+static PyObject *field(PyObject *m, int i) {
+    PyObject *descr = setters[i];
+    PyObject *value = Py_TYPE(descr)->tp_descr_get(descr, m, (PyObject *)message_type);
+    if (value != NULL) Py_DECREF(value);   /* the message keeps it alive */
+    return value;
+}
+
+static int eq(PyObject *a, PyObject *b) {   /* 1, 0, or -1 with an error */
+    if (a == b) return 1;
+    return PyObject_RichCompareBool(a, b, Py_EQ);
+}
+
+static long state(PyObject *t, int i) { return PyLong_AsLong(PyList_GET_ITEM(t, i)); }
+
+static void set_item(PyObject *t, int i, PyObject *value) {   /* value borrowed */
+    Py_INCREF(value);
+    PyObject *old = PyList_GET_ITEM(t, i);
+    PyList_SET_ITEM(t, i, value);
+    Py_DECREF(old);
+}
+
+static int set_state(PyObject *t, int i, long v) {
+    if (v >= 0 && v < 8) { set_item(t, i, small[v]); return 0; }
+    PyObject *n = PyLong_FromLong(v);
+    if (n == NULL) return -1;
+    PyObject *old = PyList_GET_ITEM(t, i);
+    PyList_SET_ITEM(t, i, n);
+    Py_DECREF(old);
+    return 0;
+}
+
+static PyObject *answered;                   /* (ANSWERED, None): every id answered, or an answer */
+
+/* named[ident] = (kind, t) */
+static int name_as(PlainSteps *self, PyObject *ident, int kind, PyObject *t) {
+    if (kind == N_ANSWERED) return PyDict_SetItem(self->named, ident, answered);
+    PyObject *entry = PyTuple_Pack(2, small[kind], t);
+    if (entry == NULL) return -1;
+    int done = PyDict_SetItem(self->named, ident, entry);
+    Py_DECREF(entry);
+    return done;
+}
+
+/* slots.get(key) as a new reference (None where absent), or NULL with an error. */
+static PyObject *slot_get(PyObject *slots, PyObject *key) {
+    PyObject *value = PyObject_GetItem(slots, key);
+    if (value == NULL && PyErr_ExceptionMatches(PyExc_KeyError)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return value;
+}
+
+/* Whether slots.get(key) == want (a str): 1, 0, -1 with an error. */
+static int slot_is(PyObject *slots, PyObject *key, PyObject *want) {
+    PyObject *value = slot_get(slots, key);
+    if (value == NULL) return -1;
+    int same = value == Py_None ? 0 : eq(value, want);
+    Py_DECREF(value);
+    return same;
+}
+
+/* _keep: 1 (room left), 0 (none: not plain), -1 error */
+static int keep(PlainSteps *self, PyObject *t, PyObject *m) {
+    PyObject *kept = PyList_GET_ITEM(t, T_MESSAGES);
+    if (m != NULL) {
+        if (PyList_Append(kept, m) < 0) return -1;
+        self->room -= self->kept;
+    }
+    if (state(t, T_WAITS) == 0 && state(t, T_CLOSE) != CL_OPEN) {
+        self->room += self->kept * PyList_GET_SIZE(kept);
+        PyObject *key = field(PyList_GET_ITEM(kept, 0), F_ID);   /* (its first message's id: kept alive by it) */
+        if (key == NULL || PyDict_DelItem(self->open, key) < 0) return -1;
+        set_item(t, T_MESSAGES, Py_None);
+    }
+    return self->room >= 0;
+}
+
+static int open_thread(PlainSteps *self, PyObject *t, PyObject *first) {
+    PyObject *key = field(first, F_ID);
+    return key == NULL ? -1 : PyDict_SetItem(self->open, key, t);
+}
+
+/* 1 where the mapping holds any key of the frozenset, 0 where none, -1 with an error */
+static int holds_any(PyObject *slots, PyObject *keys) {
+    PyObject *it = PyObject_GetIter(keys), *key;
+    if (it == NULL) return -1;
+    int has = 0;
+    while (has == 0 && (key = PyIter_Next(it)) != NULL) {
+        has = PySequence_Contains(slots, key);
+        Py_DECREF(key);
+    }
+    Py_DECREF(it);
+    return has == 0 && PyErr_Occurred() ? -1 : has;
+}
+
+/* rogerwilco.checks.readback.verbatim_types(ho), read from its slots: a new reference (a tuple, or None), or NULL
+ * with an error. */
+static PyObject *verbatim_types(PlainSteps *self, PyObject *slots) {
+    int blocked = holds_any(slots, self->blockers);
+    if (blocked != 0) return blocked < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *keys = PyObject_GetIter(slots);
+    if (keys == NULL) return NULL;
+    PyObject *typed = PyList_New(0), *key;
+    if (typed == NULL) { Py_DECREF(keys); return NULL; }
+    int plain = 1;
+    while (plain && (key = PyIter_Next(keys)) != NULL) {
+        PyObject *value = PyObject_GetItem(slots, key);
+        if (value == NULL) { Py_DECREF(key); plain = -1; break; }
+        PyTypeObject *kind = Py_TYPE(value);
+        if (kind == &PyLong_Type || kind == &PyBool_Type) {
+            PyObject *pair = PyTuple_Pack(2, key, (PyObject *)kind);
+            if (pair == NULL || PyList_Append(typed, pair) < 0) plain = -1;
+            Py_XDECREF(pair);
+        } else if (kind != &PyUnicode_Type) {
+            plain = 0;
+        }
+        Py_DECREF(value);
+        Py_DECREF(key);
+    }
+    Py_DECREF(keys);
+    if (plain < 0 || PyErr_Occurred()) { Py_DECREF(typed); return NULL; }
+    if (!plain) { Py_DECREF(typed); return Py_NewRef(Py_None); }
+    PyObject *out = PyList_AsTuple(typed);
+    Py_DECREF(typed);
+    return out;
+}
+
+/* _plain_ho: 1, 0, -1 */
+static int plain_ho(PlainSteps *self, PyObject *m) {
+    PyObject *item = field(m, F_ITEM), *slots = field(m, F_SLOTS);
+    if (item == NULL || slots == NULL) return -1;
+    if (!PyUnicode_CheckExact(item)) return 0;
+    int same = eq(field(m, F_FROM), field(m, F_TO));
+    if (same != 0) return same < 0 ? -1 : 0;
+    int blocked = holds_any(slots, self->not_plain_ho);
+    if (blocked != 0) return blocked < 0 ? -1 : 0;
+    int undo = slot_is(slots, p_ask, p_UNDO);
+    return undo < 0 ? -1 : !undo;
+}
+
+/* _issue: m is the live issue of t now. 0, or -1 with an error. */
+static int issue(PlainSteps *self, PyObject *t, PyObject *m) {
+    PyObject *slots = field(m, F_SLOTS), *ident = field(m, F_ID);
+    if (slots == NULL || ident == NULL) return -1;
+    set_item(t, T_LIVE, m);
+    set_item(t, T_LIVE_ID, ident);
+    int due = PySequence_Contains(slots, p_due);
+    int exp = due == 0 ? PySequence_Contains(slots, p_exp) : 0;
+    if (due < 0 || exp < 0) return -1;
+    if (due || exp) set_item(t, T_DATED, Py_True);
+    PyObject *echo = verbatim_types(self, slots);
+    if (echo == NULL) return -1;
+    set_item(t, T_ECHO, echo);
+    Py_DECREF(echo);
+    return 0;
+}
+
+/* _echoes: 1, 0, -1 */
+static int echoes(PlainSteps *self, PyObject *t, PyObject *rb) {
+    PyObject *ho = PyList_GET_ITEM(t, T_LIVE), *typed = PyList_GET_ITEM(t, T_ECHO);
+    if (typed != Py_None) {
+        int same = eq(field(rb, F_ITEM), field(ho, F_ITEM));
+        if (same < 0) return -1;
+        PyObject *rb_slots = field(rb, F_SLOTS);
+        if (same) same = eq(rb_slots, field(ho, F_SLOTS));
+        if (same < 0) return -1;
+        if (same) {
+            Py_ssize_t n = PyTuple_GET_SIZE(typed);
+            for (Py_ssize_t i = 0; same && i < n; i++) {
+                PyObject *pair = PyTuple_GET_ITEM(typed, i);
+                PyObject *value = PyObject_GetItem(rb_slots, PyTuple_GET_ITEM(pair, 0));
+                if (value == NULL) return -1;
+                same = (PyObject *)Py_TYPE(value) == PyTuple_GET_ITEM(pair, 1);
+                Py_DECREF(value);
+            }
+            if (same) return 1;
+        }
+    }
+    PyObject *passed = PyObject_CallFunctionObjArgs(self->readback, ho, rb, NULL);
+    if (passed == NULL) return -1;
+    int yes = PyObject_IsTrue(passed);
+    Py_DECREF(passed);
+    return yes;
+}
+
+static PyObject *new_thread(PyObject *from, PyObject *to, PyObject *item, long close, PyObject *first) {
+    PyObject *t = PyList_New(T_FIELDS);
+    if (t == NULL) return NULL;
+    PyObject *messages = PyList_New(1);
+    if (messages == NULL) { Py_DECREF(t); return NULL; }
+    Py_INCREF(first); PyList_SET_ITEM(messages, 0, first);
+    PyObject *values[T_FIELDS] = {from, to, item, small[RB_OFFERED], small[close], Py_None, Py_None, small[1],
+                                  messages, Py_False, Py_None};
+    for (int i = 0; i < T_FIELDS; i++) {
+        if (i != T_MESSAGES) Py_INCREF(values[i]);
+        PyList_SET_ITEM(t, i, values[i]);
+    }
+    return t;
+}
+
+static int new_handoff(PlainSteps *self, PyObject *m) {
+    int plain = plain_ho(self, m);
+    if (plain <= 0) return plain;
+    PyObject *item = field(m, F_ITEM);
+    int seen = PySet_Contains(self->items, item);
+    if (seen != 0) return seen < 0 ? -1 : 0;
+    if (PySet_Add(self->items, item) < 0) return -1;
+    PyObject *t = new_thread(field(m, F_FROM), field(m, F_TO), item, CL_OPEN, m);
+    if (t == NULL) return -1;
+    self->room -= self->kept;
+    int result = -1;
+    if (issue(self, t, m) < 0 || open_thread(self, t, m) < 0 || name_as(self, field(m, F_ID), N_ISSUE, t) < 0) goto done;
+    result = keep(self, t, NULL);
+done:
+    Py_DECREF(t);
+    return result;
+}
+
+static int carried(PlainSteps *self, PyObject *m, long what, PyObject *t) {
+    if (what != N_ISSUE && what != N_RB_VOID) return 0;
+    int plain = plain_ho(self, m);
+    if (plain <= 0) return plain;
+    if (state(t, T_CLOSE) != CL_OPEN) return 0;
+    int same = eq(field(m, F_FROM), PyList_GET_ITEM(t, T_FROM));
+    if (same > 0) same = eq(field(m, F_TO), PyList_GET_ITEM(t, T_TO));
+    if (same > 0) same = eq(field(m, F_ITEM), PyList_GET_ITEM(t, T_ITEM));
+    if (same <= 0) return same;
+    PyObject *re = field(m, F_RE);
+    if (what == N_ISSUE) {
+        PyObject *live = PyList_GET_ITEM(t, T_LIVE);
+        same = eq(PyList_GET_ITEM(t, T_LIVE_ID), re);
+        if (same > 0) same = state(t, T_READBACK) == RB_WILCO;
+        if (same > 0) same = eq(field(m, F_SLOTS), field(live, F_SLOTS));
+        if (same > 0) same = eq(field(m, F_TAIL), field(live, F_TAIL));
+        if (same <= 0) return same;
+        if (set_state(t, T_WAITS, state(t, T_WAITS) + 1) < 0) return -1;
+        if (name_as(self, field(m, F_ID), N_RESEND, t) < 0) return -1;
+        return keep(self, t, m);
+    }
+    if (what == N_RB_VOID) {
+        if (state(t, T_READBACK) != RB_VOID) return 0;
+        if (name_as(self, re, N_ANSWERED, t) < 0) return -1;
+        set_item(t, T_READBACK, small[RB_OFFERED]);
+        if (issue(self, t, m) < 0) return -1;
+        if (name_as(self, field(m, F_ID), N_ISSUE, t) < 0) return -1;
+        return keep(self, t, m);
+    }
+    return 0;
+}
+
+/* _answers: the asked agent's answer to a question; 1, 0, -1 */
+static int answers(PlainSteps *self, PyObject *m, PyObject *question) {
+    if (PyTuple_GET_SIZE(question) != 4) return 0;
+    PyObject *t = PyTuple_GET_ITEM(question, 1);
+    int same = eq(field(m, F_FROM), PyTuple_GET_ITEM(question, 3));
+    if (same > 0) same = eq(field(m, F_TO), PyTuple_GET_ITEM(question, 2));
+    if (same <= 0) return same;
+    if (name_as(self, field(m, F_RE), N_ANSWERED, t) < 0) return -1;
+    if (set_state(t, T_WAITS, state(t, T_WAITS) - 1) < 0) return -1;
+    return 1;
+}
+
+#define FAIL_IF(cond) do { int _c = (cond); if (_c < 0) return -1; if (_c) return 0; } while (0)
+
+/* PlainThreads.take: 1, 0, -1 with an error */
+static int plain_step(PlainSteps *self, PyObject *m) {
+    PyObject *ident = field(m, F_ID);
+    if (ident == NULL || !PyUnicode_CheckExact(ident)) return ident == NULL ? -1 : 0;
+    FAIL_IF(PyDict_Contains(self->named, ident));
+    self->room -= self->held;
+    if (self->room < 0) return 0;
+    PyObject *sender = field(m, F_FROM);
+    if (sender == NULL || !PyUnicode_CheckExact(sender)) return sender == NULL ? -1 : 0;
+    /* <from>-<n>: the text before the last "-" is the sender, n its ASCII digits */
+    Py_ssize_t len = PyUnicode_GET_LENGTH(ident);
+    Py_ssize_t dash = PyUnicode_FindChar(ident, '-', 0, len, -1);
+    if (dash == -2) return -1;
+    if (dash < 0 || dash != PyUnicode_GET_LENGTH(sender) || dash + 1 == len) return 0;
+    int starts = PyUnicode_Tailmatch(ident, sender, 0, dash, -1);
+    if (starts != 1) return starts < 0 ? -1 : 0;
+    int kind = PyUnicode_KIND(ident);
+    const void *data = PyUnicode_DATA(ident);
+    for (Py_ssize_t i = dash + 1; i < len; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < '0' || c > '9') return 0;
+    }
+    Py_ssize_t ndigits = len - dash - 1;
+    PyObject *digits = PyUnicode_Substring(ident, len - ndigits, len);
+    if (digits == NULL) return -1;
+    PyObject *number = PyLong_FromUnicodeObject(digits, 10);
+    Py_DECREF(digits);
+    if (number == NULL) return -1;
+    PyObject *previous = PyDict_GetItemWithError(self->last, sender);
+    if (previous == NULL && PyErr_Occurred()) { Py_DECREF(number); return -1; }
+    if (previous != NULL) {
+        int back = PyObject_RichCompareBool(number, previous, Py_LE);
+        if (back != 0) { Py_DECREF(number); return back < 0 ? -1 : 0; }
+    }
+    int put = PyDict_SetItem(self->last, sender, number);
+    Py_DECREF(number);
+    if (put < 0) return -1;
+
+    PyObject *type = field(m, F_TYPE), *re = field(m, F_RE), *to = field(m, F_TO);
+    if (type == NULL || re == NULL || to == NULL) return -1;
+    if (re == Py_None) {
+        if (eq(type, p_HO) == 1) return new_handoff(self, m);
+        if (eq(type, p_AQ) == 1 && field(m, F_ITEM) == Py_None) {
+            PyObject *q = new_thread(sender, to, Py_None, CL_CLOSED, m);
+            if (q == NULL) return -1;
+            int result = -1;
+            PyObject *entry = PyTuple_Pack(4, small[N_QUESTION], q, sender, to);
+            if (entry != NULL && open_thread(self, q, m) == 0 && PyDict_SetItem(self->named, ident, entry) == 0)
+                result = keep(self, q, NULL);
+            Py_XDECREF(entry);
+            Py_DECREF(q);
+            return result;
+        }
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *target = PyDict_GetItemWithError(self->named, re);
+    if (target == NULL) return PyErr_Occurred() ? -1 : 0;
+    Py_INCREF(target);   /* (the entry may be replaced while the step runs) */
+    long what = PyLong_AsLong(PyTuple_GET_ITEM(target, 0));
+    PyObject *t = PyTuple_GET_ITEM(target, 1);
+    Py_INCREF(t);
+    int result = 0;
+    PyObject *slots = field(m, F_SLOTS), *item = field(m, F_ITEM);
+    if (slots == NULL || item == NULL) { result = -1; goto done; }
+/* NEED(x): x is 1 (go on), 0 (not plain) or -1 (an error); NOT(c): a plain condition that must not hold */
+#define NEED(x) do { int _c = (x); if (_c <= 0) { result = _c; goto done; } } while (0)
+#define NOT(c) do { if (c) goto done; } while (0)
+#define TRY(expr) do { if ((expr) < 0) { result = -1; goto done; } } while (0)
+    if (eq(type, p_RB) == 1) {
+        NOT(what != N_ISSUE);
+        NEED(eq(PyList_GET_ITEM(t, T_LIVE_ID), re));
+        NOT(state(t, T_READBACK) != RB_OFFERED || state(t, T_CLOSE) != CL_OPEN);
+        NEED(eq(sender, PyList_GET_ITEM(t, T_TO)));
+        NEED(eq(to, PyList_GET_ITEM(t, T_FROM)));
+        int passed = echoes(self, t, m);
+        TRY(passed);
+        if (passed) {
+            set_item(t, T_READBACK, small[RB_WILCO]);
+            TRY(set_state(t, T_WAITS, state(t, T_WAITS) - 1));
+            TRY(name_as(self, ident, N_ANSWERED, t));
+        } else {
+            set_item(t, T_READBACK, small[RB_VOID]);
+            TRY(name_as(self, ident, N_RB_VOID, t));
+        }
+        result = keep(self, t, m);
+    } else if (eq(type, p_DN) == 1) {
+        NOT(what != N_ISSUE);
+        NEED(eq(PyList_GET_ITEM(t, T_LIVE_ID), re));
+        NOT(state(t, T_READBACK) != RB_WILCO || state(t, T_CLOSE) != CL_OPEN);
+        NEED(eq(sender, PyList_GET_ITEM(t, T_TO)));
+        NEED(eq(to, PyList_GET_ITEM(t, T_FROM)));
+        NEED(eq(item, PyList_GET_ITEM(t, T_ITEM)));
+        int noop = slot_is(slots, p_out, p_NOOP);
+        TRY(noop);
+        set_item(t, T_CLOSE, small[noop ? CL_CLOSED : CL_DONE]);
+        set_item(t, T_LIVE, Py_None);
+        TRY(name_as(self, ident, N_ANSWERED, t));
+        result = keep(self, t, m);
+    } else if (eq(type, p_UN) == 1) {
+        if (what == N_RESEND) {
+            NOT(state(t, T_CLOSE) != CL_OPEN);
+            NEED(eq(sender, PyList_GET_ITEM(t, T_TO)));
+            NEED(eq(to, PyList_GET_ITEM(t, T_FROM)));
+            NEED(slot_is(slots, p_why, p_DUP));
+            TRY(name_as(self, re, N_ANSWERED, t));
+            TRY(set_state(t, T_WAITS, state(t, T_WAITS) - 1));
+        } else if (what == N_ISSUE) {
+            NEED(eq(PyList_GET_ITEM(t, T_LIVE_ID), re));
+            NOT(state(t, T_CLOSE) != CL_OPEN || state(t, T_READBACK) == RB_VOID);
+            NEED(eq(sender, PyList_GET_ITEM(t, T_TO)));
+            NEED(eq(to, PyList_GET_ITEM(t, T_FROM)));
+            if (item != Py_None) NEED(eq(item, PyList_GET_ITEM(t, T_ITEM)));
+            PyObject *why = slot_get(slots, p_why);
+            if (why == NULL) { result = -1; goto done; }
+            int refused = why != Py_None && (eq(why, p_DUP) == 1 || eq(why, p_UNK) == 1 || eq(why, p_VER) == 1);
+            Py_DECREF(why);
+            if (PyErr_Occurred()) { result = -1; goto done; }
+            NOT(refused);
+            if (state(t, T_READBACK) == RB_OFFERED) TRY(set_state(t, T_WAITS, state(t, T_WAITS) - 1));
+            set_item(t, T_CLOSE, small[CL_CLOSED]);
+            set_item(t, T_LIVE, Py_None);
+        } else if (what == N_QUESTION) {
+            NEED(answers(self, m, target));
+        } else {
+            goto done;
+        }
+        TRY(name_as(self, ident, N_ANSWERED, t));
+        result = keep(self, t, m);
+    } else if (eq(type, p_AN) == 1) {
+        if (what == N_QUESTION) {
+            NEED(answers(self, m, target));
+        } else if (what == N_CANCEL) {
+            NEED(eq(sender, PyList_GET_ITEM(t, T_TO)));
+            NEED(eq(to, PyList_GET_ITEM(t, T_FROM)));
+            NEED(slot_is(slots, p_val, p_Y));
+            TRY(name_as(self, re, N_ANSWERED, t));
+            TRY(set_state(t, T_WAITS, state(t, T_WAITS) - 1));
+        } else {
+            goto done;
+        }
+        TRY(name_as(self, ident, N_ANSWERED, t));
+        result = keep(self, t, m);
+    } else if (eq(type, p_CX) == 1) {
+        NOT(what != N_ISSUE);
+        NEED(eq(PyList_GET_ITEM(t, T_LIVE_ID), re));
+        NOT(state(t, T_CLOSE) != CL_OPEN || state(t, T_READBACK) == RB_VOID);
+        NEED(eq(sender, PyList_GET_ITEM(t, T_FROM)));
+        NEED(eq(to, PyList_GET_ITEM(t, T_TO)));
+        NEED(eq(item, PyList_GET_ITEM(t, T_ITEM)));
+        long waits = state(t, T_WAITS);
+        if (state(t, T_READBACK) == RB_OFFERED) waits -= 1;
+        set_item(t, T_CLOSE, small[CL_CANCELLED]);
+        set_item(t, T_LIVE, Py_None);
+        TRY(set_state(t, T_WAITS, waits + 1));
+        TRY(name_as(self, ident, N_CANCEL, t));
+        result = keep(self, t, m);
+    } else if (eq(type, p_AQ) == 1) {
+        NOT(what != N_ISSUE);
+        NEED(eq(PyList_GET_ITEM(t, T_LIVE_ID), re));
+        NOT(state(t, T_CLOSE) != CL_OPEN);
+        if (item != Py_None) NEED(eq(item, PyList_GET_ITEM(t, T_ITEM)));
+        int forward = eq(sender, PyList_GET_ITEM(t, T_FROM));
+        if (forward > 0) forward = eq(to, PyList_GET_ITEM(t, T_TO));
+        int backward = forward == 0 ? eq(sender, PyList_GET_ITEM(t, T_TO)) : 0;
+        if (backward > 0) backward = eq(to, PyList_GET_ITEM(t, T_FROM));
+        if (forward < 0 || backward < 0) { result = -1; goto done; }
+        NOT(!forward && !backward);
+        TRY(set_state(t, T_WAITS, state(t, T_WAITS) + 1));
+        PyObject *entry = PyTuple_Pack(4, small[N_QUESTION], t, sender, to);
+        if (entry == NULL) { result = -1; goto done; }
+        put = PyDict_SetItem(self->named, ident, entry);
+        Py_DECREF(entry);
+        TRY(put);
+        result = keep(self, t, m);
+    } else if (eq(type, p_HO) == 1) {
+        result = carried(self, m, what, t);
+    }
+#undef NEED
+#undef NOT
+#undef TRY
+done:
+    if (result >= 0 && PyErr_Occurred()) result = -1;
+    Py_DECREF(t);
+    Py_DECREF(target);
+    return result;
+}
+
+static PyObject *plain_steps_call(PlainSteps *self, PyObject *args, PyObject *kwds) {
+    PyObject *m;
+    if (!PyArg_ParseTuple(args, "O", &m)) return NULL;
+    if (message_type == NULL || Py_TYPE(m) != message_type) Py_RETURN_FALSE;
+    int took = plain_step(self, m);
+    if (took < 0) return NULL;
+    return PyBool_FromLong(took);
+}
+
+static PyObject *plain_steps_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *named, *last, *items, *open, *not_plain_ho, *readback, *blockers;
+    Py_ssize_t room, held, kept;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!nnnO!OO!", &PyDict_Type, &named, &PyDict_Type, &last, &PySet_Type, &items,
+                          &PyDict_Type, &open, &room, &held, &kept, &PyFrozenSet_Type, &not_plain_ho, &readback,
+                          &PyFrozenSet_Type, &blockers))
+        return NULL;
+    PlainSteps *self = (PlainSteps *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    self->named = Py_NewRef(named); self->last = Py_NewRef(last); self->items = Py_NewRef(items);
+    self->open = Py_NewRef(open); self->not_plain_ho = Py_NewRef(not_plain_ho);
+    self->readback = Py_NewRef(readback); self->blockers = Py_NewRef(blockers);
+    self->room = room; self->held = held; self->kept = kept;
+    return (PyObject *)self;
+}
+
+static int plain_steps_traverse(PlainSteps *self, visitproc visit, void *arg) {
+    Py_VISIT(self->named); Py_VISIT(self->last); Py_VISIT(self->items); Py_VISIT(self->open);
+    Py_VISIT(self->not_plain_ho); Py_VISIT(self->readback); Py_VISIT(self->blockers);
+    return 0;
+}
+
+static int plain_steps_clear(PlainSteps *self) {
+    Py_CLEAR(self->named); Py_CLEAR(self->last); Py_CLEAR(self->items); Py_CLEAR(self->open);
+    Py_CLEAR(self->not_plain_ho); Py_CLEAR(self->readback); Py_CLEAR(self->blockers);
+    return 0;
+}
+
+static void plain_steps_dealloc(PlainSteps *self) {
+    PyObject_GC_UnTrack(self);
+    plain_steps_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *plain_steps_room(PlainSteps *self, void *closure) { return PyLong_FromSsize_t(self->room); }
+
+static PyGetSetDef plain_steps_getset[] = {
+    {"room", (getter)plain_steps_room, NULL, "the memory left, as PlainThreads counts it", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject PlainStepsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "rogerwilco.core._scan.PlainSteps",
+    .tp_basicsize = sizeof(PlainSteps),
+    .tp_dealloc = (destructor)plain_steps_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "PlainThreads.take, step for step (lint's accept path).",
+    .tp_new = plain_steps_new,
+    .tp_call = (ternaryfunc)plain_steps_call,
+    .tp_traverse = (traverseproc)plain_steps_traverse,
+    .tp_clear = (inquiry)plain_steps_clear,
+    .tp_getset = plain_steps_getset,
+};
+
+static int plain_steps_ready(PyObject *m) {
+    for (int i = 0; i < 8; i++) if ((small[i] = PyLong_FromLong(i)) == NULL) return -1;
+    if ((answered = PyTuple_Pack(2, small[N_ANSWERED], Py_None)) == NULL) return -1;
+    PyObject **names[] = {&p_HO, &p_RB, &p_DN, &p_UN, &p_AN, &p_CX, &p_AQ, &p_out, &p_why, &p_val, &p_ask, &p_due,
+                          &p_exp, &p_NOOP, &p_DUP, &p_UNK, &p_VER, &p_Y, &p_UNDO};
+    static const char *texts[] = {"HO", "RB", "DN", "UN", "AN", "CX", "AQ", "out", "why", "val", "ask", "due", "exp",
+                                  "NOOP", "DUP", "UNK", "VER", "Y", "UNDO"};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) return -1;
+    if (PyType_Ready(&PlainStepsType) < 0) return -1;
+    Py_INCREF(&PlainStepsType);
+    if (PyModule_AddObject(m, "PlainSteps", (PyObject *)&PlainStepsType) < 0) {
+        Py_DECREF(&PlainStepsType);
+        return -1;
+    }
+    return 0;
+}
+
 static PyMethodDef methods[] = {
     {"accept", (PyCFunction)(void (*)(void))accept, METH_FASTCALL,
      "accept(text, receiver, line=None, file=None, quiet=False): the Message of a line the scanner is sure of "
@@ -2904,5 +3468,6 @@ PyMODINIT_FUNC PyInit__scan(void) {
         Py_DECREF(m);
         return NULL;
     }
+    if (plain_steps_ready(m) < 0) { Py_DECREF(m); return NULL; }
     return m;
 }

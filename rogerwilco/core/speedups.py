@@ -39,9 +39,10 @@ column of their Arrow batches column by column (``json_compact``,
 separators=(",", ":"))`` writes), a message record's whole line of JSON Lines
 from a plain log line or a candidate it is sure of, no Record built
 (``line_row``, ``json_row``), finds the one message of a plain log line
-(``plain_start``: lint's logs), and finds the string values of a JSON line
-that may hold a message (``json_strings``) and reads a log line's time in its
-commonest form (``utc_time``).
+(``plain_start``: lint's logs), takes lint's accept path a message at a
+time (``plain_steps``: :mod:`rogerwilco.checks._plain`'s steps), and finds
+the string values of a JSON line that may hold a message (``json_strings``)
+and reads a log line's time in its commonest form (``utc_time``).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ __all__ = [
     "line_row",
     "json_strings",
     "plain_start",
+    "plain_steps",
     "json_struct_columns",
     "json_text",
     "loads_line",
@@ -118,6 +120,10 @@ line_row: Callable[[str, Any, tuple[str, ...], str, int, int], tuple[str, str] |
 # frame (what frames_of and candidates give: [Frame(text, 1)] and that one candidate), or -1: not sure (they read
 # the line then); only the C scanner finds it
 plain_start: Callable[[str], int] | None = None
+# PlainSteps(named, last, items, open, room, held, kept, not_plain_ho, readback, blockers): lint's accept path,
+# rogerwilco.checks._plain.PlainThreads.take step for step on PlainThreads' own state; only the C scanner has it
+# (without it, None: PlainThreads.take steps itself)
+plain_steps: Callable[..., Callable[[Any], bool]] | None = None
 # json.dumps(value, ensure_ascii=False, separators=(",", ":")), or None: not sure (a float, a subclass, a lone
 # surrogate: the caller writes it then); a record's JSON form in Parquet's json column; only the C scanner writes it
 json_compact: Callable[[Any], str | None] | None = None
@@ -160,6 +166,7 @@ if _scan is not None:
     json_row = _scan.scan.row
     line_row = _scan.scan.line_row
     plain_start = _scan.scan.plain_start
+    plain_steps = _scan.scan.PlainSteps
     json_compact = _scan.scan.compact
     json_struct_columns = _scan.scan.struct_columns
     json_strings = _scan.scan.strings

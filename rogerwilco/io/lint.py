@@ -687,8 +687,10 @@ def _plain_stream(fp: Any, receiver: Receiver, file: str, now: str | None, enabl
     start = fp.tell()
     count = 0
     threads = PlainThreads(receiver, memory_bytes=memory_bound())
-    take = threads.take
-    with no_cycle_collection():  # (the threads' records hold no cycle; a collection would walk them all)
+    take = threads.stepper()
+    # the threads' records hold no cycle: the collector paused while they are built, and what stays (the threads
+    # left waiting) set aside from it after, so that no collection walks them all
+    with no_cycle_collection() as read:
         for result in validate_stream(fp, receiver, file=file, quiet_first=True):
             message = result.message
             if message is None or result.findings or result.raw is not None or not take(message):
@@ -696,6 +698,7 @@ def _plain_stream(fp: Any, receiver: Receiver, file: str, now: str | None, enabl
                 fp.seek(start)
                 return None
             count += 1
+        read()
     tally["lines"] += count
     tally["messages"] += count
     waiting = sorted((m for thread in threads.unfinished(now) for m in thread), key=_line_of)
