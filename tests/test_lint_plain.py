@@ -33,10 +33,26 @@ ITEMS = ("jira:OPS-1", "jira:OPS-2", "jira:OPS-3", "gh:rw#4", "jira:OPS-5", "jir
 NOWS = (None, "20261003T0900Z", "20261011T0900Z", "20270101T0000Z")
 
 
-def both(text: str, now: str | None) -> tuple[list, list, bool]:
-    """(findings with the accept path, findings of the full pass, whether the accept path took the stream)."""
+def as_log(text: str, noise: int = 0) -> str:
+    """The conversation inside a log: each message after a time and a level, with a line of noise every so often
+    (and one in JSON, holding its message as a string: a line that is not its own frame)."""
+    out = []
+    for n, line in enumerate(text.splitlines()):
+        if noise and n % noise == 0:
+            out.append(f"2026-10-02T14:{n % 60:02d}:00Z DEBUG heartbeat ok")
+        if noise and n % (noise + 1) == 1:
+            out.append('{"level": "info", "msg": "' + line + '"}')
+        else:
+            out.append(f"2026-10-02T14:{n % 60:02d}:01Z INFO sent {line}")
+    return "\n".join(out) + "\n"
+
+
+def both(text: str, now: str | None, *, log: bool = False) -> tuple[list, list, bool]:
+    """(findings with the accept path, findings of the full pass, whether the accept path took the stream): of
+    ``text`` as a stream, or with ``log`` as a log (lint's embedded mode, chosen by the file's name)."""
     took: list[bool] = []
-    plain = lint_module._plain_stream
+    plain = lint_module._plain_findings
+    name = "s.log" if log else "s.rw1"
 
     def watched(*args, **kwargs):
         out = plain(*args, **kwargs)
@@ -44,13 +60,13 @@ def both(text: str, now: str | None) -> tuple[list, list, bool]:
         return out
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(lint_module, "_plain_stream", watched)
+        patch.setattr(lint_module, "_plain_findings", watched)
         counts_fast: dict[str, int] = {}
-        fast = lint_stream(io.BytesIO(text.encode()), file="s.rw1", now=now, counts=counts_fast)
+        fast = lint_stream(io.BytesIO(text.encode()), file=name, now=now, counts=counts_fast)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(lint_module, "_plain_stream", lambda *a, **k: None)
+        patch.setattr(lint_module, "_plain_findings", lambda *a, **k: None)
         counts_full: dict[str, int] = {}
-        full = lint_stream(io.BytesIO(text.encode()), file="s.rw1", now=now, counts=counts_full)
+        full = lint_stream(io.BytesIO(text.encode()), file=name, now=now, counts=counts_full)
     assert counts_fast == counts_full
     return fast, full, bool(took and took[0])
 
@@ -160,14 +176,18 @@ def conversation(spec) -> str:
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(spec=threads(), now=st.sampled_from(NOWS), cut=st.integers(0, 3))
-@example(spec=([("ops", "dev", "jira:OPS-1", "", ["rb", "dn"])], []), now=None, cut=0)
-def test_the_accept_path_gives_the_full_findings(spec, now, cut):
+@given(spec=threads(), now=st.sampled_from(NOWS), cut=st.integers(0, 3), log=st.sampled_from([None, 0, 2, 5]))
+@example(spec=([("ops", "dev", "jira:OPS-1", "", ["rb", "dn"])], []), now=None, cut=0, log=None)
+def test_the_accept_path_gives_the_full_findings(spec, now, cut, log):
+    """As a stream, or inside a log (``log``: a line of noise every so many lines, 0: none)."""
     text = conversation(spec)
     if cut:  # the stream cut short: threads left waiting
         kept = text.splitlines()
         text = "\n".join(kept[: max(1, len(kept) - cut)]) + "\n"
-    fast, full, _ = both(text, now)
+    if log is None:
+        fast, full, _ = both(text, now)
+    else:
+        fast, full, _ = both(as_log(text, log), now, log=True)
     assert fast == full
 
 
@@ -182,9 +202,14 @@ def test_the_accept_path_takes_plain_conversations():
             fast, full, took = both(text, now)
             assert took, (steps, now)
             assert fast == full
+            fast, full, took = both(as_log(text, 3), now, log=True)
+            assert took, (steps, now)
+            assert fast == full
     waiting = conversation(([("ops", "dev", "jira:OPS-1", "", ["rb"]), ("qa", "lead", "jira:OPS-2", "", [])], [0]))
     fast, full, took = both(waiting, None)
     assert took and fast == full and [f.code for f in fast] == ["RW103"]
+    fast, full, took = both(as_log(waiting, 2), None, log=True)
+    assert took and fast == full and [(f.code, f.line) for f in fast] == [("RW103", 3)]
 
 
 @pytest.mark.parametrize("steps", [["dn"], ["rb", "fl"], ["rb", "an-rb"], ["rb-wrong-party"], ["rb", "dn-wrong"],
@@ -296,7 +321,7 @@ def test_the_c_steps_are_the_python_steps(scan, spec, cut):
     messages = [r.message for r in validate_stream(io.BytesIO(text.encode()), receiver) if r.message is not None]
     python, native = PlainThreads(receiver, memory_bytes=1 << 30), PlainThreads(receiver, memory_bytes=1 << 30)
     step = scan.scan.PlainSteps(native._named, native._last, native._items, native._open, 1 << 30, _plain.HELD,
-                                _plain.KEPT, _plain._NOT_PLAIN_HO, native._readback, _plain.VERBATIM_BLOCKERS)
+                                _plain.KEPT, _plain._NOT_PLAIN_HO, native._readback, _plain.VERBATIM_BLOCKERS).take
     for m in messages:
         took = python.take(m)
         assert step(m) is took, m
@@ -315,5 +340,5 @@ def test_the_c_steps_keep_to_the_memory_bound(scan):
     for room, all_taken in ((10 << 20, True), (50_000, False)):
         t = PlainThreads(receiver, memory_bytes=room)
         step = scan.scan.PlainSteps(t._named, t._last, t._items, t._open, room, _plain.HELD, _plain.KEPT,
-                                    _plain._NOT_PLAIN_HO, t._readback, _plain.VERBATIM_BLOCKERS)
+                                    _plain._NOT_PLAIN_HO, t._readback, _plain.VERBATIM_BLOCKERS).take
         assert all(step(m) for m in messages) is all_taken

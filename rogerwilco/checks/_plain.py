@@ -59,10 +59,8 @@ _FROM, _TO, _ITEM, _READBACK, _CLOSE, _LIVE, _LIVE_ID, _WAITS, _MESSAGES, _DATED
 # the readback region's states, and the close region's, as the lifecycle's table names them
 OFFERED, VOID, WILCO = range(3)
 OPEN, DONE, CLOSED, CANCELLED = range(4)
-# what an id names: (kind, thread), a question (QUESTION, thread, asker, asked); an id answered (or an answer)
-# names nothing a step reads: one shared entry
-ISSUE, RESEND, RB_VOID, ANSWERED, QUESTION, CANCEL = range(6)
-_ANSWERED = (ANSWERED, None)
+# what an id names, while a step may read it: (kind, thread), a question (QUESTION, thread, asker, asked)
+ISSUE, RESEND, RB_VOID, QUESTION, CANCEL = range(5)
 
 
 class PlainThreads:
@@ -90,7 +88,7 @@ class PlainThreads:
         if steps is None:
             return self.take
         return steps(self._named, self._last, self._items, self._open, self._room, HELD, KEPT, _NOT_PLAIN_HO,
-                     self._readback, VERBATIM_BLOCKERS)
+                     self._readback, VERBATIM_BLOCKERS).take
 
     def _readback(self, ho: Any, rb: Any) -> bool:
         return readback_passes(ho, rb, receiver=self._receiver, now=_BEFORE_ANY_EXP)
@@ -139,7 +137,6 @@ class PlainThreads:
             if self._echoes(t, m):
                 t[_READBACK] = WILCO
                 t[_WAITS] -= 1
-                named[ident] = _ANSWERED
             else:
                 t[_READBACK] = VOID  # it waits on, for the re-issue
                 named[ident] = (RB_VOID, t)
@@ -153,14 +150,13 @@ class PlainThreads:
                 return False
             t[_CLOSE] = CLOSED if m.slots.get("out") == "NOOP" else DONE
             t[_LIVE] = None
-            named[ident] = _ANSWERED
             return self._keep(t, m)
         if kind == "UN":
             if what == RESEND:
                 # the receiver's UN why=DUP to a re-send of a handoff it read back: it closes the re-send alone
                 if t[_CLOSE] != OPEN or sender != t[_TO] or to != t[_FROM] or m.slots.get("why") != "DUP":
                     return False
-                named[re] = _ANSWERED  # (no second answer)
+                del named[re]  # (answered: no second answer)
                 t[_WAITS] -= 1
             elif what == ISSUE:
                 # a refusal of the live issue, open, offered or cleared: (open, UN) to closed; it answers the HO
@@ -179,7 +175,6 @@ class PlainThreads:
                     return False
             else:
                 return False
-            named[ident] = _ANSWERED
             return self._keep(t, m)
         if kind == "AN":
             if what == QUESTION:
@@ -189,11 +184,10 @@ class PlainThreads:
                 # the receiver's AN val=Y to the cancel
                 if sender != t[_TO] or to != t[_FROM] or m.slots.get("val") != "Y":
                     return False
-                named[re] = _ANSWERED
+                del named[re]
                 t[_WAITS] -= 1
             else:
                 return False
-            named[ident] = _ANSWERED
             return self._keep(t, m)
         if kind == "CX":
             # the sender's cancel of the live issue, open, offered or cleared: (open, CX) to cancelled; it
@@ -229,7 +223,7 @@ class PlainThreads:
         _, t, asker, asked = question
         if m.from_ != asked or m.to != asker:
             return False
-        self._named[m.re] = _ANSWERED
+        del self._named[m.re]
         t[_WAITS] -= 1
         return True
 
@@ -243,6 +237,7 @@ class PlainThreads:
             self._room += KEPT * len(kept)
             t[_MESSAGES] = None
             del self._open[kept[0].id]
+            self._named.pop(t[_LIVE_ID], None)  # (its live issue: nothing reads a finished thread again)
         return self._room >= 0
 
     def _echoes(self, t: list[Any], rb: Any) -> bool:
@@ -303,7 +298,8 @@ class PlainThreads:
         if what == RB_VOID:  # (the void readback of the live issue: one a handoff, while it is void)
             if t[_READBACK] != VOID:
                 return False
-            self._named[m.re] = _ANSWERED
+            del self._named[m.re]  # (the void readback, answered)
+            del self._named[t[_LIVE_ID]]  # (the issue it voided: nothing reads it again)
             t[_READBACK] = OFFERED  # the re-issue waits for its readback in the void one's place
             self._issue(t, m)
             self._named[m.id] = (ISSUE, t)

@@ -526,10 +526,14 @@ def _misread(ho: Message, rb: Message, receiver: Receiver) -> bool:
     execution slots are read by tier 5 instead."""
     if not (isinstance(ho, Message) and isinstance(rb, Message) and ho.type == "HO" and rb.type == "RB"):
         return False
-    if "exec" in levels_of(ho):
+    if "rb" not in ho.slots:  # the echo level alone: echo_set's keys, read at once
+        keys: Iterable[str] = (k for k in _LEVEL_ECHO[_DEFAULT_LEVEL] if ho.get(k) is not None)
+    elif "exec" in levels_of(ho):
         return False
+    else:
+        keys = echo_set(ho)
     vocab = vocabulary_of(ho, receiver)
-    for key in echo_set(ho):  # compare_slot(..., require=True) failing, without its finding made
+    for key in keys:  # compare_slot(..., require=True) failing, without its finding made
         got = rb.get(key)
         if got is None or _differs(key, ho.get(key), got, vocab) is not None:
             return True

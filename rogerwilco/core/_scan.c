@@ -2796,8 +2796,8 @@ static PyObject *json_strings(PyObject *module, PyObject *const *args, Py_ssize_
 
 /* ---- lint's accept path: rogerwilco.checks._plain's plain steps, step for step ---------------------------
  *
- * PlainSteps(named, last, items, open, room, held, kept, not_plain_ho, readback, blockers) is a callable
- * taking one Message: True where it takes a plain step, False where it does not (the caller stops and reads the
+ * PlainSteps(named, last, items, open, room, held, kept, not_plain_ho, readback, blockers).take takes one
+ * Message: True where it takes a plain step, False where it does not (the caller stops and reads the
  * stream the full way). It reads and writes the same dicts, set and thread lists as PlainThreads.take, in the
  * same layout (the thread's fields, the states and the kinds of what an id names, as _plain.py numbers them),
  * so PlainThreads.unfinished reads what either wrote; readback(ho, rb) is the Python function a readback the
@@ -2807,15 +2807,15 @@ static PyObject *json_strings(PyObject *module, PyObject *const *args, Py_ssize_
 enum { T_FROM, T_TO, T_ITEM, T_READBACK, T_CLOSE, T_LIVE, T_LIVE_ID, T_WAITS, T_MESSAGES, T_DATED, T_ECHO, T_FIELDS };
 enum { RB_OFFERED, RB_VOID, RB_WILCO };
 enum { CL_OPEN, CL_DONE, CL_CLOSED, CL_CANCELLED };
-enum { N_ISSUE, N_RESEND, N_RB_VOID, N_ANSWERED, N_QUESTION, N_CANCEL };
+enum { N_ISSUE, N_RESEND, N_RB_VOID, N_QUESTION, N_CANCEL };
 enum { F_TYPE, F_ID, F_RE, F_FROM, F_TO, F_ITEM, F_SLOTS, F_TAIL };
 
 typedef struct {
     PyObject_HEAD
     PyObject *named, *last, *items, *open;   /* dict, dict, set, dict: PlainThreads' own */
-    PyObject *not_plain_ho;                   /* frozenset of the slots that take an HO off the plain steps */
+    PyObject *not_plain_ho;                   /* the slots that take an HO off the plain steps (a tuple) */
     PyObject *readback;                       /* Python callable: the tiers' verdict */
-    PyObject *blockers;                       /* frozenset: readback.VERBATIM_BLOCKERS */
+    PyObject *blockers;                       /* readback.VERBATIM_BLOCKERS, as a tuple */
     Py_ssize_t room, held, kept;
 } PlainSteps;
 
@@ -2833,6 +2833,13 @@ static PyObject *field(PyObject *m, int i) {
 
 static int eq(PyObject *a, PyObject *b) {   /* 1, 0, or -1 with an error */
     if (a == b) return 1;
+    if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b)) {   /* (the envelope's fields: str, compared at once) */
+        Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+        int kind = PyUnicode_KIND(a);
+        return n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b)
+               && memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0;
+    }
+    if (a == Py_None || b == Py_None) return 0;
     return PyObject_RichCompareBool(a, b, Py_EQ);
 }
 
@@ -2855,11 +2862,11 @@ static int set_state(PyObject *t, int i, long v) {
     return 0;
 }
 
-static PyObject *answered;                   /* (ANSWERED, None): every id answered, or an answer */
+/* del named[ident]: what it named is answered (or read no more) */
+static int unname(PlainSteps *self, PyObject *ident) { return PyDict_DelItem(self->named, ident); }
 
 /* named[ident] = (kind, t) */
 static int name_as(PlainSteps *self, PyObject *ident, int kind, PyObject *t) {
-    if (kind == N_ANSWERED) return PyDict_SetItem(self->named, ident, answered);
     PyObject *entry = PyTuple_Pack(2, small[kind], t);
     if (entry == NULL) return -1;
     int done = PyDict_SetItem(self->named, ident, entry);
@@ -2897,6 +2904,11 @@ static int keep(PlainSteps *self, PyObject *t, PyObject *m) {
         self->room += self->kept * PyList_GET_SIZE(kept);
         PyObject *key = field(PyList_GET_ITEM(kept, 0), F_ID);   /* (its first message's id: kept alive by it) */
         if (key == NULL || PyDict_DelItem(self->open, key) < 0) return -1;
+        PyObject *live = PyList_GET_ITEM(t, T_LIVE_ID);   /* its live issue: nothing reads a finished thread again */
+        if (live != Py_None && PyDict_DelItem(self->named, live) < 0) {
+            if (!PyErr_ExceptionMatches(PyExc_KeyError)) return -1;
+            PyErr_Clear();
+        }
         set_item(t, T_MESSAGES, Py_None);
     }
     return self->room >= 0;
@@ -2907,17 +2919,13 @@ static int open_thread(PlainSteps *self, PyObject *t, PyObject *first) {
     return key == NULL ? -1 : PyDict_SetItem(self->open, key, t);
 }
 
-/* 1 where the mapping holds any key of the frozenset, 0 where none, -1 with an error */
-static int holds_any(PyObject *slots, PyObject *keys) {
-    PyObject *it = PyObject_GetIter(keys), *key;
-    if (it == NULL) return -1;
-    int has = 0;
-    while (has == 0 && (key = PyIter_Next(it)) != NULL) {
-        has = PySequence_Contains(slots, key);
-        Py_DECREF(key);
+/* 1 where the mapping holds any of the keys, 0 where none, -1 with an error */
+static int holds_any(PyObject *slots, PyObject *keys) {   /* keys: a tuple */
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(keys); i++) {
+        int has = PySequence_Contains(slots, PyTuple_GET_ITEM(keys, i));
+        if (has != 0) return has;
     }
-    Py_DECREF(it);
-    return has == 0 && PyErr_Occurred() ? -1 : has;
+    return 0;
 }
 
 /* rogerwilco.checks.readback.verbatim_types(ho), read from its slots: a new reference (a tuple, or None), or NULL
@@ -3066,7 +3074,7 @@ static int carried(PlainSteps *self, PyObject *m, long what, PyObject *t) {
     }
     if (what == N_RB_VOID) {
         if (state(t, T_READBACK) != RB_VOID) return 0;
-        if (name_as(self, re, N_ANSWERED, t) < 0) return -1;
+        if (unname(self, re) < 0 || unname(self, PyList_GET_ITEM(t, T_LIVE_ID)) < 0) return -1;
         set_item(t, T_READBACK, small[RB_OFFERED]);
         if (issue(self, t, m) < 0) return -1;
         if (name_as(self, field(m, F_ID), N_ISSUE, t) < 0) return -1;
@@ -3082,7 +3090,7 @@ static int answers(PlainSteps *self, PyObject *m, PyObject *question) {
     int same = eq(field(m, F_FROM), PyTuple_GET_ITEM(question, 3));
     if (same > 0) same = eq(field(m, F_TO), PyTuple_GET_ITEM(question, 2));
     if (same <= 0) return same;
-    if (name_as(self, field(m, F_RE), N_ANSWERED, t) < 0) return -1;
+    if (unname(self, field(m, F_RE)) < 0) return -1;
     if (set_state(t, T_WAITS, state(t, T_WAITS) - 1) < 0) return -1;
     return 1;
 }
@@ -3112,10 +3120,17 @@ static int plain_step(PlainSteps *self, PyObject *m) {
         if (c < '0' || c > '9') return 0;
     }
     Py_ssize_t ndigits = len - dash - 1;
-    PyObject *digits = PyUnicode_Substring(ident, len - ndigits, len);
-    if (digits == NULL) return -1;
-    PyObject *number = PyLong_FromUnicodeObject(digits, 10);
-    Py_DECREF(digits);
+    PyObject *number;
+    if (ndigits <= 18) {   /* (n of at most 18 digits: read here, no str made) */
+        long long n = 0;
+        for (Py_ssize_t i = dash + 1; i < len; i++) n = n * 10 + (long long)(PyUnicode_READ(kind, data, i) - '0');
+        number = PyLong_FromLongLong(n);
+    } else {
+        PyObject *digits = PyUnicode_Substring(ident, dash + 1, len);
+        if (digits == NULL) return -1;
+        number = PyLong_FromUnicodeObject(digits, 10);
+        Py_DECREF(digits);
+    }
     if (number == NULL) return -1;
     PyObject *previous = PyDict_GetItemWithError(self->last, sender);
     if (previous == NULL && PyErr_Occurred()) { Py_DECREF(number); return -1; }
@@ -3168,7 +3183,6 @@ static int plain_step(PlainSteps *self, PyObject *m) {
         if (passed) {
             set_item(t, T_READBACK, small[RB_WILCO]);
             TRY(set_state(t, T_WAITS, state(t, T_WAITS) - 1));
-            TRY(name_as(self, ident, N_ANSWERED, t));
         } else {
             set_item(t, T_READBACK, small[RB_VOID]);
             TRY(name_as(self, ident, N_RB_VOID, t));
@@ -3185,7 +3199,6 @@ static int plain_step(PlainSteps *self, PyObject *m) {
         TRY(noop);
         set_item(t, T_CLOSE, small[noop ? CL_CLOSED : CL_DONE]);
         set_item(t, T_LIVE, Py_None);
-        TRY(name_as(self, ident, N_ANSWERED, t));
         result = keep(self, t, m);
     } else if (eq(type, p_UN) == 1) {
         if (what == N_RESEND) {
@@ -3193,7 +3206,7 @@ static int plain_step(PlainSteps *self, PyObject *m) {
             NEED(eq(sender, PyList_GET_ITEM(t, T_TO)));
             NEED(eq(to, PyList_GET_ITEM(t, T_FROM)));
             NEED(slot_is(slots, p_why, p_DUP));
-            TRY(name_as(self, re, N_ANSWERED, t));
+            TRY(unname(self, re));
             TRY(set_state(t, T_WAITS, state(t, T_WAITS) - 1));
         } else if (what == N_ISSUE) {
             NEED(eq(PyList_GET_ITEM(t, T_LIVE_ID), re));
@@ -3215,7 +3228,6 @@ static int plain_step(PlainSteps *self, PyObject *m) {
         } else {
             goto done;
         }
-        TRY(name_as(self, ident, N_ANSWERED, t));
         result = keep(self, t, m);
     } else if (eq(type, p_AN) == 1) {
         if (what == N_QUESTION) {
@@ -3224,12 +3236,11 @@ static int plain_step(PlainSteps *self, PyObject *m) {
             NEED(eq(sender, PyList_GET_ITEM(t, T_TO)));
             NEED(eq(to, PyList_GET_ITEM(t, T_FROM)));
             NEED(slot_is(slots, p_val, p_Y));
-            TRY(name_as(self, re, N_ANSWERED, t));
+            TRY(unname(self, re));
             TRY(set_state(t, T_WAITS, state(t, T_WAITS) - 1));
         } else {
             goto done;
         }
-        TRY(name_as(self, ident, N_ANSWERED, t));
         result = keep(self, t, m);
     } else if (eq(type, p_CX) == 1) {
         NOT(what != N_ISSUE);
@@ -3276,9 +3287,7 @@ done:
     return result;
 }
 
-static PyObject *plain_steps_call(PlainSteps *self, PyObject *args, PyObject *kwds) {
-    PyObject *m;
-    if (!PyArg_ParseTuple(args, "O", &m)) return NULL;
+static PyObject *plain_steps_take(PlainSteps *self, PyObject *m) {
     if (message_type == NULL || Py_TYPE(m) != message_type) Py_RETURN_FALSE;
     int took = plain_step(self, m);
     if (took < 0) return NULL;
@@ -3295,8 +3304,10 @@ static PyObject *plain_steps_new(PyTypeObject *type, PyObject *args, PyObject *k
     PlainSteps *self = (PlainSteps *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
     self->named = Py_NewRef(named); self->last = Py_NewRef(last); self->items = Py_NewRef(items);
-    self->open = Py_NewRef(open); self->not_plain_ho = Py_NewRef(not_plain_ho);
-    self->readback = Py_NewRef(readback); self->blockers = Py_NewRef(blockers);
+    self->open = Py_NewRef(open); self->readback = Py_NewRef(readback);
+    self->not_plain_ho = PySequence_Tuple(not_plain_ho);
+    self->blockers = PySequence_Tuple(blockers);
+    if (self->not_plain_ho == NULL || self->blockers == NULL) { Py_DECREF(self); return NULL; }
     self->room = room; self->held = held; self->kept = kept;
     return (PyObject *)self;
 }
@@ -3321,6 +3332,11 @@ static void plain_steps_dealloc(PlainSteps *self) {
 
 static PyObject *plain_steps_room(PlainSteps *self, void *closure) { return PyLong_FromSsize_t(self->room); }
 
+static PyMethodDef plain_steps_methods[] = {
+    {"take", (PyCFunction)plain_steps_take, METH_O, "take(message): whether it takes a plain step (PlainThreads.take)"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyGetSetDef plain_steps_getset[] = {
     {"room", (getter)plain_steps_room, NULL, "the memory left, as PlainThreads counts it", NULL},
     {NULL, NULL, NULL, NULL, NULL},
@@ -3334,7 +3350,7 @@ static PyTypeObject PlainStepsType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "PlainThreads.take, step for step (lint's accept path).",
     .tp_new = plain_steps_new,
-    .tp_call = (ternaryfunc)plain_steps_call,
+    .tp_methods = plain_steps_methods,
     .tp_traverse = (traverseproc)plain_steps_traverse,
     .tp_clear = (inquiry)plain_steps_clear,
     .tp_getset = plain_steps_getset,
@@ -3342,7 +3358,6 @@ static PyTypeObject PlainStepsType = {
 
 static int plain_steps_ready(PyObject *m) {
     for (int i = 0; i < 8; i++) if ((small[i] = PyLong_FromLong(i)) == NULL) return -1;
-    if ((answered = PyTuple_Pack(2, small[N_ANSWERED], Py_None)) == NULL) return -1;
     PyObject **names[] = {&p_HO, &p_RB, &p_DN, &p_UN, &p_AN, &p_CX, &p_AQ, &p_out, &p_why, &p_val, &p_ask, &p_due,
                           &p_exp, &p_NOOP, &p_DUP, &p_UNK, &p_VER, &p_Y, &p_UNDO};
     static const char *texts[] = {"HO", "RB", "DN", "UN", "AN", "CX", "AQ", "out", "why", "val", "ask", "due", "exp",

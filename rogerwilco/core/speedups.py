@@ -120,10 +120,10 @@ line_row: Callable[[str, Any, tuple[str, ...], str, int, int], tuple[str, str] |
 # frame (what frames_of and candidates give: [Frame(text, 1)] and that one candidate), or -1: not sure (they read
 # the line then); only the C scanner finds it
 plain_start: Callable[[str], int] | None = None
-# PlainSteps(named, last, items, open, room, held, kept, not_plain_ho, readback, blockers): lint's accept path,
+# PlainSteps(named, last, items, open, room, held, kept, not_plain_ho, readback, blockers).take: lint's accept path,
 # rogerwilco.checks._plain.PlainThreads.take step for step on PlainThreads' own state; only the C scanner has it
 # (without it, None: PlainThreads.take steps itself)
-plain_steps: Callable[..., Callable[[Any], bool]] | None = None
+plain_steps: Any = None
 # json.dumps(value, ensure_ascii=False, separators=(",", ":")), or None: not sure (a float, a subclass, a lone
 # surrogate: the caller writes it then); a record's JSON form in Parquet's json column; only the C scanner writes it
 json_compact: Callable[[Any], str | None] | None = None

@@ -71,7 +71,7 @@ from ..core.files import BASELINE_MAX_BYTES, is_stream_file, read_limited
 from ..core.message import Message
 from ..core.semantics import LineResult, check_line
 from ..core.speedups import accept_quiet, loads_line, plain_start
-from .stream import validate_stream
+from .stream import plain_lines, validate_stream
 from ..core.vocab import Receiver, as_receiver
 
 ERROR = "error"
@@ -623,7 +623,8 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     tally = counts if counts is not None else {}
     tally.setdefault("lines", 0)
     tally.setdefault("messages", 0)
-    plain = _plain_stream(fp, receiver, file, now, enabled, tally) if places is None else None
+    plain = (_plain_findings(fp, receiver, file, now, enabled, tally, embedded=places is not None)
+             if places is None or isinstance(places, _Reread) else None)
 
     def valid() -> Iterator[Message | LineResult]:
         if places is not None:
@@ -676,12 +677,12 @@ def lint_stream(fp: IO[bytes] | IO[str] | Iterable[str], *, file: str = "<stream
     return kept
 
 
-def _plain_stream(fp: Any, receiver: Receiver, file: str, now: str | None, enabled: frozenset[str],
-                  tally: dict[str, int]) -> list[LintFinding] | None:
-    """Lint's accept path: the findings of the stream ``fp`` (a file it can read again), read once on the
-    accept path, when every line reads with nothing to say and every message takes a step of a plain thread
-    (:mod:`rogerwilco.checks._plain`): the full rules read the threads left waiting alone. None where it
-    cannot tell, with ``fp`` back where it was and ``tally`` as it was, for the full pass."""
+def _plain_findings(fp: Any, receiver: Receiver, file: str, now: str | None, enabled: frozenset[str],
+                    tally: dict[str, int], *, embedded: bool) -> list[LintFinding] | None:
+    """Lint's accept path: the findings of ``fp`` (a file it can read again: a stream, or with ``embedded`` a
+    log), read once, when every message reads on the accept path with nothing to say and takes a step of a
+    plain thread (:mod:`rogerwilco.checks._plain`): the full rules read the threads left waiting alone. None
+    where it cannot tell, with ``fp`` back where it was and ``tally`` as it was, for the full pass."""
     if not _rereadable(fp):
         return None
     start = fp.tell()
@@ -691,9 +692,8 @@ def _plain_stream(fp: Any, receiver: Receiver, file: str, now: str | None, enabl
     # the threads' records hold no cycle: the collector paused while they are built, and what stays (the threads
     # left waiting) set aside from it after, so that no collection walks them all
     with no_cycle_collection() as read:
-        for result in validate_stream(fp, receiver, file=file, quiet_first=True):
-            message = result.message
-            if message is None or result.findings or result.raw is not None or not take(message):
+        for message in (_log_messages if embedded else _stream_messages)(fp, receiver, file):
+            if message is None or not take(message):
                 # a refusal, a note, a blank line, a message off the plain steps: the full pass reads it all
                 fp.seek(start)
                 return None
@@ -705,6 +705,29 @@ def _plain_stream(fp: Any, receiver: Receiver, file: str, now: str | None, enabl
     if not waiting:
         return []
     return stream_findings(waiting, file, receiver=receiver, now=now, enabled=enabled)
+
+
+def _stream_messages(fp: Any, receiver: Receiver, file: str) -> Iterator[Message | None]:
+    """Each line's message, as lint reads a stream (:func:`rogerwilco.io.stream.validate_stream` with
+    ``quiet_first``), where the line reads on the accept path with nothing to say; else None."""
+    for number, text in plain_lines(fp):
+        yield None if text is None else accept_quiet(text, receiver, number, file)
+
+
+def _log_messages(fp: Any, receiver: Receiver, file: str) -> Iterator[Message | None]:
+    """Each candidate's message, as lint finds the candidates of a log (:func:`_embedded_results`), where the
+    accept path takes it with nothing to say; else None."""
+    from .scan import frames
+
+    for number, text in _log_lines(fp):
+        if "RW" not in text:
+            continue
+        at = plain_start(text) if plain_start is not None else -1
+        if at >= 0:  # a plain log line: its one candidate (as _candidates_in finds it)
+            yield accept_quiet(text[at:], receiver, number, file)
+            continue
+        for _, _, candidate in _candidates_in(text, frames):
+            yield accept_quiet(candidate, receiver, number, file)
 
 
 def _line_of(m: Message) -> int:

@@ -153,6 +153,28 @@ def _physical_lines(stream: IO[bytes], max_bytes: int, bare_cr: bool = True) -> 
         cr = buf.find(_CR) if bare_cr else -1
 
 
+def plain_lines(fp: IO[str] | IO[bytes], *, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[tuple[int, str | None]]:
+    """``(number, text)`` of each line of a stream as :func:`read_lines` reads it, where the line reads with
+    nothing to say (no diagnostic, no note, not blank); ``(number, None)`` for any other line. For a caller
+    that takes the plain lines alone and reads the stream the full way at the first other one (lint's accept
+    path): no record is made of a line."""
+    stream = _binary(fp)
+    number = 0
+    for data, _, terminator in _physical_lines(stream, max_bytes):
+        number += 1
+        if data is None or terminator == _CR or not data:
+            yield number, None
+            continue
+        if number == 1 and data.startswith(_BOM):
+            data = data[len(_BOM):]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            yield number, None
+            continue
+        yield number, (text or None)
+
+
 def read_lines(fp: IO[str] | IO[bytes], *, max_bytes: int = DEFAULT_MAX_BYTES,
                bare_cr: bool = True) -> Iterator[RawInputLine]:
     """Lines of a stream as text, or a diagnostic where a line cannot be read.
