@@ -83,8 +83,8 @@ class Writer:
 
 
 # one thread's script: a list of steps, each (kind, options); the interleaving writes them
-PLAIN = ["rb", "rb-void", "dn", "dn-noop", "un", "cx", "aq-in", "aq-out", "resend"]
-OFF_PLAIN = ["fl", "an-rb", "rb-wrong-party", "dn-wrong", "cx-wrong", "un-dup-issue", "st", "ho-same-item"]
+PLAIN = ["rb", "rb-void", "dn", "dn-noop", "un", "fl", "cx", "aq-in", "aq-out", "resend"]
+OFF_PLAIN = ["an-rb", "rb-wrong-party", "dn-wrong", "cx-wrong", "un-dup-issue", "st", "ho-same-item"]
 
 
 @st.composite
@@ -101,7 +101,7 @@ def threads(draw):
         else:  # a thread as agents run one: read back (perhaps after void ones), talked about, closed (or not)
             steps = draw(st.lists(st.just("rb-void"), max_size=2)) + ["rb"]
             steps += draw(st.lists(st.sampled_from(["aq-in", "aq-out", "resend"]), max_size=2))
-            steps += draw(st.lists(st.sampled_from(["dn", "dn-noop", "un", "cx"]), max_size=1))
+            steps += draw(st.lists(st.sampled_from(["dn", "dn-noop", "un", "fl", "cx"]), max_size=1))
         out.append((a, b, item, dated, steps))
     order = draw(st.lists(st.integers(0, count - 1), max_size=40))
     return out, order
@@ -195,7 +195,8 @@ def test_the_accept_path_takes_plain_conversations():
     """Each plain step, alone and together, is taken (so the property above holds the accept path to
     something), and a thread left waiting is read by the full rules."""
     plain = ["rb", "dn"], ["rb", "dn-noop"], ["un"], ["rb", "un"], ["cx"], ["rb", "cx"], ["rb", "aq-in", "dn"], \
-        ["rb", "aq-out", "dn"], ["rb", "resend", "dn"], ["rb-void", "rb", "dn"], ["rb-void", "rb-void", "rb"], ["rb"]
+        ["rb", "aq-out", "dn"], ["rb", "resend", "dn"], ["rb-void", "rb", "dn"], ["rb-void", "rb-void", "rb"], ["rb"], \
+        ["rb", "fl"], ["fl"]
     for steps in plain:
         text = conversation(([("ops", "dev", "jira:OPS-1", " due=20261010", list(steps))], []))
         for now in NOWS:
@@ -212,7 +213,7 @@ def test_the_accept_path_takes_plain_conversations():
     assert took and fast == full and [(f.code, f.line) for f in fast] == [("RW103", 3)]
 
 
-@pytest.mark.parametrize("steps", [["dn"], ["rb", "fl"], ["rb", "an-rb"], ["rb-wrong-party"], ["rb", "dn-wrong"],
+@pytest.mark.parametrize("steps", [["dn"], ["rb", "fl", "dn"], ["rb", "an-rb"], ["rb-wrong-party"], ["rb", "dn-wrong"],
                                    ["cx-wrong"], ["un-dup-issue"], ["st"], ["ho-same-item"], ["rb", "dn", "dn"]])
 def test_steps_off_the_plain_path_go_the_full_way(steps):
     text = conversation(([("ops", "dev", "jira:OPS-1", "", steps)], []))

@@ -151,6 +151,16 @@ class PlainThreads:
             t[_CLOSE] = CLOSED if m.slots.get("out") == "NOOP" else DONE
             t[_LIVE] = None
             return self._keep(t, m)
+        if kind == "FL":
+            # the receiver's failure, on a handoff open, offered or cleared: (open, FL) to closed. It does not
+            # answer the HO (RW103): one not read back still waits, and the full rules read its thread
+            if what != ISSUE or t[_LIVE_ID] != re or t[_CLOSE] != OPEN or t[_READBACK] == VOID:
+                return False
+            if sender != t[_TO] or to != t[_FROM] or (m.item is not None and m.item != t[_ITEM]):
+                return False
+            t[_CLOSE] = CLOSED
+            t[_LIVE] = None
+            return self._keep(t, m)
         if kind == "UN":
             if what == RESEND:
                 # the receiver's UN why=DUP to a re-send of a handoff it read back: it closes the re-send alone

@@ -2820,7 +2820,7 @@ typedef struct {
 } PlainSteps;
 
 static PyObject *small[8];                    /* 0..7, the states and kinds as ints */
-static PyObject *p_HO, *p_RB, *p_DN, *p_UN, *p_AN, *p_CX, *p_AQ;
+static PyObject *p_HO, *p_RB, *p_DN, *p_UN, *p_AN, *p_CX, *p_AQ, *p_FL;
 static PyObject *p_out, *p_why, *p_val, *p_ask, *p_due, *p_exp, *p_NOOP, *p_DUP, *p_UNK, *p_VER, *p_Y, *p_UNDO;
 
 /* A Message's field, borrowed: the slot's own reference (the message holds it while the step runs). */
@@ -3200,6 +3200,16 @@ static int plain_step(PlainSteps *self, PyObject *m) {
         set_item(t, T_CLOSE, small[noop ? CL_CLOSED : CL_DONE]);
         set_item(t, T_LIVE, Py_None);
         result = keep(self, t, m);
+    } else if (eq(type, p_FL) == 1) {
+        NOT(what != N_ISSUE);
+        NEED(eq(PyList_GET_ITEM(t, T_LIVE_ID), re));
+        NOT(state(t, T_CLOSE) != CL_OPEN || state(t, T_READBACK) == RB_VOID);
+        NEED(eq(sender, PyList_GET_ITEM(t, T_TO)));
+        NEED(eq(to, PyList_GET_ITEM(t, T_FROM)));
+        if (item != Py_None) NEED(eq(item, PyList_GET_ITEM(t, T_ITEM)));
+        set_item(t, T_CLOSE, small[CL_CLOSED]);
+        set_item(t, T_LIVE, Py_None);
+        result = keep(self, t, m);
     } else if (eq(type, p_UN) == 1) {
         if (what == N_RESEND) {
             NOT(state(t, T_CLOSE) != CL_OPEN);
@@ -3358,9 +3368,9 @@ static PyTypeObject PlainStepsType = {
 
 static int plain_steps_ready(PyObject *m) {
     for (int i = 0; i < 8; i++) if ((small[i] = PyLong_FromLong(i)) == NULL) return -1;
-    PyObject **names[] = {&p_HO, &p_RB, &p_DN, &p_UN, &p_AN, &p_CX, &p_AQ, &p_out, &p_why, &p_val, &p_ask, &p_due,
+    PyObject **names[] = {&p_HO, &p_RB, &p_DN, &p_UN, &p_AN, &p_CX, &p_AQ, &p_FL, &p_out, &p_why, &p_val, &p_ask, &p_due,
                           &p_exp, &p_NOOP, &p_DUP, &p_UNK, &p_VER, &p_Y, &p_UNDO};
-    static const char *texts[] = {"HO", "RB", "DN", "UN", "AN", "CX", "AQ", "out", "why", "val", "ask", "due", "exp",
+    static const char *texts[] = {"HO", "RB", "DN", "UN", "AN", "CX", "AQ", "FL", "out", "why", "val", "ask", "due", "exp",
                                   "NOOP", "DUP", "UNK", "VER", "Y", "UNDO"};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) return -1;
