@@ -13,8 +13,8 @@ stream, measured in the same run (the goal: lint at most 1.5 x validate).
 Most of a stream that lint reads takes its accept path (every message a step
 of a plain thread: ``rogerwilco/checks/_plain.py``); so does this
 conversation. ``lint (stream, one HO off the plain steps at its end)`` is
-the same stream with one more handoff at its end, asking ``rb=acc`` and
-confirmed with ``AN val=Y``, steps the accept path does not follow: lint
+the same stream with one more handoff at its end, asking ``rb=all`` (every
+change echoed before the act), a step the accept path does not follow: lint
 reads the whole stream on the accept path, then again the full way (its
 worst case: the cost of the full pass, plus one read). ``check-thread`` of the stream (its JSON report to /dev/null) is measured
 beside them: it reads the stream as lint does, one parse a line, then walks
@@ -81,9 +81,8 @@ def main() -> int:
     off = stream.with_name(stream.stem + "-off.rw1")
     if not off.exists():
         a, b = "lead0", "dev0"
-        tail = (f"RW1 HO {a}-999999 from={a} to={b} item=jira:OFF-1 ask=FIX rb=acc keys=len\n"
-                f"RW1 RB {b}-999999 re={a}-999999 from={b} to={a} item=jira:OFF-1 ask=FIX acc=len:120w\n"
-                f"RW1 AN {a}-1000000 re={b}-999999 from={a} to={b} val=Y\n"
+        tail = (f"RW1 HO {a}-999999 from={a} to={b} item=jira:OFF-1 ask=FIX rb=all\n"
+                f"RW1 RB {b}-999999 re={a}-999999 from={b} to={a} item=jira:OFF-1 ask=FIX\n"
                 f"RW1 DN {b}-1000000 re={a}-999999 from={b} to={a} item=jira:OFF-1 out=OK\n")
         tmp = off.with_suffix(".tmp")
         tmp.write_bytes(stream.read_bytes() + tail.encode())

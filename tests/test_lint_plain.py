@@ -83,7 +83,7 @@ class Writer:
 
 
 # one thread's script: a list of steps, each (kind, options); the interleaving writes them
-PLAIN = ["rb", "rb-void", "dn", "dn-noop", "un", "fl", "cx", "aq-in", "aq-out", "resend"]
+PLAIN = ["rb", "rb-void", "confirm", "dn", "dn-noop", "un", "fl", "cx", "aq-in", "aq-out", "resend"]
 OFF_PLAIN = ["an-rb", "rb-wrong-party", "dn-wrong", "cx-wrong", "un-dup-issue", "st", "ho-same-item"]
 
 
@@ -96,13 +96,15 @@ def threads(draw):
         a, b = draw(st.permutations(AGENTS))[:2]
         item = ITEMS[n] if not draw(st.integers(0, 9)) == 0 else draw(st.sampled_from(ITEMS))
         dated = draw(st.sampled_from(["", " due=20261010", " exp=20261010T1200Z", " due=20261231"]))
+        levels = draw(st.sampled_from(["", "", " rb=acc keys=len", " rb=echo"]))
         if draw(st.booleans()):  # any steps, in any order
             steps = draw(st.lists(steps_of, max_size=5))
         else:  # a thread as agents run one: read back (perhaps after void ones), talked about, closed (or not)
             steps = draw(st.lists(st.just("rb-void"), max_size=2)) + ["rb"]
+            steps += ["confirm"] if "acc" in levels and draw(st.integers(0, 4)) else []
             steps += draw(st.lists(st.sampled_from(["aq-in", "aq-out", "resend"]), max_size=2))
             steps += draw(st.lists(st.sampled_from(["dn", "dn-noop", "un", "fl", "cx"]), max_size=1))
-        out.append((a, b, item, dated, steps))
+        out.append((a, b, item, dated + levels, steps))
     order = draw(st.lists(st.integers(0, count - 1), max_size=40))
     return out, order
 
@@ -124,12 +126,14 @@ def conversation(spec) -> str:
         a, b, item, live, dated = s["a"], s["b"], s["item"], s["live"], s["dated"]
         back = f"from={b} to={a} item={item}"
         env = f"from={a} to={b} item={item}"
+        # (the HO's own levels are not read back; under rb=acc the readback gives its acceptance)
+        echoed = dated.replace(" rb=acc keys=len", " acc=len:120w").replace(" rb=echo", "")
         if kind == "rb":
             s["rb"] = w.id(b)
-            lines.append(f"RW1 RB {s['rb']} re={live} {back} ask=FIX{dated}")
+            lines.append(f"RW1 RB {s['rb']} re={live} {back} ask=FIX{echoed}")
         elif kind == "rb-void":
             rb = w.id(b)
-            lines.append(f"RW1 RB {rb} re={live} {back} ask=TEST{dated}")
+            lines.append(f"RW1 RB {rb} re={live} {back} ask=TEST{echoed}")
             s["live"] = w.id(a)
             lines.append(f"RW1 HO {s['live']} re={rb} {env} ask=FIX{dated}")
         elif kind in ("dn", "dn-noop"):
@@ -151,6 +155,8 @@ def conversation(spec) -> str:
             lines.append(f"RW1 UN {w.id(b)} re={again} {back} why=DUP")
         elif kind == "fl":
             lines.append(f"RW1 FL {w.id(b)} re={live} {back} why=ERR")
+        elif kind == "confirm" and s["rb"]:
+            lines.append(f"RW1 AN {w.id(a)} re={s['rb']} from={a} to={b} val=Y")
         elif kind == "an-rb" and s["rb"]:
             lines.append(f"RW1 AN {w.id(a)} re={s['rb']} from={a} to={b} val=Y")
         elif kind == "rb-wrong-party":
@@ -194,11 +200,12 @@ def test_the_accept_path_gives_the_full_findings(spec, now, cut, log):
 def test_the_accept_path_takes_plain_conversations():
     """Each plain step, alone and together, is taken (so the property above holds the accept path to
     something), and a thread left waiting is read by the full rules."""
-    plain = ["rb", "dn"], ["rb", "dn-noop"], ["un"], ["rb", "un"], ["cx"], ["rb", "cx"], ["rb", "aq-in", "dn"], \
+    plain = ["rb", "dn"], ["rb", "dn-noop"], ["rb", "confirm", "dn"], ["un"], ["rb", "un"], ["cx"], ["rb", "cx"], ["rb", "aq-in", "dn"], \
         ["rb", "aq-out", "dn"], ["rb", "resend", "dn"], ["rb-void", "rb", "dn"], ["rb-void", "rb-void", "rb"], ["rb"], \
         ["rb", "fl"], ["fl"]
     for steps in plain:
-        text = conversation(([("ops", "dev", "jira:OPS-1", " due=20261010", list(steps))], []))
+        levels = " rb=acc keys=len" if "confirm" in steps else ""
+        text = conversation(([("ops", "dev", "jira:OPS-1", " due=20261010" + levels, list(steps))], []))
         for now in NOWS:
             fast, full, took = both(text, now)
             assert took, (steps, now)

@@ -23,8 +23,10 @@ last (RW100, RW101); every ``re=`` names a message already read, of the kind
 the step expects, from and to the parties it expects (RW102, RW109, RW117);
 every HO that starts a handoff is about an item no earlier HO named, so no
 owner rule (RW112, RW116) can read two HOs of one item; no HO carries
-``rb=``, ``ctx=`` or a profile, so no readback waits for a verdict (RW111,
-RW113, RW114); each handoff steps through the lifecycle's table
+``ctx=`` or a profile, or readback levels but ``echo``, ``acc`` and
+``plan``; a readback that waits for the sender's verdict is cleared by the
+sender's ``AN val=Y`` before any act (RW111, RW113, RW114), and one left
+waiting is read by the full rules; each handoff steps through the lifecycle's table
 (:data:`rogerwilco.checks.lifecycle.TRANSITIONS`) on rows that carry no
 finding (RW105, RW108); and a finished thread waits for no answer (RW103,
 RW104, RW110, RW115) and has no date left to pass (RW106, RW107). The
@@ -44,9 +46,13 @@ from .readback import VERBATIM_BLOCKERS, readback_passes, verbatim_types
 
 #: the readback verdict is the replay's: as of a moment before any exp (the endpoint checks an RB so)
 _BEFORE_ANY_EXP = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-#: an HO's slots that take its handoff off the plain steps: a profile, readback levels (some wait for a
-#: verdict), an undo's context
-_NOT_PLAIN_HO = frozenset({"p", "rb", "ctx"})
+#: an HO's slots that take its handoff off the plain steps: a profile, an undo's context
+_NOT_PLAIN_HO = frozenset({"p", "ctx"})
+#: the readback levels a plain HO may ask (``rb=``): the echo, and the sender's criteria (``acc``, ``plan``:
+#: a readback that passes waits for the sender's ``AN val=Y``); any other token (``all``, ``exec``, a slot) is
+#: not a plain step
+_PLAIN_LEVELS = frozenset({"echo", "acc", "plan"})
+_VERDICT_LEVELS = frozenset({"acc", "plan"})
 #: the memory the accept path may hold per message it names (an id and its record), and per message of a
 #: thread not finished (kept whole: about 1 KB), about; past lint's bound the full pass takes over (it spills)
 HELD = 240
@@ -54,13 +60,13 @@ KEPT = 1200
 
 # a thread: [sender, receiver, item, readback state, close state, live HO (None once closed), the live HO's id,
 # answers it waits for, its messages (None once finished), dated (a due= or exp= on an issue), the live HO's
-# verbatim_types (None: its readbacks are read by the tiers)]
-_FROM, _TO, _ITEM, _READBACK, _CLOSE, _LIVE, _LIVE_ID, _WAITS, _MESSAGES, _DATED, _ECHO = range(11)
+# verbatim_types (None: its readbacks are read by the tiers), whether its readback waits for the verdict]
+_FROM, _TO, _ITEM, _READBACK, _CLOSE, _LIVE, _LIVE_ID, _WAITS, _MESSAGES, _DATED, _ECHO, _VERDICT = range(12)
 # the readback region's states, and the close region's, as the lifecycle's table names them
-OFFERED, VOID, WILCO = range(3)
+OFFERED, VOID, WILCO, READ_BACK = range(4)
 OPEN, DONE, CLOSED, CANCELLED = range(4)
 # what an id names, while a step may read it: (kind, thread), a question (QUESTION, thread, asker, asked)
-ISSUE, RESEND, RB_VOID, QUESTION, CANCEL = range(5)
+ISSUE, RESEND, RB_VOID, QUESTION, CANCEL, RB_WAIT = range(6)
 
 
 class PlainThreads:
@@ -117,7 +123,7 @@ class PlainThreads:
             if kind == "HO":
                 return self._new_handoff(m)
             if kind == "AQ" and m.item is None:  # a question on nothing: a thread of its own, with no close
-                question = [sender, m.to, None, OFFERED, CLOSED, None, None, 1, [m], False, None]
+                question = [sender, m.to, None, OFFERED, CLOSED, None, None, 1, [m], False, None, False]
                 self._open[ident] = question
                 named[ident] = (QUESTION, question, sender, m.to)
                 return self._keep(question, None)
@@ -129,14 +135,19 @@ class PlainThreads:
         to = m.to
         if kind == "RB":
             # the receiver's readback of the live issue, before any other: the table's (offered, RB-pass) to
-            # wilco (the echo level waits for no verdict), (offered, RB-void) to void; either answers the HO
+            # wilco (the echo level waits for no verdict), (offered, RB-pass-wait) to read-back (acc, plan: the
+            # sender's AN val=Y clears it), (offered, RB-void) to void; each answers the HO
             if what != ISSUE or t[_LIVE_ID] != re or t[_READBACK] != OFFERED or t[_CLOSE] != OPEN:
                 return False
             if sender != t[_TO] or to != t[_FROM]:
                 return False
             if self._echoes(t, m):
-                t[_READBACK] = WILCO
                 t[_WAITS] -= 1
+                if t[_VERDICT]:
+                    t[_READBACK] = READ_BACK
+                    named[ident] = (RB_WAIT, t)
+                else:
+                    t[_READBACK] = WILCO
             else:
                 t[_READBACK] = VOID  # it waits on, for the re-issue
                 named[ident] = (RB_VOID, t)
@@ -190,6 +201,14 @@ class PlainThreads:
             if what == QUESTION:
                 if not self._answers(m, target):
                     return False
+            elif what == RB_WAIT:
+                # the sender's verdict on a readback that passed, the handoff open: (read-back, confirm) to wilco
+                if t[_READBACK] != READ_BACK or t[_CLOSE] != OPEN or m.slots.get("val") != "Y":
+                    return False
+                if sender != t[_FROM] or to != t[_TO]:
+                    return False
+                del named[re]
+                t[_READBACK] = WILCO
             elif what == CANCEL:
                 # the receiver's AN val=Y to the cancel
                 if sender != t[_TO] or to != t[_FROM] or m.slots.get("val") != "Y":
@@ -243,7 +262,7 @@ class PlainThreads:
         if m is not None:
             kept.append(m)
             self._room -= KEPT
-        if t[_WAITS] == 0 and t[_CLOSE] != OPEN:
+        if t[_WAITS] == 0 and t[_CLOSE] != OPEN and t[_READBACK] != READ_BACK:
             self._room += KEPT * len(kept)
             t[_MESSAGES] = None
             del self._open[kept[0].id]
@@ -263,8 +282,12 @@ class PlainThreads:
 
     def _plain_ho(self, m: Any) -> bool:
         slots = m.slots
-        return (type(m.item) is str and m.from_ != m.to and _NOT_PLAIN_HO.isdisjoint(slots)
-                and slots.get("ask") != "UNDO")
+        if type(m.item) is not str or m.from_ == m.to or not _NOT_PLAIN_HO.isdisjoint(slots):
+            return False
+        levels = slots.get("rb")
+        if levels is not None and (type(levels) is not tuple or not _PLAIN_LEVELS.issuperset(levels)):
+            return False
+        return slots.get("ask") != "UNDO"
 
     def _issue(self, t: list[Any], m: Any) -> None:
         """``m`` is the handoff's live issue now: its id, its dates, how its readback is read."""
@@ -274,6 +297,7 @@ class PlainThreads:
         if "due" in slots or "exp" in slots:
             t[_DATED] = True
         t[_ECHO] = verbatim_types(m)
+        t[_VERDICT] = not _VERDICT_LEVELS.isdisjoint(slots.get("rb") or ())
 
     def _new_handoff(self, m: Any) -> bool:
         """An HO that answers nothing, about an item no HO named before."""
@@ -281,7 +305,7 @@ class PlainThreads:
         if not self._plain_ho(m) or item in self._items:
             return False
         self._items.add(item)
-        t = [m.from_, m.to, item, OFFERED, OPEN, None, None, 1, [m], False, None]
+        t = [m.from_, m.to, item, OFFERED, OPEN, None, None, 1, [m], False, None, False]
         self._room -= KEPT
         self._issue(t, m)
         self._open[m.id] = t
@@ -319,7 +343,9 @@ class PlainThreads:
     def unfinished(self, now: str | None) -> Iterator[list[Any]]:
         """The messages of each thread the full rules must read: one waiting for an answer (an HO not read
         back, a void readback not re-issued, a re-send, question or cancel not answered), and with ``now``
-        one still open with a ``due=`` or ``exp=``; each thread's messages in stream order."""
+        one still open with a ``due=`` or ``exp=``, and one read back that waits for the sender's verdict;
+        each thread's messages in stream order."""
         for t in self._open.values():
-            if t[_WAITS] or t[_READBACK] == VOID or (now is not None and t[_DATED] and t[_CLOSE] == OPEN):
+            if (t[_WAITS] or t[_READBACK] == VOID or t[_READBACK] == READ_BACK
+                    or (now is not None and t[_DATED] and t[_CLOSE] == OPEN)):
                 yield t[_MESSAGES]

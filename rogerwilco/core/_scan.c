@@ -2804,10 +2804,11 @@ static PyObject *json_strings(PyObject *module, PyObject *const *args, Py_ssize_
  * steps do not read at once goes to, blockers readback.VERBATIM_BLOCKERS (verbatim_types is read here). tests/test_lint_plain.py holds the two to the same state, message for
  * message. A Message of another type than the one configure() gave is not plain here (the full pass reads it). */
 
-enum { T_FROM, T_TO, T_ITEM, T_READBACK, T_CLOSE, T_LIVE, T_LIVE_ID, T_WAITS, T_MESSAGES, T_DATED, T_ECHO, T_FIELDS };
-enum { RB_OFFERED, RB_VOID, RB_WILCO };
+enum { T_FROM, T_TO, T_ITEM, T_READBACK, T_CLOSE, T_LIVE, T_LIVE_ID, T_WAITS, T_MESSAGES, T_DATED, T_ECHO, T_VERDICT,
+       T_FIELDS };
+enum { RB_OFFERED, RB_VOID, RB_WILCO, RB_READ_BACK };
 enum { CL_OPEN, CL_DONE, CL_CLOSED, CL_CANCELLED };
-enum { N_ISSUE, N_RESEND, N_RB_VOID, N_QUESTION, N_CANCEL };
+enum { N_ISSUE, N_RESEND, N_RB_VOID, N_QUESTION, N_CANCEL, N_RB_WAIT };
 enum { F_TYPE, F_ID, F_RE, F_FROM, F_TO, F_ITEM, F_SLOTS, F_TAIL };
 
 typedef struct {
@@ -2822,6 +2823,7 @@ typedef struct {
 static PyObject *small[8];                    /* 0..7, the states and kinds as ints */
 static PyObject *p_HO, *p_RB, *p_DN, *p_UN, *p_AN, *p_CX, *p_AQ, *p_FL;
 static PyObject *p_out, *p_why, *p_val, *p_ask, *p_due, *p_exp, *p_NOOP, *p_DUP, *p_UNK, *p_VER, *p_Y, *p_UNDO;
+static PyObject *p_rb, *p_echo, *p_acc, *p_plan;
 
 /* A Message's field, borrowed: the slot's own reference (the message holds it while the step runs). */
 static PyObject *field(PyObject *m, int i) {
@@ -2900,7 +2902,7 @@ static int keep(PlainSteps *self, PyObject *t, PyObject *m) {
         if (PyList_Append(kept, m) < 0) return -1;
         self->room -= self->kept;
     }
-    if (state(t, T_WAITS) == 0 && state(t, T_CLOSE) != CL_OPEN) {
+    if (state(t, T_WAITS) == 0 && state(t, T_CLOSE) != CL_OPEN && state(t, T_READBACK) != RB_READ_BACK) {
         self->room += self->kept * PyList_GET_SIZE(kept);
         PyObject *key = field(PyList_GET_ITEM(kept, 0), F_ID);   /* (its first message's id: kept alive by it) */
         if (key == NULL || PyDict_DelItem(self->open, key) < 0) return -1;
@@ -2960,6 +2962,27 @@ static PyObject *verbatim_types(PlainSteps *self, PyObject *slots) {
     return out;
 }
 
+/* The HO's rb= levels: 1 where it has none or asks only echo, acc and plan (*verdict: acc or plan asked), 0
+ * where it asks any other (not plain), -1 with an error. */
+static int levels_of(PyObject *slots, int *verdict) {
+    if (verdict != NULL) *verdict = 0;
+    PyObject *rb = slot_get(slots, p_rb);
+    if (rb == NULL) return -1;
+    int plain = 1;
+    if (rb != Py_None) {
+        if (!PyTuple_CheckExact(rb)) plain = 0;
+        for (Py_ssize_t i = 0; plain == 1 && i < PyTuple_GET_SIZE(rb); i++) {
+            PyObject *token = PyTuple_GET_ITEM(rb, i);
+            int acc = eq(token, p_acc), plan = acc == 0 ? eq(token, p_plan) : 0;
+            if (acc < 0 || plan < 0) { plain = -1; break; }
+            if (acc || plan) { if (verdict != NULL) *verdict = 1; continue; }
+            plain = eq(token, p_echo);
+        }
+    }
+    Py_DECREF(rb);
+    return plain;
+}
+
 /* _plain_ho: 1, 0, -1 */
 static int plain_ho(PlainSteps *self, PyObject *m) {
     PyObject *item = field(m, F_ITEM), *slots = field(m, F_SLOTS);
@@ -2969,6 +2992,8 @@ static int plain_ho(PlainSteps *self, PyObject *m) {
     if (same != 0) return same < 0 ? -1 : 0;
     int blocked = holds_any(slots, self->not_plain_ho);
     if (blocked != 0) return blocked < 0 ? -1 : 0;
+    int levels = levels_of(slots, NULL);
+    if (levels <= 0) return levels;
     int undo = slot_is(slots, p_ask, p_UNDO);
     return undo < 0 ? -1 : !undo;
 }
@@ -2987,6 +3012,9 @@ static int issue(PlainSteps *self, PyObject *t, PyObject *m) {
     if (echo == NULL) return -1;
     set_item(t, T_ECHO, echo);
     Py_DECREF(echo);
+    int verdict;
+    if (levels_of(slots, &verdict) < 0) return -1;
+    set_item(t, T_VERDICT, verdict ? Py_True : Py_False);
     return 0;
 }
 
@@ -3025,7 +3053,7 @@ static PyObject *new_thread(PyObject *from, PyObject *to, PyObject *item, long c
     if (messages == NULL) { Py_DECREF(t); return NULL; }
     Py_INCREF(first); PyList_SET_ITEM(messages, 0, first);
     PyObject *values[T_FIELDS] = {from, to, item, small[RB_OFFERED], small[close], Py_None, Py_None, small[1],
-                                  messages, Py_False, Py_None};
+                                  messages, Py_False, Py_None, Py_False};
     for (int i = 0; i < T_FIELDS; i++) {
         if (i != T_MESSAGES) Py_INCREF(values[i]);
         PyList_SET_ITEM(t, i, values[i]);
@@ -3181,8 +3209,13 @@ static int plain_step(PlainSteps *self, PyObject *m) {
         int passed = echoes(self, t, m);
         TRY(passed);
         if (passed) {
-            set_item(t, T_READBACK, small[RB_WILCO]);
             TRY(set_state(t, T_WAITS, state(t, T_WAITS) - 1));
+            if (PyList_GET_ITEM(t, T_VERDICT) == Py_True) {
+                set_item(t, T_READBACK, small[RB_READ_BACK]);
+                TRY(name_as(self, ident, N_RB_WAIT, t));
+            } else {
+                set_item(t, T_READBACK, small[RB_WILCO]);
+            }
         } else {
             set_item(t, T_READBACK, small[RB_VOID]);
             TRY(name_as(self, ident, N_RB_VOID, t));
@@ -3242,6 +3275,13 @@ static int plain_step(PlainSteps *self, PyObject *m) {
     } else if (eq(type, p_AN) == 1) {
         if (what == N_QUESTION) {
             NEED(answers(self, m, target));
+        } else if (what == N_RB_WAIT) {
+            NOT(state(t, T_READBACK) != RB_READ_BACK || state(t, T_CLOSE) != CL_OPEN);
+            NEED(slot_is(slots, p_val, p_Y));
+            NEED(eq(sender, PyList_GET_ITEM(t, T_FROM)));
+            NEED(eq(to, PyList_GET_ITEM(t, T_TO)));
+            TRY(unname(self, re));
+            set_item(t, T_READBACK, small[RB_WILCO]);
         } else if (what == N_CANCEL) {
             NEED(eq(sender, PyList_GET_ITEM(t, T_TO)));
             NEED(eq(to, PyList_GET_ITEM(t, T_FROM)));
@@ -3368,9 +3408,9 @@ static PyTypeObject PlainStepsType = {
 
 static int plain_steps_ready(PyObject *m) {
     for (int i = 0; i < 8; i++) if ((small[i] = PyLong_FromLong(i)) == NULL) return -1;
-    PyObject **names[] = {&p_HO, &p_RB, &p_DN, &p_UN, &p_AN, &p_CX, &p_AQ, &p_FL, &p_out, &p_why, &p_val, &p_ask, &p_due,
+    PyObject **names[] = {&p_rb, &p_echo, &p_acc, &p_plan, &p_HO, &p_RB, &p_DN, &p_UN, &p_AN, &p_CX, &p_AQ, &p_FL, &p_out, &p_why, &p_val, &p_ask, &p_due,
                           &p_exp, &p_NOOP, &p_DUP, &p_UNK, &p_VER, &p_Y, &p_UNDO};
-    static const char *texts[] = {"HO", "RB", "DN", "UN", "AN", "CX", "AQ", "FL", "out", "why", "val", "ask", "due", "exp",
+    static const char *texts[] = {"rb", "echo", "acc", "plan", "HO", "RB", "DN", "UN", "AN", "CX", "AQ", "FL", "out", "why", "val", "ask", "due", "exp",
                                   "NOOP", "DUP", "UNK", "VER", "Y", "UNDO"};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) return -1;
