@@ -350,3 +350,17 @@ def test_the_c_steps_keep_to_the_memory_bound(scan):
         step = scan.scan.PlainSteps(t._named, t._last, t._items, t._open, room, _plain.HELD, _plain.KEPT,
                                     _plain._NOT_PLAIN_HO, t._readback, _plain.VERBATIM_BLOCKERS).take
         assert all(step(m) for m in messages) is all_taken
+
+
+def test_line_ends_in_a_log():
+    """CRLF ends a log's lines as LF does (the accept path takes it); a bare CR ends a line too, where the full
+    pass cuts the line it sits in: the accept path leaves that log to it. Both give the full pass's findings."""
+    text = as_log(conversation(([("ops", "dev", "jira:OPS-1", "", ["rb"]), ("qa", "lead", "jira:OPS-2", "", [])],
+                                [0])), 2)
+    crlf = text.replace("\n", "\r\n")
+    fast, full, took = both(crlf, None, log=True)
+    assert took and fast == full and [f.code for f in fast] == ["RW103"]
+    lines = text.splitlines(keepends=True)
+    bare = "".join(lines[:2]) + lines[2].rstrip("\n") + "\r" + "".join(lines[3:])
+    fast, full, took = both(bare, None, log=True)
+    assert not took and fast == full and [(f.code, f.line) for f in fast] == [("RW103", 3)]

@@ -716,10 +716,23 @@ def _stream_messages(fp: Any, receiver: Receiver, file: str) -> Iterator[Message
 
 def _log_messages(fp: Any, receiver: Receiver, file: str) -> Iterator[Message | None]:
     """Each candidate's message, as lint finds the candidates of a log (:func:`_embedded_results`), where the
-    accept path takes it with nothing to say; else None."""
+    accept path takes it with nothing to say; else None. The lines are numbered as :func:`_log_lines` numbers
+    them; a line holding a CR but before its newline (which :func:`_text_lines` would cut in two) is None."""
     from .scan import frames
 
-    for number, text in _log_lines(fp):
+    number = 0
+    for raw in fp:
+        number += 1
+        if isinstance(raw, bytes):
+            raw = raw.decode("utf-8", "surrogateescape")
+        text = raw[:-1] if raw.endswith("\n") else raw
+        if "\r" in text:
+            if not (raw.endswith("\n") and text.find("\r") == len(text) - 1):
+                yield None  # a bare CR: the full pass cuts the line and numbers the pieces
+                return
+            text = text[:-1]  # CRLF
+        if number == 1 and text.startswith("\ufeff"):
+            text = text[1:]
         if "RW" not in text:
             continue
         at = plain_start(text) if plain_start is not None else -1
