@@ -76,6 +76,12 @@ class Writer:
 
     def __init__(self) -> None:
         self.numbers: dict[str, int] = {}
+        self.turn = 0
+
+    def pick(self, *choices: str) -> str:
+        """The next of ``choices``, in turn (each value of a code comes up across a conversation)."""
+        self.turn += 1
+        return choices[self.turn % len(choices)]
 
     def id(self, agent: str) -> str:
         self.numbers[agent] = self.numbers.get(agent, 0) + 1
@@ -137,12 +143,14 @@ def conversation(spec) -> str:
             s["live"] = w.id(a)
             lines.append(f"RW1 HO {s['live']} re={rb} {env} ask=FIX{dated}")
         elif kind in ("dn", "dn-noop"):
-            lines.append(f"RW1 DN {w.id(b)} re={live} {back} out={'OK' if kind == 'dn' else 'NOOP'}")
+            out = w.pick("OK", "PARTIAL") if kind == "dn" else "NOOP"
+            lines.append(f"RW1 DN {w.id(b)} re={live} {back} out={out}")
         elif kind == "un":
-            lines.append(f"RW1 UN {w.id(b)} re={live} {back} why=BUSY")
+            why = w.pick("BUSY", "CONFLICT", "SCOPE", "EXPIRED", "NOCAP")
+            lines.append(f"RW1 UN {w.id(b)} re={live} {back} why={why}")
         elif kind == "cx":
             cx = w.id(a)
-            lines.append(f"RW1 CX {cx} re={live} {env} why=REVOKED")
+            lines.append(f"RW1 CX {cx} re={live} {env} why={w.pick('REVOKED', 'SUPERSEDED')}")
             lines.append(f"RW1 AN {w.id(b)} re={cx} from={b} to={a} val=Y")
         elif kind in ("aq-in", "aq-out"):
             asker, asked = (b, a) if kind == "aq-in" else (a, b)
@@ -154,7 +162,7 @@ def conversation(spec) -> str:
             lines.append(f"RW1 HO {again} re={live} {env} ask=FIX{dated}")
             lines.append(f"RW1 UN {w.id(b)} re={again} {back} why=DUP")
         elif kind == "fl":
-            lines.append(f"RW1 FL {w.id(b)} re={live} {back} why=ERR")
+            lines.append(f"RW1 FL {w.id(b)} re={live} {back} why={w.pick('ERR', 'TIMEOUT')}")
         elif kind == "confirm" and s["rb"]:
             lines.append(f"RW1 AN {w.id(a)} re={s['rb']} from={a} to={b} val=Y")
         elif kind == "an-rb" and s["rb"]:
@@ -200,9 +208,9 @@ def test_the_accept_path_gives_the_full_findings(spec, now, cut, log):
 def test_the_accept_path_takes_plain_conversations():
     """Each plain step, alone and together, is taken (so the property above holds the accept path to
     something), and a thread left waiting is read by the full rules."""
-    plain = ["rb", "dn"], ["rb", "dn-noop"], ["rb", "confirm", "dn"], ["un"], ["rb", "un"], ["cx"], ["rb", "cx"], ["rb", "aq-in", "dn"], \
-        ["rb", "aq-out", "dn"], ["rb", "resend", "dn"], ["rb-void", "rb", "dn"], ["rb-void", "rb-void", "rb"], ["rb"], \
-        ["rb", "fl"], ["fl"]
+    plain = (["rb", "dn"], ["rb", "dn-noop"], ["rb", "confirm", "dn"], ["un"], ["rb", "un"], ["cx"], ["rb", "cx"],
+             ["rb", "aq-in", "dn"], ["rb", "aq-out", "dn"], ["rb", "resend", "dn"], ["rb-void", "rb", "dn"],
+             ["rb-void", "rb-void", "rb"], ["rb"], ["rb", "fl"], ["fl"])
     for steps in plain:
         levels = " rb=acc keys=len" if "confirm" in steps else ""
         text = conversation(([("ops", "dev", "jira:OPS-1", " due=20261010" + levels, list(steps))], []))
