@@ -5,12 +5,14 @@ takes a step it does not follow, the full pass reads the stream. These tests gen
 the plain steps, with variations the accept path takes (orders, parties, closes, questions, re-sends,
 re-issues, dates and a ``now``) and variations it must not take (a wrong party, an id going back, an item
 handed on, a close twice), and hold the findings to the full pass's (the accept path switched off), finding
-for finding; they also check that the accept path did take the plain ones.
+for finding; they also check that the accept path did take the plain ones. ``RW1_PLAIN_EXAMPLES`` raises the
+number of generated conversations (default 400): ``RW1_PLAIN_EXAMPLES=20000 pytest tests/test_lint_plain.py``.
 """
 
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ("ops", "dev", "qa", "lead")
 ITEMS = ("jira:OPS-1", "jira:OPS-2", "jira:OPS-3", "gh:rw#4", "jira:OPS-5", "jira:OPS-6")
 NOWS = (None, "20261003T0900Z", "20261011T0900Z", "20270101T0000Z")
+EXAMPLES = int(os.environ.get("RW1_PLAIN_EXAMPLES", "400"))
 
 
 def as_log(text: str, noise: int = 0) -> str:
@@ -189,7 +192,7 @@ def conversation(spec) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=threads(), now=st.sampled_from(NOWS), cut=st.integers(0, 3), log=st.sampled_from([None, 0, 2, 5]))
 @example(spec=([("ops", "dev", "jira:OPS-1", "", ["rb", "dn"])], []), now=None, cut=0, log=None)
 def test_the_accept_path_gives_the_full_findings(spec, now, cut, log):
@@ -322,7 +325,7 @@ def canonical(threads: PlainThreads) -> tuple:
     return named, opened, shown, dict(threads._last), set(threads._items)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=threads(), cut=st.integers(0, 3))
 def test_the_c_steps_are_the_python_steps(scan, spec, cut):
     """The C scanner's PlainSteps and PlainThreads.take, given the same messages: the same answer for each, and
