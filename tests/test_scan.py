@@ -646,7 +646,18 @@ def test_lint_reads_a_log_into_the_lines_the_stream_reader_gives(data):
     from rogerwilco.io.lint import _text_lines
     from rogerwilco.io.stream import read_lines
 
-    assert list(_text_lines(io.BytesIO(data))) == [line.text for line in read_lines(io.BytesIO(data))]
+    assert [text for _, text in _text_lines(io.BytesIO(data))] == [line.text for line in read_lines(io.BytesIO(data))]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b"a\r\n\xef"[x % 4] for x in b)), st.sets(st.integers(1, 12)))
+def test_lint_reads_again_the_log_lines_it_wants_numbered_as_before(data, wanted):
+    """A log's lines read again for the places of the findings (only those wanted, up to the last): the same
+    numbers and text as the whole read gives them."""
+    from rogerwilco.io.lint import _log_lines
+
+    whole = [(n, t) for n, t in _log_lines(io.BytesIO(data)) if n in wanted]
+    assert list(_log_lines(io.BytesIO(data), wanted)) == whole
 
 
 # ---- the scan read with the C scanner first, against pure Python ---------------------------------------

@@ -757,27 +757,51 @@ def _rereadable(fp: Any) -> bool:
         return False
 
 
-def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[str]:
-    """The lines of a log or document, each without its terminator: in a stream, ``\\n``, ``\\r\\n`` or a bare
-    ``\\r``, as :func:`rogerwilco.io.stream.read_lines` and ``scan`` end lines (so all three number them alike);
-    lines given one by one are lines already (a CR inside one is a control character)."""
+def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str], wanted: set[int] | None = None
+                ) -> Iterator[tuple[int, str | None]]:
+    """(number, text) of the lines of a log or document, each without its terminator: in a stream, ``\\n``,
+    ``\\r\\n`` or a bare ``\\r``, as :func:`rogerwilco.io.stream.read_lines` and ``scan`` end lines (so all three
+    number them alike); lines given one by one are lines already (a CR inside one is a control character).
+    With ``wanted``, the text of a line whose number is not in it is None (counted, not read), and the lines
+    end at the last one wanted."""
     stream = hasattr(fp, "read")
+    number = 0
+    last = max(wanted, default=0) if wanted is not None else -1
     for raw in fp:
+        if 0 <= last <= number:
+            return
+        if wanted is not None and type(raw) is bytes and b"\r" not in raw:
+            number += 1  # one line, no CR in it
+            if number not in wanted:
+                yield number, None
+                continue
+        else:
+            number += 1
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", "surrogateescape")
-        text = _strip_terminator(raw)
+        text = raw
+        if text.endswith("\n"):  # the terminator: \n or \r\n (D3)
+            text = text[:-1]
+            if text.endswith("\r"):
+                text = text[:-1]
         if not stream or "\r" not in text:
-            yield text
+            yield number, text
             continue
         pieces = text.split("\r")
         if text.endswith("\r") and not raw.endswith("\n"):
             pieces.pop()  # a CR ending the stream ends its last line; no empty line after it
-        yield from pieces
+        for i, piece in enumerate(pieces):
+            yield number + i, piece
+        number += len(pieces) - 1
 
 
-def _log_lines(fp: IO[bytes] | IO[str] | Iterable[str]) -> Iterator[tuple[int, str]]:
-    """(number, text) of each line of a log or document, the first without its byte order mark."""
-    for number, text in enumerate(_text_lines(fp), start=1):
+def _log_lines(fp: IO[bytes] | IO[str] | Iterable[str], wanted: set[int] | None = None
+               ) -> Iterator[tuple[int, str]]:
+    """(number, text) of each line of a log or document, the first without its byte order mark; with
+    ``wanted``, of the lines whose numbers are in it alone, up to the last of them."""
+    for number, text in _text_lines(fp, wanted):
+        if text is None or (wanted is not None and number not in wanted):
+            continue
         yield number, text[1:] if number == 1 and text.startswith("\ufeff") else text
 
 
@@ -886,11 +910,9 @@ class _Reread:
         lines = {line for line, _ in keys}
         last = max(lines)
         self._fp.seek(self._offset)
-        for number, text in _log_lines(self._fp):
+        for number, text in _log_lines(self._fp, lines):
             if number > last:
                 break
-            if number not in lines:
-                continue
             for frame, start, cand in _candidates_in(text, frames):
                 if (number, cand) in keys:
                     self._found[(number, cand)] = (text, frame, start)  # the last one of a key wins
