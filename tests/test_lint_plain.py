@@ -31,6 +31,7 @@ from .test_scanner import scan  # noqa: F401  (the fixture: the C scanner, built
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ("ops", "dev", "qa", "lead")
+DEPLOY_AGENTS = ("release", "operator", "oncall")
 ITEMS = ("jira:OPS-1", "jira:OPS-2", "jira:OPS-3", "gh:rw#4", "jira:OPS-5", "jira:OPS-6")
 NOWS = (None, "20261003T0900Z", "20261011T0900Z", "20270101T0000Z")
 EXAMPLES = int(os.environ.get("RW1_PLAIN_EXAMPLES", "400"))
@@ -105,6 +106,10 @@ def threads(draw):
         a, b = draw(st.permutations(AGENTS))[:2]
         item = ITEMS[n] if not draw(st.integers(0, 9)) == 0 else draw(st.sampled_from(ITEMS))
         dated = draw(st.sampled_from(["", " due=20261010", " exp=20261010T1200Z", " due=20261231"]))
+        if draw(st.integers(0, 3)) == 0:  # a handoff of the deploy profile, between its agents, about a service
+            a, b = draw(st.permutations(DEPLOY_AGENTS))[:2]
+            item = f"svc:s{n}" if draw(st.integers(0, 9)) else "svc:s0"
+            dated += " p=deploy env=PROD ver=v2.4.1"
         levels = draw(st.sampled_from(["", "", " rb=acc keys=len", " rb=echo"]))
         if draw(st.booleans()):  # any steps, in any order
             steps = draw(st.lists(steps_of, max_size=5))

@@ -18,21 +18,23 @@ nothing else (:mod:`rogerwilco.checks._components`), so the findings are the
 full pass's.
 
 Why a finished plain thread has no finding, rule by rule (each step says
-which rows it takes): every id is new and goes forward from its sender's
-last (RW100, RW101); every ``re=`` names a message already read, of the kind
-the step expects, from and to the parties it expects (RW102, RW109, RW117);
-every HO that starts a handoff is about an item no earlier HO named, so no
-owner rule (RW112, RW116) can read two HOs of one item; no HO carries
-``ctx=`` or a profile, or readback levels but ``echo``, ``acc`` and
-``plan``; a readback that waits for the sender's verdict is cleared by the
-sender's ``AN val=Y`` before any act (RW111, RW113, RW114), and one left
-waiting is read by the full rules; each handoff steps through the lifecycle's table
-(:data:`rogerwilco.checks.lifecycle.TRANSITIONS`) on rows that carry no
-finding (RW105, RW108); and a finished thread waits for no answer (RW103,
-RW104, RW110, RW115) and has no date left to pass (RW106, RW107). The
-differential tests (``tests/test_lint_plain.py``) hold the accept path to
-the full lint on generated conversations and on every stream the tests
-read.
+which rows it takes): every id goes forward from its sender's last, so no
+id comes twice (RW100, RW101); every ``re=`` names a message a step may
+still read, of the kind the step expects, from and to the parties it
+expects (RW102, RW109, RW117); every HO that starts a handoff is about an
+item no earlier HO named, so no owner rule (RW112, RW116) can read two HOs
+of one item; no HO carries ``ctx=``, or readback levels but ``echo``,
+``acc`` and ``plan``; a readback that waits for the sender's verdict is
+cleared by the sender's ``AN val=Y`` before any act (RW111, RW113, RW114),
+and one left waiting is read by the full rules; each handoff steps through
+the lifecycle's table (:data:`rogerwilco.checks.lifecycle.TRANSITIONS`) on
+rows that carry no finding (RW105, RW108); and a finished thread waits for
+no answer (RW103, RW104, RW110, RW115) and has no date left to pass (RW106,
+RW107). A handoff of a profile takes the same steps (the replay reads it
+through the same table, its readbacks through the profile's vocabulary).
+The differential tests (``tests/test_lint_plain.py``) hold the accept path
+to the full lint on generated conversations (of the core and of a profile)
+and on every stream the tests read, and the C scanner's steps to these.
 """
 
 from __future__ import annotations
@@ -46,8 +48,9 @@ from .readback import VERBATIM_BLOCKERS, readback_passes, verbatim_types
 
 #: the readback verdict is the replay's: as of a moment before any exp (the endpoint checks an RB so)
 _BEFORE_ANY_EXP = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-#: an HO's slots that take its handoff off the plain steps: a profile, an undo's context
-_NOT_PLAIN_HO = frozenset({"p", "ctx"})
+#: an HO's slots that take its handoff off the plain steps: an undo's context (a profile does not: the replay
+#: reads a profile's handoff through the same table, its readbacks through the profile's vocabulary)
+_NOT_PLAIN_HO = frozenset({"ctx"})
 #: the readback levels a plain HO may ask (``rb=``): the echo, and the sender's criteria (``acc``, ``plan``:
 #: a readback that passes waits for the sender's ``AN val=Y``); any other token (``all``, ``exec``, a slot) is
 #: not a plain step
