@@ -380,3 +380,23 @@ def test_line_ends_in_a_log():
     bare = "".join(lines[:2]) + lines[2].rstrip("\n") + "\r" + "".join(lines[3:])
     fast, full, took = both(bare, None, log=True)
     assert not took and fast == full and [(f.code, f.line) for f in fast] == [("RW103", 3)]
+
+
+@pytest.mark.parametrize("ident, sender", [
+    ("ops-1", "ops"), ("ops-0000000000000000000000000001", "ops"), ("ops-99999999999999999999", "ops"),
+    ("ops-\u0663", "ops"), ("ops-", "ops"), ("ops", "ops"), ("-1", ""), ("ops-1", "op"), ("x-ops-1", "x-ops"),
+    ("\u00e9-1", "\u00e9"), ("ops-+1", "ops"), ("ops- 1", "ops"),
+])
+def test_the_c_steps_read_ids_as_python_does(scan, ident, sender):
+    """An id's number as PlainThreads.take reads it (<from>-<n>, n ASCII digits, any length), in C too."""
+    from rogerwilco.checks import _plain
+
+    receiver = Receiver.all_bundled()
+    first = Message(type="HO", id=ident, from_=sender, to="dev", item="jira:OPS-1", slots={"ask": "FIX"})
+    again = Message(type="HO", id=f"{sender}-5", from_=sender, to="dev", item="jira:OPS-2", slots={"ask": "FIX"})
+    python, native = PlainThreads(receiver, memory_bytes=1 << 20), PlainThreads(receiver, memory_bytes=1 << 20)
+    step = scan.scan.PlainSteps(native._named, native._last, native._items, native._open, 1 << 20, _plain.HELD,
+                                _plain.KEPT, _plain._NOT_PLAIN_HO, native._readback, _plain.VERBATIM_BLOCKERS).take
+    for m in (first, again):
+        assert step(m) is python.take(m)
+        assert canonical(native) == canonical(python)
