@@ -171,9 +171,7 @@ def conversation(spec) -> str:
             lines.append(f"RW1 UN {w.id(b)} re={again} {back} why=DUP")
         elif kind == "fl":
             lines.append(f"RW1 FL {w.id(b)} re={live} {back} why={w.pick('ERR', 'TIMEOUT')}")
-        elif kind == "confirm" and s["rb"]:
-            lines.append(f"RW1 AN {w.id(a)} re={s['rb']} from={a} to={b} val=Y")
-        elif kind == "an-rb" and s["rb"]:
+        elif kind in ("confirm", "an-rb") and s["rb"]:  # (the sender's verdict: a step where rb=acc asks for it)
             lines.append(f"RW1 AN {w.id(a)} re={s['rb']} from={a} to={b} val=Y")
         elif kind == "rb-wrong-party":
             lines.append(f"RW1 RB {w.id(a)} re={live} from={a} to={b} item={item} ask=FIX{dated}")
