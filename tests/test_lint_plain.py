@@ -398,3 +398,19 @@ def test_the_c_steps_read_ids_as_python_does(scan, ident, sender):
     for m in (first, again):
         assert step(m) is python.take(m)
         assert canonical(native) == canonical(python)
+
+
+@pytest.mark.parametrize("name", ["s.rw1", "s.log"])
+@pytest.mark.parametrize("steps", [["rb", "dn"], ["rb", "st"]])
+def test_a_file_opened_as_text_is_read_again(tmp_path, name, steps):
+    """A file lint is given open in text mode: the accept path, and the full pass after it where a step is not
+    plain, read it from its start (the same findings as the full pass alone)."""
+    body = conversation(([("ops", "dev", "jira:OPS-1", "", steps), ("qa", "lead", "jira:OPS-2", "", [])], [0]))
+    path = tmp_path / name
+    path.write_text(body, encoding="utf-8")
+    got = []
+    for plain in (lint_module._plain_findings, lambda *a, **k: None):
+        with pytest.MonkeyPatch.context() as patch, open(path, encoding="utf-8") as fh:
+            patch.setattr(lint_module, "_plain_findings", plain)
+            got.append(lint_stream(fh, file=name))
+    assert got[0] == got[1] and "RW103" in {f.code for f in got[0]}
