@@ -643,10 +643,10 @@ def test_bare_crs_read_as_line_feeds_whatever_the_blocks(data, step):
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=40).map(lambda b: bytes(b"a\r\n"[x % 3] for x in b)))
 def test_lint_reads_a_log_into_the_lines_the_stream_reader_gives(data):
-    from rogerwilco.io.lint import _text_lines
+    from rogerwilco.io.lint import _log_lines
     from rogerwilco.io.stream import read_lines
 
-    assert [text for _, text in _text_lines(io.BytesIO(data))] == [line.text for line in read_lines(io.BytesIO(data))]
+    assert [text for _, text in _log_lines(io.BytesIO(data))] == [line.text for line in read_lines(io.BytesIO(data))]
 
 
 @settings(max_examples=200, deadline=None)

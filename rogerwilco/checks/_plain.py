@@ -90,10 +90,10 @@ class PlainThreads:
         self._open: dict[str, list[Any]] = {}  # the threads not finished (keeping their messages), by first id
         self._room = memory_bytes
 
-    def stepper(self, *, native: bool = True) -> Callable[[Any], bool]:
-        """The function that takes the next message: the C scanner's where it is built (and ``native``), else
-        :meth:`take`. One object is stepped by one of them alone."""
-        steps = speedups.plain_steps if native else None
+    def stepper(self) -> Callable[[Any], bool]:
+        """The function that takes the next message: the C scanner's where it is built, else :meth:`take`. One
+        object is stepped by one of them alone."""
+        steps = speedups.plain_steps
         if steps is None:
             return self.take
         return steps(self._named, self._last, self._items, self._open, self._room, HELD, KEPT, _NOT_PLAIN_HO,
@@ -165,13 +165,19 @@ class PlainThreads:
             t[_CLOSE] = CLOSED if m.slots.get("out") == "NOOP" else DONE
             t[_LIVE] = None
             return self._keep(t, m)
-        if kind == "FL":
-            # the receiver's failure, on a handoff open, offered or cleared: (open, FL) to closed. It does not
-            # answer the HO (RW103): one not read back still waits, and the full rules read its thread
+        if kind == "FL" or (kind == "UN" and what == ISSUE):
+            # the receiver's close of the live issue, open, offered or cleared: (open, UN) and (open, FL) to
+            # closed. A refusal answers the HO (RW103); a failure does not: an HO not read back still waits, and
+            # the full rules read its thread
             if what != ISSUE or t[_LIVE_ID] != re or t[_CLOSE] != OPEN or t[_READBACK] == VOID:
                 return False
             if sender != t[_TO] or to != t[_FROM] or (m.item is not None and m.item != t[_ITEM]):
                 return False
+            if kind == "UN":
+                if m.slots.get("why") in ("DUP", "UNK", "VER"):
+                    return False
+                if t[_READBACK] == OFFERED:
+                    t[_WAITS] -= 1
             t[_CLOSE] = CLOSED
             t[_LIVE] = None
             return self._keep(t, m)
@@ -182,22 +188,7 @@ class PlainThreads:
                     return False
                 del named[re]  # (answered: no second answer)
                 t[_WAITS] -= 1
-            elif what == ISSUE:
-                # a refusal of the live issue, open, offered or cleared: (open, UN) to closed; it answers the HO
-                if t[_LIVE_ID] != re or t[_CLOSE] != OPEN or t[_READBACK] == VOID:
-                    return False
-                if sender != t[_TO] or to != t[_FROM] or (m.item is not None and m.item != t[_ITEM]):
-                    return False
-                if m.slots.get("why") in ("DUP", "UNK", "VER"):
-                    return False
-                if t[_READBACK] == OFFERED:
-                    t[_WAITS] -= 1
-                t[_CLOSE] = CLOSED
-                t[_LIVE] = None
-            elif what == QUESTION:
-                if not self._answers(m, target):
-                    return False
-            else:
+            elif what != QUESTION or not self._answers(m, target):
                 return False
             return self._keep(t, m)
         if kind == "AN":

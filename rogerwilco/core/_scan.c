@@ -3233,13 +3233,24 @@ static int plain_step(PlainSteps *self, PyObject *m) {
         set_item(t, T_CLOSE, small[noop ? CL_CLOSED : CL_DONE]);
         set_item(t, T_LIVE, Py_None);
         result = keep(self, t, m);
-    } else if (eq(type, p_FL) == 1) {
+    } else if (eq(type, p_FL) == 1 || (what == N_ISSUE && eq(type, p_UN) == 1)) {
+        /* the receiver's close of the live issue: a refusal answers the HO, a failure does not */
+        int refusal = eq(type, p_UN) == 1;
         NOT(what != N_ISSUE);
         NEED(eq(PyList_GET_ITEM(t, T_LIVE_ID), re));
         NOT(state(t, T_CLOSE) != CL_OPEN || state(t, T_READBACK) == RB_VOID);
         NEED(eq(sender, PyList_GET_ITEM(t, T_TO)));
         NEED(eq(to, PyList_GET_ITEM(t, T_FROM)));
         if (item != Py_None) NEED(eq(item, PyList_GET_ITEM(t, T_ITEM)));
+        if (refusal) {
+            PyObject *why = slot_get(slots, p_why);
+            if (why == NULL) { result = -1; goto done; }
+            int unread = why != Py_None && (eq(why, p_DUP) == 1 || eq(why, p_UNK) == 1 || eq(why, p_VER) == 1);
+            Py_DECREF(why);
+            if (PyErr_Occurred()) { result = -1; goto done; }
+            NOT(unread);
+            if (state(t, T_READBACK) == RB_OFFERED) TRY(set_state(t, T_WAITS, state(t, T_WAITS) - 1));
+        }
         set_item(t, T_CLOSE, small[CL_CLOSED]);
         set_item(t, T_LIVE, Py_None);
         result = keep(self, t, m);
@@ -3251,25 +3262,9 @@ static int plain_step(PlainSteps *self, PyObject *m) {
             NEED(slot_is(slots, p_why, p_DUP));
             TRY(unname(self, re));
             TRY(set_state(t, T_WAITS, state(t, T_WAITS) - 1));
-        } else if (what == N_ISSUE) {
-            NEED(eq(PyList_GET_ITEM(t, T_LIVE_ID), re));
-            NOT(state(t, T_CLOSE) != CL_OPEN || state(t, T_READBACK) == RB_VOID);
-            NEED(eq(sender, PyList_GET_ITEM(t, T_TO)));
-            NEED(eq(to, PyList_GET_ITEM(t, T_FROM)));
-            if (item != Py_None) NEED(eq(item, PyList_GET_ITEM(t, T_ITEM)));
-            PyObject *why = slot_get(slots, p_why);
-            if (why == NULL) { result = -1; goto done; }
-            int refused = why != Py_None && (eq(why, p_DUP) == 1 || eq(why, p_UNK) == 1 || eq(why, p_VER) == 1);
-            Py_DECREF(why);
-            if (PyErr_Occurred()) { result = -1; goto done; }
-            NOT(refused);
-            if (state(t, T_READBACK) == RB_OFFERED) TRY(set_state(t, T_WAITS, state(t, T_WAITS) - 1));
-            set_item(t, T_CLOSE, small[CL_CLOSED]);
-            set_item(t, T_LIVE, Py_None);
-        } else if (what == N_QUESTION) {
-            NEED(answers(self, m, target));
         } else {
-            goto done;
+            NOT(what != N_QUESTION);
+            NEED(answers(self, m, target));
         }
         result = keep(self, t, m);
     } else if (eq(type, p_AN) == 1) {

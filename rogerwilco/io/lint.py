@@ -716,23 +716,10 @@ def _stream_messages(fp: Any, receiver: Receiver, file: str) -> Iterator[Message
 
 def _log_messages(fp: Any, receiver: Receiver, file: str) -> Iterator[Message | None]:
     """Each candidate's message, as lint finds the candidates of a log (:func:`_embedded_results`), where the
-    accept path takes it with nothing to say; else None. The lines are numbered as :func:`_log_lines` numbers
-    them; a line holding a CR but before its newline (which :func:`_text_lines` would cut in two) is None."""
+    accept path takes it with nothing to say; else None."""
     from .scan import frames
 
-    number = 0
-    for raw in fp:
-        number += 1
-        if isinstance(raw, bytes):
-            raw = raw.decode("utf-8", "surrogateescape")
-        text = raw[:-1] if raw.endswith("\n") else raw
-        if "\r" in text:
-            if not (raw.endswith("\n") and text.find("\r") == len(text) - 1):
-                yield None  # a bare CR: the full pass cuts the line and numbers the pieces
-                return
-            text = text[:-1]  # CRLF
-        if number == 1 and text.startswith("\ufeff"):
-            text = text[1:]
+    for number, text in _log_lines(fp):
         if "RW" not in text:
             continue
         at = plain_start(text) if plain_start is not None else -1
@@ -757,26 +744,22 @@ def _rereadable(fp: Any) -> bool:
         return False
 
 
-def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str], wanted: set[int] | None = None
-                ) -> Iterator[tuple[int, str | None]]:
-    """(number, text) of the lines of a log or document, each without its terminator: in a stream, ``\\n``,
-    ``\\r\\n`` or a bare ``\\r``, as :func:`rogerwilco.io.stream.read_lines` and ``scan`` end lines (so all three
-    number them alike); lines given one by one are lines already (a CR inside one is a control character).
-    With ``wanted``, the text of a line whose number is not in it is None (counted, not read), and the lines
-    end at the last one wanted."""
+def _log_lines(fp: IO[bytes] | IO[str] | Iterable[str], wanted: set[int] | None = None
+               ) -> Iterator[tuple[int, str]]:
+    """(number, text) of each line of a log or document, without its terminator and the first without its byte
+    order mark: in a stream, a line ends at ``\\n``, ``\\r\\n`` or a bare ``\\r``, as
+    :func:`rogerwilco.io.stream.read_lines` and ``scan`` end lines (so all three number them alike); lines given
+    one by one are lines already (a CR inside one is a control character). With ``wanted``, the lines whose
+    numbers are in it alone, up to the last of them (the others counted, not read)."""
     stream = hasattr(fp, "read")
     number = 0
     last = max(wanted, default=0) if wanted is not None else -1
     for raw in fp:
         if 0 <= last <= number:
             return
-        if wanted is not None and type(raw) is bytes and b"\r" not in raw:
-            number += 1  # one line, no CR in it
-            if number not in wanted:
-                yield number, None
-                continue
-        else:
-            number += 1
+        number += 1
+        if wanted is not None and number not in wanted and type(raw) is bytes and b"\r" not in raw:
+            continue  # one line, no CR in it, not wanted
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", "surrogateescape")
         text = raw
@@ -784,25 +767,19 @@ def _text_lines(fp: IO[bytes] | IO[str] | Iterable[str], wanted: set[int] | None
             text = text[:-1]
             if text.endswith("\r"):
                 text = text[:-1]
+        if number == 1 and text.startswith("\ufeff"):
+            text = text[1:]
         if not stream or "\r" not in text:
-            yield number, text
+            if wanted is None or number in wanted:
+                yield number, text
             continue
         pieces = text.split("\r")
         if text.endswith("\r") and not raw.endswith("\n"):
             pieces.pop()  # a CR ending the stream ends its last line; no empty line after it
         for i, piece in enumerate(pieces):
-            yield number + i, piece
+            if wanted is None or number + i in wanted:
+                yield number + i, piece
         number += len(pieces) - 1
-
-
-def _log_lines(fp: IO[bytes] | IO[str] | Iterable[str], wanted: set[int] | None = None
-               ) -> Iterator[tuple[int, str]]:
-    """(number, text) of each line of a log or document, the first without its byte order mark; with
-    ``wanted``, of the lines whose numbers are in it alone, up to the last of them."""
-    for number, text in _text_lines(fp, wanted):
-        if text is None or (wanted is not None and number not in wanted):
-            continue
-        yield number, text[1:] if number == 1 and text.startswith("\ufeff") else text
 
 
 def _candidates_in(text: str, frames: Any) -> Sequence[tuple[Any, int, str]]:
@@ -907,12 +884,8 @@ class _Reread:
             return
         from .scan import frames
 
-        lines = {line for line, _ in keys}
-        last = max(lines)
         self._fp.seek(self._offset)
-        for number, text in _log_lines(self._fp, lines):
-            if number > last:
-                break
+        for number, text in _log_lines(self._fp, {line for line, _ in keys}):
             for frame, start, cand in _candidates_in(text, frames):
                 if (number, cand) in keys:
                     self._found[(number, cand)] = (text, frame, start)  # the last one of a key wins
